@@ -1,0 +1,172 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Float is the element type of the gate's tensors.
+type Float interface{ ~float32 | ~float64 }
+
+// Params are the gate's two hyper-parameters.
+type Params struct {
+	Rho  float64 `json:"rho"`  // memory factor, in [0,1); 0 means no memory
+	Beta float64 `json:"beta"` // gain strength, >= 0; 0 is the identity
+}
+
+// DefaultParams returns the configuration of the idea as first proposed
+// (ρ = 0.85, β = 0.5, the best idea configuration of the seed report in
+// ../shared/seed/seed-report.json): a half-life of 5 tokens.
+func DefaultParams() Params { return Params{Rho: 0.85, Beta: 0.5} }
+
+// Validate reports every out-of-range or non-finite field, each error
+// naming the field and a fix.
+func (p Params) Validate() error {
+	var errs []error
+	switch {
+	case math.IsNaN(p.Rho) || math.IsInf(p.Rho, 0):
+		errs = append(errs, fmt.Errorf("gate: rho = %v is not a finite number; pick a memory factor in [0,1) such as 0.9", p.Rho))
+	case p.Rho < 0 || p.Rho >= 1:
+		errs = append(errs, fmt.Errorf("gate: rho = %v is outside [0,1); pick a memory factor such as 0.9", p.Rho))
+	}
+	switch {
+	case math.IsNaN(p.Beta) || math.IsInf(p.Beta, 0):
+		errs = append(errs, fmt.Errorf("gate: beta = %v is not a finite number; pick a gain strength >= 0 such as 0.5 (0 switches the gate off)", p.Beta))
+	case p.Beta < 0:
+		errs = append(errs, fmt.Errorf("gate: beta = %v is negative; pick a gain strength >= 0 such as 0.5 (0 switches the gate off)", p.Beta))
+	}
+	return errors.Join(errs...)
+}
+
+// Identity reports whether the gate is switched off (β = 0), in which case
+// Forward is an exact copy.
+func (p Params) Identity() bool { return p.Beta == 0 }
+
+// Forward overwrites y (B,T,C) and s (B,T) from a (B,T,C):
+//
+//	s_{b,t}   = ρ·s_{b,t-1} + (1-ρ)·(1/C) Σ_j a_{b,t,j}²    s_{b,-1} = 0
+//	y_{b,t,j} = a_{b,t,j} / (1 + β·s_{b,t})
+//
+// Arithmetic runs in F; each energy sum runs over j in increasing order.
+// When p.Identity(), y is a bit-exact copy of a and s is zeroed.
+//
+// y may be a itself (in place, since each row of a is read in full before
+// its row of y is written) but must not otherwise overlap a; s must not
+// overlap either. Backward needs the original a, so in-place use is for
+// inference only.
+//
+// Forward panics on wrong lengths and on Params that fail Validate.
+func Forward[F Float](y, s, a []F, B, T, C int, p Params) {
+	checkShape("Forward", B, T, C)
+	checkLen("Forward: y", y, B*T*C)
+	checkLen("Forward: s", s, B*T)
+	checkLen("Forward: a", a, B*T*C)
+	checkParams("Forward", p)
+	if p.Identity() {
+		copy(y, a)
+		clear(s)
+		return
+	}
+	rho, drive, beta, c := F(p.Rho), F(1-p.Rho), F(p.Beta), F(C)
+	for b := range B {
+		var prev F
+		for t := range T {
+			i := b*T + t
+			row := a[i*C : i*C+C] // (C)
+			var sum F
+			for _, x := range row {
+				sum += x * x
+			}
+			st := rho*prev + drive*(sum/c)
+			g := 1 / (1 + beta*st)
+			for j, x := range row {
+				y[i*C+j] = g * x
+			}
+			s[i] = st
+			prev = st
+		}
+	}
+}
+
+// Backward accumulates into da (B,T,C) the gradient of the loss given
+// dy (B,T,C), using a (B,T,C) and s (B,T) from Forward. Per sequence, with
+// S the adjoint of the state:
+//
+//	g_t      = 1/(1 + β·s_t)
+//	dg_t     = Σ_j dy_{t,j}·a_{t,j}
+//	ds_t     = -β·g_t²·dg_t                  since ∂g/∂s = -β/(1+β·s)²
+//	S_t      = ds_t + ρ·S_{t+1}              S_T = 0, reverse scan: s_t feeds s_{t+1}
+//	du_t     = (1-ρ)·S_t
+//	da_{t,j} += dy_{t,j}·g_t + du_t·2·a_{t,j}/C    since ∂u_t/∂a_{t,j} = 2·a_{t,j}/C
+//
+// ds (len >= T) is scratch for the reverse scan; its first T entries are
+// overwritten and carry no meaning afterwards. Passing it in keeps the hot
+// path free of allocations. When p.Identity(), Backward adds dy into da
+// and leaves ds alone.
+//
+// da and ds must not overlap each other or dy, a, s. Backward panics on
+// wrong lengths and on Params that fail Validate.
+func Backward[F Float](da, ds, dy, a, s []F, B, T, C int, p Params) {
+	checkShape("Backward", B, T, C)
+	checkLen("Backward: da", da, B*T*C)
+	if len(ds) < T {
+		panic(fmt.Sprintf("gate: Backward: ds has length %d, want at least T = %d", len(ds), T))
+	}
+	checkLen("Backward: dy", dy, B*T*C)
+	checkLen("Backward: a", a, B*T*C)
+	checkLen("Backward: s", s, B*T)
+	checkParams("Backward", p)
+	if p.Identity() {
+		for i, d := range dy {
+			da[i] += d
+		}
+		return
+	}
+	rho, drive, beta, c := F(p.Rho), F(1-p.Rho), F(p.Beta), F(C)
+	scan := ds[:T] // (T)
+	for b := range B {
+		// Local adjoint of each state.
+		for t := range T {
+			i := b*T + t
+			g := 1 / (1 + beta*s[i])
+			var dg F
+			for j, d := range dy[i*C : i*C+C] {
+				dg += d * a[i*C+j]
+			}
+			scan[t] = -beta * g * g * dg
+		}
+		// Reverse scan, leaving du_t in place of ds_t.
+		var acc F
+		for t := T - 1; t >= 0; t-- {
+			acc = scan[t] + rho*acc
+			scan[t] = drive * acc
+		}
+		for t := range T {
+			i := b*T + t
+			g := 1 / (1 + beta*s[i])
+			k := 2 * scan[t] / c
+			for j, d := range dy[i*C : i*C+C] {
+				da[i*C+j] += d*g + k*a[i*C+j]
+			}
+		}
+	}
+}
+
+func checkShape(fn string, B, T, C int) {
+	if B < 0 || T < 0 || C < 1 {
+		panic(fmt.Sprintf("gate: %s: shape B=%d T=%d C=%d, want B, T >= 0 and C >= 1", fn, B, T, C))
+	}
+}
+
+func checkLen[F Float](what string, x []F, want int) {
+	if len(x) != want {
+		panic(fmt.Sprintf("gate: %s has length %d, want %d", what, len(x), want))
+	}
+}
+
+func checkParams(fn string, p Params) {
+	if err := p.Validate(); err != nil {
+		panic(fmt.Sprintf("gate: %s called with invalid Params (validate the config first): %v", fn, err))
+	}
+}

@@ -1,0 +1,33 @@
+// Package track builds the forecasting tracks of the benchmark: a data set
+// cut into windows, split into train | val | test, z-normalized with
+// statistics of the train region only, plus the reference forecasters every
+// model has to beat.
+//
+// Design stance: a track is plain data. A Split is two flat, window-major
+// buffers with the shape stated beside them, so the trainer reads a batch
+// as a contiguous slice and the harness scores any forecaster with the same
+// function, LastPositionMSE. Splits are cut from one contiguous series, so
+// the three regions never share a time step and nothing of val or test
+// leaks into the normalization.
+//
+// Shape legend: N windows, T positions (context), H horizon, C input
+// channels. One channel of the inputs is the target.
+//
+// Pipeline of a track:
+//
+//  1. Draw or load one series of L time steps and C channels.
+//  2. Cut it into three contiguous, non-overlapping regions, train | val |
+//     test, each of length windows + T + H - 1 so that windows of length
+//     T+H slide through it with stride 1.
+//  3. Compute the population mean and std of each channel over the train
+//     region and z-normalize the whole series with them.
+//  4. Copy every window into its Split: X (N,T,C) holds the first T inputs,
+//     Y (N,T+H) the target channel over the whole window.
+//  5. Score forecasters at the last position of each window: the H targets
+//     Y[n][T:T+H] predicted from X[n] (LastPositionMSE).
+//
+// The reference forecasters are Persistence (repeat the last input) and
+// Linear (least-squares linear map from the window to the H targets). A
+// model that does not beat Linear has learned nothing a closed-form fit
+// cannot.
+package track

@@ -1,0 +1,134 @@
+package track
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// maxCond is the largest condition number of the design matrix FitLinear
+// accepts: beyond it a float64 least-squares solution keeps fewer than 4 of
+// its ~16 significant digits (the error bound grows as cond·ε, Golub & Van
+// Loan, Matrix Computations, §5.3).
+const maxCond = 1e12
+
+// LastPositionMSE returns the mean squared error of pred (N,H) against the
+// evaluation targets Y[n][T:T+H] of s, over all N·H values: the metric every
+// forecaster on a track is scored with.
+func LastPositionMSE(pred []float64, s *Split) float64 {
+	if len(pred) != s.N*s.H {
+		panic(fmt.Sprintf("track: LastPositionMSE: pred has %d values, want N*H = %d", len(pred), s.N*s.H))
+	}
+	var sum float64
+	for n := range s.N {
+		_, y := s.Window(n)
+		for h, v := range y[s.T:] {
+			d := pred[n*s.H+h] - v
+			sum += d * d
+		}
+	}
+	return sum / float64(s.N*s.H)
+}
+
+// Persistence repeats the last input value of the target channel for all H
+// steps and returns LastPositionMSE over the split.
+func Persistence(s *Split, target int) float64 {
+	if target < 0 || target >= s.C {
+		panic(fmt.Sprintf("track: Persistence: target %d outside [0,%d)", target, s.C))
+	}
+	pred := make([]float64, s.N*s.H) // (N,H)
+	for n := range s.N {
+		x, _ := s.Window(n)
+		last := x[(s.T-1)*s.C+target]
+		for h := range s.H {
+			pred[n*s.H+h] = last
+		}
+	}
+	return LastPositionMSE(pred, s)
+}
+
+// Linear is a least-squares linear forecaster on the window: for each
+// horizon step h = 1..H,
+//
+//	ŷ_{T-1+h} = w_h · x + b_h
+//
+// with x the window's T·C inputs.
+type Linear struct {
+	// W holds the weights, one row per horizon step. (H,T*C)
+	W []float64
+	// B holds the intercepts. (H)
+	B []float64
+	// T, H and C are the shape of the windows it was fitted on.
+	T, H, C int
+}
+
+// FitLinear fits a Linear on the train split in closed form: with the design
+// matrix A = [X | 1] (N, T·C+1) and the targets Yₑ (N,H) = Y[n][T:T+H], it
+// solves
+//
+//	min ‖A·[W | B]ᵀ - Yₑ‖²
+//
+// by Householder QR (gonum mat.QR). It returns an error when N < T·C+1 or
+// when A is rank deficient (collinear inputs).
+func FitLinear(train *Split) (*Linear, error) {
+	p := train.T*train.C + 1
+	if train.N < p {
+		return nil, fmt.Errorf("track: FitLinear: %d train windows are too few for %d inputs plus an intercept; need N >= T*C+1 = %d", train.N, p-1, p)
+	}
+	a := mat.NewDense(train.N, p, nil)
+	b := mat.NewDense(train.N, train.H, nil)
+	for n := range train.N {
+		x, y := train.Window(n)
+		row := a.RawRowView(n)
+		copy(row, x)
+		row[p-1] = 1
+		copy(b.RawRowView(n), y[train.T:])
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	if c := qr.Cond(); c > maxCond {
+		return nil, fmt.Errorf("track: FitLinear: design matrix has condition number %.3g > %g; the inputs are collinear (e.g. a noiseless or constant channel), add noise or shorten T", c, maxCond)
+	}
+	var sol mat.Dense // (T*C+1, H)
+	if err := qr.SolveTo(&sol, false, b); err != nil {
+		return nil, fmt.Errorf("track: FitLinear: %w", err)
+	}
+	l := &Linear{W: make([]float64, train.H*(p-1)), B: make([]float64, train.H), T: train.T, H: train.H, C: train.C}
+	for h := range train.H {
+		for j := range p - 1 {
+			l.W[h*(p-1)+j] = sol.At(j, h)
+		}
+		l.B[h] = sol.At(p-1, h)
+	}
+	return l, nil
+}
+
+// Predict overwrites dst (H) with the forecast from one window's inputs x
+// (T*C).
+func (l *Linear) Predict(dst, x []float64) {
+	tc := l.T * l.C
+	if len(dst) != l.H || len(x) != tc {
+		panic(fmt.Sprintf("track: Linear.Predict: dst has %d and x %d values, want H = %d and T*C = %d", len(dst), len(x), l.H, tc))
+	}
+	for h := range l.H {
+		v := l.B[h]
+		for j, w := range l.W[h*tc : (h+1)*tc] {
+			v += w * x[j]
+		}
+		dst[h] = v
+	}
+}
+
+// MSE returns LastPositionMSE of the forecasts over the split s, which must
+// have the shape l was fitted on.
+func (l *Linear) MSE(s *Split) float64 {
+	if s.T != l.T || s.H != l.H || s.C != l.C {
+		panic(fmt.Sprintf("track: Linear.MSE: split is T=%d H=%d C=%d, model T=%d H=%d C=%d", s.T, s.H, s.C, l.T, l.H, l.C))
+	}
+	pred := make([]float64, s.N*s.H) // (N,H)
+	for n := range s.N {
+		x, _ := s.Window(n)
+		l.Predict(pred[n*s.H:(n+1)*s.H], x)
+	}
+	return LastPositionMSE(pred, s)
+}

@@ -1,0 +1,142 @@
+package track
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// seriesSplit windows a raw single-channel series without normalization.
+func seriesSplit(series []float64, t, h int) Split {
+	return cut(series, 1, 0, len(series)-t-h+1, t, h)
+}
+
+func TestLastPositionMSE(t *testing.T) {
+	// Two windows of T = 2, H = 2 from 1 2 4 8 16: targets (4,8) and (8,16).
+	s := seriesSplit([]float64{1, 2, 4, 8, 16}, 2, 2)
+	for _, tc := range []struct {
+		name string
+		pred []float64
+		want float64
+	}{
+		{"exact", []float64{4, 8, 8, 16}, 0},
+		// errors 1, -2, 0, 3: (1+4+0+9)/4
+		{"mixed", []float64{5, 6, 8, 19}, 3.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.InDelta(t, tc.want, LastPositionMSE(tc.pred, &s), 1e-15)
+		})
+	}
+	assert.Panics(t, func() { LastPositionMSE(make([]float64, 3), &s) })
+}
+
+func TestPersistence(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		series []float64
+		t, h   int
+		want   float64
+	}{
+		// Windows (1,2|4,8), (2,4|8,16): errors 2,6 and 4,12 -> (4+36+16+144)/4.
+		{"doubling", []float64{1, 2, 4, 8, 16}, 2, 2, 50},
+		// A constant series is forecast exactly.
+		{"constant", []float64{3, 3, 3, 3}, 1, 2, 0},
+		// T = 1, H = 1 windows (0|1), (1|-1), (-1|2): errors 1, -2, 3 -> 14/3.
+		{"zigzag", []float64{0, 1, -1, 2}, 1, 1, 14.0 / 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := seriesSplit(tc.series, tc.t, tc.h)
+			assert.InDelta(t, tc.want, Persistence(&s, 0), 1e-12)
+		})
+	}
+}
+
+func TestPersistenceTargetChannel(t *testing.T) {
+	// Two channels; the target is channel 1, so channel 0 must be ignored.
+	series := []float64{100, 1, -100, 2, 100, 4, -100, 8} // (L=4,C=2)
+	s := cut(series, 2, 1, 2, 1, 2)
+	// Windows (1|2,4), (2|4,8): errors 1,3 and 2,6 -> (1+9+4+36)/4.
+	assert.InDelta(t, 12.5, Persistence(&s, 1), 1e-12)
+	assert.Panics(t, func() { Persistence(&s, 2) })
+}
+
+func TestFitLinear(t *testing.T) {
+	sine := func(l int, omega, phase, offset float64) []float64 {
+		out := make([]float64, l)
+		for i := range out {
+			out[i] = offset + math.Sin(omega*float64(i)+phase)
+		}
+		return out
+	}
+	// A noiseless AR(2) x_t = 1.5·x_{t-1} - 0.98·x_{t-2} + 0.2: complex roots
+	// of modulus 0.99, damped slowly enough to stay informative over 300 steps.
+	ar2 := []float64{1, -0.5}
+	for len(ar2) < 300 {
+		n := len(ar2)
+		ar2 = append(ar2, 1.5*ar2[n-1]-0.98*ar2[n-2]+0.2)
+	}
+	for _, tc := range []struct {
+		name   string
+		series []float64
+	}{
+		// A sinusoid satisfies x_t = 2cos(ω)·x_{t-1} - x_{t-2}; T = 2 keeps A full rank.
+		{"sinusoid", sine(300, 2*math.Pi/9.3, 0.4, 0)},
+		// The offset exercises the intercept.
+		{"offset sinusoid", sine(300, 2*math.Pi/17, 1.1, 2.5)},
+		{"ar2", ar2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			train := seriesSplit(tc.series[:200], 2, 5)
+			test := seriesSplit(tc.series[150:], 2, 5)
+			l, err := FitLinear(&train)
+			require.NoError(t, err)
+			require.Equal(t, [3]int{2, 5, 1}, [3]int{l.T, l.H, l.C})
+			require.Len(t, l.W, 5*2)
+			require.Len(t, l.B, 5)
+			assert.Less(t, l.MSE(&train), 1e-18)
+			assert.Less(t, l.MSE(&test), 1e-18, "an exact linear process must be recovered out of sample")
+			assert.Greater(t, Persistence(&test, 0), 1e-3, "the process must not be trivially predictable")
+		})
+	}
+}
+
+func TestFitLinearErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		series []float64
+		t, h   int
+	}{
+		// 5 windows of T = 5 need N >= 6.
+		{"too few windows", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 5, 1},
+		// A constant series is collinear with the intercept.
+		{"collinear", make([]float64, 40), 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := seriesSplit(tc.series, tc.t, tc.h)
+			_, err := FitLinear(&s)
+			require.Error(t, err)
+			t.Log(err)
+		})
+	}
+}
+
+func TestLinearPredictOverwrites(t *testing.T) {
+	l := &Linear{W: []float64{1, 2, 0, -1}, B: []float64{0.5, 3}, T: 2, H: 2, C: 1}
+	dst := []float64{math.NaN(), 1e300} // garbage that must be overwritten
+	l.Predict(dst, []float64{4, 5})
+	assert.Equal(t, []float64{4 + 10 + 0.5, -5 + 3}, dst)
+	assert.Panics(t, func() { l.Predict(dst, []float64{1}) })
+}
+
+func TestLinearBeatsPersistence(t *testing.T) {
+	d, err := Sequence(DefaultSequenceConfig())
+	require.NoError(t, err)
+	l, err := FitLinear(&d.Train)
+	require.NoError(t, err)
+	pers, lin := Persistence(&d.Test, d.Target), l.MSE(&d.Test)
+	t.Logf("default sequence track, test split: persistence MSE %.4f, linear MSE %.4f, noise floor %.4f", pers, lin, d.NoiseFloor)
+	assert.Less(t, lin, pers)
+	assert.Greater(t, lin, d.NoiseFloor*0.8, "no forecaster should be far below the noise floor")
+}

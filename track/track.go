@@ -1,0 +1,153 @@
+package track
+
+import (
+	"fmt"
+	"math"
+)
+
+// Split is one set of N windows. Position t of a window (0 <= t < T)
+// forecasts the target channel's next H values; a window holds T+H target
+// values so every target lies inside it.
+type Split struct {
+	// X holds the normalized inputs, window-major: window n, position t,
+	// channel c is X[(n*T+t)*C+c]. (N,T,C)
+	X []float64
+	// Y holds the normalized target channel over the whole window:
+	// Y[n][0:T] is the target channel of X[n], position t's targets are
+	// Y[n][t+1 : t+1+H], and the evaluation targets are Y[n][T : T+H].
+	// (N,T+H)
+	Y []float64
+	// N is the number of windows.
+	N int
+	// T is the number of input positions (context length).
+	T int
+	// H is the forecast horizon.
+	H int
+	// C is the number of input channels.
+	C int
+}
+
+// Window returns views of window n: its inputs x (T*C) and its target
+// channel y (T+H). Writing through them writes the Split; they are capped,
+// so an append cannot overwrite the next window.
+func (s *Split) Window(n int) (x, y []float64) {
+	s.check("Window")
+	if n < 0 || n >= s.N {
+		panic(fmt.Sprintf("track: Window(%d) outside [0,%d)", n, s.N))
+	}
+	tc, th := s.T*s.C, s.T+s.H
+	return s.X[n*tc : (n+1)*tc : (n+1)*tc], s.Y[n*th : (n+1)*th : (n+1)*th]
+}
+
+// check panics when the buffers of s disagree with its sizes.
+func (s *Split) check(who string) {
+	if s.N < 0 || s.T < 1 || s.H < 1 || s.C < 1 {
+		panic(fmt.Sprintf("track: %s: split sizes N=%d T=%d H=%d C=%d are invalid", who, s.N, s.T, s.H, s.C))
+	}
+	if len(s.X) != s.N*s.T*s.C || len(s.Y) != s.N*(s.T+s.H) {
+		panic(fmt.Sprintf("track: %s: len(X)=%d, len(Y)=%d do not match N=%d T=%d H=%d C=%d",
+			who, len(s.X), len(s.Y), s.N, s.T, s.H, s.C))
+	}
+}
+
+// Norm holds the z-normalization of each channel, from the train region
+// only, so nothing of val or test leaks into it:
+//
+//	x_norm = (x - Mean[c]) / Std[c]
+type Norm struct {
+	// Mean is the population mean of each channel over the train region. (C)
+	Mean []float64
+	// Std is the population standard deviation of each channel over the
+	// train region. (C)
+	Std []float64
+}
+
+// Dataset is a track's three splits plus what the report states about them.
+type Dataset struct {
+	// Name identifies the track in the report, e.g. "sequence".
+	Name string
+	// Train is the split the models and Linear are fitted on; it is cut
+	// from the first region of the series.
+	Train Split
+	// Val is the split hyperparameters are picked on, cut from the region
+	// right after Train's.
+	Val Split
+	// Test is the split the report's metric is computed on, cut from the
+	// last region.
+	Test Split
+	// Norm is the normalization applied to all three splits.
+	Norm Norm
+	// Target is the index of the target channel in X (0 for the sequence
+	// track).
+	Target int
+	// NoiseFloor is the expected MSE of the generator's optimal forecaster
+	// on the normalized scale (last position, H steps); 0 with
+	// HasNoiseFloor false when unknown.
+	NoiseFloor float64
+	// HasNoiseFloor reports whether NoiseFloor is known.
+	HasNoiseFloor bool
+}
+
+// regionLen is the number of time steps n windows of length t+h span with
+// stride 1.
+func regionLen(n, t, h int) int { return n + t + h - 1 }
+
+// newDataset runs steps 2 to 4 of the pipeline on series (L,C), which must
+// be exactly as long as the three regions together. It does not modify
+// series. It fails when a channel is constant or non-finite over the train
+// region, since z-normalization would divide by zero.
+func newDataset(name string, series []float64, c, target, t, h, nTrain, nVal, nTest int) (*Dataset, error) {
+	lTrain, lVal, lTest := regionLen(nTrain, t, h), regionLen(nVal, t, h), regionLen(nTest, t, h)
+	if len(series) != (lTrain+lVal+lTest)*c || target < 0 || target >= c {
+		panic("track: newDataset: series must be (L,C) with L the sum of the region lengths and 0 <= target < C")
+	}
+	norm := Norm{Mean: make([]float64, c), Std: make([]float64, c)}
+	for ch := range c {
+		var sum float64
+		for i := range lTrain {
+			sum += series[i*c+ch]
+		}
+		mean := sum / float64(lTrain)
+		var ss float64
+		for i := range lTrain {
+			d := series[i*c+ch] - mean
+			ss += d * d
+		}
+		std := math.Sqrt(ss / float64(lTrain))
+		if !(std > 0) || math.IsInf(std, 0) {
+			return nil, fmt.Errorf("track: %s: channel %d has std %v over the train region; "+
+				"drop constant or non-finite channels, or lengthen the train region", name, ch, std)
+		}
+		norm.Mean[ch], norm.Std[ch] = mean, std
+	}
+	z := make([]float64, len(series)) // (L,C)
+	for i, v := range series {
+		ch := i % c
+		z[i] = (v - norm.Mean[ch]) / norm.Std[ch]
+	}
+	return &Dataset{
+		Name:   name,
+		Train:  cut(z[:lTrain*c], c, target, nTrain, t, h),
+		Val:    cut(z[lTrain*c:(lTrain+lVal)*c], c, target, nVal, t, h),
+		Test:   cut(z[(lTrain+lVal)*c:], c, target, nTest, t, h),
+		Norm:   norm,
+		Target: target,
+	}, nil
+}
+
+// cut copies the n stride-1 windows of region (regionLen(n,t,h),C) into a
+// new Split.
+func cut(region []float64, c, target, n, t, h int) Split {
+	if len(region) != regionLen(n, t, h)*c {
+		panic("track: cut: region must be (N+T+H-1,C)")
+	}
+	s := Split{X: make([]float64, n*t*c), Y: make([]float64, n*(t+h)), N: n, T: t, H: h, C: c}
+	for i := range n {
+		x, y := s.Window(i)
+		copy(x, region[i*c:(i+t)*c])
+		for j := range y {
+			y[j] = region[(i+j)*c+target]
+		}
+	}
+	return s
+}

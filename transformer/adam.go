@@ -1,0 +1,47 @@
+package transformer
+
+import (
+	"fmt"
+	"math"
+)
+
+// Adam is the Adam optimizer (Kingma and Ba 2015, Algorithm 1) with bias
+// correction and no weight decay, over one flat parameter buffer:
+//
+//	m = β1·m + (1-β1)·g,  v = β2·v + (1-β2)·g²
+//	θ -= lr · (m/(1-β1ᵗ)) / (√(v/(1-β2ᵗ)) + ε)
+type Adam[F Float] struct {
+	Beta1, Beta2, Eps float64
+	m, v              []F // (P) moment estimates
+	step              int // t, the number of updates so far
+}
+
+// NewAdam returns Adam for n parameters with β1 0.9, β2 0.999, ε 1e-8
+// (the paper's defaults, also PyTorch's).
+func NewAdam[F Float](n int) *Adam[F] {
+	return &Adam[F]{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, m: make([]F, n), v: make([]F, n)}
+}
+
+// Step updates params in place from grads (both (P)) with learning rate lr.
+func (a *Adam[F]) Step(params, grads []F, lr float64) {
+	if len(params) != len(a.m) || len(grads) != len(a.m) {
+		panic(fmt.Sprintf("transformer: Adam sized for %d parameters, got %d and %d", len(a.m), len(params), len(grads)))
+	}
+	a.step++
+	b1, b2 := F(a.Beta1), F(a.Beta2)
+	c1 := F(1 - math.Pow(a.Beta1, float64(a.step)))
+	c2 := F(1 - math.Pow(a.Beta2, float64(a.step)))
+	lrF, eps := F(lr), F(a.Eps)
+	m, v := a.m, a.v[:len(a.m)]
+	grads = grads[:len(m)]
+	params = params[:len(m)]
+	for i, g := range grads {
+		mi := b1*m[i] + (1-b1)*g
+		vi := b2*v[i] + (1-b2)*g*g
+		m[i], v[i] = mi, vi
+		params[i] -= lrF * (mi / c1) / (F(math.Sqrt(float64(vi/c2))) + eps)
+	}
+}
+
+// Steps is the number of updates applied so far.
+func (a *Adam[F]) Steps() int { return a.step }

@@ -1,0 +1,48 @@
+// Package transformer is transformer_tiny: a small pre-LayerNorm causal
+// transformer forecaster with hand-written forward and backward passes, a
+// fading-memory gate on each attention branch, Adam, and safetensors
+// checkpoints.
+//
+// The architecture is fixed so results can be checked against other
+// frameworks:
+//
+//  1. Embedding: h = x·Wₑᵀ + bₑ + pos, a linear CIn->D map of each position
+//     plus a learned positional embedding (T,D).
+//  2. L pre-LayerNorm blocks:
+//     h = h + gate(proj(attn(ln1(h))))
+//     h = h + fc2(gelu(fc1(ln2(h))))
+//     attn is causal multi-head scaled dot-product attention with a fused
+//     qkv linear (D->3D) and an output projection proj (D->D); the MLP is
+//     D->4D->D with GELU (tanh approximation); LayerNorm ε is 1e-5; gate is
+//     package gate's per-token fading memory (identity when β = 0).
+//  3. A final LayerNorm and a head linear D->H at every position: position t
+//     forecasts the next H values of the target channel.
+//
+// Training minimises the MSE over every position and horizon step (see
+// MSELoss); evaluation uses the last position's H-step forecast
+// (LastPositionSSE).
+//
+// Shape legend: B batch (windows), T positions, D model width, NH heads,
+// hs = D/NH head size, CIn input channels, H horizon, P parameters.
+//
+// Parameters live in one flat buffer (Params.Data) with named views, listed
+// in buffer order with their PyTorch shapes ((out,in) for linear weights):
+//
+//	embed.weight (D,CIn)          embed.bias (D)         pos_embed (T,D)
+//	blocks.{l}.ln1.weight (D)     blocks.{l}.ln1.bias (D)
+//	blocks.{l}.attn.qkv.weight (3D,D)   blocks.{l}.attn.qkv.bias (3D)
+//	blocks.{l}.attn.proj.weight (D,D)   blocks.{l}.attn.proj.bias (D)
+//	blocks.{l}.ln2.weight (D)     blocks.{l}.ln2.bias (D)
+//	blocks.{l}.mlp.fc1.weight (4D,D)    blocks.{l}.mlp.fc1.bias (4D)
+//	blocks.{l}.mlp.fc2.weight (D,4D)    blocks.{l}.mlp.fc2.bias (D)
+//	ln_f.weight (D)  ln_f.bias (D)  head.weight (H,D)  head.bias (H)
+//
+// The qkv output is laid out [q | k | v], head h at columns h·hs…(h+1)·hs
+// of each, as in PyTorch's nn.MultiheadAttention-free GPT-2 code.
+// Checkpoints store these tensors as float32 under these names.
+//
+// The code is generic over the element type: training runs in float32,
+// the gradient check in float64 (same code, so it checks what trains).
+// Initialization: weights and pos_embed N(0, 0.02²), biases 0, LayerNorm
+// gains 1, drawn in buffer order from the caller's *rand.Rand.
+package transformer

@@ -1,0 +1,133 @@
+package transformer
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ideabench/ideabench/gate"
+)
+
+// gradTol bounds the per-tensor relative error max|analytic-numeric| /
+// max(|analytic|,|numeric|) in float64. Central differences with step
+// gradEps have truncation error O(eps²·f”') ≈ 1e-10 and rounding error
+// O(1e-16/eps) ≈ 1e-11 relative here, so 1e-7 leaves a wide margin while
+// still catching any wrong term (those show up at 1e-2 or worse).
+const (
+	gradEps = 1e-5
+	gradTol = 1e-7
+)
+
+func tinyConfig(g gate.Params) Config {
+	return Config{D: 8, Heads: 2, Layers: 2, T: 5, H: 3, CIn: 2, Gate: g}
+}
+
+// randomModel returns a float64 model whose parameters are far from the
+// init, so every nonlinearity is exercised.
+func randomModel(t *testing.T, c Config, b int, r *rand.Rand) *Model[float64] {
+	t.Helper()
+	m, err := New[float64](c, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range m.Params.Tensors {
+		v := m.Params.View(ti)
+		for i := range v {
+			v[i] = 0.4 * r.NormFloat64()
+			if ti.Kind == Gain {
+				v[i] += 1
+			}
+		}
+	}
+	return m
+}
+
+func TestGradientCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		g    gate.Params
+	}{
+		{"baseline", gate.Params{}},
+		{"gate", gate.Params{Rho: 0.8, Beta: 0.7}},
+		{"gate_rho0", gate.Params{Rho: 0, Beta: 2}}, // no memory: gain depends on the current token only
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tinyConfig(tc.g)
+			const b = 3
+			r := rand.New(rand.NewPCG(7, 1))
+			m := randomModel(t, c, b, r)
+			x := make([]float64, b*c.T*c.CIn)
+			y := make([]float64, b*(c.T+c.H))
+			for i := range x {
+				x[i] = r.NormFloat64()
+			}
+			for i := range y {
+				y[i] = r.NormFloat64()
+			}
+			x0 := append([]float64(nil), x...)
+			loss := func() float64 {
+				pred := m.Forward(x, b)
+				return MSELoss(make([]float64, len(pred)), pred, y, b, c.T, c.H)
+			}
+			pred := m.Forward(x, b)
+			dpred := make([]float64, len(pred))
+			MSELoss(dpred, pred, y, b, c.T, c.H)
+			dx := make([]float64, len(x))
+			m.Backward(dx, dpred)
+			if !equal(x, x0) {
+				t.Fatal("Forward/Backward modified the input")
+			}
+			numeric := func(v []float64, i int) float64 {
+				old := v[i]
+				v[i] = old + gradEps
+				lp := loss()
+				v[i] = old - gradEps
+				lm := loss()
+				v[i] = old
+				return (lp - lm) / (2 * gradEps)
+			}
+			check := func(name string, v, analytic []float64) {
+				t.Helper()
+				num := make([]float64, len(v))
+				for i := range v {
+					num[i] = numeric(v, i)
+				}
+				e := relErr(analytic, num)
+				t.Logf("%-26s n=%-4d max rel err %.2e", name, len(v), e)
+				if !(e <= gradTol) {
+					t.Errorf("%s: max rel err %.3e > %.0e", name, e, gradTol)
+				}
+			}
+			for _, ti := range m.Params.Tensors {
+				check(ti.Name, m.Params.View(ti), m.Grads.View(ti))
+			}
+			check("input", x, dx)
+		})
+	}
+}
+
+// relErr is max|a-n| / max(max|a|, max|n|), or the absolute error when
+// both are zero.
+func relErr(a, n []float64) float64 {
+	var diff, scale float64
+	for i := range a {
+		diff = max(diff, math.Abs(a[i]-n[i]))
+		scale = max(scale, math.Abs(a[i]), math.Abs(n[i]))
+	}
+	if scale == 0 {
+		return diff
+	}
+	return diff / scale
+}
+
+func equal[F Float](a, b []F) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(float64(a[i])) != math.Float64bits(float64(b[i])) {
+			return false
+		}
+	}
+	return true
+}

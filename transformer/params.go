@@ -1,0 +1,155 @@
+package transformer
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Block holds the parameter views of one block, each a sub-slice of the
+// flat buffer. Weights are (out,in) as PyTorch's nn.Linear stores them.
+type Block[F Float] struct {
+	LN1W, LN1B   []F // (D) first LayerNorm gain and bias
+	QKVW, QKVB   []F // (3D,D), (3D) fused query/key/value projection
+	ProjW, ProjB []F // (D,D), (D) attention output projection
+	LN2W, LN2B   []F // (D) second LayerNorm gain and bias
+	FC1W, FC1B   []F // (4D,D), (4D) MLP expansion
+	FC2W, FC2B   []F // (D,4D), (D) MLP contraction
+}
+
+// Params is one flat buffer with named views: Adam is one loop over Data,
+// and a checkpoint writes each view under its Name.
+type Params[F Float] struct {
+	Data   []F        // every parameter, in the order of Tensors
+	EmbW   []F        // (D,CIn) input embedding weight
+	EmbB   []F        // (D) input embedding bias
+	Pos    []F        // (T,D) learned positional embedding
+	Blocks []Block[F] // (L)
+	LNFW   []F        // (D) final LayerNorm gain
+	LNFB   []F        // (D) final LayerNorm bias
+	HeadW  []F        // (H,D) forecast head weight
+	HeadB  []F        // (H) forecast head bias
+	// Tensors names every view in buffer order.
+	Tensors []TensorInfo
+}
+
+// TensorInfo names one view of the flat buffer.
+type TensorInfo struct {
+	Name   string // PyTorch-style name, e.g. "blocks.0.attn.qkv.weight"
+	Shape  []int  // as PyTorch stores it
+	Offset int    // first element in the flat buffer
+	Kind   Kind   // how it is initialized
+}
+
+// Size is the number of elements of the view.
+func (t TensorInfo) Size() int {
+	n := 1
+	for _, s := range t.Shape {
+		n *= s
+	}
+	return n
+}
+
+// Kind says how a tensor is initialized.
+type Kind int
+
+const (
+	Weight Kind = iota // N(0, 0.02²)
+	Bias               // zeros
+	Gain               // ones (LayerNorm weight)
+)
+
+// layout lists the tensors of a config in buffer order.
+func layout(c Config) []TensorInfo {
+	var ts []TensorInfo
+	off := 0
+	add := func(name string, k Kind, shape ...int) {
+		t := TensorInfo{Name: name, Shape: shape, Offset: off, Kind: k}
+		off += t.Size()
+		ts = append(ts, t)
+	}
+	d := c.D
+	add("embed.weight", Weight, d, c.CIn)
+	add("embed.bias", Bias, d)
+	add("pos_embed", Weight, c.T, d)
+	for l := range c.Layers {
+		p := fmt.Sprintf("blocks.%d.", l)
+		add(p+"ln1.weight", Gain, d)
+		add(p+"ln1.bias", Bias, d)
+		add(p+"attn.qkv.weight", Weight, 3*d, d)
+		add(p+"attn.qkv.bias", Bias, 3*d)
+		add(p+"attn.proj.weight", Weight, d, d)
+		add(p+"attn.proj.bias", Bias, d)
+		add(p+"ln2.weight", Gain, d)
+		add(p+"ln2.bias", Bias, d)
+		add(p+"mlp.fc1.weight", Weight, 4*d, d)
+		add(p+"mlp.fc1.bias", Bias, 4*d)
+		add(p+"mlp.fc2.weight", Weight, d, 4*d)
+		add(p+"mlp.fc2.bias", Bias, d)
+	}
+	add("ln_f.weight", Gain, d)
+	add("ln_f.bias", Bias, d)
+	add("head.weight", Weight, c.H, d)
+	add("head.bias", Bias, c.H)
+	return ts
+}
+
+// NumParams is the number of scalar parameters of a config.
+func (c Config) NumParams() int {
+	ts := layout(c)
+	last := ts[len(ts)-1]
+	return last.Offset + last.Size()
+}
+
+// NewParams returns zeroed parameters for c with views into one buffer.
+func NewParams[F Float](c Config) *Params[F] {
+	ts := layout(c)
+	p := &Params[F]{Data: make([]F, c.NumParams()), Tensors: ts}
+	i := 0
+	next := func() []F {
+		t := ts[i]
+		i++
+		return p.Data[t.Offset : t.Offset+t.Size() : t.Offset+t.Size()]
+	}
+	p.EmbW, p.EmbB, p.Pos = next(), next(), next()
+	p.Blocks = make([]Block[F], c.Layers)
+	for l := range p.Blocks {
+		b := &p.Blocks[l]
+		b.LN1W, b.LN1B = next(), next()
+		b.QKVW, b.QKVB = next(), next()
+		b.ProjW, b.ProjB = next(), next()
+		b.LN2W, b.LN2B = next(), next()
+		b.FC1W, b.FC1B = next(), next()
+		b.FC2W, b.FC2B = next(), next()
+	}
+	p.LNFW, p.LNFB = next(), next()
+	p.HeadW, p.HeadB = next(), next()
+	return p
+}
+
+// View returns the named tensor's slice of the buffer.
+func (p *Params[F]) View(t TensorInfo) []F {
+	return p.Data[t.Offset : t.Offset+t.Size()]
+}
+
+// InitStd is the standard deviation of weight and positional
+// initialization (GPT-2's 0.02).
+const InitStd = 0.02
+
+// Init overwrites p: weights and positional embedding N(0, InitStd²),
+// biases 0, LayerNorm gains 1. Draws run over Tensors in buffer order, so a
+// seed fixes every bit.
+func (p *Params[F]) Init(r *rand.Rand) {
+	for _, t := range p.Tensors {
+		v := p.View(t)
+		for i := range v {
+			switch t.Kind {
+			case Weight:
+				v[i] = F(r.NormFloat64() * InitStd)
+			case Bias:
+				v[i] = 0
+			case Gain:
+				v[i] = 1
+			}
+		}
+	}
+}

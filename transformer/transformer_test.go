@@ -1,0 +1,181 @@
+package transformer
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ideabench/ideabench/gate"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string // substring of the error; empty for valid
+	}{
+		{"default", func(*Config) {}, ""},
+		{"zero_d", func(c *Config) { c.D = 0 }, "d = 0"},
+		{"negative_T", func(c *Config) { c.T = -1 }, "T = -1"},
+		{"zero_H", func(c *Config) { c.H = 0 }, "H = 0"},
+		{"heads_not_dividing", func(c *Config) { c.Heads = 5 }, "heads = 5 does not divide d = 32"},
+		{"bad_gate", func(c *Config) { c.Gate = gate.Params{Rho: 1, Beta: 1} }, "rho"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.edit(&c)
+			err := c.Validate()
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func TestLayout(t *testing.T) {
+	c := DefaultConfig()
+	p := NewParams[float32](c)
+	// Hand count for d=32, L=2, T=32, H=8, CIn=1.
+	block := 2*32 + (96*32 + 96) + (32*32 + 32) + 2*32 + (128*32 + 128) + (32*128 + 32)
+	want := 32 + 32 + 32*32 + 2*block + 2*32 + 8*32 + 8
+	require.Equal(t, want, c.NumParams())
+	require.Len(t, p.Data, want)
+	off := 0
+	for _, ti := range p.Tensors {
+		require.Equal(t, off, ti.Offset, ti.Name)
+		off += ti.Size()
+	}
+	require.Equal(t, want, off)
+	require.Equal(t, "blocks.1.attn.qkv.weight", p.Tensors[3+12+2].Name)
+	require.Equal(t, []int{96, 32}, p.Tensors[3+12+2].Shape)
+	// Views alias the flat buffer.
+	p.Blocks[1].QKVW[0] = 42
+	require.Equal(t, float32(42), p.Data[p.Tensors[3+12+2].Offset])
+}
+
+func TestInit(t *testing.T) {
+	p := NewParams[float64](DefaultConfig())
+	p.Init(rand.New(rand.NewPCG(1, 2)))
+	for _, ti := range p.Tensors {
+		v := p.View(ti)
+		switch ti.Kind {
+		case Bias:
+			for _, x := range v {
+				require.Zero(t, x, ti.Name)
+			}
+		case Gain:
+			for _, x := range v {
+				require.Equal(t, 1.0, x, ti.Name)
+			}
+		}
+	}
+	// The largest weight matrix's sample std is near 0.02 (4096 draws:
+	// standard error of the std ≈ 0.02/√8192 ≈ 2.2e-4).
+	v := p.Blocks[0].FC1W
+	var ss float64
+	for _, x := range v {
+		ss += x * x
+	}
+	std := math.Sqrt(ss / float64(len(v)))
+	require.InDelta(t, InitStd, std, 1e-3)
+}
+
+// TestAdamHandDerived checks the first two Adam updates of one parameter
+// against values worked out by hand. With g₁ = 2: m₁ = 0.2, v₁ = 0.004,
+// m̂ = 2, v̂ = 4, step = lr·2/(2+ε) ≈ lr. With g₂ = -1: m₂ = 0.18-0.1 =
+// 0.08, v₂ = 0.003996+0.001 = 0.004996, m̂ = 0.08/0.19, v̂ = 0.004996/0.001999.
+func TestAdamHandDerived(t *testing.T) {
+	a := NewAdam[float64](1)
+	p := []float64{1}
+	lr := 0.1
+	a.Step(p, []float64{2}, lr)
+	want := 1 - lr*2/(2+1e-8)
+	require.InDelta(t, want, p[0], 1e-15)
+	a.Step(p, []float64{-1}, lr)
+	mh := 0.08 / (1 - 0.81)
+	vh := 0.004996 / (1 - 0.999*0.999)
+	want -= lr * mh / (math.Sqrt(vh) + 1e-8)
+	require.InDelta(t, want, p[0], 1e-12)
+	require.Equal(t, 2, a.Steps())
+}
+
+// trainFew runs a few deterministic steps and returns the parameters.
+func trainFew(t *testing.T, g gate.Params, seed uint64) []float32 {
+	t.Helper()
+	c := DefaultConfig()
+	c.Gate = g
+	const b = 8
+	m, err := New[float32](c, b)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(seed, 0))
+	m.Params.Init(r)
+	opt := NewAdam[float32](c.NumParams())
+	x := make([]float32, b*c.T)
+	y := make([]float32, b*(c.T+c.H))
+	for step := range 3 {
+		for i := range y {
+			y[i] = float32(math.Sin(float64(i+step) * 0.3))
+		}
+		for bi := range b {
+			copy(x[bi*c.T:(bi+1)*c.T], y[bi*(c.T+c.H):])
+		}
+		loss := m.TrainStep(opt, x, y, b, 1e-3)
+		require.False(t, math.IsNaN(loss))
+	}
+	return append([]float32(nil), m.Params.Data...)
+}
+
+func TestDeterminism(t *testing.T) {
+	for _, g := range []gate.Params{{}, {Rho: 0.9, Beta: 0.5}} {
+		a := trainFew(t, g, 3)
+		b := trainFew(t, g, 3)
+		require.True(t, equal(a, b), "same seed must give the same bits")
+		c := trainFew(t, g, 4)
+		require.False(t, equal(a, c), "another seed must change the init")
+	}
+}
+
+// TestTrainingReducesLoss: a few hundred steps on one fixed batch of a
+// sinusoid must cut the loss by at least 10x (overfitting is the point).
+func TestTrainingReducesLoss(t *testing.T) {
+	c := DefaultConfig()
+	c.Gate = gate.Params{Rho: 0.85, Beta: 0.5}
+	const b = 4
+	m, err := New[float32](c, b)
+	require.NoError(t, err)
+	m.Params.Init(rand.New(rand.NewPCG(0, 0)))
+	opt := NewAdam[float32](c.NumParams())
+	y := make([]float32, b*(c.T+c.H))
+	for i := range y {
+		y[i] = float32(math.Sin(float64(i) * 0.37))
+	}
+	x := make([]float32, b*c.T)
+	for bi := range b {
+		copy(x[bi*c.T:(bi+1)*c.T], y[bi*(c.T+c.H):])
+	}
+	first := m.TrainStep(opt, x, y, b, 3e-3)
+	var last float64
+	for range 200 {
+		last = m.TrainStep(opt, x, y, b, 3e-3)
+	}
+	t.Logf("loss %.4f -> %.4f", first, last)
+	require.Less(t, last, first/10)
+}
+
+func TestForwardPanicsOnBadShapes(t *testing.T) {
+	m, err := New[float32](DefaultConfig(), 2)
+	require.NoError(t, err)
+	require.PanicsWithValue(t, "transformer: batch 3 outside [1,2]", func() { m.Forward(make([]float32, 3*32), 3) })
+	require.Panics(t, func() { m.Forward(make([]float32, 5), 1) })
+}
+
+// TestBaselineGateIsIdentity: β = 0 must reproduce the gateless model bit
+// for bit whatever ρ is.
+func TestBaselineGateIsIdentity(t *testing.T) {
+	a := trainFew(t, gate.Params{}, 9)
+	b := trainFew(t, gate.Params{Rho: 0.7}, 9)
+	require.True(t, equal(a, b))
+}
