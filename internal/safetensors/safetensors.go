@@ -3,6 +3,7 @@ package safetensors
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -257,13 +258,7 @@ func read(r io.Reader) ([]Tensor, map[string]string, error) {
 // gap or overlap, and returns size, the length of the data section.
 func checkLayout(entries []entry) (int64, error) {
 	slices.SortFunc(entries, func(a, b entry) int {
-		if a.begin != b.begin {
-			return cmpInt(a.begin, b.begin)
-		}
-		if a.end != b.end {
-			return cmpInt(a.end, b.end)
-		}
-		return a.index - b.index
+		return cmp.Or(cmp.Compare(a.begin, b.begin), cmp.Compare(a.end, b.end), cmp.Compare(a.index, b.index))
 	})
 	var pos int64
 	prev := "start of the data section"
@@ -280,13 +275,6 @@ func checkLayout(entries []entry) (int64, error) {
 	return pos, nil
 }
 
-func cmpInt(a, b int64) int {
-	if a < b {
-		return -1
-	}
-	return 1
-}
-
 // parseHeader decodes the JSON header into entries (in header order) and
 // metadata, checking each entry on its own.
 func parseHeader(header []byte) ([]entry, map[string]string, error) {
@@ -294,7 +282,7 @@ func parseHeader(header []byte) ([]entry, map[string]string, error) {
 		return nil, nil, errors.New("header is not valid UTF-8")
 	}
 	if len(header) == 0 || header[0] != '{' {
-		return nil, nil, errors.New("bad JSON header: it must start with '{'")
+		return nil, nil, errors.New("header is not a JSON object: it must start with '{'")
 	}
 	dec := json.NewDecoder(bytes.NewReader(header))
 	md := map[string]string{}
@@ -319,10 +307,16 @@ func parseHeader(header []byte) ([]entry, map[string]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("bad JSON header: %w", err)
+		// Syntax errors concern the JSON as a whole; the rest already name
+		// the tensor or metadata key at fault.
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, nil, fmt.Errorf("header is not valid JSON: %w", err)
+		}
+		return nil, nil, fmt.Errorf("header: %w", err)
 	}
 	if rest := bytes.TrimLeft(header[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return nil, nil, fmt.Errorf("bad JSON header: %d unexpected bytes after the closing '}'", len(rest))
+		return nil, nil, fmt.Errorf("header is not valid JSON: %d unexpected bytes after the closing '}'", len(rest))
 	}
 	return entries, md, nil
 }

@@ -3,6 +3,7 @@ package safetensors
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,7 +93,13 @@ func TestRoundTrip(t *testing.T) {
 }
 
 // goldenHeader is the hand-written header of testdata/golden.safetensors:
-// 140 bytes of JSON plus 4 spaces of padding, so N = 144 = 0x90.
+// 140 bytes of JSON plus 4 spaces of padding, so N = 144 = 0x90. The file was
+// written once, independently of this package, as
+//
+//	python3 -c 'import struct,sys; h=b"<goldenHeader>"; sys.stdout.buffer.write(
+//	    struct.pack("<Q", len(h)) + h + struct.pack("<3f", 1, -2, 0.5))'
+//
+// and TestGolden checks it against the bytes spelled out below.
 const goldenHeader = `{"__metadata__":{"format":"pt"},` +
 	`"w":{"dtype":"F32","shape":[2,1],"data_offsets":[0,8]},` +
 	`"b":{"dtype":"F32","shape":[],"data_offsets":[8,12]}}    `
@@ -126,6 +133,66 @@ func TestGolden(t *testing.T) {
 		requireSameTensors(t, goldenTensors, got)
 		assert.Equal(t, map[string]string{"format": "pt"}, md)
 	})
+}
+
+// TestWriteMatchesReference replays the byte vectors of the reference
+// writer's own tests (test_empty and test_serialization_forced_alignement in
+// github.com/huggingface/safetensors, safetensors/src/tensor.rs).
+func TestWriteMatchesReference(t *testing.T) {
+	attn := make([]byte, 0, 24)
+	for _, v := range []float32{0, 1, 2, 3, 4, 5} {
+		attn = binary.LittleEndian.AppendUint32(attn, math.Float32bits(v))
+	}
+	cases := []struct {
+		name     string
+		tensors  []Tensor
+		metadata map[string]string
+		want     []byte
+	}{
+		{"empty", nil, nil, file("{}      ")},
+		{"empty with metadata", nil, map[string]string{"framework": "pt"},
+			file(`{"__metadata__":{"framework":"pt"}}     `)},
+		// A 65-byte JSON header gets 7 spaces so the data starts 8-byte aligned.
+		{"forced alignment", []Tensor{{Name: "attn0", Shape: []int{1, 1, 2, 3}, Data: []float32{0, 1, 2, 3, 4, 5}}}, nil,
+			file(`{"attn0":{"dtype":"F32","shape":[1,1,2,3],"data_offsets":[0,24]}}       `, attn...)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			require.NoError(t, Write(&b, c.tensors, c.metadata))
+			assert.Equal(t, string(c.want), b.String())
+		})
+	}
+}
+
+// failingReader yields its bytes and then a non-EOF error.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestReadPropagatesReaderErrors(t *testing.T) {
+	valid := file(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`, 0, 0, 0x80, 0x3f)
+	boom := errors.New("disk on fire")
+	// Cutting at each region shows the error surfaces wherever it strikes.
+	for _, cut := range []struct {
+		name string
+		at   int
+	}{{"in length", 3}, {"in header", 20}, {"in data", len(valid) - 2}} {
+		t.Run(cut.name, func(t *testing.T) {
+			_, _, err := Read(&failingReader{data: valid[:cut.at], err: boom})
+			require.ErrorIs(t, err, boom)
+		})
+	}
 }
 
 // file assembles a safetensors file from a literal header and data section.
@@ -171,7 +238,8 @@ func TestReadErrors(t *testing.T) {
 		{"not utf8", file("{\"\xff\":1}"), "not valid UTF-8"},
 		{"not an object", file(`[]`), "must start with '{'"},
 		{"leading space", file(` {}`), "must start with '{'"},
-		{"bad json", file(`{"a":`), "bad JSON header"},
+		{"bad json", file(`{"a":`), `header is not valid JSON: tensor "a": EOF`},
+		{"bad json inside entry", file(`{"a":{"dtype" "F32"}}`), `header is not valid JSON: tensor "a": expected colon`},
 		{"trailing garbage", file(`{} x`), "1 unexpected bytes"},
 		{"duplicate names", file(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`, eight...), `duplicate key "a"`},
 		{"duplicate field", file(`{"a":{"dtype":"F32","dtype":"F64","shape":[1],"data_offsets":[0,4]}}`, four...), `tensor "a": duplicate key "dtype"`},
