@@ -31,4 +31,3 @@ func TestCheckpointRoundTrip(t *testing.T) {
 
 	require.ErrorContains(t, SaveCheckpoint(path, m, map[string]string{ConfigKey: "x"}), "reserved")
 }
-

@@ -1,0 +1,254 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"os"
+	"path/filepath"
+
+	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/stats"
+)
+
+// BenchVersion is the report schema version, as in the seed report.
+const BenchVersion = 1
+
+// Report is the JSON report. Every field of the seed report
+// (../shared/seed/seed-report.json) keeps its name, nesting and meaning;
+// additions stand under new keys (see README).
+type Report struct {
+	BenchVersion       int         `json:"bench_version"`
+	Track              string      `json:"track"`
+	Model              string      `json:"model"`
+	MetricDirection    string      `json:"metric_direction"`
+	NSeeds             int         `json:"n_seeds"`
+	Baseline           BaselineArm `json:"baseline"`
+	Idea               Summary     `json:"idea"`
+	Comparison         Comparison  `json:"comparison"`
+	MechanismSignature Mechanism   `json:"mechanism_signature"`
+
+	// Additions.
+	ReferenceForecasters *Forecasters `json:"reference_forecasters,omitempty"`
+	Setup                *Setup       `json:"setup,omitempty"`
+	Run                  *RunInfo     `json:"run,omitempty"`
+}
+
+// Summary is one cfg's per-seed test metrics ("full", "idea", "result").
+type Summary struct {
+	Mean    float64   `json:"mean"`
+	Std     float64   `json:"std"` // population std, ddof 0
+	PerSeed []float64 `json:"per_seed"`
+	N       int       `json:"n"`
+}
+
+// BaselineArm is the baseline sweep and its chosen cfg.
+type BaselineArm struct {
+	BestCfg Cfg        `json:"best_cfg"`
+	Sweep   []SweepRow `json:"sweep"`
+	Full    Summary    `json:"full"` // the best cfg's per-seed test metrics
+}
+
+// SweepRow is one baseline cfg: mean test metric, plus (added) the
+// validation summary used for selection and the per-seed test metrics.
+type SweepRow struct {
+	Cfg     Cfg       `json:"cfg"`
+	Mean    float64   `json:"mean"`
+	Val     *Summary  `json:"val,omitempty"`
+	PerSeed []float64 `json:"per_seed,omitempty"`
+}
+
+// IdeaRow is one idea cfg with its test summary and (added) validation summary.
+type IdeaRow struct {
+	Cfg    Cfg      `json:"cfg"`
+	Result Summary  `json:"result"`
+	Val    *Summary `json:"val,omitempty"`
+}
+
+// Comparison is the paired comparison, idea - baseline, seed by seed.
+type Comparison struct {
+	DeltaMean    float64   `json:"delta_mean"`
+	IdeaWins     int       `json:"idea_wins"`
+	NPairs       int       `json:"n_pairs"`
+	PerSeedDiffs []float64 `json:"per_seed_diffs"`
+	PValue       float64   `json:"p_value"`
+	MDE          float64   `json:"mde"`
+	MDERelPct    float64   `json:"mde_rel_pct"`
+	Verdict      string    `json:"verdict"`
+	SystemWorked bool      `json:"system_worked"`
+
+	PValueMethod string   `json:"p_value_method,omitempty"`
+	PValueDraws  int      `json:"p_value_draws,omitempty"`
+	Alpha        float64  `json:"alpha,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+}
+
+// Mechanism is the seed report's "mechanism_signature" block.
+type Mechanism struct {
+	TrackRationale     string        `json:"track_rationale"`
+	ObservedBestCfg    Cfg           `json:"observed_best_cfg"`
+	IdeaSweep          []IdeaRow     `json:"idea_sweep"`
+	MechanismSignature SignatureJSON `json:"mechanism_signature"`
+	MathCheck          MathCheck     `json:"math_check"`
+	Protocol           ProtocolJSON  `json:"protocol"`
+}
+
+// SignatureJSON is the signature of the idea's best cfg on its first seed.
+// The top-level fields read block 0; Layers (added) has every block.
+type SignatureJSON struct {
+	TrainedModelSeed    uint64           `json:"trained_model_seed"`
+	Metric              float64          `json:"metric"`
+	InitialGain         float64          `json:"initial_gain"`
+	FinalGain           float64          `json:"final_gain"`
+	MeanState           float64          `json:"mean_state"`
+	PredictedSteadyGain float64          `json:"predicted_steady_gain"`
+	FittedStatePole     float64          `json:"fitted_state_pole"`
+	Rho                 float64          `json:"rho"`
+	Beta                float64          `json:"beta"`
+	Confirmed           bool             `json:"confirmed"`
+	Layer               *int             `json:"layer,omitempty"`
+	Layers              []LayerSignature `json:"layers,omitempty"`
+}
+
+// MathCheck compares the gate's closed forms with simulation.
+type MathCheck struct {
+	Rows      []MathRow `json:"rows"`
+	Confirmed bool      `json:"confirmed"`
+}
+
+// MathRow is one idea cfg's check.
+type MathRow struct {
+	Rho                float64  `json:"rho"`
+	SteadyGainAbsError float64  `json:"steady_gain_abs_error"` // |simulated g_{n-1} - 1/(1+β·u)|
+	HalfObserved       int      `json:"half_observed"`         // impulse half-life by simulation
+	HalfPredicted      int      `json:"half_predicted"`        // ⌈ln ½ / ln ρ⌉
+	Beta               *float64 `json:"beta,omitempty"`        // added: β of the row
+	Drive              *float64 `json:"drive,omitempty"`       // added: constant drive u of the simulation
+	Steps              *int     `json:"steps,omitempty"`       // added: simulated steps n
+}
+
+// ProtocolJSON is the seed report's protocol summary.
+type ProtocolJSON struct {
+	Seeds          []uint64  `json:"seeds"`
+	Epochs         int       `json:"epochs"`
+	BaselineLRGrid []float64 `json:"baseline_lr_grid"`
+	IdeaLRGrid     []float64 `json:"idea_lr_grid"`
+}
+
+// Forecasters are reference forecasters on the same test windows.
+type Forecasters struct {
+	Persistence         float64 `json:"persistence"`           // repeat the last value
+	LinearAR            float64 `json:"linear_ar"`             // least-squares linear map of the window
+	NoiseFloor          float64 `json:"noise_floor,omitempty"` // the generator's optimal forecaster
+	BaselineBeatsLinear bool    `json:"baseline_beats_linear"` // baseline full mean < linear_ar
+	IdeaBeatsLinear     bool    `json:"idea_beats_linear"`     // idea mean < linear_ar
+}
+
+// Setup records the protocol a report came from, so verify can rerun its
+// deterministic parts.
+type Setup struct {
+	Protocol Protocol `json:"protocol"`
+}
+
+// RunInfo is volatile: it differs between runs of the same protocol and is
+// left out of golden comparisons.
+type RunInfo struct {
+	WallSeconds float64 `json:"wall_seconds"`
+	Workers     int     `json:"workers"`
+	GoVersion   string  `json:"go_version"`
+	Version     string  `json:"ideabench_version"`
+}
+
+// TrackRationale is the seed report's rationale for the sequence track.
+const TrackRationale = "Sequence forecast contains multi-token temporal correlations and matches the proposed per-token fading-memory transformer gate."
+
+// MathDrive is the constant drive u of the math check's steady-gain
+// simulation; the check holds for any u ≥ 0.
+const MathDrive = 1.0
+
+// SteadyErrTol bounds steady_gain_abs_error for a row to hold: a settled
+// float64 simulation is within a few ulps of the closed form.
+const SteadyErrTol = 1e-12
+
+// mathCheck builds the math check of the idea grid.
+func mathCheck(idea []Cfg) (MathCheck, error) {
+	mc := MathCheck{Confirmed: true}
+	for _, c := range idea {
+		obs, err := gate.ObservedHalfLife(c.Rho, 1<<20)
+		if err != nil {
+			return MathCheck{}, err
+		}
+		n := gate.SettleSteps(c.Rho)
+		beta, drive := c.Beta, MathDrive
+		r := MathRow{
+			Rho: c.Rho, SteadyGainAbsError: gate.SteadyGainError(c.Rho, c.Beta, MathDrive, n),
+			HalfObserved: obs, HalfPredicted: gate.HalfLife(c.Rho),
+			Beta: &beta, Drive: &drive, Steps: &n,
+		}
+		mc.Confirmed = mc.Confirmed && r.holds()
+		mc.Rows = append(mc.Rows, r)
+	}
+	return mc, nil
+}
+
+func (r MathRow) holds() bool {
+	return r.HalfObserved == r.HalfPredicted && r.SteadyGainAbsError <= SteadyErrTol
+}
+
+func summary(s stats.Summary) Summary {
+	return Summary{Mean: s.Mean, Std: s.Std, PerSeed: s.PerSeed, N: s.N}
+}
+
+// WriteFile writes the report as indented JSON to path atomically (temp
+// file in the same directory, then rename), so a reader never sees half a
+// report. It refuses NaN and ±Inf, which JSON cannot hold.
+func (r *Report) WriteFile(path string) error {
+	data, err := r.Marshal()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("harness: writing report %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("harness: writing report %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("harness: writing report %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("harness: writing report %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("harness: writing report %s: %w", path, err)
+	}
+	return nil
+}
+
+// Marshal encodes the report as indented JSON with a final newline.
+func (r *Report) Marshal() ([]byte, error) {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("harness: encoding report (a NaN or Inf?): %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// ReadReport parses a report file.
+func ReadReport(path string) (*Report, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("harness: %s is not a valid report: %w", path, err)
+	}
+	return &r, nil
+}

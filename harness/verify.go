@@ -1,0 +1,320 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/track"
+)
+
+// Finding is one checked field of a report that did not re-derive
+// exactly. A Note is explained (e.g. the seed report's Monte Carlo
+// p-value); anything else is a mismatch.
+type Finding struct {
+	Field string // JSON path, e.g. "comparison.mde"
+	Got   string // the report's value
+	Want  string // the re-derived value
+	Note  string // when set, the difference is explained and not a mismatch
+}
+
+func (f Finding) String() string {
+	s := fmt.Sprintf("%s: report has %s, re-derived %s", f.Field, f.Got, f.Want)
+	if f.Note != "" {
+		s += " (" + f.Note + ")"
+	}
+	return s
+}
+
+// Findings is the outcome of Verify.
+type Findings struct {
+	Checked  int       // number of fields compared
+	Findings []Finding // everything that differed
+}
+
+// Mismatches are the unexplained findings.
+func (fs Findings) Mismatches() []Finding {
+	var out []Finding
+	for _, f := range fs.Findings {
+		if f.Note == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// VerifyOptions control Verify.
+type VerifyOptions struct {
+	// Rerun regenerates the track from the report's setup and recomputes
+	// the reference forecasters (milliseconds; no training).
+	Rerun bool
+}
+
+// relTol is the relative tolerance of re-derived floats: sums in another
+// order differ by a few ulps.
+const relTol = 1e-12
+
+// tTable is the three-decimal Student-t table value t_{0.975,ν}; the seed
+// report's mde used it instead of the exact quantile.
+func tTable(nu float64) float64 { return math.Round(stats.TQuantile(0.975, nu)*1000) / 1000 }
+
+// Verify re-derives every derivable number of a report from its per-seed
+// values (and, with Rerun, from its recorded setup) and lists what differs.
+func Verify(r *Report, opt VerifyOptions) Findings {
+	v := &verifier{}
+	v.intEq("n_seeds", r.NSeeds, len(r.MechanismSignature.Protocol.Seeds))
+	v.summary("baseline.full", r.Baseline.Full)
+	v.summary("idea", r.Idea)
+	// Baseline selection: by val mean when recorded, else by test mean.
+	var bKey []float64
+	for i, row := range r.Baseline.Sweep {
+		key := row.Mean
+		if row.Val != nil {
+			v.summary(fmt.Sprintf("baseline.sweep[%d].val", i), *row.Val)
+			key = row.Val.Mean
+		}
+		if row.PerSeed != nil {
+			v.floatEq(fmt.Sprintf("baseline.sweep[%d].mean", i), row.Mean, stats.Summarize(row.PerSeed).Mean)
+		}
+		bKey = append(bKey, key)
+	}
+	if len(bKey) > 0 {
+		best := argBest(bKey)
+		v.cfgEq("baseline.best_cfg", r.Baseline.BestCfg, r.Baseline.Sweep[best].Cfg)
+		v.floatEq("baseline.full.mean", r.Baseline.Full.Mean, r.Baseline.Sweep[best].Mean)
+		if ps := r.Baseline.Sweep[best].PerSeed; ps != nil {
+			v.floatsEq("baseline.full.per_seed", r.Baseline.Full.PerSeed, ps)
+		}
+	}
+	var iKey []float64
+	for i, row := range r.MechanismSignature.IdeaSweep {
+		v.summary(fmt.Sprintf("mechanism_signature.idea_sweep[%d].result", i), row.Result)
+		key := row.Result.Mean
+		if row.Val != nil {
+			key = row.Val.Mean
+		}
+		iKey = append(iKey, key)
+	}
+	if len(iKey) > 0 {
+		best := argBest(iKey)
+		row := r.MechanismSignature.IdeaSweep[best]
+		v.cfgEq("mechanism_signature.observed_best_cfg", r.MechanismSignature.ObservedBestCfg, row.Cfg)
+		v.floatEq("idea.mean", r.Idea.Mean, row.Result.Mean)
+		v.floatsEq("idea.per_seed", r.Idea.PerSeed, row.Result.PerSeed)
+	}
+	v.comparison(r)
+	v.signature(r)
+	v.mathCheck(r)
+	v.protocol(r)
+	if opt.Rerun && r.Setup != nil && r.ReferenceForecasters != nil {
+		v.forecasters(r)
+	}
+	return Findings{Checked: v.checked, Findings: v.found}
+}
+
+type verifier struct {
+	checked int
+	found   []Finding
+}
+
+func (v *verifier) add(field, got, want, note string) {
+	v.found = append(v.found, Finding{Field: field, Got: got, Want: want, Note: note})
+}
+
+func near(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= relTol*max(math.Abs(a), math.Abs(b))
+}
+
+func (v *verifier) floatEq(field string, got, want float64) bool {
+	v.checked++
+	if !near(got, want) {
+		v.add(field, fmt.Sprint(got), fmt.Sprint(want), "")
+		return false
+	}
+	return true
+}
+
+func (v *verifier) intEq(field string, got, want int) {
+	v.checked++
+	if got != want {
+		v.add(field, fmt.Sprint(got), fmt.Sprint(want), "")
+	}
+}
+
+func (v *verifier) boolEq(field string, got, want bool) {
+	v.checked++
+	if got != want {
+		v.add(field, fmt.Sprint(got), fmt.Sprint(want), "")
+	}
+}
+
+func (v *verifier) floatsEq(field string, got, want []float64) {
+	v.checked++
+	if len(got) != len(want) {
+		v.add(field, fmt.Sprintf("%d values", len(got)), fmt.Sprintf("%d values", len(want)), "")
+		return
+	}
+	for i := range got {
+		if !near(got[i], want[i]) {
+			v.add(fmt.Sprintf("%s[%d]", field, i), fmt.Sprint(got[i]), fmt.Sprint(want[i]), "")
+		}
+	}
+}
+
+func (v *verifier) cfgEq(field string, got, want Cfg) {
+	v.checked++
+	if got != want {
+		v.add(field, fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want), "")
+	}
+}
+
+func (v *verifier) summary(field string, s Summary) {
+	want := stats.Summarize(s.PerSeed)
+	v.floatEq(field+".mean", s.Mean, want.Mean)
+	v.floatEq(field+".std", s.Std, want.Std)
+	v.intEq(field+".n", s.N, want.N)
+}
+
+func (v *verifier) comparison(r *Report) {
+	c := r.Comparison
+	alpha := c.Alpha
+	if alpha == 0 {
+		alpha = stats.DefaultOptions().Alpha
+	}
+	opt := stats.DefaultOptions()
+	opt.Alpha = alpha
+	dir, err := stats.ParseDirection(r.MetricDirection)
+	if err != nil {
+		v.add("metric_direction", r.MetricDirection, stats.LowerIsBetter.String(), "")
+		return
+	}
+	want, err := stats.Compare(r.Baseline.Full.PerSeed, r.Idea.PerSeed, dir, &opt)
+	if err != nil {
+		v.add("comparison", "", err.Error(), "")
+		return
+	}
+	v.floatEq("comparison.delta_mean", c.DeltaMean, want.DeltaMean)
+	v.intEq("comparison.idea_wins", c.IdeaWins, want.IdeaWins)
+	v.intEq("comparison.n_pairs", c.NPairs, want.NPairs)
+	v.floatsEq("comparison.per_seed_diffs", c.PerSeedDiffs, want.PerSeedDiffs)
+	v.checked++
+	switch {
+	case near(c.PValue, want.PValue):
+	case c.PValueMethod == "" && math.Abs(c.PValue-want.PValue) <= 0.01:
+		// A report without p_value_method is a seed-format report whose
+		// p-value came from Monte Carlo: within 0.01 of the exact value is
+		// a few Monte Carlo standard errors (≤ 0.005 at 10⁴ draws).
+		v.add("comparison.p_value", fmt.Sprint(c.PValue), fmt.Sprint(want.PValue),
+			"Monte Carlo estimate of the exact sign-flip p-value; within 0.01")
+	default:
+		v.add("comparison.p_value", fmt.Sprint(c.PValue), fmt.Sprint(want.PValue), "")
+	}
+	v.checked++
+	n := float64(want.NPairs)
+	switch {
+	case near(c.MDE, want.MDE):
+		v.floatEq("comparison.mde_rel_pct", c.MDERelPct, want.MDERelPct)
+	case want.NPairs >= 2 && near(c.MDE, want.MDE*tTable(n-1)/stats.TQuantile(1-alpha/2, n-1)):
+		f := tTable(n-1) / stats.TQuantile(1-alpha/2, n-1)
+		v.add("comparison.mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE),
+			fmt.Sprintf("the report used the three-decimal t-table value %.3f for t(0.975,%d)", tTable(n-1), want.NPairs-1))
+		v.floatEq("comparison.mde_rel_pct (table t)", c.MDERelPct, want.MDERelPct*f)
+	default:
+		v.add("comparison.mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE), "")
+	}
+	v.checked++
+	if c.Verdict != want.Verdict {
+		v.add("comparison.verdict", c.Verdict, want.Verdict, "")
+	}
+	m := r.MechanismSignature
+	v.boolEq("comparison.system_worked", c.SystemWorked,
+		want.Verdict == stats.VerdictWin && m.MechanismSignature.Confirmed && m.MathCheck.Confirmed)
+}
+
+func (v *verifier) signature(r *Report) {
+	m := r.MechanismSignature
+	s := m.MechanismSignature
+	v.floatEq("mechanism_signature.mechanism_signature.rho", s.Rho, m.ObservedBestCfg.Rho)
+	v.floatEq("mechanism_signature.mechanism_signature.beta", s.Beta, m.ObservedBestCfg.Beta)
+	v.floatEq("mechanism_signature.mechanism_signature.predicted_steady_gain", s.PredictedSteadyGain, gate.SteadyGain(s.Beta, s.MeanState))
+	v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed,
+		Confirm(s.Rho, s.FittedStatePole, s.InitialGain, s.FinalGain, s.PredictedSteadyGain))
+	seeds := m.Protocol.Seeds
+	if i := slices.Index(seeds, s.TrainedModelSeed); i >= 0 && i < len(r.Idea.PerSeed) {
+		v.floatEq("mechanism_signature.mechanism_signature.metric", s.Metric, r.Idea.PerSeed[i])
+	} else {
+		v.add("mechanism_signature.mechanism_signature.trained_model_seed", fmt.Sprint(s.TrainedModelSeed), fmt.Sprint(seeds), "")
+	}
+	for i, l := range s.Layers {
+		p := fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d]", i)
+		v.floatEq(p+".predicted_steady_gain", l.PredictedSteadyGain, gate.SteadyGain(s.Beta, l.MeanState))
+		v.boolEq(p+".confirmed", l.Confirmed, Confirm(s.Rho, l.FittedStatePole, l.InitialGain, l.FinalGain, l.PredictedSteadyGain))
+	}
+}
+
+func (v *verifier) mathCheck(r *Report) {
+	m := r.MechanismSignature
+	rows := m.MathCheck.Rows
+	v.intEq("mechanism_signature.math_check.rows (count)", len(rows), len(m.IdeaSweep))
+	all := true
+	for i, row := range rows {
+		p := fmt.Sprintf("mechanism_signature.math_check.rows[%d]", i)
+		if i < len(m.IdeaSweep) {
+			v.floatEq(p+".rho", row.Rho, m.IdeaSweep[i].Cfg.Rho)
+		}
+		v.intEq(p+".half_predicted", row.HalfPredicted, gate.HalfLife(row.Rho))
+		obs, err := gate.ObservedHalfLife(row.Rho, 1<<20)
+		if err != nil {
+			v.add(p+".half_observed", fmt.Sprint(row.HalfObserved), err.Error(), "")
+		} else {
+			v.intEq(p+".half_observed", row.HalfObserved, obs)
+		}
+		if row.Beta != nil && row.Drive != nil && row.Steps != nil {
+			v.floatEq(p+".steady_gain_abs_error", row.SteadyGainAbsError, gate.SteadyGainError(row.Rho, *row.Beta, *row.Drive, *row.Steps))
+		} else {
+			v.checked++
+			if !(row.SteadyGainAbsError <= SteadyErrTol) {
+				v.add(p+".steady_gain_abs_error", fmt.Sprint(row.SteadyGainAbsError), fmt.Sprintf("<= %g", SteadyErrTol), "")
+			}
+		}
+		all = all && row.holds()
+	}
+	v.boolEq("mechanism_signature.math_check.confirmed", m.MathCheck.Confirmed, all)
+}
+
+func (v *verifier) protocol(r *Report) {
+	pj := r.MechanismSignature.Protocol
+	var bl, il []float64
+	for _, row := range r.Baseline.Sweep {
+		bl = append(bl, row.Cfg.LR)
+	}
+	for _, row := range r.MechanismSignature.IdeaSweep {
+		il = append(il, row.Cfg.LR)
+	}
+	v.floatsEq("mechanism_signature.protocol.baseline_lr_grid", pj.BaselineLRGrid, bl)
+	v.floatsEq("mechanism_signature.protocol.idea_lr_grid", pj.IdeaLRGrid, il)
+	v.intEq("mechanism_signature.protocol.epochs", pj.Epochs, r.Baseline.BestCfg.Epochs)
+	v.intEq("baseline.full.n", r.Baseline.Full.N, r.NSeeds)
+	v.intEq("idea.n", r.Idea.N, r.NSeeds)
+}
+
+func (v *verifier) forecasters(r *Report) {
+	ds, err := track.Sequence(r.Setup.Protocol.Sequence)
+	if err != nil {
+		v.add("setup.protocol.sequence", "", err.Error(), "")
+		return
+	}
+	want, err := forecasters(ds)
+	if err != nil {
+		v.add("reference_forecasters", "", err.Error(), "")
+		return
+	}
+	f := r.ReferenceForecasters
+	v.floatEq("reference_forecasters.persistence", f.Persistence, want.Persistence)
+	v.floatEq("reference_forecasters.linear_ar", f.LinearAR, want.LinearAR)
+	v.floatEq("reference_forecasters.noise_floor", f.NoiseFloor, want.NoiseFloor)
+	v.boolEq("reference_forecasters.baseline_beats_linear", f.BaselineBeatsLinear, r.Baseline.Full.Mean < f.LinearAR)
+	v.boolEq("reference_forecasters.idea_beats_linear", f.IdeaBeatsLinear, r.Idea.Mean < f.LinearAR)
+}

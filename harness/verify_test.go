@@ -1,0 +1,71 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const seedReport = "../../shared/seed/seed-report.json"
+
+// TestVerifySeedReport: the seed report re-derives except two explained
+// findings: its Monte Carlo p-value (0.6281, exact 0.625 = 160/256) and
+// its mde, computed with the table value t = 2.365 instead of the exact
+// quantile 2.36462.
+func TestVerifySeedReport(t *testing.T) {
+	if _, err := os.Stat(seedReport); err != nil {
+		t.Skip("seed report not present:", err)
+	}
+	r, err := ReadReport(seedReport)
+	require.NoError(t, err)
+	fs := Verify(r, VerifyOptions{Rerun: true})
+	require.Empty(t, fs.Mismatches())
+	var fields []string
+	for _, f := range fs.Findings {
+		fields = append(fields, f.Field)
+	}
+	require.Equal(t, []string{"comparison.p_value", "comparison.mde"}, fields)
+	require.Equal(t, "0.625", fs.Findings[0].Want)
+	require.Greater(t, fs.Checked, 50)
+}
+
+// TestVerifyCatchesTampering: each edited number must surface as a mismatch.
+func TestVerifyCatchesTampering(t *testing.T) {
+	out, err := Run(context.Background(), tinyProtocol(), Options{})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		edit  func(r *Report)
+		field string
+	}{
+		{"delta_mean", func(r *Report) { r.Comparison.DeltaMean += 1e-6 }, "comparison.delta_mean"},
+		{"idea_wins", func(r *Report) { r.Comparison.IdeaWins++ }, "comparison.idea_wins"},
+		{"p_value", func(r *Report) { r.Comparison.PValue = 0.01 }, "comparison.p_value"},
+		{"mde", func(r *Report) { r.Comparison.MDE *= 1.1 }, "comparison.mde"},
+		{"verdict", func(r *Report) { r.Comparison.Verdict = "significant win" }, "comparison.verdict"},
+		{"system_worked", func(r *Report) { r.Comparison.SystemWorked = !r.Comparison.SystemWorked }, "comparison.system_worked"},
+		{"full_std", func(r *Report) { r.Baseline.Full.Std *= 2 }, "baseline.full.std"},
+		{"best_cfg", func(r *Report) { r.Baseline.BestCfg.LR = 42 }, "baseline.best_cfg"},
+		{"predicted_gain", func(r *Report) { r.MechanismSignature.MechanismSignature.PredictedSteadyGain += 0.1 }, "mechanism_signature.mechanism_signature.predicted_steady_gain"},
+		{"half_life", func(r *Report) { r.MechanismSignature.MathCheck.Rows[0].HalfPredicted++ }, "mechanism_signature.math_check.rows[0].half_predicted"},
+		{"linear_ar", func(r *Report) { r.ReferenceForecasters.LinearAR *= 1.01 }, "reference_forecasters.linear_ar"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := out.Report.Marshal()
+			require.NoError(t, err)
+			path := t.TempDir() + "/r.json"
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			r, err := ReadReport(path)
+			require.NoError(t, err)
+			require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches(), "untouched report must verify")
+			tc.edit(r)
+			var fields []string
+			for _, f := range Verify(r, VerifyOptions{Rerun: true}).Mismatches() {
+				fields = append(fields, f.Field)
+			}
+			require.Contains(t, fields, tc.field)
+		})
+	}
+}
