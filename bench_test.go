@@ -1,0 +1,122 @@
+package ideabench_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/golden"
+	"github.com/ideabench/ideabench/harness"
+	"github.com/stretchr/testify/require"
+)
+
+var full = flag.Bool("full", false, "also run the full reference protocol (minutes) against golden/full")
+
+const seedReport = "../shared/seed/seed-report.json"
+
+// TestBenchCI runs the ci profile of the seeded protocol, re-derives every
+// number of its report, asserts the math identities and compares the
+// report with golden/ci_1.snap.json.
+func TestBenchCI(t *testing.T) {
+	benchProfile(t, harness.CIProfile(), "ci")
+}
+
+// TestBenchFull runs the full reference protocol; it needs -full.
+func TestBenchFull(t *testing.T) {
+	if !*full {
+		t.Skip("the full protocol takes minutes; run with -full")
+	}
+	benchProfile(t, harness.DefaultProtocol(), "full")
+}
+
+func benchProfile(t *testing.T, p harness.Protocol, name string) {
+	out, err := harness.Run(context.Background(), p, harness.Options{})
+	require.NoError(t, err)
+	r := out.Report
+	data, err := r.Marshal()
+	require.NoError(t, err)
+
+	t.Run("verify", func(t *testing.T) {
+		fs := harness.Verify(r, harness.VerifyOptions{Rerun: true})
+		require.Empty(t, fs.Findings, "a fresh report must re-derive exactly")
+	})
+	t.Run("math_identities", func(t *testing.T) {
+		mc := r.MechanismSignature.MathCheck
+		require.True(t, mc.Confirmed)
+		require.Len(t, mc.Rows, len(p.Idea))
+		for i, row := range mc.Rows {
+			c := p.Idea[i]
+			require.Equal(t, c.Rho, row.Rho)
+			require.Equal(t, gate.HalfLife(c.Rho), row.HalfPredicted)
+			require.Equal(t, row.HalfPredicted, row.HalfObserved)
+			require.LessOrEqual(t, row.SteadyGainAbsError, harness.SteadyErrTol)
+		}
+		s := r.MechanismSignature.MechanismSignature
+		require.InDelta(t, 1/(1+s.Beta*s.MeanState), s.PredictedSteadyGain, 1e-15)
+		// The trained gate state obeys its recurrence: the unbiased fit
+		// recovers ρ from float32 states.
+		require.InDelta(t, s.Rho, s.FittedStatePole, harness.PoleTol)
+	})
+	t.Run("selection_on_validation", func(t *testing.T) {
+		best := 0
+		for i, row := range r.Baseline.Sweep {
+			if row.Val.Mean < r.Baseline.Sweep[best].Val.Mean {
+				best = i
+			}
+		}
+		require.Equal(t, r.Baseline.Sweep[best].Cfg, r.Baseline.BestCfg)
+		require.Equal(t, r.Baseline.Sweep[best].PerSeed, r.Baseline.Full.PerSeed)
+	})
+	t.Run("seed_schema", func(t *testing.T) {
+		raw, err := os.ReadFile(seedReport)
+		if err != nil {
+			t.Skip("seed report not present:", err)
+		}
+		missing := missingKeys(t, raw, data)
+		require.Empty(t, missing, "report lacks keys of the seed report")
+	})
+	t.Run("golden", func(t *testing.T) {
+		golden.Match(t, name, data)
+	})
+}
+
+// missingKeys lists the JSON paths of ref (arrays collapsed to []) absent
+// from got.
+func missingKeys(t *testing.T, ref, got []byte) []string {
+	t.Helper()
+	paths := func(raw []byte) map[string]bool {
+		var v any
+		require.NoError(t, json.Unmarshal(raw, &v))
+		set := map[string]bool{}
+		var walk func(p string, v any)
+		walk = func(p string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				for k, e := range x {
+					set[p+"."+k] = true
+					walk(p+"."+k, e)
+				}
+			case []any:
+				for _, e := range x {
+					walk(p+"[]", e)
+				}
+			}
+		}
+		walk("", v)
+		return set
+	}
+	have := paths(got)
+	var missing []string
+	for k := range paths(ref) {
+		if !have[k] {
+			missing = append(missing, strings.TrimPrefix(k, "."))
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
