@@ -96,9 +96,25 @@ func LoadProtocol(path string, base Protocol) (Protocol, error) {
 	if err != nil {
 		return Protocol{}, fmt.Errorf("harness: config: %w", err)
 	}
+	p := base
+	// encoding/json decodes array elements over the existing ones, so a
+	// grid entry would inherit the profile's fields: given grids replace
+	// the profile's whole.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return Protocol{}, fmt.Errorf("harness: config %s: %w", path, err)
+	}
+	if _, ok := keys["baseline"]; ok {
+		p.Baseline = nil
+	}
+	if _, ok := keys["idea"]; ok {
+		p.Idea = nil
+	}
+	if _, ok := keys["seeds"]; ok {
+		p.Seeds = nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	p := base
 	if err := dec.Decode(&p); err != nil {
 		return Protocol{}, fmt.Errorf("harness: config %s: %w", path, err)
 	}
@@ -153,6 +169,8 @@ func (p Protocol) Validate() error {
 	}
 	if err := p.Sequence.Validate(); err != nil {
 		bad("sequence: %v", err)
+	} else if p.Sequence.TrainWindows < p.Sequence.T+1 {
+		bad("sequence.train_windows = %d: the linear reference forecaster needs at least t+1 = %d", p.Sequence.TrainWindows, p.Sequence.T+1)
 	}
 	if !(p.Alpha > 0 && p.Alpha < 1) {
 		bad("alpha = %v must be in (0,1), e.g. 0.05", p.Alpha)

@@ -16,28 +16,28 @@ const sequenceStream uint64 = 0x73657175656e6365
 // sinusoids plus AR(1) noise, one channel.
 type SequenceConfig struct {
 	// DataSeed fixes the whole series.
-	DataSeed uint64
+	DataSeed uint64 `json:"data_seed"`
 	// TrainWindows is the number of train windows, default 1024.
-	TrainWindows int
+	TrainWindows int `json:"train_windows"`
 	// ValWindows is the number of val windows, default 256.
-	ValWindows int
+	ValWindows int `json:"val_windows"`
 	// TestWindows is the number of test windows, default 256.
-	TestWindows int
+	TestWindows int `json:"test_windows"`
 	// T is the context length, default 32.
-	T int
+	T int `json:"t"`
 	// H is the forecast horizon, default 8.
-	H int
+	H int `json:"h"`
 	// Components is the number of sinusoids, default 3.
-	Components int
+	Components int `json:"components"`
 	// MinPeriod is the shortest period in time steps, default 6. Periods
 	// are drawn log-uniformly in [MinPeriod, MaxPeriod].
-	MinPeriod float64
+	MinPeriod float64 `json:"min_period"`
 	// MaxPeriod is the longest period in time steps, default 48.
-	MaxPeriod float64
+	MaxPeriod float64 `json:"max_period"`
 	// ARCoef is phi, the coefficient of the AR(1) noise, default 0.8.
-	ARCoef float64
+	ARCoef float64 `json:"ar_coef"`
 	// NoiseStd is sigma, the std of the noise's innovations, default 0.3.
-	NoiseStd float64
+	NoiseStd float64 `json:"noise_std"`
 }
 
 // DefaultSequenceConfig returns the sequence track of the report: three

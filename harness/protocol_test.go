@@ -1,0 +1,56 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoadProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		want       string // error substring; empty for valid
+		check      func(t *testing.T, p Protocol)
+	}{
+		{"empty_keeps_profile", `{}`, "", func(t *testing.T, p Protocol) { require.Equal(t, CIProfile(), p) }},
+		{"grid_replaces_whole", `{"idea":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":2}]}`, "", func(t *testing.T, p Protocol) {
+			require.Equal(t, []Cfg{{0.1, 1, 0.5, 2}}, p.Idea)
+		}},
+		// A partial entry does not inherit the profile's epochs.
+		{"partial_entry", `{"idea":[{"lr":0.1}]}`, "idea[0].epochs = 0 must be >= 1", nil},
+		{"unknown_field", `{"lr":0.1}`, `unknown field "lr"`, nil},
+		{"one_seed", `{"seeds":[3]}`, "seeds: 1 seed(s)", nil},
+		{"empty_grid", `{"baseline":[]}`, "baseline: empty grid", nil},
+		{"gated_baseline", `{"baseline":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":1}]}`, "baseline[0].beta = 1", nil},
+		{"heads", `{"arch":{"d":32,"heads":5,"layers":2,"batch":32}}`, "heads = 5 does not divide d = 32", nil},
+		{"track", `{"track":"csv"}`, `track = "csv"`, nil},
+		{"windows", `{"sequence":{"train_windows":0}}`, "sequence:", nil},
+		{"truncated", `{"seeds":[0,`, "config", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.json")
+			require.NoError(t, os.WriteFile(path, []byte(tc.json), 0o644))
+			p, err := LoadProtocol(path, CIProfile())
+			if tc.want != "" {
+				require.ErrorContains(t, err, tc.want)
+				require.ErrorContains(t, err, path)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, p)
+		})
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	for _, name := range []string{"full", "ci"} {
+		p, err := Profile(name)
+		require.NoError(t, err)
+		require.NoError(t, p.Validate())
+		require.Len(t, p.Trials(), 48)
+	}
+	_, err := Profile("nope")
+	require.ErrorContains(t, err, `"nope" is unknown`)
+}

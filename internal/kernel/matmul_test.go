@@ -1,0 +1,143 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// naiveLinear is y = x·wᵀ + b in float64, written as the definition.
+func naiveLinear(inp, w, bias []float64, n, in, out int) []float64 {
+	y := make([]float64, n*out)
+	for r := range n {
+		for o := range out {
+			s := 0.0
+			for i := range in {
+				s += inp[r*in+i] * w[o*in+i]
+			}
+			if bias != nil {
+				s += bias[o]
+			}
+			y[r*out+o] = s
+		}
+	}
+	return y
+}
+
+func randn(r *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = r.NormFloat64()
+	}
+	return v
+}
+
+var shapes = []struct{ n, in, out int }{
+	{0, 3, 4}, {1, 1, 1}, {3, 5, 7}, {17, 33, 9}, // edge and odd sizes
+	{64, 32, 96}, {64, 32, 128}, {64, 128, 32}, // the model's shapes, fewer rows
+}
+
+func TestLinear(t *testing.T) {
+	for _, s := range shapes {
+		t.Run(fmt.Sprintf("n=%d/in=%d/out=%d", s.n, s.in, s.out), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, uint64(s.n)))
+			x, w, b := randn(r, s.n*s.in), randn(r, s.out*s.in), randn(r, s.out)
+			want := naiveLinear(x, w, b, s.n, s.in, s.out)
+			got := make([]float64, s.n*s.out)
+			for i := range got {
+				got[i] = math.NaN() // Linear overwrites
+			}
+			Linear(got, x, w, b, s.n, s.in, s.out)
+			require.InDeltaSlice(t, want, got, 1e-12)
+			Linear(got, x, w, nil, s.n, s.in, s.out)
+			require.InDeltaSlice(t, naiveLinear(x, w, nil, s.n, s.in, s.out), got, 1e-12)
+		})
+	}
+}
+
+// TestLinearBackward checks the three gradients of L = Σ g·y against their
+// definitions, and that they accumulate.
+func TestLinearBackward(t *testing.T) {
+	for _, s := range shapes {
+		t.Run(fmt.Sprintf("n=%d/in=%d/out=%d", s.n, s.in, s.out), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(2, uint64(s.n)))
+			x, w, g := randn(r, s.n*s.in), randn(r, s.out*s.in), randn(r, s.n*s.out)
+			dx, dw, db := make([]float64, len(x)), make([]float64, len(w)), make([]float64, s.out)
+			for i := range dx {
+				dx[i] = 1
+			}
+			for i := range dw {
+				dw[i] = 2
+			}
+			LinearBackward(dx, dw, db, g, x, w, s.n, s.in, s.out)
+			for r := range s.n {
+				for i := range s.in {
+					want := 1.0
+					for o := range s.out {
+						want += g[r*s.out+o] * w[o*s.in+i]
+					}
+					require.InDelta(t, want, dx[r*s.in+i], 1e-12)
+				}
+			}
+			for o := range s.out {
+				wantB := 0.0
+				for r := range s.n {
+					wantB += g[r*s.out+o]
+				}
+				require.InDelta(t, wantB, db[o], 1e-12)
+				for i := range s.in {
+					want := 2.0
+					for r := range s.n {
+						want += g[r*s.out+o] * x[r*s.in+i]
+					}
+					require.InDelta(t, want, dw[o*s.in+i], 1e-12)
+				}
+			}
+			// nil dinp and dbias are skipped.
+			LinearBackward(nil, dw, nil, g, x, w, s.n, s.in, s.out)
+		})
+	}
+}
+
+func TestShapePanics(t *testing.T) {
+	require.PanicsWithValue(t, "kernel: Linear: w has wrong length", func() {
+		Linear(make([]float32, 4), make([]float32, 4), make([]float32, 3), nil, 2, 2, 2)
+	})
+}
+
+// BenchmarkLinear times the model's matrix shapes at batch 32, T 32
+// (m = B·T rows): forward and backward.
+func BenchmarkLinear(b *testing.B) {
+	for _, s := range []struct{ m, k, n int }{{1024, 32, 96}, {1024, 32, 32}, {1024, 32, 128}, {1024, 128, 32}} {
+		r := rand.New(rand.NewPCG(3, 3))
+		x, w, bias := f32(randn(r, s.m*s.k)), f32(randn(r, s.n*s.k)), f32(randn(r, s.n))
+		y := make([]float32, s.m*s.n)
+		flops := 2 * float64(s.m*s.k*s.n)
+		b.Run(fmt.Sprintf("dir=fwd/m=%d/k=%d/n=%d", s.m, s.k, s.n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Linear(y, x, w, bias, s.m, s.k, s.n)
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		dx, dw, db := make([]float32, len(x)), make([]float32, len(w)), make([]float32, s.n)
+		b.Run(fmt.Sprintf("dir=bwd/m=%d/k=%d/n=%d", s.m, s.k, s.n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				LinearBackward(dx, dw, db, y, x, w, s.m, s.k, s.n)
+			}
+			b.ReportMetric(2*flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+func f32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}
