@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"syscall"
@@ -112,22 +113,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 func checkWritable(path string) error {
-	f, err := os.CreateTemp(dirOf(path), ".ideabench-probe-*")
+	f, err := os.CreateTemp(filepath.Dir(path), ".ideabench-probe-*")
 	if err != nil {
 		return fmt.Errorf("--out %s: cannot write there: %w", path, err)
 	}
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
-}
-
-func dirOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '/' {
-			return path[:i+1]
-		}
-	}
-	return "."
 }
 
 // progress draws "trials done/total, ETA" on one stderr line.
