@@ -2,7 +2,6 @@ package transformer
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -27,14 +26,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 1))
 			m.Params.Init(r)
 			opt := NewAdam[float32](c.NumParams())
-			y := make([]float32, batch*(c.T+c.H))
-			for i := range y {
-				y[i] = float32(math.Sin(float64(i) * 0.1))
-			}
-			x := make([]float32, batch*c.T)
-			for bi := range batch {
-				copy(x[bi*c.T:(bi+1)*c.T], y[bi*(c.T+c.H):])
-			}
+			x, y := sineBatch(c, batch, 0, 0.1)
 			b.ReportAllocs()
 			for b.Loop() {
 				m.TrainStep(opt, x, y, batch, 1e-3)

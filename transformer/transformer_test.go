@@ -113,15 +113,8 @@ func trainFew(t *testing.T, g gate.Params, seed uint64) []float32 {
 	r := rand.New(rand.NewPCG(seed, 0))
 	m.Params.Init(r)
 	opt := NewAdam[float32](c.NumParams())
-	x := make([]float32, b*c.T)
-	y := make([]float32, b*(c.T+c.H))
 	for step := range 3 {
-		for i := range y {
-			y[i] = float32(math.Sin(float64(i+step) * 0.3))
-		}
-		for bi := range b {
-			copy(x[bi*c.T:(bi+1)*c.T], y[bi*(c.T+c.H):])
-		}
+		x, y := sineBatch(c, b, float64(step), 0.3)
 		loss := m.TrainStep(opt, x, y, b, 1e-3)
 		require.False(t, math.IsNaN(loss))
 	}
@@ -148,14 +141,7 @@ func TestTrainingReducesLoss(t *testing.T) {
 	require.NoError(t, err)
 	m.Params.Init(rand.New(rand.NewPCG(0, 0)))
 	opt := NewAdam[float32](c.NumParams())
-	y := make([]float32, b*(c.T+c.H))
-	for i := range y {
-		y[i] = float32(math.Sin(float64(i) * 0.37))
-	}
-	x := make([]float32, b*c.T)
-	for bi := range b {
-		copy(x[bi*c.T:(bi+1)*c.T], y[bi*(c.T+c.H):])
-	}
+	x, y := sineBatch(c, b, 0, 0.37)
 	first := m.TrainStep(opt, x, y, b, 3e-3)
 	var last float64
 	for range 200 {
@@ -178,4 +164,19 @@ func TestBaselineGateIsIdentity(t *testing.T) {
 	a := trainFew(t, gate.Params{}, 9)
 	b := trainFew(t, gate.Params{Rho: 0.7}, 9)
 	require.True(t, equal(a, b))
+}
+
+// sineBatch returns b windows cut from one sinusoid sin((i+phase)·freq):
+// inputs x (B,T,1) and targets y (B,T+H), where x is the first T values of
+// each window of y.
+func sineBatch(c Config, b int, phase, freq float64) (x, y []float32) {
+	y = make([]float32, b*(c.T+c.H))
+	for i := range y {
+		y[i] = float32(math.Sin((float64(i) + phase) * freq))
+	}
+	x = make([]float32, b*c.T)
+	for bi := range b {
+		copy(x[bi*c.T:(bi+1)*c.T], y[bi*(c.T+c.H):])
+	}
+	return x, y
 }
