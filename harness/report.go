@@ -3,11 +3,11 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
-
+	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
 )
 
@@ -207,25 +207,11 @@ func (r *Report) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	err = atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("harness: writing report %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("harness: writing report %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("harness: writing report %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("harness: writing report %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("harness: writing report %s: %w", path, err)
 	}
 	return nil

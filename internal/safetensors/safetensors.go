@@ -11,11 +11,12 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/ideabench/ideabench/internal/atomicfile"
 )
 
 // MaxHeaderSize is the largest header length, in bytes, that Read accepts;
@@ -420,40 +421,12 @@ func decodeEntry(dec *json.Decoder, name string) (entry, error) {
 // WriteFile writes tensors to path atomically: it writes a temporary file in
 // the same directory, fsyncs it, renames it over path and fsyncs the
 // directory, so a crash leaves either the old file or the new one.
-func WriteFile(path string, tensors []Tensor, metadata map[string]string) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+func WriteFile(path string, tensors []Tensor, metadata map[string]string) error {
+	err := atomicfile.Write(path, func(w io.Writer) error { return write(w, tensors, metadata) })
 	if err != nil {
 		return fmt.Errorf("safetensors: %s: %w", path, err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("safetensors: %s: %w", path, err)
-		}
-	}()
-	if err = write(f, tensors, metadata); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }
 
 // ReadFile reads the safetensors file at path like Read; errors name the file.
