@@ -92,7 +92,7 @@ feed:
 }
 
 // armTable returns, for one arm, the per-cfg per-seed val and test metrics.
-func armTable(p Protocol, trials []Trial, results []Result, arm string, ncfg int) (val, test [][]float64) {
+func armTable(trials []Trial, results []Result, arm string, ncfg int) (val, test [][]float64) {
 	val, test = make([][]float64, ncfg), make([][]float64, ncfg)
 	for i, t := range trials {
 		if t.Arm == arm {
@@ -123,8 +123,8 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 		MetricDirection: dir.String(), NSeeds: len(p.Seeds),
 		Setup: &Setup{Protocol: p},
 	}
-	bVal, bTest := armTable(p, trials, results, "baseline", len(p.Baseline))
-	iVal, iTest := armTable(p, trials, results, "idea", len(p.Idea))
+	bVal, bTest := armTable(trials, results, "baseline", len(p.Baseline))
+	iVal, iTest := armTable(trials, results, "idea", len(p.Idea))
 
 	var bMeans []float64
 	for i, c := range p.Baseline {

@@ -180,9 +180,8 @@ func (a *sigAccum) add(m *transformer.Model[float32], b int) {
 	for l := range a.g0 {
 		st, in := m.GateState(l), m.GateInput(l)
 		for bi := range b {
-			gain := func(s float32) float64 { return 1 / (1 + c.Gate.Beta*float64(s)) }
-			a.g0[l] += gain(st[bi*t])
-			a.gT[l] += gain(st[bi*t+t-1])
+			a.g0[l] += 1 / (1 + c.Gate.Beta*float64(st[bi*t]))
+			a.gT[l] += 1 / (1 + c.Gate.Beta*float64(st[bi*t+t-1]))
 			a.sT[l] += float64(st[bi*t+t-1])
 			prev := 0.0
 			for ti := range t {
@@ -207,7 +206,7 @@ func (a *sigAccum) finish(g gate.Params) *Signature {
 	n := float64(a.n)
 	for l := range a.g0 {
 		ls := LayerSignature{Layer: l, InitialGain: a.g0[l] / n, FinalGain: a.gT[l] / n, MeanState: a.sT[l] / n}
-		ls.PredictedSteadyGain = 1 / (1 + g.Beta*ls.MeanState)
+		ls.PredictedSteadyGain = gate.SteadyGain(g.Beta, ls.MeanState)
 		pole, drive, err := gate.FitPole(a.sPrev[l], a.s[l], a.u[l])
 		if err == nil {
 			ls.FittedStatePole, ls.FittedDrive = pole, drive
