@@ -1,15 +1,19 @@
 package kernel
 
+import "sync"
+
 // Float is the element type of the kernels.
 type Float interface{ ~float32 | ~float64 }
 
 // Linear overwrites out (N,Out) with inp (N,In) · wᵀ + bias, where w is
 // (Out,In) and bias is (Out) or nil:
 //
-//	out[n,o] = bias[o] + Σ_i inp[n,i]·w[o,i]
+//	out[n,o] = (Σ_i inp[n,i]·w[o,i]) + bias[o]
 //
 // Each dot product is summed left to right over i, starting from zero, and
-// the bias is added last.
+// the bias is added last (Gemm's canonical order). wᵀ is packed into a
+// scratch (In,Out) buffer first, so the kernel streams rows of inp against
+// contiguous columns.
 func Linear[F Float](out, inp, w, bias []F, n, in, outF int) {
 	checkLen("Linear: out", out, n*outF)
 	checkLen("Linear: inp", inp, n*in)
@@ -17,18 +21,17 @@ func Linear[F Float](out, inp, w, bias []F, n, in, outF int) {
 	if bias != nil {
 		checkLen("Linear: bias", bias, outF)
 	}
-	for r := range n {
-		x := inp[r*in : r*in+in]
-		y := out[r*outF : r*outF+outF]
-		for o := range outF {
-			y[o] = Dot(x, w[o*in:o*in+in])
-		}
-		if bias != nil {
-			for o, b := range bias {
-				y[o] += b
-			}
+	if n == 0 || outF == 0 {
+		return
+	}
+	wt, release := scratch[F](in * outF)
+	defer release()
+	for o := range outF {
+		for i, v := range w[o*in : o*in+in] {
+			wt[i*outF+o] = v
 		}
 	}
+	Gemm(out, outF, inp, in, 1, wt, outF, bias, n, outF, in, false)
 }
 
 // LinearBackward is the mirror of Linear. Given dout (N,Out) it accumulates
@@ -37,7 +40,10 @@ func Linear[F Float](out, inp, w, bias []F, n, in, outF int) {
 //	dw[o,i]   += Σ_n dout[n,o]·inp[n,i]  (Out,In)
 //	dbias[o]  += Σ_n dout[n,o]           (Out), skipped when dbias is nil
 //
-// Sums run over n and then o in increasing order.
+// Each sum runs over its index in increasing order, starting from the old
+// value. All three are Gemm calls: dinp = dout·w, dw = doutᵀ·inp (A read
+// transposed through its strides) and dbias = 1ᵀ·dout (A a broadcast
+// one, so the products are exact and the sum is a plain left-to-right sum).
 func LinearBackward[F Float](dinp, dw, dbias, dout, inp, w []F, n, in, outF int) {
 	checkLen("LinearBackward: dout", dout, n*outF)
 	checkLen("LinearBackward: inp", inp, n*in)
@@ -45,26 +51,13 @@ func LinearBackward[F Float](dinp, dw, dbias, dout, inp, w []F, n, in, outF int)
 	checkLen("LinearBackward: dw", dw, outF*in)
 	if dinp != nil {
 		checkLen("LinearBackward: dinp", dinp, n*in)
+		Gemm(dinp, in, dout, outF, 1, w, in, nil, n, in, outF, true)
 	}
+	Gemm(dw, in, dout, 1, outF, inp, in, nil, outF, in, n, true)
 	if dbias != nil {
 		checkLen("LinearBackward: dbias", dbias, outF)
-	}
-	for r := range n {
-		x := inp[r*in : r*in+in]
-		g := dout[r*outF : r*outF+outF]
-		var dx []F
-		if dinp != nil {
-			dx = dinp[r*in : r*in+in]
-		}
-		for o, d := range g {
-			if dx != nil {
-				Axpy(dx, d, w[o*in:o*in+in])
-			}
-			Axpy(dw[o*in:o*in+in], d, x)
-			if dbias != nil {
-				dbias[o] += d
-			}
-		}
+		one := []F{1}
+		Gemm(dbias, outF, one, 0, 0, dout, outF, nil, 1, outF, n, true)
 	}
 }
 
@@ -73,7 +66,7 @@ func Dot[F Float](x, y []F) F {
 	y = y[:len(x)]
 	var s F
 	for i, v := range x {
-		s += v * y[i]
+		s += F(v * y[i])
 	}
 	return s
 }
@@ -82,7 +75,7 @@ func Dot[F Float](x, y []F) F {
 func Axpy[F Float](dst []F, a F, x []F) {
 	x = x[:len(dst)]
 	for i := range dst {
-		dst[i] += a * x[i]
+		dst[i] += F(a * x[i])
 	}
 }
 
@@ -90,4 +83,23 @@ func checkLen[F Float](what string, s []F, want int) {
 	if len(s) != want {
 		panic("kernel: " + what + " has wrong length")
 	}
+}
+
+// pool32 recycles float32 scratch buffers across calls and goroutines.
+var pool32 = sync.Pool{New: func() any { return new([]float32) }}
+
+// scratch returns a buffer of length n and a func that gives it back.
+// float32 buffers come from a pool (the training path); other element
+// types are allocated (the float64 gradient check).
+func scratch[F Float](n int) ([]F, func()) {
+	var zero F
+	if _, ok := any(zero).(float32); !ok {
+		return make([]F, n), func() {}
+	}
+	p := pool32.Get().(*[]float32)
+	if cap(*p) < n {
+		*p = make([]float32, n)
+	}
+	buf := any((*p)[:n]).([]F)
+	return buf, func() { pool32.Put(p) }
 }

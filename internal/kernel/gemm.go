@@ -1,0 +1,102 @@
+package kernel
+
+import "fmt"
+
+// Gemm computes C = A·B (acc false) or C += A·B (acc true) for an (M,K)
+// matrix A, a (K,N) matrix B and an (M,N) matrix C, then adds bias (N)
+// to every row of C when bias is not nil:
+//
+//	C[i,j] = (C[i,j] or 0) + Σ_p A[i,p]·B[p,j]  (+ bias[j])
+//
+// A is read through strides, A[i,p] = a[i·rsa + p·csa], so a transposed
+// or broadcast operand needs no copy (csa = 0 repeats one column). B and C
+// are row-major with leading dimensions ldb and ldc (ldb, ldc ≥ N).
+//
+// Summation order is fixed and the same for every implementation: each
+// C[i,j] starts from its old value (or +0), adds the rounded product
+// A[i,p]·B[p,j] for p = 0, 1, …, K-1 in turn, and adds bias[j] last. No
+// fused multiply-add is used, so the assembly kernels (AVX-512, AVX2) and
+// the pure-Go fallback produce identical bits.
+func Gemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F, m, n, k int, acc bool) {
+	checkGemm(len(c), ldc, len(a), rsa, csa, len(b), ldb, len(bias), bias != nil, m, n, k)
+	if m == 0 || n == 0 {
+		return
+	}
+	if c32, ok := any(c).([]float32); ok {
+		a32, b32 := any(a).([]float32), any(b).([]float32)
+		var bias32 []float32
+		if bias != nil {
+			bias32 = any(bias).([]float32)
+		}
+		gemm32(c32, ldc, a32, rsa, csa, b32, ldb, bias32, m, n, k, acc)
+		return
+	}
+	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
+}
+
+// gemmGeneric is Gemm on the sub-block rows [i0,i1) and columns [j0,j1)
+// of C, in the canonical summation order. It walks a row of C as a
+// sequence of axpy updates, which keeps every element's sum in increasing
+// p. Products are converted to F before they are added, which forbids the
+// compiler from fusing them into an FMA (Go spec, "Floating-point
+// operators").
+func gemmGeneric[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F, i0, i1, j0, j1, k int, acc bool) {
+	for i := i0; i < i1; i++ {
+		row := c[i*ldc+j0 : i*ldc+j1]
+		if !acc {
+			clear(row)
+		}
+		for p := range k {
+			ap := a[i*rsa+p*csa]
+			bp := b[p*ldb+j0 : p*ldb+j1]
+			for j, bv := range bp {
+				row[j] += F(ap * bv)
+			}
+		}
+		if bias != nil {
+			for j, bv := range bias[j0:j1] {
+				row[j] += bv
+			}
+		}
+	}
+}
+
+// checkGemm panics unless every element Gemm touches lies inside its
+// slice: shapes are the caller's invariant, so a mismatch is a bug.
+func checkGemm(lc, ldc, la, rsa, csa, lb, ldb, lbias int, hasBias bool, m, n, k int) {
+	bad := func(what string) {
+		panic(fmt.Sprintf("kernel: Gemm (M=%d N=%d K=%d): %s", m, n, k, what))
+	}
+	if m < 0 || n < 0 || k < 0 {
+		bad("negative size")
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if ldc < n || ldb < n {
+		bad("leading dimension smaller than N")
+	}
+	if rsa < 0 || csa < 0 {
+		bad("negative stride of A")
+	}
+	if lc < (m-1)*ldc+n {
+		bad("C too short")
+	}
+	if k > 0 {
+		if la <= (m-1)*rsa+(k-1)*csa {
+			bad("A too short")
+		}
+		if lb < (k-1)*ldb+n {
+			bad("B too short")
+		}
+	}
+	if hasBias && lbias < n {
+		bad("bias too short")
+	}
+}
+
+// impl is one float32 implementation of Gemm's core.
+type impl struct {
+	name string
+	gemm func(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool)
+}

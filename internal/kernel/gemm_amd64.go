@@ -1,0 +1,117 @@
+//go:build amd64 && !purego
+
+package kernel
+
+import "golang.org/x/sys/cpu"
+
+// The assembly kernels need AVX-512F (zmm, opmasks, embedded broadcast) or
+// AVX2; x/sys/cpu reports a feature only when the OS saves its registers.
+var (
+	hasAVX512 = cpu.X86.HasAVX512F
+	hasAVX2   = cpu.X86.HasAVX2
+)
+
+// impls lists the float32 implementations this machine can run, fastest
+// last, for tests and benchmarks.
+var impls = func() []impl {
+	l := []impl{{"generic", gemmGeneric32}}
+	if hasAVX2 {
+		l = append(l, impl{"avx2", gemmAVX2})
+	}
+	if hasAVX512 {
+		l = append(l, impl{"avx512", gemmAVX512})
+	}
+	return l
+}()
+
+// Impl names the Gemm implementation in use on this machine: "avx512",
+// "avx2" or "generic".
+func Impl() string { return impls[len(impls)-1].name }
+
+var gemm32 = impls[len(impls)-1].gemm
+
+func gemmGeneric32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
+	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
+}
+
+// Flags of the assembly micro-kernels.
+const (
+	flagAcc  = 1 // start from C instead of zero
+	flagBias = 2 // add bias after the sum
+)
+
+// gemm8x32AVX512 computes an 8-row, 32-column tile of C, of which the
+// columns set in masks (bit j for column j) are read and written; rows of
+// A start at a, a+rsa, … (strides in elements). k ≥ 1.
+//
+//go:noescape
+func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
+
+// gemm1x32AVX512 is gemm8x32AVX512 for one row.
+//
+//go:noescape
+func gemm1x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
+
+// gemm4x16AVX2 computes a full 4-row, 16-column tile of C. k ≥ 1.
+//
+//go:noescape
+func gemm4x16AVX2(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, flags int)
+
+func kernelFlags(bias []float32, acc bool) int {
+	f := 0
+	if acc {
+		f |= flagAcc
+	}
+	if bias != nil {
+		f |= flagBias
+	}
+	return f
+}
+
+// gemmAVX512 tiles C into 8x32 blocks (column tails masked, row tails one
+// row at a time). The column panel of B is the outer loop, so it stays in
+// L1 while the row tiles stream past.
+func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
+	if k == 0 {
+		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
+		return
+	}
+	flags := kernelFlags(bias, acc)
+	for j0 := 0; j0 < n; j0 += 32 {
+		nc := min(32, n-j0)
+		masks := uint32(uint64(1)<<nc - 1)
+		var bp *float32
+		if bias != nil {
+			bp = &bias[j0]
+		}
+		i := 0
+		for ; i+8 <= m; i += 8 {
+			gemm8x32AVX512(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)
+		}
+		for ; i < m; i++ {
+			gemm1x32AVX512(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)
+		}
+	}
+}
+
+// gemmAVX2 runs full 4x16 tiles in assembly and the ragged edges in Go;
+// both follow the canonical order, so the split does not change bits.
+func gemmAVX2(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
+	m4, n16 := m/4*4, n/16*16
+	if k == 0 || m4 == 0 || n16 == 0 {
+		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
+		return
+	}
+	flags := kernelFlags(bias, acc)
+	for j0 := 0; j0 < n16; j0 += 16 {
+		var bp *float32
+		if bias != nil {
+			bp = &bias[j0]
+		}
+		for i := 0; i < m4; i += 4 {
+			gemm4x16AVX2(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, flags)
+		}
+	}
+	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m4, n16, n, k, acc)
+	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, m4, m, 0, n, k, acc)
+}

@@ -1,0 +1,281 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Micro-kernels of Gemm. Each C element is one accumulator lane that
+// starts from C (flagAcc) or zero, adds the rounded product A[i,p]·B[p,j]
+// for p = 0…K-1 with a separate VMULPS and VADDPS (never an FMA, so the
+// bits match the pure-Go kernel), then adds bias (flagBias). On Zen 4 the
+// multiplies and adds issue to different pipes, so this costs little
+// against an FMA loop.
+
+// MULADD2 accumulates broadcast(*addr)·[Z16|Z17] into z0|z1, using t0, t1
+// as product temporaries.
+#define MULADD2(addr, z0, z1, t0, t1) \
+	VMULPS.BCST addr, Z16, t0; \
+	VMULPS.BCST addr, Z17, t1; \
+	VADDPS      t0, z0, z0;    \
+	VADDPS      t1, z1, z1
+
+// LOADC2 loads one C row (masked) into z0|z1 from ptr.
+#define LOADC2(ptr, z0, z1) \
+	VMOVUPS.Z (ptr), K1, z0; \
+	VMOVUPS.Z 64(ptr), K2, z1
+
+#define STOREC2(ptr, z0, z1) \
+	VMOVUPS z0, K1, (ptr); \
+	VMOVUPS z1, K2, 64(ptr)
+
+#define ADDBIAS2(z0, z1) \
+	VADDPS Z16, z0, z0; \
+	VADDPS Z17, z1, z1
+
+// func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
+TEXT ·gemm8x32AVX512(SB), NOSPLIT, $0-88
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), SI
+	MOVQ bias+24(FP), R8
+	MOVQ ldc+32(FP), R9
+	SHLQ $2, R9
+	MOVQ rsa+40(FP), BX
+	SHLQ $2, BX
+	MOVQ csa+48(FP), R10
+	SHLQ $2, R10
+	MOVQ ldb+56(FP), R11
+	SHLQ $2, R11
+	MOVQ k+64(FP), R12
+	MOVL masks+72(FP), R13
+	KMOVW R13, K1
+	SHRL $16, R13
+	KMOVW R13, K2
+	MOVQ flags+80(FP), R14
+
+	// CX = row 3 of A, DX = row 6.
+	LEAQ (AX)(BX*2), CX
+	ADDQ BX, CX
+	LEAQ (CX)(BX*2), DX
+	ADDQ BX, DX
+
+	TESTQ $1, R14
+	JZ    zero8
+	MOVQ  DI, R13
+	LOADC2(R13, Z0, Z1)
+	ADDQ  R9, R13
+	LOADC2(R13, Z2, Z3)
+	ADDQ  R9, R13
+	LOADC2(R13, Z4, Z5)
+	ADDQ  R9, R13
+	LOADC2(R13, Z6, Z7)
+	ADDQ  R9, R13
+	LOADC2(R13, Z8, Z9)
+	ADDQ  R9, R13
+	LOADC2(R13, Z10, Z11)
+	ADDQ  R9, R13
+	LOADC2(R13, Z12, Z13)
+	ADDQ  R9, R13
+	LOADC2(R13, Z14, Z15)
+	JMP   loop8
+
+zero8:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+
+loop8:
+	VMOVUPS.Z (SI), K1, Z16
+	VMOVUPS.Z 64(SI), K2, Z17
+	MULADD2((AX), Z0, Z1, Z18, Z19)
+	MULADD2((AX)(BX*1), Z2, Z3, Z20, Z21)
+	MULADD2((AX)(BX*2), Z4, Z5, Z22, Z23)
+	MULADD2((CX), Z6, Z7, Z24, Z25)
+	MULADD2((AX)(BX*4), Z8, Z9, Z26, Z27)
+	MULADD2((CX)(BX*2), Z10, Z11, Z28, Z29)
+	MULADD2((DX), Z12, Z13, Z30, Z31)
+	MULADD2((CX)(BX*4), Z14, Z15, Z18, Z19)
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R11, SI
+	DECQ R12
+	JNZ  loop8
+
+	TESTQ $2, R14
+	JZ    store8
+	VMOVUPS.Z (R8), K1, Z16
+	VMOVUPS.Z 64(R8), K2, Z17
+	ADDBIAS2(Z0, Z1)
+	ADDBIAS2(Z2, Z3)
+	ADDBIAS2(Z4, Z5)
+	ADDBIAS2(Z6, Z7)
+	ADDBIAS2(Z8, Z9)
+	ADDBIAS2(Z10, Z11)
+	ADDBIAS2(Z12, Z13)
+	ADDBIAS2(Z14, Z15)
+
+store8:
+	STOREC2(DI, Z0, Z1)
+	ADDQ R9, DI
+	STOREC2(DI, Z2, Z3)
+	ADDQ R9, DI
+	STOREC2(DI, Z4, Z5)
+	ADDQ R9, DI
+	STOREC2(DI, Z6, Z7)
+	ADDQ R9, DI
+	STOREC2(DI, Z8, Z9)
+	ADDQ R9, DI
+	STOREC2(DI, Z10, Z11)
+	ADDQ R9, DI
+	STOREC2(DI, Z12, Z13)
+	ADDQ R9, DI
+	STOREC2(DI, Z14, Z15)
+	VZEROUPPER
+	RET
+
+// func gemm1x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
+TEXT ·gemm1x32AVX512(SB), NOSPLIT, $0-88
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), SI
+	MOVQ bias+24(FP), R8
+	MOVQ csa+48(FP), R10
+	SHLQ $2, R10
+	MOVQ ldb+56(FP), R11
+	SHLQ $2, R11
+	MOVQ k+64(FP), R12
+	MOVL masks+72(FP), R13
+	KMOVW R13, K1
+	SHRL $16, R13
+	KMOVW R13, K2
+	MOVQ flags+80(FP), R14
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	TESTQ  $1, R14
+	JZ     loop1
+	LOADC2(DI, Z0, Z1)
+
+loop1:
+	VMOVUPS.Z (SI), K1, Z16
+	VMOVUPS.Z 64(SI), K2, Z17
+	MULADD2((AX), Z0, Z1, Z18, Z19)
+	ADDQ R10, AX
+	ADDQ R11, SI
+	DECQ R12
+	JNZ  loop1
+
+	TESTQ $2, R14
+	JZ    store1
+	VMOVUPS.Z (R8), K1, Z16
+	VMOVUPS.Z 64(R8), K2, Z17
+	ADDBIAS2(Z0, Z1)
+
+store1:
+	STOREC2(DI, Z0, Z1)
+	VZEROUPPER
+	RET
+
+// MULADDY accumulates broadcast(*addr)·[Y12|Y13] into y0|y1 (AVX2 has no
+// embedded broadcast, so Y14 holds it).
+#define MULADDY(addr, y0, y1, t0, t1) \
+	VBROADCASTSS addr, Y14; \
+	VMULPS       Y12, Y14, t0; \
+	VMULPS       Y13, Y14, t1; \
+	VADDPS       t0, y0, y0; \
+	VADDPS       t1, y1, y1
+
+// func gemm4x16AVX2(c, a, b, bias *float32, ldc, rsa, csa, ldb, k, flags int)
+TEXT ·gemm4x16AVX2(SB), NOSPLIT, $0-80
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), SI
+	MOVQ bias+24(FP), R8
+	MOVQ ldc+32(FP), R9
+	SHLQ $2, R9
+	MOVQ rsa+40(FP), BX
+	SHLQ $2, BX
+	MOVQ csa+48(FP), R10
+	SHLQ $2, R10
+	MOVQ ldb+56(FP), R11
+	SHLQ $2, R11
+	MOVQ k+64(FP), R12
+	MOVQ flags+72(FP), R14
+	LEAQ (AX)(BX*2), CX
+	ADDQ BX, CX
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ  $1, R14
+	JZ     loop4
+	MOVQ   DI, R13
+	VMOVUPS (R13), Y0
+	VMOVUPS 32(R13), Y1
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y2
+	VMOVUPS 32(R13), Y3
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y4
+	VMOVUPS 32(R13), Y5
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y6
+	VMOVUPS 32(R13), Y7
+
+loop4:
+	VMOVUPS (SI), Y12
+	VMOVUPS 32(SI), Y13
+	MULADDY((AX), Y0, Y1, Y8, Y9)
+	MULADDY((AX)(BX*1), Y2, Y3, Y10, Y11)
+	MULADDY((AX)(BX*2), Y4, Y5, Y8, Y9)
+	MULADDY((CX), Y6, Y7, Y10, Y11)
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R11, SI
+	DECQ R12
+	JNZ  loop4
+
+	TESTQ $2, R14
+	JZ    store4
+	VMOVUPS (R8), Y12
+	VMOVUPS 32(R8), Y13
+	VADDPS Y12, Y0, Y0
+	VADDPS Y13, Y1, Y1
+	VADDPS Y12, Y2, Y2
+	VADDPS Y13, Y3, Y3
+	VADDPS Y12, Y4, Y4
+	VADDPS Y13, Y5, Y5
+	VADDPS Y12, Y6, Y6
+	VADDPS Y13, Y7, Y7
+
+store4:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    R9, DI
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ    R9, DI
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ    R9, DI
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	VZEROUPPER
+	RET

@@ -1,0 +1,14 @@
+//go:build !amd64 || purego
+
+package kernel
+
+// Impl names the Gemm implementation in use: "generic" on this build.
+func Impl() string { return "generic" }
+
+// impls lists the float32 implementations this machine can run, for tests
+// and benchmarks.
+var impls = []impl{{"generic", gemm32}}
+
+func gemm32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
+	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
+}
