@@ -44,7 +44,7 @@ func (m *Model[F]) Backward(dx, dpred []F) {
 		clear(datty)
 		kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
 		clear(dqkv)
-		attentionBackward(dqkv, m.datt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
+		attentionBackward(dqkv, m.datt, m.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		clear(dln)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
 		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, bt, d)

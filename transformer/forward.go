@@ -58,7 +58,8 @@ type Model[F Float] struct {
 	dproj []F // (B,T,D)
 	dfc   []F // (B,T,4D)
 	dgelu []F // (B,T,4D)
-	datt  []F // (T)
+	datt  []F // (T,T) attention score gradients
+	kt    []F // (hs,T) packed Kᵀ or Vᵀ of one head
 	dgs   []F // (T) gate reverse-scan scratch
 	dpred []F // (B,T,H)
 }
@@ -87,7 +88,8 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 	}
 	m.resF, m.lnf, m.lnfM, m.lnfR, m.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
 	m.dres, m.dln, m.dqkv, m.datty, m.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
-	m.dfc, m.dgelu, m.datt, m.dgs, m.dpred = mk(bt*4*d), mk(bt*4*d), mk(t), mk(t), mk(bt*c.H)
+	m.dfc, m.dgelu, m.datt, m.dgs, m.dpred = mk(bt*4*d), mk(bt*4*d), mk(t*t), mk(t), mk(bt*c.H)
+	m.kt = mk(d / c.Heads * t)
 	return m, nil
 }
 
@@ -119,7 +121,7 @@ func (m *Model[F]) Forward(x []F, b int) []F {
 		a, w := &m.blocks[l], &p.Blocks[l]
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
 		kernel.Linear(a.qkv[:bt*3*d], a.ln1[:bt*d], w.QKVW, w.QKVB, bt, d, 3*d)
-		attentionForward(a.atty[:bt*d], a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
+		attentionForward(a.atty[:bt*d], a.att, m.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		kernel.Linear(a.proj[:bt*d], a.atty[:bt*d], w.ProjW, w.ProjB, bt, d, d)
 		gate.Forward(a.gated[:bt*d], a.gateState[:bt], a.proj[:bt*d], b, t, d, c.Gate)
 		res2 := a.res2[:bt*d]
