@@ -120,3 +120,21 @@ func missingKeys(t *testing.T, ref, got []byte) []string {
 	sort.Strings(missing)
 	return missing
 }
+
+// BenchmarkProtocolCI times the whole ci profile of the seeded protocol
+// (48 trials, their evaluations and the report) at GOMAXPROCS workers.
+func BenchmarkProtocolCI(b *testing.B) {
+	p := harness.CIProfile()
+	steps := 0
+	for _, c := range append(append([]harness.Cfg(nil), p.Baseline...), p.Idea...) {
+		steps += c.Epochs * ((p.Sequence.TrainWindows + p.Arch.Batch - 1) / p.Arch.Batch) * len(p.Seeds)
+	}
+	for b.Loop() {
+		if _, err := harness.Run(context.Background(), p, harness.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sec := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(sec, "s/protocol")
+	b.ReportMetric(float64(steps)/sec, "steps/s")
+}

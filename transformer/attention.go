@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ideabench/ideabench/internal/kernel"
+	"github.com/ideabench/ideabench/internal/vmath"
 )
 
 // attnTile is the row-block height of the causal products: a block of
@@ -123,8 +124,13 @@ func attentionBackward[F Float](dqkv, ds, vt, dout, att, qkv []F, b, t, d, nh in
 	}
 }
 
-// expInPlace replaces x[i] by exp(x[i]) (float64 for the gradient check).
+// expInPlace replaces x[i] by exp(x[i]): vmath.Exp for float32, math.Exp
+// for the float64 gradient check.
 func expInPlace[F Float](x []F) {
+	if x32, ok := any(x).([]float32); ok {
+		vmath.Exp(x32, x32)
+		return
+	}
 	for i, v := range x {
 		x[i] = F(math.Exp(float64(v)))
 	}

@@ -1,6 +1,10 @@
 package transformer
 
-import "math"
+import (
+	"math"
+
+	"github.com/ideabench/ideabench/internal/vmath"
+)
 
 // LayerNormEps is the ε added to the variance, as in PyTorch's default.
 const LayerNormEps = 1e-5
@@ -67,7 +71,14 @@ var geluScale = math.Sqrt(2 / math.Pi)
 // geluForward overwrites out with GELU(inp), tanh approximation:
 //
 //	gelu(x) = ½·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+//
+// float32 runs vmath.GELU (vectorized, the same bits on every CPU);
+// float64, the gradient check, runs the formula through math.Tanh.
 func geluForward[F Float](out, inp []F) {
+	if o32, ok := any(out).([]float32); ok {
+		vmath.GELU(o32[:len(inp)], any(inp).([]float32))
+		return
+	}
 	out = out[:len(inp)]
 	for i, v := range inp {
 		x := float64(v)
@@ -79,6 +90,10 @@ func geluForward[F Float](out, inp []F) {
 //
 //	gelu'(x) = ½(1+tanh u) + ½·x·(1-tanh² u)·√(2/π)·(1 + 3·0.044715·x²),  u = √(2/π)(x+0.044715x³)
 func geluBackward[F Float](dinp, inp, dout []F) {
+	if d32, ok := any(dinp).([]float32); ok {
+		vmath.GELUBackward(d32[:len(inp)], any(inp).([]float32), any(dout).([]float32)[:len(inp)])
+		return
+	}
 	dinp = dinp[:len(inp)]
 	dout = dout[:len(inp)]
 	for i, v := range inp {
