@@ -40,27 +40,7 @@ func attentionForward[F Float](out, att, kt, qkv []F, b, t, d, nh int) {
 				rows, cols := min(attnTile, t-i0), min(t, i0+attnTile)
 				kernel.Gemm(p[i0*t:], t, qkv[q+i0*ld:], ld, 1, kt, t, nil, rows, cols, hs, false)
 			}
-			for i := range t {
-				row := p[i*t : i*t+t]
-				mx := F(math.Inf(-1))
-				for j := range row[:i+1] {
-					row[j] *= scale
-					mx = max(mx, row[j])
-				}
-				for j := range row[:i+1] {
-					row[j] -= mx
-				}
-				expInPlace(row[:i+1])
-				var sum F
-				for _, e := range row[:i+1] {
-					sum += e
-				}
-				inv := 1 / sum
-				for j := range row[:i+1] {
-					row[j] *= inv
-				}
-				clear(row[i+1:])
-			}
+			softmaxCausal(p, scale, t)
 			o := out[bi*t*d+h*hs:]
 			for i0 := 0; i0 < t; i0 += attnTile {
 				rows, inner := min(attnTile, t-i0), min(t, i0+attnTile)
@@ -121,6 +101,42 @@ func attentionBackward[F Float](dqkv, ds, vt, dout, att, qkv []F, b, t, d, nh in
 				kernel.Gemm(dqkv[k+j0*ld:], ld, ds[j0*t+j0:], 1, t, qkv[q+j0*ld:], ld, nil, rows, hs, t-j0, true)
 			}
 		}
+	}
+}
+
+// softmaxCausal turns the raw scores p (T,T) into causal softmax rows in
+// place: row i becomes softmax_j≤i(scale·p[i,j]) and zero above the
+// diagonal. exp runs once over the whole block (the entries above the
+// diagonal are cleared first, so they are finite), which keeps every row
+// in whole vectors.
+func softmaxCausal[F Float](p []F, scale F, t int) {
+	for i := range t {
+		row := p[i*t : i*t+i+1]
+		mx := F(math.Inf(-1))
+		for j, v := range row {
+			v *= scale
+			row[j] = v
+			if v > mx {
+				mx = v
+			}
+		}
+		for j := range row {
+			row[j] -= mx
+		}
+		clear(p[i*t+i+1 : i*t+t])
+	}
+	expInPlace(p)
+	for i := range t {
+		row := p[i*t : i*t+i+1]
+		var sum F
+		for _, e := range row {
+			sum += e
+		}
+		inv := 1 / sum
+		for j := range row {
+			row[j] *= inv
+		}
+		clear(p[i*t+i+1 : i*t+t])
 	}
 }
 

@@ -12,55 +12,121 @@ const LayerNormEps = 1e-5
 // layerNormForward overwrites out (N,C), mean (N) and rstd (N) from inp (N,C):
 //
 //	μ = mean(x), σ² = mean((x-μ)²), r = 1/√(σ²+ε), out = (x-μ)·r·w + b
+//
+// Each row's sums run left to right over its C features. Rows are taken
+// four at a time so that four independent sums hide the latency of the
+// adds; a row's bits do not depend on its neighbours.
 func layerNormForward[F Float](out, mean, rstd, inp, w, b []F, n, c int) {
-	for i := range n {
-		x := inp[i*c : i*c+c]
-		var m F
-		for _, v := range x {
-			m += v
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		x0, x1, x2, x3 := inp[i*c:][:c], inp[(i+1)*c:][:c], inp[(i+2)*c:][:c], inp[(i+3)*c:][:c]
+		var s0, s1, s2, s3 F
+		for j, v := range x0 {
+			s0 += v
+			s1 += x1[j]
+			s2 += x2[j]
+			s3 += x3[j]
 		}
-		m /= F(c)
-		var vr F
+		m0, m1, m2, m3 := s0/F(c), s1/F(c), s2/F(c), s3/F(c)
+		var v0, v1, v2, v3 F
+		for j, v := range x0 {
+			d0, d1, d2, d3 := v-m0, x1[j]-m1, x2[j]-m2, x3[j]-m3
+			v0 += F(d0 * d0)
+			v1 += F(d1 * d1)
+			v2 += F(d2 * d2)
+			v3 += F(d3 * d3)
+		}
+		for k, st := range [4][2]F{{m0, v0}, {m1, v1}, {m2, v2}, {m3, v3}} {
+			lnApply(out[(i+k)*c:][:c], inp[(i+k)*c:][:c], w, b, st[0], st[1], &mean[i+k], &rstd[i+k])
+		}
+	}
+	for ; i < n; i++ {
+		x := inp[i*c : i*c+c]
+		var s F
+		for _, v := range x {
+			s += v
+		}
+		m := s / F(c)
+		var vs F
 		for _, v := range x {
 			d := v - m
-			vr += d * d
+			vs += F(d * d)
 		}
-		vr /= F(c)
-		r := F(1 / math.Sqrt(float64(vr)+LayerNormEps))
-		y := out[i*c : i*c+c]
-		for j, v := range x {
-			y[j] = (v-m)*r*w[j] + b[j]
-		}
-		mean[i], rstd[i] = m, r
+		lnApply(out[i*c:][:c], x, w, b, m, vs, &mean[i], &rstd[i])
 	}
+}
+
+// lnApply finishes one row of layerNormForward from its mean m and sum of
+// squared deviations vs: it stores μ and r and writes y = (x-μ)·r·w + b.
+func lnApply[F Float](y, x, w, b []F, m, vs F, mean, rstd *F) {
+	vr := vs / F(len(x))
+	r := F(1 / math.Sqrt(float64(vr)+LayerNormEps))
+	w, b = w[:len(x)], b[:len(x)]
+	for j, v := range x {
+		y[j] = F((v-m)*r*w[j]) + b[j]
+	}
+	*mean, *rstd = m, r
 }
 
 // layerNormBackward mirrors layerNormForward, accumulating into dinp (N,C),
 // dw (C) and db (C). With x̂ = (x-μ)·r and g = dout·w:
 //
 //	dinp += r·(g - mean(g) - x̂·mean(g·x̂)),  dw += dout·x̂,  db += dout
+//
+// The row means of g and g·x̂ are summed left to right, four rows at a
+// time as in the forward pass; dw and db accumulate row after row.
 func layerNormBackward[F Float](dinp, dw, db, dout, inp, mean, rstd, w []F, n, c int) {
-	for i := range n {
-		x := inp[i*c : i*c+c]
-		dy := dout[i*c : i*c+c]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		var gs, gx [4]F
+		gs[0], gx[0], gs[1], gx[1] = lnGradMeans2(inp[i*c:][:c], dout[i*c:][:c], inp[(i+1)*c:][:c], dout[(i+1)*c:][:c], w, mean[i:i+2], rstd[i:i+2])
+		gs[2], gx[2], gs[3], gx[3] = lnGradMeans2(inp[(i+2)*c:][:c], dout[(i+2)*c:][:c], inp[(i+3)*c:][:c], dout[(i+3)*c:][:c], w, mean[i+2:i+4], rstd[i+2:i+4])
+		for k := range 4 {
+			r := i + k
+			lnGradApply(dinp[r*c:][:c], dw, db, dout[r*c:][:c], inp[r*c:][:c], w, mean[r], rstd[r], gs[k], gx[k])
+		}
+	}
+	for ; i < n; i++ {
+		x, dy := inp[i*c:][:c], dout[i*c:][:c]
 		m, r := mean[i], rstd[i]
-		var gMean, gxMean F
+		var gs, gx F
 		for j, v := range x {
 			xh := (v - m) * r
 			g := dy[j] * w[j]
-			gMean += g
-			gxMean += g * xh
+			gs += g
+			gx += F(g * xh)
 		}
-		gMean /= F(c)
-		gxMean /= F(c)
-		dx := dinp[i*c : i*c+c]
-		for j, v := range x {
-			xh := (v - m) * r
-			g := dy[j] * w[j]
-			db[j] += dy[j]
-			dw[j] += dy[j] * xh
-			dx[j] += r * (g - gMean - xh*gxMean)
-		}
+		lnGradApply(dinp[i*c:][:c], dw, db, dy, x, w, m, r, gs/F(len(x)), gx/F(len(x)))
+	}
+}
+
+// lnGradMeans2 returns mean(g) and mean(g·x̂) of two rows at once (four
+// independent sums).
+func lnGradMeans2[F Float](x0, dy0, x1, dy1, w, mean, rstd []F) (gm0, gx0, gm1, gx1 F) {
+	m0, r0, m1, r1 := mean[0], rstd[0], mean[1], rstd[1]
+	w, dy0, x1, dy1 = w[:len(x0)], dy0[:len(x0)], x1[:len(x0)], dy1[:len(x0)]
+	var gs0, gs1, gxs0, gxs1 F
+	for j, v := range x0 {
+		xh0, xh1 := (v-m0)*r0, (x1[j]-m1)*r1
+		g0, g1 := dy0[j]*w[j], dy1[j]*w[j]
+		gs0 += g0
+		gs1 += g1
+		gxs0 += F(g0 * xh0)
+		gxs1 += F(g1 * xh1)
+	}
+	c := F(len(x0))
+	return gs0 / c, gxs0 / c, gs1 / c, gxs1 / c
+}
+
+// lnGradApply is the second pass of one row of layerNormBackward.
+func lnGradApply[F Float](dx, dw, db, dy, x, w []F, m, r, gMean, gxMean F) {
+	dw, db, dy, w = dw[:len(x)], db[:len(x)], dy[:len(x)], w[:len(x)]
+	for j, v := range x {
+		xh := (v - m) * r
+		g := dy[j] * w[j]
+		db[j] += dy[j]
+		dw[j] += F(dy[j] * xh)
+		dx[j] += F(r * (g - gMean - F(xh*gxMean)))
 	}
 }
 

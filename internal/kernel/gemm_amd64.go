@@ -47,6 +47,13 @@ const (
 //go:noescape
 func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
 
+// gemm8x16AVX512 is gemm8x32AVX512 for a tile of at most 16 columns
+// (masks bits 0…15): half the work per step for narrow products such as
+// one attention head (16 columns or fewer).
+//
+//go:noescape
+func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
+
 // gemm1x32AVX512 is gemm8x32AVX512 for one row.
 //
 //go:noescape
@@ -68,9 +75,10 @@ func kernelFlags(bias []float32, acc bool) int {
 	return f
 }
 
-// gemmAVX512 tiles C into 8x32 blocks (column tails masked, row tails one
-// row at a time). The column panel of B is the outer loop, so it stays in
-// L1 while the row tiles stream past.
+// gemmAVX512 tiles C into 8x32 blocks (8x16 when at most 16 columns are
+// left; column tails masked, row tails one row at a time). The column
+// panel of B is the outer loop, so it stays in L1 while the row tiles
+// stream past.
 func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
 	if k == 0 {
 		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
@@ -85,8 +93,12 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 			bp = &bias[j0]
 		}
 		i := 0
+		tile := gemm8x32AVX512
+		if nc <= 16 {
+			tile = gemm8x16AVX512
+		}
 		for ; i+8 <= m; i += 8 {
-			gemm8x32AVX512(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)
+			tile(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)
 		}
 		for ; i < m; i++ {
 			gemm1x32AVX512(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)

@@ -279,3 +279,107 @@ store4:
 	VMOVUPS Y7, 32(DI)
 	VZEROUPPER
 	RET
+
+// MULADD1 accumulates broadcast(*addr)·Z16 into z0, using t0 as temporary.
+#define MULADD1(addr, z0, t0) \
+	VMULPS.BCST addr, Z16, t0; \
+	VADDPS      t0, z0, z0
+
+// func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
+TEXT ·gemm8x16AVX512(SB), NOSPLIT, $0-88
+	MOVQ  c+0(FP), DI
+	MOVQ  a+8(FP), AX
+	MOVQ  b+16(FP), SI
+	MOVQ  bias+24(FP), R8
+	MOVQ  ldc+32(FP), R9
+	SHLQ  $2, R9
+	MOVQ  rsa+40(FP), BX
+	SHLQ  $2, BX
+	MOVQ  csa+48(FP), R10
+	SHLQ  $2, R10
+	MOVQ  ldb+56(FP), R11
+	SHLQ  $2, R11
+	MOVQ  k+64(FP), R12
+	MOVL  masks+72(FP), R13
+	KMOVW R13, K1
+	MOVQ  flags+80(FP), R14
+
+	LEAQ (AX)(BX*2), CX
+	ADDQ BX, CX
+	LEAQ (CX)(BX*2), DX
+	ADDQ BX, DX
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	TESTQ  $1, R14
+	JZ     loop816
+	MOVQ   DI, R13
+	VMOVUPS.Z (R13), K1, Z0
+	ADDQ   R9, R13
+	VMOVUPS.Z (R13), K1, Z1
+	ADDQ   R9, R13
+	VMOVUPS.Z (R13), K1, Z2
+	ADDQ   R9, R13
+	VMOVUPS.Z (R13), K1, Z3
+	ADDQ   R9, R13
+	VMOVUPS.Z (R13), K1, Z4
+	ADDQ   R9, R13
+	VMOVUPS.Z (R13), K1, Z5
+	ADDQ   R9, R13
+	VMOVUPS.Z (R13), K1, Z6
+	ADDQ   R9, R13
+	VMOVUPS.Z (R13), K1, Z7
+
+loop816:
+	VMOVUPS.Z (SI), K1, Z16
+	MULADD1((AX), Z0, Z18)
+	MULADD1((AX)(BX*1), Z1, Z19)
+	MULADD1((AX)(BX*2), Z2, Z20)
+	MULADD1((CX), Z3, Z21)
+	MULADD1((AX)(BX*4), Z4, Z22)
+	MULADD1((CX)(BX*2), Z5, Z23)
+	MULADD1((DX), Z6, Z24)
+	MULADD1((CX)(BX*4), Z7, Z25)
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R11, SI
+	DECQ R12
+	JNZ  loop816
+
+	TESTQ $2, R14
+	JZ    store816
+	VMOVUPS.Z (R8), K1, Z16
+	VADDPS Z16, Z0, Z0
+	VADDPS Z16, Z1, Z1
+	VADDPS Z16, Z2, Z2
+	VADDPS Z16, Z3, Z3
+	VADDPS Z16, Z4, Z4
+	VADDPS Z16, Z5, Z5
+	VADDPS Z16, Z6, Z6
+	VADDPS Z16, Z7, Z7
+
+store816:
+	VMOVUPS Z0, K1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Z1, K1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Z2, K1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Z3, K1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Z4, K1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Z5, K1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Z6, K1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Z7, K1, (DI)
+	VZEROUPPER
+	RET
