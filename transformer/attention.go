@@ -8,21 +8,27 @@ import (
 )
 
 // attnTile is the row-block height of the causal products: a block of
-// query rows [i0, i0+attnTile) needs keys 0…i0+attnTile-1 only, so tiles
-// wholly above the diagonal are never computed.
+// rows [r0, r0+attnTile) touches only the part of the other operand on
+// its side of the diagonal, so tiles wholly across it are never computed.
 const attnTile = 8
+
+// Attention keeps each head's probabilities transposed, key-major:
+// att[b,h,j,i] = P[i,j], the weight of key j in query i's output. Queries
+// are then the contiguous lanes of a row, so the causal softmax and its
+// backward pass vectorize across queries while every query's sums still
+// run over keys j = 0, 1, … in turn (vmath.CausalSoftmaxT).
 
 // attentionForward runs causal multi-head scaled dot-product attention.
 // From qkv (B,T,3D), laid out [q | k | v] with head h at columns h·hs…,
-// it overwrites att (B,NH,T,T) with the softmax probabilities (entries
-// above the diagonal are zero) and out (B,T,D); kt (hs·T) is scratch:
+// it overwrites att (B,NH,T,T) with the transposed softmax probabilities
+// (zero where j > i) and out (B,T,D); qt (hs·T) is scratch:
 //
-//	att[b,h,t,t2] = softmax_{t2≤t}(q_t·k_t2 / √hs),  out[b,t,h] = Σ_{t2≤t} att·v_t2
+//	P[i,j] = softmax_{j≤i}(q_i·k_j / √hs),  out[b,i,h] = Σ_{j≤i} P[i,j]·v_j
 //
-// Per (b,h) both products are Gemm calls on row blocks of attnTile: the
-// scores S = Q·Kᵀ (Kᵀ packed into kt) and out = P·V, each summed in
-// increasing order of its inner index.
-func attentionForward[F Float](out, att, kt, qkv []F, b, t, d, nh int) {
+// Per (b,h): Sᵀ = K·Qᵀ (Qᵀ packed into qt), the softmax, and out = P·V
+// with P read through Gemm's strides; every sum runs in increasing order
+// of its inner index.
+func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 	hs := d / nh
 	scale := F(1 / math.Sqrt(float64(hs)))
 	ld := 3 * d
@@ -30,35 +36,30 @@ func attentionForward[F Float](out, att, kt, qkv []F, b, t, d, nh int) {
 		base := bi * t * ld
 		for h := range nh {
 			q, k, v := base+h*hs, base+d+h*hs, base+2*d+h*hs
-			for j := range t {
-				for c, kv := range qkv[k+j*ld : k+j*ld+hs] {
-					kt[c*t+j] = kv
-				}
+			packT(qt, qkv[q:], t, hs, ld)
+			st := att[(bi*nh+h)*t*t:][:t*t]
+			for j0 := 0; j0 < t; j0 += attnTile {
+				rows := min(attnTile, t-j0)
+				kernel.Gemm(st[j0*t+j0:], t, qkv[k+j0*ld:], ld, 1, qt[j0:], t, nil, rows, t-j0, hs, false)
 			}
-			p := att[(bi*nh+h)*t*t:][:t*t]
-			for i0 := 0; i0 < t; i0 += attnTile {
-				rows, cols := min(attnTile, t-i0), min(t, i0+attnTile)
-				kernel.Gemm(p[i0*t:], t, qkv[q+i0*ld:], ld, 1, kt, t, nil, rows, cols, hs, false)
-			}
-			softmaxCausal(p, scale, t)
+			causalSoftmaxT(st, t, scale)
 			o := out[bi*t*d+h*hs:]
 			for i0 := 0; i0 < t; i0 += attnTile {
 				rows, inner := min(attnTile, t-i0), min(t, i0+attnTile)
-				kernel.Gemm(o[i0*d:], d, p[i0*t:], t, 1, qkv[v:], ld, nil, rows, hs, inner, false)
+				kernel.Gemm(o[i0*d:], d, st[i0:], 1, t, qkv[v:], ld, nil, rows, hs, inner, false)
 			}
 		}
 	}
 }
 
 // attentionBackward mirrors attentionForward, accumulating into dqkv
-// (B,T,3D) from dout (B,T,D); ds (T·T) and vt (hs·T) are scratch. With
+// (B,T,3D) from dout (B,T,D); ds (T·T) and dot (hs·T) are scratch. With
 // P the probabilities and G = dO·Vᵀ:
 //
 //	dV += Pᵀ·dO,  dS_ij = P_ij·(G_ij - Σ_k P_ik G_ik)/√hs,  dQ += dS·K,  dK += dSᵀ·Q
 //
-// The transposed products read P and dS through Gemm's strides; for key
-// rows [j0, j0+attnTile) only query rows i ≥ j0 contribute.
-func attentionBackward[F Float](dqkv, ds, vt, dout, att, qkv []F, b, t, d, nh int) {
+// G and dS are kept transposed like P (Gᵀ = V·dOᵀ, dOᵀ packed into dot).
+func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh int) {
 	hs := d / nh
 	scale := F(1 / math.Sqrt(float64(hs)))
 	ld := 3 * d
@@ -67,87 +68,85 @@ func attentionBackward[F Float](dqkv, ds, vt, dout, att, qkv []F, b, t, d, nh in
 		for h := range nh {
 			q, k, v := base+h*hs, base+d+h*hs, base+2*d+h*hs
 			do := dout[bi*t*d+h*hs:]
-			p := att[(bi*nh+h)*t*t:][:t*t]
-			for j := range t {
-				for c, vv := range qkv[v+j*ld : v+j*ld+hs] {
-					vt[c*t+j] = vv
-				}
-			}
+			st := att[(bi*nh+h)*t*t:][:t*t]
+			packT(dot, do, t, hs, d)
 			for j0 := 0; j0 < t; j0 += attnTile {
 				rows := min(attnTile, t-j0)
-				kernel.Gemm(dqkv[v+j0*ld:], ld, p[j0*t+j0:], 1, t, do[j0*d:], d, nil, rows, hs, t-j0, true)
+				// dV[j] += Σ_{i≥j0} P[i,j]·dO[i]
+				kernel.Gemm(dqkv[v+j0*ld:], ld, st[j0*t+j0:], t, 1, do[j0*d:], d, nil, rows, hs, t-j0, true)
+				// Gᵀ[j,i] = v_j·dO_i for i ≥ j0
+				kernel.Gemm(ds[j0*t+j0:], t, qkv[v+j0*ld:], ld, 1, dot[j0:], t, nil, rows, t-j0, hs, false)
 			}
-			for i0 := 0; i0 < t; i0 += attnTile {
-				rows, cols := min(attnTile, t-i0), min(t, i0+attnTile)
-				kernel.Gemm(ds[i0*t:], t, do[i0*d:], d, 1, vt, t, nil, rows, cols, hs, false)
-			}
-			for i := range t {
-				pr, g := p[i*t:i*t+i+1], ds[i*t:i*t+t]
-				var dot F
-				for j, pv := range pr {
-					dot += F(pv * g[j])
-				}
-				for j, pv := range pr {
-					g[j] = F(pv*(g[j]-dot)) * scale
-				}
-				clear(g[i+1:])
-			}
+			causalSoftmaxGradT(ds, st, t, scale)
 			for i0 := 0; i0 < t; i0 += attnTile {
 				rows, inner := min(attnTile, t-i0), min(t, i0+attnTile)
-				kernel.Gemm(dqkv[q+i0*ld:], ld, ds[i0*t:], t, 1, qkv[k:], ld, nil, rows, hs, inner, true)
+				// dQ[i] += Σ_{j≤i} dS[i,j]·k_j
+				kernel.Gemm(dqkv[q+i0*ld:], ld, ds[i0:], 1, t, qkv[k:], ld, nil, rows, hs, inner, true)
 			}
 			for j0 := 0; j0 < t; j0 += attnTile {
 				rows := min(attnTile, t-j0)
-				kernel.Gemm(dqkv[k+j0*ld:], ld, ds[j0*t+j0:], 1, t, qkv[q+j0*ld:], ld, nil, rows, hs, t-j0, true)
+				// dK[j] += Σ_{i≥j0} dS[i,j]·q_i
+				kernel.Gemm(dqkv[k+j0*ld:], ld, ds[j0*t+j0:], t, 1, qkv[q+j0*ld:], ld, nil, rows, hs, t-j0, true)
 			}
 		}
 	}
 }
 
-// softmaxCausal turns the raw scores p (T,T) into causal softmax rows in
-// place: row i becomes softmax_j≤i(scale·p[i,j]) and zero above the
-// diagonal. exp runs once over the whole block (the entries above the
-// diagonal are cleared first, so they are finite), which keeps every row
-// in whole vectors.
-func softmaxCausal[F Float](p []F, scale F, t int) {
+// packT writes the transpose of the (T,hs) matrix src (row stride ld)
+// into dst (hs,T).
+func packT[F Float](dst, src []F, t, hs, ld int) {
 	for i := range t {
-		row := p[i*t : i*t+i+1]
-		mx := F(math.Inf(-1))
-		for j, v := range row {
-			v *= scale
-			row[j] = v
-			if v > mx {
-				mx = v
-			}
+		for c, x := range src[i*ld : i*ld+hs] {
+			dst[c*t+i] = x
 		}
-		for j := range row {
-			row[j] -= mx
-		}
-		clear(p[i*t+i+1 : i*t+t])
-	}
-	expInPlace(p)
-	for i := range t {
-		row := p[i*t : i*t+i+1]
-		var sum F
-		for _, e := range row {
-			sum += e
-		}
-		inv := 1 / sum
-		for j := range row {
-			row[j] *= inv
-		}
-		clear(p[i*t+i+1 : i*t+t])
 	}
 }
 
-// expInPlace replaces x[i] by exp(x[i]): vmath.Exp for float32, math.Exp
-// for the float64 gradient check.
-func expInPlace[F Float](x []F) {
-	if x32, ok := any(x).([]float32); ok {
-		vmath.Exp(x32, x32)
+// causalSoftmaxT is vmath.CausalSoftmaxT for float32 and the same
+// definition through math.Exp for the float64 gradient check.
+func causalSoftmaxT[F Float](st []F, t int, scale F) {
+	if s32, ok := any(st).([]float32); ok {
+		vmath.CausalSoftmaxT(s32, t, float32(scale))
 		return
 	}
-	for i, v := range x {
-		x[i] = F(math.Exp(float64(v)))
+	for i := range t {
+		m := F(math.Inf(-1))
+		for j := 0; j <= i; j++ {
+			st[j*t+i] *= scale
+			m = max(m, st[j*t+i])
+		}
+		var s F
+		for j := 0; j <= i; j++ {
+			e := F(math.Exp(float64(st[j*t+i] - m)))
+			st[j*t+i] = e
+			s += e
+		}
+		for j := 0; j <= i; j++ {
+			st[j*t+i] /= s
+		}
+		for j := i + 1; j < t; j++ {
+			st[j*t+i] = 0
+		}
+	}
+}
+
+// causalSoftmaxGradT is vmath.CausalSoftmaxGradT for float32 and its
+// definition for float64.
+func causalSoftmaxGradT[F Float](ds, pt []F, t int, scale F) {
+	if d32, ok := any(ds).([]float32); ok {
+		vmath.CausalSoftmaxGradT(d32, any(pt).([]float32), t, float32(scale))
+		return
+	}
+	for i := range t {
+		var d F
+		for j := 0; j <= i; j++ {
+			d += pt[j*t+i] * ds[j*t+i]
+		}
+		for j := 0; j <= i; j++ {
+			ds[j*t+i] = pt[j*t+i] * (ds[j*t+i] - d) * scale
+		}
+		for j := i + 1; j < t; j++ {
+			ds[j*t+i] = 0
+		}
 	}
 }

@@ -25,7 +25,7 @@ func (m *Model[F]) Backward(dx, dpred []F) {
 	clear(dln)
 	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dpred, m.lnf[:bt*d], p.HeadW, bt, d, c.H)
 	clear(dres)
-	layerNormBackward(dres, g.LNFW, g.LNFB, dln, last, m.lnfM[:bt], m.lnfR[:bt], p.LNFW, bt, d)
+	layerNormBackward(dres, g.LNFW, g.LNFB, dln, last, m.lnfM[:bt], m.lnfR[:bt], p.LNFW, m.lnG[:bt], m.lnGX[:bt], bt, d)
 
 	for l := len(m.blocks) - 1; l >= 0; l-- {
 		a, w, gw := &m.blocks[l], &p.Blocks[l], &g.Blocks[l]
@@ -36,7 +36,7 @@ func (m *Model[F]) Backward(dx, dpred []F) {
 		geluBackward(dfc, a.fc1[:bt*4*d], dgelu)
 		clear(dln)
 		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
-		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, bt, d)
+		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, m.lnG[:bt], m.lnGX[:bt], bt, d)
 		// res2 = res + gate(proj(attn(ln1(res)))): dres is now d res2.
 		dproj, datty, dqkv := m.dproj[:bt*d], m.datty[:bt*d], m.dqkv[:bt*3*d]
 		clear(dproj)
@@ -47,7 +47,7 @@ func (m *Model[F]) Backward(dx, dpred []F) {
 		attentionBackward(dqkv, m.datt, m.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		clear(dln)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
-		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, bt, d)
+		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, m.lnG[:bt], m.lnGX[:bt], bt, d)
 	}
 	// emb = x·Wᵀ + b + pos: dres is now d emb.
 	for r := range bt {

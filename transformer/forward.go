@@ -61,6 +61,8 @@ type Model[F Float] struct {
 	datt  []F // (T,T) attention score gradients
 	kt    []F // (hs,T) packed Kᵀ or Vᵀ of one head
 	dgs   []F // (T) gate reverse-scan scratch
+	lnG   []F // (B,T) LayerNorm backward row means of g
+	lnGX  []F // (B,T) LayerNorm backward row means of g·x̂
 	dpred []F // (B,T,H)
 }
 
@@ -90,6 +92,7 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 	m.dres, m.dln, m.dqkv, m.datty, m.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
 	m.dfc, m.dgelu, m.datt, m.dgs, m.dpred = mk(bt*4*d), mk(bt*4*d), mk(t*t), mk(t), mk(bt*c.H)
 	m.kt = mk(d / c.Heads * t)
+	m.lnG, m.lnGX = mk(bt), mk(bt)
 	return m, nil
 }
 

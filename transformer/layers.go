@@ -15,7 +15,8 @@ const LayerNormEps = 1e-5
 //
 // Each row's sums run left to right over its C features. Rows are taken
 // four at a time so that four independent sums hide the latency of the
-// adds; a row's bits do not depend on its neighbours.
+// adds; a row's bits do not depend on its neighbours. The elementwise
+// pass is vmath.LayerNormApply for float32.
 func layerNormForward[F Float](out, mean, rstd, inp, w, b []F, n, c int) {
 	i := 0
 	for ; i+4 <= n; i += 4 {
@@ -36,9 +37,8 @@ func layerNormForward[F Float](out, mean, rstd, inp, w, b []F, n, c int) {
 			v2 += F(d2 * d2)
 			v3 += F(d3 * d3)
 		}
-		for k, st := range [4][2]F{{m0, v0}, {m1, v1}, {m2, v2}, {m3, v3}} {
-			lnApply(out[(i+k)*c:][:c], inp[(i+k)*c:][:c], w, b, st[0], st[1], &mean[i+k], &rstd[i+k])
-		}
+		mean[i], mean[i+1], mean[i+2], mean[i+3] = m0, m1, m2, m3
+		rstd[i], rstd[i+1], rstd[i+2], rstd[i+3] = lnRstd(v0, c), lnRstd(v1, c), lnRstd(v2, c), lnRstd(v3, c)
 	}
 	for ; i < n; i++ {
 		x := inp[i*c : i*c+c]
@@ -52,39 +52,41 @@ func layerNormForward[F Float](out, mean, rstd, inp, w, b []F, n, c int) {
 			d := v - m
 			vs += F(d * d)
 		}
-		lnApply(out[i*c:][:c], x, w, b, m, vs, &mean[i], &rstd[i])
+		mean[i], rstd[i] = m, lnRstd(vs, c)
+	}
+	if o32, ok := any(out).([]float32); ok {
+		vmath.LayerNormApply(o32[:n*c], any(inp).([]float32)[:n*c], any(w).([]float32), any(b).([]float32),
+			any(mean).([]float32)[:n], any(rstd).([]float32)[:n], n, c)
+		return
+	}
+	for i := range n {
+		m, r := mean[i], rstd[i]
+		y := out[i*c : i*c+c]
+		for j, v := range inp[i*c : i*c+c] {
+			y[j] = F(F((v-m)*r)*w[j]) + b[j]
+		}
 	}
 }
 
-// lnApply finishes one row of layerNormForward from its mean m and sum of
-// squared deviations vs: it stores μ and r and writes y = (x-μ)·r·w + b.
-func lnApply[F Float](y, x, w, b []F, m, vs F, mean, rstd *F) {
-	vr := vs / F(len(x))
-	r := F(1 / math.Sqrt(float64(vr)+LayerNormEps))
-	w, b = w[:len(x)], b[:len(x)]
-	for j, v := range x {
-		y[j] = F((v-m)*r*w[j]) + b[j]
-	}
-	*mean, *rstd = m, r
+// lnRstd is r = 1/√(σ²+ε) from the sum of squared deviations vs of C
+// features.
+func lnRstd[F Float](vs F, c int) F {
+	return F(1 / math.Sqrt(float64(vs/F(c))+LayerNormEps))
 }
 
 // layerNormBackward mirrors layerNormForward, accumulating into dinp (N,C),
-// dw (C) and db (C). With x̂ = (x-μ)·r and g = dout·w:
+// dw (C) and db (C); gm and gxm (N) are scratch. With x̂ = (x-μ)·r and
+// g = dout·w:
 //
 //	dinp += r·(g - mean(g) - x̂·mean(g·x̂)),  dw += dout·x̂,  db += dout
 //
-// The row means of g and g·x̂ are summed left to right, four rows at a
-// time as in the forward pass; dw and db accumulate row after row.
-func layerNormBackward[F Float](dinp, dw, db, dout, inp, mean, rstd, w []F, n, c int) {
+// The row means of g and g·x̂ are summed left to right, two rows at a time
+// as in the forward pass; the second pass (vmath.LayerNormGradApply for
+// float32) accumulates dw and db row after row.
+func layerNormBackward[F Float](dinp, dw, db, dout, inp, mean, rstd, w, gm, gxm []F, n, c int) {
 	i := 0
-	for ; i+4 <= n; i += 4 {
-		var gs, gx [4]F
-		gs[0], gx[0], gs[1], gx[1] = lnGradMeans2(inp[i*c:][:c], dout[i*c:][:c], inp[(i+1)*c:][:c], dout[(i+1)*c:][:c], w, mean[i:i+2], rstd[i:i+2])
-		gs[2], gx[2], gs[3], gx[3] = lnGradMeans2(inp[(i+2)*c:][:c], dout[(i+2)*c:][:c], inp[(i+3)*c:][:c], dout[(i+3)*c:][:c], w, mean[i+2:i+4], rstd[i+2:i+4])
-		for k := range 4 {
-			r := i + k
-			lnGradApply(dinp[r*c:][:c], dw, db, dout[r*c:][:c], inp[r*c:][:c], w, mean[r], rstd[r], gs[k], gx[k])
-		}
+	for ; i+2 <= n; i += 2 {
+		gm[i], gxm[i], gm[i+1], gxm[i+1] = lnGradMeans2(inp[i*c:][:c], dout[i*c:][:c], inp[(i+1)*c:][:c], dout[(i+1)*c:][:c], w, mean[i:i+2], rstd[i:i+2])
 	}
 	for ; i < n; i++ {
 		x, dy := inp[i*c:][:c], dout[i*c:][:c]
@@ -96,7 +98,24 @@ func layerNormBackward[F Float](dinp, dw, db, dout, inp, mean, rstd, w []F, n, c
 			gs += g
 			gx += F(g * xh)
 		}
-		lnGradApply(dinp[i*c:][:c], dw, db, dy, x, w, m, r, gs/F(len(x)), gx/F(len(x)))
+		gm[i], gxm[i] = gs/F(c), gx/F(c)
+	}
+	if d32, ok := any(dinp).([]float32); ok {
+		f := func(s []F, k int) []float32 { return any(s).([]float32)[:k] }
+		vmath.LayerNormGradApply(d32[:n*c], f(dw, c), f(db, c), f(dout, n*c), f(inp, n*c), f(w, c),
+			f(mean, n), f(rstd, n), f(gm, n), f(gxm, n), n, c)
+		return
+	}
+	for i := range n {
+		m, r := mean[i], rstd[i]
+		dx, dy, x := dinp[i*c:][:c], dout[i*c:][:c], inp[i*c:][:c]
+		for j, v := range x {
+			xh := (v - m) * r
+			g := dy[j] * w[j]
+			db[j] += dy[j]
+			dw[j] += F(dy[j] * xh)
+			dx[j] += F(r * (g - gm[i] - F(xh*gxm[i])))
+		}
 	}
 }
 
@@ -116,18 +135,6 @@ func lnGradMeans2[F Float](x0, dy0, x1, dy1, w, mean, rstd []F) (gm0, gx0, gm1, 
 	}
 	c := F(len(x0))
 	return gs0 / c, gxs0 / c, gs1 / c, gxs1 / c
-}
-
-// lnGradApply is the second pass of one row of layerNormBackward.
-func lnGradApply[F Float](dx, dw, db, dy, x, w []F, m, r, gMean, gxMean F) {
-	dw, db, dy, w = dw[:len(x)], db[:len(x)], dy[:len(x)], w[:len(x)]
-	for j, v := range x {
-		xh := (v - m) * r
-		g := dy[j] * w[j]
-		db[j] += dy[j]
-		dw[j] += F(dy[j] * xh)
-		dx[j] += F(r * (g - gMean - F(xh*gxMean)))
-	}
 }
 
 // geluScale is √(2/π) of the tanh approximation of GELU (Hendrycks and

@@ -177,6 +177,306 @@ loop:
 	VZEROUPPER
 	RET
 
+// The causal softmax kernels work on 16 query columns (lanes) at a time,
+// c0…c0+15, of a (T,T) block with row stride T: K1 masks the lanes < T,
+// K3 the lanes visible from row j (lane index > j−1). Rows j ≥ c0+16 see
+// no lane of the chunk and are only zeroed. Z13 holds the lane indices,
+// Z14 the broadcast j−1, Z15 ones, Z7 sixteens, Z8 T.
+
+// SOFTMAX_CHUNK_SETUP sets K1, R11 = min(T, c0+16) and SI = &st[0, c0].
+#define SOFTMAX_CHUNK_SETUP(BASE) \
+	VPCMPGTD Z13, Z8, K1; \
+	LEAQ     16(R10), R11; \
+	CMPQ     R11, R8; \
+	CMOVQGT  R8, R11; \
+	LEAQ     (BASE)(R10*4), SI
+
+// ROWMASK sets K3 = lanes visible from the current row and steps j.
+#define ROWMASK \
+	VPCMPGTD Z14, Z13, K3; \
+	KANDW    K1, K3, K3; \
+	VPADDD   Z15, Z14, Z14
+
+#define RESET_J \
+	VPBROADCASTD R12, Z14
+
+// func causalSoftmaxTAVX512(st *float32, t int, scale float32)
+TEXT ·causalSoftmaxTAVX512(SB), NOSPLIT, $0-20
+	MOVQ         st+0(FP), DI
+	MOVQ         t+8(FP), R8
+	VBROADCASTSS scale+16(FP), Z12
+	BROADCAST_CONSTS
+	MOVQ         R8, R9
+	SHLQ         $2, R9
+	VPBROADCASTD R8, Z8
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z15
+	MOVL         $16, AX
+	VPBROADCASTD AX, Z7
+	MOVL         $0xff800000, AX
+	VPBROADCASTD AX, Z9
+	MOVL         $-1, R12
+	VMOVDQU32    ·iota16(SB), Z13
+	XORQ         R10, R10
+
+chunk:
+	SOFTMAX_CHUNK_SETUP(DI)
+
+	// Pass 1: v = scale·st, stored back; running max over visible rows.
+	MOVQ    R11, CX
+	MOVQ    SI, DX
+	VMOVAPS Z9, Z10
+	RESET_J
+
+scalemax:
+	ROWMASK
+	VMOVUPS.Z (DX), K1, Z0
+	VMULPS    Z12, Z0, Z0
+	VMOVUPS   Z0, K1, (DX)
+	VMAXPS    Z10, Z0, K3, Z10
+	ADDQ      R9, DX
+	DECQ      CX
+	JNZ       scalemax
+
+	// Pass 2: e = exp(v − max), zero where not visible; sum over rows.
+	MOVQ   R11, CX
+	MOVQ   SI, DX
+	VPXORD Z11, Z11, Z11
+	RESET_J
+
+expsum:
+	ROWMASK
+	VMOVUPS.Z (DX), K1, Z0
+	VSUBPS    Z10, Z0, Z0
+	EXP(Z0, Z1, Z2, Z3)
+	VMOVAPS.Z Z3, K3, Z3
+	VADDPS    Z3, Z11, K3, Z11
+	VMOVUPS   Z3, K1, (DX)
+	ADDQ      R9, DX
+	DECQ      CX
+	JNZ       expsum
+
+	// Pass 3: scale by 1/sum.
+	VDIVPS Z11, K_ONE, Z4
+	MOVQ   R11, CX
+	MOVQ   SI, DX
+
+norm:
+	VMOVUPS.Z (DX), K1, Z0
+	VMULPS    Z4, Z0, Z0
+	VMOVUPS   Z0, K1, (DX)
+	ADDQ      R9, DX
+	DECQ      CX
+	JNZ       norm
+
+	// Rows no lane of the chunk sees: zero.
+	MOVQ   R8, CX
+	SUBQ   R11, CX
+	JZ     nextchunk
+	VPXORD Z0, Z0, Z0
+
+zerorows:
+	VMOVUPS Z0, K1, (DX)
+	ADDQ    R9, DX
+	DECQ    CX
+	JNZ     zerorows
+
+nextchunk:
+	VPADDD Z7, Z13, Z13
+	ADDQ   $16, R10
+	CMPQ   R10, R8
+	JLT    chunk
+	VZEROUPPER
+	RET
+
+// func causalSoftmaxGradTAVX512(ds, pt *float32, t int, scale float32)
+TEXT ·causalSoftmaxGradTAVX512(SB), NOSPLIT, $0-28
+	MOVQ         ds+0(FP), DI
+	MOVQ         pt+8(FP), BX
+	MOVQ         t+16(FP), R8
+	VBROADCASTSS scale+24(FP), Z12
+	MOVQ         R8, R9
+	SHLQ         $2, R9
+	VPBROADCASTD R8, Z8
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z15
+	MOVL         $16, AX
+	VPBROADCASTD AX, Z7
+	MOVL         $-1, R12
+	VMOVDQU32    ·iota16(SB), Z13
+	XORQ         R10, R10
+
+gchunk:
+	SOFTMAX_CHUNK_SETUP(DI)
+	LEAQ (BX)(R10*4), R13
+
+	// Pass 1: d = Σ P·G over visible rows.
+	MOVQ   R11, CX
+	MOVQ   SI, DX
+	MOVQ   R13, R14
+	VPXORD Z10, Z10, Z10
+	RESET_J
+
+gdot:
+	ROWMASK
+	VMOVUPS.Z (DX), K1, Z0
+	VMOVUPS.Z (R14), K1, Z1
+	VMULPS    Z0, Z1, Z2
+	VADDPS    Z2, Z10, K3, Z10
+	ADDQ      R9, DX
+	ADDQ      R9, R14
+	DECQ      CX
+	JNZ       gdot
+
+	// Pass 2: ds = (P·(G − d))·scale, zero where not visible.
+	MOVQ R11, CX
+	MOVQ SI, DX
+	MOVQ R13, R14
+	RESET_J
+
+gapply:
+	ROWMASK
+	VMOVUPS.Z (DX), K1, Z0
+	VMOVUPS.Z (R14), K1, Z1
+	VSUBPS    Z10, Z0, Z0
+	VMULPS    Z0, Z1, Z0
+	VMULPS    Z12, Z0, Z0
+	VMOVAPS.Z Z0, K3, Z0
+	VMOVUPS   Z0, K1, (DX)
+	ADDQ      R9, DX
+	ADDQ      R9, R14
+	DECQ      CX
+	JNZ       gapply
+
+	MOVQ   R8, CX
+	SUBQ   R11, CX
+	JZ     gnext
+	VPXORD Z0, Z0, Z0
+
+gzero:
+	VMOVUPS Z0, K1, (DX)
+	ADDQ    R9, DX
+	DECQ    CX
+	JNZ     gzero
+
+gnext:
+	VPADDD Z7, Z13, Z13
+	ADDQ   $16, R10
+	CMPQ   R10, R8
+	JLT    gchunk
+	VZEROUPPER
+	RET
+
+// WIDTHMASK sets K1 to the low CX bits (CX ≤ 16); clobbers AX.
+#define WIDTHMASK \
+	MOVL  $1, AX; \
+	SHLL  CX, AX; \
+	DECL  AX; \
+	KMOVW AX, K1
+
+// func layerNormApplyAVX512(y, x, w, b, mean, rstd *float32, n, c int)
+TEXT ·layerNormApplyAVX512(SB), NOSPLIT, $0-64
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ w+16(FP), R8
+	MOVQ b+24(FP), R9
+	MOVQ mean+32(FP), R10
+	MOVQ rstd+40(FP), R11
+	MOVQ n+48(FP), R12
+	MOVQ c+56(FP), R13
+
+lnrow:
+	VBROADCASTSS (R10), Z1
+	VBROADCASTSS (R11), Z2
+	XORQ         BX, BX
+	MOVQ         R13, DX
+
+lncol:
+	MOVQ      DX, CX
+	CMPQ      CX, $16
+	JLE       lnw
+	MOVQ      $16, CX
+
+lnw:
+	WIDTHMASK
+	VMOVUPS.Z (SI)(BX*1), K1, Z0
+	VSUBPS    Z1, Z0, Z0
+	VMULPS    Z2, Z0, Z0
+	VMOVUPS.Z (R8)(BX*1), K1, Z3
+	VMULPS    Z3, Z0, Z0
+	VMOVUPS.Z (R9)(BX*1), K1, Z3
+	VADDPS    Z3, Z0, Z0
+	VMOVUPS   Z0, K1, (DI)(BX*1)
+	ADDQ      $64, BX
+	SUBQ      CX, DX
+	JNZ       lncol
+
+	LEAQ (SI)(R13*4), SI
+	LEAQ (DI)(R13*4), DI
+	ADDQ $4, R10
+	ADDQ $4, R11
+	DECQ R12
+	JNZ  lnrow
+	VZEROUPPER
+	RET
+
+// func layerNormGradApplyAVX512(dx, dw, db, dy, x, w, mean, rstd, gm, gxm *float32, n, c, width int)
+TEXT ·layerNormGradApplyAVX512(SB), NOSPLIT, $0-104
+	MOVQ dx+0(FP), DI
+	MOVQ dw+8(FP), R8
+	MOVQ db+16(FP), R9
+	MOVQ dy+24(FP), DX
+	MOVQ x+32(FP), SI
+	MOVQ w+40(FP), R10
+	MOVQ mean+48(FP), R11
+	MOVQ rstd+56(FP), R12
+	MOVQ gm+64(FP), R13
+	MOVQ gxm+72(FP), R14
+	MOVQ c+88(FP), BX
+	SHLQ $2, BX
+	MOVQ width+96(FP), CX
+	WIDTHMASK
+	MOVQ n+80(FP), CX
+
+	VMOVUPS.Z (R8), K1, Z4
+	VMOVUPS.Z (R9), K1, Z5
+	VMOVUPS.Z (R10), K1, Z6
+
+lngrow:
+	VBROADCASTSS (R11), Z1
+	VBROADCASTSS (R12), Z2
+	VBROADCASTSS (R13), Z7
+	VBROADCASTSS (R14), Z8
+	VMOVUPS.Z    (SI), K1, Z0
+	VSUBPS       Z1, Z0, Z0
+	VMULPS       Z2, Z0, Z0
+	VMOVUPS.Z    (DX), K1, Z3
+	VMULPS       Z6, Z3, Z9
+	VADDPS       Z3, Z5, Z5
+	VMULPS       Z0, Z3, Z10
+	VADDPS       Z10, Z4, Z4
+	VSUBPS       Z7, Z9, Z9
+	VMULPS       Z8, Z0, Z11
+	VSUBPS       Z11, Z9, Z9
+	VMULPS       Z9, Z2, Z9
+	VMOVUPS.Z    (DI), K1, Z12
+	VADDPS       Z9, Z12, Z12
+	VMOVUPS      Z12, K1, (DI)
+	ADDQ         BX, DI
+	ADDQ         BX, DX
+	ADDQ         BX, SI
+	ADDQ         $4, R11
+	ADDQ         $4, R12
+	ADDQ         $4, R13
+	ADDQ         $4, R14
+	DECQ         CX
+	JNZ          lngrow
+
+	VMOVUPS Z4, K1, (R8)
+	VMOVUPS Z5, K1, (R9)
+	VZEROUPPER
+	RET
+
 // AVX2: the constants are memory operands, whole ymm rows of ·consts.
 #undef K_LO
 #undef K_HI

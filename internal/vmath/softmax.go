@@ -1,0 +1,93 @@
+package vmath
+
+import "math"
+
+// The causal softmax of one attention head, on scores stored transposed:
+// a (T,T) block st with st[j·T+i] the score of query i against key j, so
+// that the T queries are the lanes of a vector and the keys its rows. Key
+// j is visible to query i when j ≤ i.
+
+// CausalSoftmaxT overwrites st (T,T) with the causal softmax of each
+// column i over its rows j ≤ i, scaled by scale first:
+//
+//	st[j,i] = exp(v_j − max_k≤i v_k) / Σ_j'≤i exp(v_j' − max), v_j = scale·st[j,i]   (j ≤ i)
+//	st[j,i] = 0                                                                        (j > i)
+//
+// Per column the op sequence is fixed: v_j = scale·st[j,i] for j = 0…i;
+// the running maximum m = v_j if v_j > m, from −Inf; e_j = exp(v_j − m)
+// (Exp's sequence); the sum s = s + e_j from +0 in increasing j; inv =
+// 1/s; st[j,i] = e_j·inv. Columns are independent, so the AVX-512 kernel
+// runs 16 of them per vector with the same bits as the Go loop.
+func CausalSoftmaxT(st []float32, t int, scale float32) {
+	if len(st) != t*t {
+		panic("vmath: CausalSoftmaxT: len(st) != T·T")
+	}
+	bestSoftmax.fwd(st, t, scale)
+}
+
+// CausalSoftmaxGradT is the backward pass of CausalSoftmaxT. On entry ds
+// (T,T) holds G = ∂L/∂P in the same transposed layout (entries j > i are
+// ignored) and pt the probabilities CausalSoftmaxT produced; on return ds
+// holds the gradient of the scaled scores' input:
+//
+//	ds[j,i] = (P_ji·(G_ji − d_i))·scale,  d_i = Σ_j≤i P_ji·G_ji   (j ≤ i), 0 above
+//
+// with d_i summed from +0 in increasing j and each product rounded.
+func CausalSoftmaxGradT(ds, pt []float32, t int, scale float32) {
+	if len(ds) != t*t || len(pt) != t*t {
+		panic("vmath: CausalSoftmaxGradT: len(ds) or len(pt) != T·T")
+	}
+	bestSoftmax.bwd(ds, pt, t, scale)
+}
+
+// softmaxImpl is one implementation of the causal softmax pair.
+type softmaxImpl struct {
+	name string
+	fwd  func(st []float32, t int, scale float32)
+	bwd  func(ds, pt []float32, t int, scale float32)
+}
+
+var genericSoftmax = softmaxImpl{"generic", causalSoftmaxTGeneric, causalSoftmaxGradTGeneric}
+
+var bestSoftmax = softmaxImpls[len(softmaxImpls)-1]
+
+func causalSoftmaxTGeneric(st []float32, t int, scale float32) {
+	for i := range t {
+		m := float32(math.Inf(-1))
+		for j := 0; j <= i; j++ {
+			v := st[j*t+i] * scale
+			st[j*t+i] = v
+			if v > m {
+				m = v
+			}
+		}
+		var s float32
+		for j := 0; j <= i; j++ {
+			e := exp32(st[j*t+i] - m)
+			st[j*t+i] = e
+			s += e
+		}
+		inv := one / s
+		for j := 0; j <= i; j++ {
+			st[j*t+i] *= inv
+		}
+		for j := i + 1; j < t; j++ {
+			st[j*t+i] = 0
+		}
+	}
+}
+
+func causalSoftmaxGradTGeneric(ds, pt []float32, t int, scale float32) {
+	for i := range t {
+		var d float32
+		for j := 0; j <= i; j++ {
+			d += float32(pt[j*t+i] * ds[j*t+i])
+		}
+		for j := 0; j <= i; j++ {
+			ds[j*t+i] = float32(pt[j*t+i]*(ds[j*t+i]-d)) * scale
+		}
+		for j := i + 1; j < t; j++ {
+			ds[j*t+i] = 0
+		}
+	}
+}
