@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/gkampitakis/go-snaps v0.5.25
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/sys v0.50.0
 	gonum.org/v1/gonum v0.17.0
 )
@@ -23,7 +24,6 @@ require (
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da // indirect
 )
 
 tool golang.org/x/perf/cmd/benchstat
