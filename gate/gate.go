@@ -76,10 +76,10 @@ func Forward[F Float](y, s, a []F, B, T, C int, p Params) {
 			row := a[i*C : i*C+C] // (C)
 			var sum F
 			for _, x := range row {
-				sum += x * x
+				sum += F(x * x)
 			}
-			st := rho*prev + drive*(sum/c)
-			g := 1 / (1 + beta*st)
+			st := F(rho*prev) + F(drive*(sum/c))
+			g := 1 / (1 + F(beta*st))
 			for j, x := range row {
 				y[i*C+j] = g * x
 			}
@@ -129,25 +129,25 @@ func Backward[F Float](da, ds, dy, a, s []F, B, T, C int, p Params) {
 		// Local adjoint of each state.
 		for t := range T {
 			i := b*T + t
-			g := 1 / (1 + beta*s[i])
+			g := 1 / (1 + F(beta*s[i]))
 			var dg F
 			for j, d := range dy[i*C : i*C+C] {
-				dg += d * a[i*C+j]
+				dg += F(d * a[i*C+j])
 			}
 			scan[t] = -beta * g * g * dg
 		}
 		// Reverse scan, leaving du_t in place of ds_t.
 		var acc F
 		for t := T - 1; t >= 0; t-- {
-			acc = scan[t] + rho*acc
+			acc = scan[t] + F(rho*acc)
 			scan[t] = drive * acc
 		}
 		for t := range T {
 			i := b*T + t
-			g := 1 / (1 + beta*s[i])
+			g := 1 / (1 + F(beta*s[i]))
 			k := 2 * scan[t] / c
 			for j, d := range dy[i*C : i*C+C] {
-				da[i*C+j] += d*g + k*a[i*C+j]
+				da[i*C+j] += F(d*g) + F(k*a[i*C+j])
 			}
 		}
 	}

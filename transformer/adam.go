@@ -36,8 +36,10 @@ func (a *Adam[F]) Step(params, grads []F, lr float64) {
 	grads = grads[:len(m)]
 	params = params[:len(m)]
 	for i, g := range grads {
-		mi := b1*m[i] + (1-b1)*g
-		vi := b2*v[i] + (1-b2)*g*g
+		// Products are rounded before they are added (F(…)), so no compiler
+		// fuses them into an FMA and every GOARCH/GOAMD64 gets these bits.
+		mi := F(b1*m[i]) + F((1-b1)*g)
+		vi := F(b2*v[i]) + F(F((1-b2)*g)*g)
 		m[i], v[i] = mi, vi
 		params[i] -= lrF * (mi / c1) / (F(math.Sqrt(float64(vi/c2))) + eps)
 	}

@@ -126,8 +126,8 @@ func lnGradMeans2[F Float](x0, dy0, x1, dy1, w, mean, rstd []F) (gm0, gx0, gm1, 
 	w, dy0, x1, dy1 = w[:len(x0)], dy0[:len(x0)], x1[:len(x0)], dy1[:len(x0)]
 	var gs0, gs1, gxs0, gxs1 F
 	for j, v := range x0 {
-		xh0, xh1 := (v-m0)*r0, (x1[j]-m1)*r1
-		g0, g1 := dy0[j]*w[j], dy1[j]*w[j]
+		xh0, xh1 := F((v-m0)*r0), F((x1[j]-m1)*r1)
+		g0, g1 := F(dy0[j]*w[j]), F(dy1[j]*w[j])
 		gs0 += g0
 		gs1 += g1
 		gxs0 += F(g0 * xh0)

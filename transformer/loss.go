@@ -23,7 +23,7 @@ func MSELoss[F Float](dpred, pred, y []F, b, t, h int) float64 {
 			dp := dpred[(bi*t+ti)*h:][:h]
 			for k, v := range p {
 				e := float64(v) - float64(tgt[k])
-				sum += e * e
+				sum += float64(e * e)
 				dp[k] = F(2 * scale * e)
 			}
 		}
@@ -45,7 +45,7 @@ func LastPositionSSE[F Float](pred, y []F, b, t, h int) float64 {
 		tgt := y[bi*(t+h)+t:][:h]
 		for k, v := range p {
 			e := float64(v) - float64(tgt[k])
-			sum += e * e
+			sum += float64(e * e)
 		}
 	}
 	return sum
