@@ -54,6 +54,12 @@ func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uin
 //go:noescape
 func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
 
+// gemm8x8AVX computes a full 8-row, 8-column tile on ymm registers (the
+// AVX-512 path's kernel for exactly 8 columns left).
+//
+//go:noescape
+func gemm8x8AVX(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, flags int)
+
 // gemm1x32AVX512 is gemm8x32AVX512 for one row.
 //
 //go:noescape
@@ -76,7 +82,7 @@ func kernelFlags(bias []float32, acc bool) int {
 }
 
 // gemmAVX512 tiles C into 8x32 blocks (8x16 when at most 16 columns are
-// left; column tails masked, row tails one row at a time). The column
+// left, 8x8 on ymm when exactly 8; column tails masked, row tails one row at a time). The column
 // panel of B is the outer loop, so it stays in L1 while the row tiles
 // stream past.
 func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
@@ -96,6 +102,11 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 		tile := gemm8x32AVX512
 		if nc <= 16 {
 			tile = gemm8x16AVX512
+		}
+		if nc == 8 {
+			for ; i+8 <= m; i += 8 {
+				gemm8x8AVX(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, flags)
+			}
 		}
 		for ; i+8 <= m; i += 8 {
 			tile(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)

@@ -383,3 +383,112 @@ store816:
 	VMOVUPS Z7, K1, (DI)
 	VZEROUPPER
 	RET
+
+// MULADDY1 accumulates broadcast(*addr)·Y8 into y0 (Y9 the broadcast,
+// t0 the product).
+#define MULADDY1(addr, y0, t0) \
+	VBROADCASTSS addr, Y9; \
+	VMULPS       Y8, Y9, t0; \
+	VADDPS       t0, y0, y0
+
+// func gemm8x8AVX(c, a, b, bias *float32, ldc, rsa, csa, ldb, k, flags int)
+//
+// An 8-row, exactly-8-column tile on ymm registers. Zen 4 issues two ymm
+// multiplies and two ymm adds per cycle but only one of each on zmm, so a
+// head-sized product (8 columns) runs twice as fast here as in a masked
+// zmm tile. Same operation order as every other kernel.
+TEXT ·gemm8x8AVX(SB), NOSPLIT, $0-80
+	MOVQ c+0(FP), DI
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), SI
+	MOVQ bias+24(FP), R8
+	MOVQ ldc+32(FP), R9
+	SHLQ $2, R9
+	MOVQ rsa+40(FP), BX
+	SHLQ $2, BX
+	MOVQ csa+48(FP), R10
+	SHLQ $2, R10
+	MOVQ ldb+56(FP), R11
+	SHLQ $2, R11
+	MOVQ k+64(FP), R12
+	MOVQ flags+72(FP), R14
+
+	LEAQ (AX)(BX*2), CX
+	ADDQ BX, CX
+	LEAQ (CX)(BX*2), DX
+	ADDQ BX, DX
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	TESTQ  $1, R14
+	JZ     loop88
+	MOVQ   DI, R13
+	VMOVUPS (R13), Y0
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y1
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y2
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y3
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y4
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y5
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y6
+	ADDQ   R9, R13
+	VMOVUPS (R13), Y7
+
+loop88:
+	VMOVUPS (SI), Y8
+	MULADDY1((AX), Y0, Y10)
+	MULADDY1((AX)(BX*1), Y1, Y11)
+	MULADDY1((AX)(BX*2), Y2, Y12)
+	MULADDY1((CX), Y3, Y13)
+	MULADDY1((AX)(BX*4), Y4, Y14)
+	MULADDY1((CX)(BX*2), Y5, Y15)
+	MULADDY1((DX), Y6, Y10)
+	MULADDY1((CX)(BX*4), Y7, Y11)
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R11, SI
+	DECQ R12
+	JNZ  loop88
+
+	TESTQ $2, R14
+	JZ    store88
+	VMOVUPS (R8), Y8
+	VADDPS Y8, Y0, Y0
+	VADDPS Y8, Y1, Y1
+	VADDPS Y8, Y2, Y2
+	VADDPS Y8, Y3, Y3
+	VADDPS Y8, Y4, Y4
+	VADDPS Y8, Y5, Y5
+	VADDPS Y8, Y6, Y6
+	VADDPS Y8, Y7, Y7
+
+store88:
+	VMOVUPS Y0, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y2, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y3, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y4, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y5, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y6, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y7, (DI)
+	VZEROUPPER
+	RET

@@ -34,14 +34,15 @@ func Linear[F Float](out, inp, w, bias []F, n, in, outF int) {
 	Gemm(out, outF, inp, in, 1, wt, outF, bias, n, outF, in, false)
 }
 
-// LinearBackward is the mirror of Linear. Given dout (N,Out) it accumulates
+// LinearBackward is the mirror of Linear. Given dout (N,Out) it
+// overwrites the input gradient and accumulates the parameter gradients:
 //
-//	dinp[n,i] += Σ_o dout[n,o]·w[o,i]    (N,In), skipped when dinp is nil
+//	dinp[n,i]  = Σ_o dout[n,o]·w[o,i]    (N,In), skipped when dinp is nil
 //	dw[o,i]   += Σ_n dout[n,o]·inp[n,i]  (Out,In)
 //	dbias[o]  += Σ_n dout[n,o]           (Out), skipped when dbias is nil
 //
-// Each sum runs over its index in increasing order, starting from the old
-// value. All three are Gemm calls: dinp = dout·w, dw = doutᵀ·inp (A read
+// Each sum runs over its index in increasing order, starting from +0 for
+// dinp and from the old value for dw and dbias. All three are Gemm calls: dinp = dout·w, dw = doutᵀ·inp (A read
 // transposed through its strides) and dbias = 1ᵀ·dout (A a broadcast
 // one, so the products are exact and the sum is a plain left-to-right sum).
 func LinearBackward[F Float](dinp, dw, dbias, dout, inp, w []F, n, in, outF int) {
@@ -51,7 +52,7 @@ func LinearBackward[F Float](dinp, dw, dbias, dout, inp, w []F, n, in, outF int)
 	checkLen("LinearBackward: dw", dw, outF*in)
 	if dinp != nil {
 		checkLen("LinearBackward: dinp", dinp, n*in)
-		Gemm(dinp, in, dout, outF, 1, w, in, nil, n, in, outF, true)
+		Gemm(dinp, in, dout, outF, 1, w, in, nil, n, in, outF, false)
 	}
 	Gemm(dw, in, dout, 1, outF, inp, in, nil, outF, in, n, true)
 	if dbias != nil {
