@@ -30,18 +30,18 @@ func (m *Model[F]) Backward(dx, dpred []F) {
 		a, w, gw := &m.blocks[l], &p.Blocks[l], &g.Blocks[l]
 		// h_out = res2 + fc2(gelu(fc1(ln2(res2)))): dres is d h_out.
 		dgelu, dfc := m.dgelu[:bt*4*d], m.dfc[:bt*4*d]
-			kernel.LinearBackward(dgelu, gw.FC2W, gw.FC2B, dres, a.gelu[:bt*4*d], w.FC2W, bt, 4*d, d)
+		kernel.LinearBackward(dgelu, gw.FC2W, gw.FC2B, dres, a.gelu[:bt*4*d], w.FC2W, bt, 4*d, d)
 		geluBackward(dfc, a.fc1[:bt*4*d], dgelu)
-			kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
+		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
 		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, m.lnG[:bt], m.lnGX[:bt], bt, d)
 		// res2 = res + gate(proj(attn(ln1(res)))): dres is now d res2.
 		dproj, datty, dqkv := m.dproj[:bt*d], m.datty[:bt*d], m.dqkv[:bt*3*d]
 		clear(dproj)
 		gate.Backward(dproj, m.dgs, dres, a.proj[:bt*d], a.gateState[:bt], b, t, d, c.Gate)
-			kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
+		kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
 		clear(dqkv)
 		attentionBackward(dqkv, m.datt, m.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
-			kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
+		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
 		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, m.lnG[:bt], m.lnGX[:bt], bt, d)
 	}
 	// emb = x·Wᵀ + b + pos: dres is now d emb.
