@@ -8,32 +8,72 @@ import (
 	"github.com/ideabench/ideabench/gate"
 )
 
+var benchGates = []struct {
+	name string
+	p    gate.Params
+}{{"off", gate.Params{}}, {"on", gate.Params{Rho: 0.9, Beta: 0.5}}}
+
+// benchModel is the default model at batch 32 with initialized weights and
+// a sinusoid batch.
+func benchModel(b *testing.B, g gate.Params) (m *Model[float32], c Config, x, y []float32) {
+	c = DefaultConfig()
+	c.Gate = g
+	const batch = 32
+	m, err := New[float32](c, batch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Params.Init(rand.New(rand.NewPCG(1, 1)))
+	x, y = sineBatch(c, batch, 0, 0.1)
+	return m, c, x, y
+}
+
 // BenchmarkTrainStep times one training step (forward, loss, backward,
 // Adam) of the default model at batch 32, gate off and on.
 func BenchmarkTrainStep(b *testing.B) {
-	for _, g := range []struct {
-		name string
-		p    gate.Params
-	}{{"off", gate.Params{}}, {"on", gate.Params{Rho: 0.9, Beta: 0.5}}} {
+	for _, g := range benchGates {
 		b.Run(fmt.Sprintf("gate=%s", g.name), func(b *testing.B) {
-			c := DefaultConfig()
-			c.Gate = g.p
-			const batch = 32
-			m, err := New[float32](c, batch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := rand.New(rand.NewPCG(1, 1))
-			m.Params.Init(r)
+			m, c, x, y := benchModel(b, g.p)
 			opt := NewAdam[float32](c.NumParams())
-			x, y := sineBatch(c, batch, 0, 0.1)
 			b.ReportAllocs()
 			for b.Loop() {
-				m.TrainStep(opt, x, y, batch, 1e-3)
+				m.TrainStep(opt, x, y, m.MaxBatch, 1e-3)
 			}
 			perStep := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(perStep*1e3, "ms/step")
-			b.ReportMetric(c.FLOPsPerStep(batch)/perStep/1e9, "GFLOP/s")
+			b.ReportMetric(1/perStep, "steps/s")
+			b.ReportMetric(c.FLOPsPerStep(m.MaxBatch)/perStep/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkForward times the forward pass alone (the evaluation path),
+// and BenchmarkBackward the backward pass alone after one forward.
+func BenchmarkForward(b *testing.B) {
+	for _, g := range benchGates {
+		b.Run(fmt.Sprintf("gate=%s", g.name), func(b *testing.B) {
+			m, _, x, _ := benchModel(b, g.p)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Forward(x, m.MaxBatch)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*1e3, "ms/op")
+		})
+	}
+}
+
+func BenchmarkBackward(b *testing.B) {
+	for _, g := range benchGates {
+		b.Run(fmt.Sprintf("gate=%s", g.name), func(b *testing.B) {
+			m, c, x, y := benchModel(b, g.p)
+			pred := m.Forward(x, m.MaxBatch)
+			dpred := make([]float32, len(pred))
+			MSELoss(dpred, pred, y, m.MaxBatch, c.T, c.H)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Backward(nil, dpred)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*1e3, "ms/op")
 		})
 	}
 }

@@ -24,8 +24,8 @@ func Linear[F Float](out, inp, w, bias []F, n, in, outF int) {
 	if n == 0 || outF == 0 {
 		return
 	}
-	wt, release := scratch[F](in * outF)
-	defer release()
+	wt, entry := scratch[F](in * outF)
+	defer release(entry)
 	for o := range outF {
 		for i, v := range w[o*in : o*in+in] {
 			wt[i*outF+o] = v
@@ -89,18 +89,24 @@ func checkLen[F Float](what string, s []F, want int) {
 // pool32 recycles float32 scratch buffers across calls and goroutines.
 var pool32 = sync.Pool{New: func() any { return new([]float32) }}
 
-// scratch returns a buffer of length n and a func that gives it back.
-// float32 buffers come from a pool (the training path); other element
-// types are allocated (the float64 gradient check).
-func scratch[F Float](n int) ([]F, func()) {
+// scratch returns a buffer of length n and the pool entry to give back
+// with release (nil when there is none). float32 buffers come from a pool
+// (the training path); other element types are allocated (the float64
+// gradient check).
+func scratch[F Float](n int) ([]F, *[]float32) {
 	var zero F
 	if _, ok := any(zero).(float32); !ok {
-		return make([]F, n), func() {}
+		return make([]F, n), nil
 	}
 	p := pool32.Get().(*[]float32)
 	if cap(*p) < n {
 		*p = make([]float32, n)
 	}
-	buf := any((*p)[:n]).([]F)
-	return buf, func() { pool32.Put(p) }
+	return any((*p)[:n]).([]F), p
+}
+
+func release(p *[]float32) {
+	if p != nil {
+		pool32.Put(p)
+	}
 }
