@@ -10,7 +10,7 @@ import (
 // attnTile is the row-block height of the causal products: a block of
 // rows [r0, r0+attnTile) touches only the part of the other operand on
 // its side of the diagonal, so tiles wholly across it are never computed.
-const attnTile = 8
+const attnTile = 16
 
 // Attention keeps each head's probabilities transposed, key-major:
 // att[b,h,j,i] = P[i,j], the weight of key j in query i's output. Queries
@@ -95,10 +95,26 @@ func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh i
 // packT writes the transpose of the (T,hs) matrix src (row stride ld)
 // into dst (hs,T).
 func packT[F Float](dst, src []F, t, hs, ld int) {
+	if hs == 8 {
+		packT8(dst[:8*t], src, t, ld)
+		return
+	}
 	for i := range t {
 		for c, x := range src[i*ld : i*ld+hs] {
 			dst[c*t+i] = x
 		}
+	}
+}
+
+// packT8 is packT for 8-wide heads (the default model), with the eight
+// destination rows sliced once so the inner loop carries no bounds checks.
+func packT8[F Float](dst, src []F, t, ld int) {
+	d0, d1, d2, d3 := dst[0*t:1*t], dst[1*t:2*t], dst[2*t:3*t], dst[3*t:4*t]
+	d4, d5, d6, d7 := dst[4*t:5*t], dst[5*t:6*t], dst[6*t:7*t], dst[7*t:8*t]
+	for i := range d0 {
+		s := src[i*ld : i*ld+8 : i*ld+8]
+		d0[i], d1[i], d2[i], d3[i] = s[0], s[1], s[2], s[3]
+		d4[i], d5[i], d6[i], d7[i] = s[4], s[5], s[6], s[7]
 	}
 }
 

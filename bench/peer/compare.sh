@@ -28,4 +28,18 @@ done
 
 echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
 echo "# outputs: $out/go.txt $out/torch.txt"
-go tool benchstat "$out/go.txt" "$out/torch.txt"
+# One table per unit: the two files differ in goos/cpu/peer lines, which
+# benchstat would otherwise treat as separate configurations.
+go tool benchstat -table '' -ignore goos,goarch,cpu,peer "$out/go.txt" "$out/torch.txt"
+
+# Ratio of medians, torch ms/step over Go ms/step (how many times faster Go is).
+ratio() {
+	awk -v name="$1" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == "ms/step") print $i }' "$2" |
+		sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2 }'
+}
+for g in off on; do
+	name="BenchmarkTrainStep/gate=$g"
+	gm=$(ratio "$name" "$out/go.txt")
+	tm=$(ratio "$name" "$out/torch.txt")
+	awk -v g="$g" -v gm="$gm" -v tm="$tm" 'BEGIN { printf "gate=%s: Go %.3f ms/step, torch %.3f ms/step, Go is %.1fx faster (medians)\n", g, gm, tm, tm / gm }'
+done
