@@ -1,15 +1,25 @@
 // Package kernel holds the dense linear-algebra kernels of the transformer:
-// the fused linear layer y = x·Wᵀ + b and its backward pass.
+// Gemm, the strided matrix product every layer and attention head goes
+// through, and the linear layer y = x·Wᵀ + b with its backward pass built
+// on it.
 //
 // Layout follows PyTorch's nn.Linear: a weight of an In->Out layer is
-// stored row-major as (Out,In), so the forward pass is a sequence of
-// contiguous dot products and the backward pass a sequence of contiguous
-// axpy updates.
+// stored row-major as (Out,In). Linear packs Wᵀ into pooled scratch so the
+// product streams B row by row; LinearBackward reads dout transposed
+// through Gemm's strides for dW.
 //
 // Shape legend: N rows (batch·positions), In input features, Out output
-// features.
+// features; for Gemm, C is (M,N), A (M,K), B (K,N).
 //
-// Every kernel fixes its summation order (documented per function), so a
-// given input produces the same bits on every run, whatever the number of
-// goroutines the caller runs side by side.
+// Every output's sum has one order, the same in every implementation:
+// start from C (or +0), add the K products in increasing p, each rounded
+// to the element type before the add (no fused multiply-add), and the bias
+// last. The AVX-512 (8x32 zmm tiles, masked tails) and AVX2 (4x16 ymm)
+// assembly kernels vectorize across output columns, which keeps that
+// order, so they return the same bits as the pure-Go kernel (build tag
+// purego, or any CPU without them) and the same bits whatever the number
+// of goroutines the caller runs side by side. The tests check each
+// implementation against the pure-Go one bit for bit on random and edge
+// shapes; BenchmarkPeak measures the core's FP32 peak for BenchmarkMatMul's
+// percent-of-peak figures.
 package kernel
