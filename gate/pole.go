@@ -44,22 +44,25 @@ func FitPole(sPrev, s, u []float64) (pole, drive float64, err error) {
 	}
 	var pp, pu, uu, ps, us float64
 	for i, p := range sPrev {
-		pp += p * p
-		pu += p * u[i]
-		uu += u[i] * u[i]
-		ps += p * s[i]
-		us += u[i] * s[i]
+		// Each product rounded before its add (float64(·)), so no
+		// compiler fuses a multiply-add and the fit has the same bits on
+		// every CPU.
+		pp += float64(p * p)
+		pu += float64(p * u[i])
+		uu += float64(u[i] * u[i])
+		ps += float64(p * s[i])
+		us += float64(u[i] * s[i])
 	}
 	for _, v := range [...]float64{pp, pu, uu, ps, us} {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return 0, 0, errors.New("gate: FitPole: the data sums are not finite; check the states and drives for NaN or Inf")
 		}
 	}
-	det := pp*uu - pu*pu
+	det := float64(pp*uu) - float64(pu*pu)
 	if pp == 0 || uu == 0 || det <= singularTol*pp*uu {
 		return 0, 0, fmt.Errorf("%w (s_{t-1} and u_t are collinear or zero); include windows from their zero start or with a varying drive", ErrSingular)
 	}
-	pole = (ps*uu - us*pu) / det
-	drive = (pp*us - pu*ps) / det
+	pole = (float64(ps*uu) - float64(us*pu)) / det
+	drive = (float64(pp*us) - float64(pu*ps)) / det
 	return pole, drive, nil
 }

@@ -31,8 +31,44 @@ type Report struct {
 	// Additions.
 	ReferenceForecasters *Forecasters `json:"reference_forecasters,omitempty"`
 	Setup                *Setup       `json:"setup,omitempty"`
+	Diverged             *Divergence  `json:"diverged,omitempty"`
 	Run                  *RunInfo     `json:"run,omitempty"`
 }
+
+// Divergence lists the trials whose training loss became NaN or ±Inf and
+// how they were counted; absent when none did.
+type Divergence struct {
+	Trials         []DivergedTrial `json:"trials"`
+	ValSubstitute  float64         `json:"val_substitute"`  // worst finite val metric of all trials
+	TestSubstitute float64         `json:"test_substitute"` // worst finite test metric of all trials
+	Rule           string          `json:"rule"`
+}
+
+// DivergedTrial is one diverged trial.
+type DivergedTrial struct {
+	Arm  string `json:"arm"`
+	Cfg  int    `json:"cfg"` // index into the arm's grid
+	Seed uint64 `json:"seed"`
+	Step int    `json:"step"` // the training step whose loss was not finite
+}
+
+// divergedCounts is the number of diverged seeds of each of the arm's n
+// cfgs, read from the report (nil when nothing diverged).
+func (r *Report) divergedCounts(arm string, n int) []int {
+	if r.Diverged == nil {
+		return nil
+	}
+	c := make([]int, n)
+	for _, t := range r.Diverged.Trials {
+		if t.Arm == arm && t.Cfg >= 0 && t.Cfg < n {
+			c[t.Cfg]++
+		}
+	}
+	return c
+}
+
+// DivergenceRule is the report's statement of how diverged trials count.
+const DivergenceRule = "a diverged trial's val and test metrics are the worst finite value of that split over all trials; selection ranks cfgs by number of diverged seeds, then by mean val metric"
 
 // Summary is one cfg's per-seed test metrics ("full", "idea", "result").
 type Summary struct {
@@ -157,6 +193,10 @@ type RunInfo struct {
 	Workers     int     `json:"workers"`
 	GoVersion   string  `json:"go_version"`
 	Version     string  `json:"ideabench_version"`
+
+	TrialsReused int    `json:"trials_reused"` // read from the results directory
+	TrialsRun    int    `json:"trials_run"`    // trained by this process
+	Results      string `json:"results"`       // the results directory (merge: the directories, comma-separated)
 }
 
 // TrackRationale is the seed report's rationale for the sequence track.

@@ -2,8 +2,11 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/ideabench/ideabench/stats"
@@ -13,29 +16,61 @@ import (
 // Options control how a protocol runs; none of them changes a result bit.
 type Options struct {
 	Workers  int                   // trials run in parallel; 0 means GOMAXPROCS
-	Progress func(done, total int) // called after each finished trial; may be nil
+	Progress func(done, total int) // called after each finished trial (of this shard); may be nil
+
+	// Store, when set, is consulted before each trial: a valid record is
+	// reused, a missing or corrupt one is (re)computed and saved as soon
+	// as the trial finishes.
+	Store *Store
+	// Shard and Shards select the trials whose index in p.Trials() is
+	// congruent to Shard mod Shards; Shards 0 or 1 runs all of them. A
+	// sharded run needs a Store and returns no report (see Merge).
+	Shard, Shards int
+	// Warn receives notes worth a user's attention (a corrupt record being
+	// recomputed); may be nil.
+	Warn func(msg string)
 }
 
 // Outcome is a finished protocol: the report plus every trial's result.
 type Outcome struct {
-	Report  *Report
+	Report  *Report // nil for a sharded run
 	Trials  []Trial
-	Results []Result // aligned with Trials
+	Results []Result // aligned with Trials; zero for trials of other shards
 	Data    *track.Dataset
+
+	Reused   int // trials read from the store
+	Computed int // trials trained by this call
 }
+
+// ErrInterrupted marks a run stopped by its context; every trial that
+// finished before is in the store.
+var ErrInterrupted = errors.New("run interrupted")
 
 // Run executes the seeded protocol:
 //
 //  1. Build the track from its recorded data seed.
 //  2. Train every cfg of both arms on every seed (in parallel; each trial
-//     is single-threaded and fully determined by (protocol, cfg, seed)).
+//     is single-threaded and fully determined by (protocol, cfg, seed)),
+//     reusing the trials already in opt.Store.
 //  3. Pick each arm's best cfg by mean validation metric.
 //  4. Compare the chosen cfgs' per-seed test metrics seed by seed.
 //  5. Read the mechanism signature of the idea's best cfg on the first
 //     seed and run the math check.
+//
+// A trial whose loss becomes NaN or Inf is a result, not an error: it is
+// recorded as diverged (see Assemble). When ctx is cancelled no new trial
+// starts, the running ones finish and are saved, and Run returns an error
+// wrapping ErrInterrupted.
 func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
+	}
+	shards := max(opt.Shards, 1)
+	if opt.Shard < 0 || opt.Shard >= shards {
+		return nil, fmt.Errorf("harness: shard %d of %d: the index must be in [0, %d)", opt.Shard, shards, shards)
+	}
+	if shards > 1 && opt.Store == nil {
+		return nil, errors.New("harness: a sharded run needs a results directory to write into")
 	}
 	ds, err := track.Sequence(p.Sequence)
 	if err != nil {
@@ -43,6 +78,39 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	}
 	trials := p.Trials()
 	results := make([]Result, len(trials))
+	o := &Outcome{Trials: trials, Results: results, Data: ds}
+	if opt.Store != nil {
+		if err := opt.Store.WriteManifest(p, opt.Shard, shards); err != nil {
+			return nil, err
+		}
+	}
+	var todo []int
+	for i := range trials {
+		if i%shards != opt.Shard {
+			continue
+		}
+		if opt.Store != nil {
+			r, ok, err := opt.Store.Load(p.Key(trials[i]))
+			if err != nil {
+				if !errors.Is(err, ErrCorrupt) {
+					return nil, err
+				}
+				if opt.Warn != nil {
+					opt.Warn(err.Error() + "; recomputing it")
+				}
+			} else if ok {
+				results[i] = r
+				o.Reused++
+				continue
+			}
+		}
+		todo = append(todo, i)
+	}
+	total := o.Reused + len(todo)
+	if opt.Progress != nil && o.Reused > 0 {
+		opt.Progress(o.Reused, total)
+	}
+
 	errs := make([]error, len(trials))
 	workers := opt.Workers
 	if workers <= 0 {
@@ -51,22 +119,33 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	next := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	done := 0
-	for range min(workers, len(trials)) {
+	done := o.Reused
+	for range min(workers, len(todo)) {
 		wg.Go(func() {
 			for i := range next {
-				results[i], errs[i] = RunTrial(p, ds, p.cfg(trials[i]), trials[i].Seed)
+				t := trials[i]
+				r, err := RunTrial(p, ds, p.cfg(t), t.Seed)
+				if errors.Is(err, ErrDiverged) {
+					err = nil
+				}
+				if err == nil && opt.Store != nil {
+					err = opt.Store.Save(p.Key(t), r)
+				}
+				results[i], errs[i] = r, err
 				mu.Lock()
-				done++
+				if err == nil {
+					done++
+					o.Computed++
+				}
 				if opt.Progress != nil {
-					opt.Progress(done, len(trials))
+					opt.Progress(done, total)
 				}
 				mu.Unlock()
 			}
 		})
 	}
 feed:
-	for i := range trials {
+	for _, i := range todo {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -75,56 +154,108 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("harness: run interrupted after %d of %d trials: %w", done, len(trials), err)
-	}
 	for i, err := range errs {
 		if err != nil {
 			t := trials[i]
 			return nil, fmt.Errorf("harness: trial %s cfg %d seed %d: %w", t.Arm, t.Cfg, t.Seed, err)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return o, fmt.Errorf("harness: %w after %d of %d trials: %w", ErrInterrupted, done, total, err)
+	}
+	if shards > 1 {
+		return o, nil
+	}
 	r, err := Assemble(p, ds, trials, results)
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{Report: r, Trials: trials, Results: results, Data: ds}, nil
+	o.Report = r
+	return o, nil
 }
 
-// armTable returns, for one arm, the per-cfg per-seed val and test metrics.
-func armTable(trials []Trial, results []Result, arm string, ncfg int) (val, test [][]float64) {
-	val, test = make([][]float64, ncfg), make([][]float64, ncfg)
+// armTable returns, for one arm, the per-cfg per-seed val and test metrics
+// and the number of diverged seeds of each cfg.
+func armTable(trials []Trial, results []Result, arm string, ncfg int) (val, test [][]float64, diverged []int) {
+	val, test, diverged = make([][]float64, ncfg), make([][]float64, ncfg), make([]int, ncfg)
 	for i, t := range trials {
 		if t.Arm == arm {
 			val[t.Cfg] = append(val[t.Cfg], results[i].Val)
 			test[t.Cfg] = append(test[t.Cfg], results[i].Test)
+			if results[i].Diverged {
+				diverged[t.Cfg]++
+			}
 		}
 	}
-	return val, test
+	return val, test, diverged
 }
 
-// argBest is the index of the lowest mean; ties go to the earlier cfg.
-func argBest(means []float64) int {
+// argBest is the selection rule: the cfg with the fewest diverged seeds,
+// then the lowest mean; ties go to the earlier cfg. diverged may be nil
+// (no divergence).
+func argBest(means []float64, diverged []int) int {
+	nd := func(i int) int {
+		if diverged == nil {
+			return 0
+		}
+		return diverged[i]
+	}
 	best := 0
 	for i, m := range means {
-		if m < means[best] {
+		if nd(i) < nd(best) || nd(i) == nd(best) && m < means[best] {
 			best = i
 		}
 	}
 	return best
 }
 
+// substitute replaces the metrics of diverged trials (+Inf) by the
+// worst finite value of the same split over all trials, so that they
+// count as the worst result in every mean and in the paired comparison
+// while the report stays finite (JSON has no Inf). It returns the
+// substituted copies and the Divergence block, nil when nothing diverged.
+func substitute(trials []Trial, results []Result) ([]Result, *Divergence, error) {
+	div := &Divergence{Rule: DivergenceRule}
+	worstVal, worstTest := math.Inf(-1), math.Inf(-1)
+	for i, r := range results {
+		if r.Diverged {
+			t := trials[i]
+			div.Trials = append(div.Trials, DivergedTrial{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Step: r.DivergedStep})
+			continue
+		}
+		worstVal, worstTest = max(worstVal, r.Val), max(worstTest, r.Test)
+	}
+	if len(div.Trials) == 0 {
+		return results, nil, nil
+	}
+	if len(div.Trials) == len(results) {
+		return nil, nil, errors.New("harness: every trial diverged (loss NaN or Inf); lower the learning rates")
+	}
+	div.ValSubstitute, div.TestSubstitute = worstVal, worstTest
+	out := slices.Clone(results)
+	for i := range out {
+		if out[i].Diverged {
+			out[i].Val, out[i].Test = worstVal, worstTest
+		}
+	}
+	return out, div, nil
+}
+
 // Assemble builds the report from finished trials (aligned with
 // p.Trials()).
 func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (*Report, error) {
 	dir := stats.LowerIsBetter
+	results, div, err := substitute(trials, results)
+	if err != nil {
+		return nil, err
+	}
 	r := &Report{
 		BenchVersion: BenchVersion, Track: p.Track, Model: p.Model,
 		MetricDirection: dir.String(), NSeeds: len(p.Seeds),
-		Setup: &Setup{Protocol: p},
+		Setup: &Setup{Protocol: p}, Diverged: div,
 	}
-	bVal, bTest := armTable(trials, results, "baseline", len(p.Baseline))
-	iVal, iTest := armTable(trials, results, "idea", len(p.Idea))
+	bVal, bTest, bDiv := armTable(trials, results, "baseline", len(p.Baseline))
+	iVal, iTest, iDiv := armTable(trials, results, "idea", len(p.Idea))
 
 	var bMeans []float64
 	for i, c := range p.Baseline {
@@ -133,7 +264,7 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 		r.Baseline.Sweep = append(r.Baseline.Sweep, SweepRow{Cfg: c, Mean: t.Mean, Val: &v, PerSeed: t.PerSeed})
 		bMeans = append(bMeans, v.Mean)
 	}
-	bBest := argBest(bMeans)
+	bBest := argBest(bMeans, bDiv)
 	r.Baseline.BestCfg = p.Baseline[bBest]
 	r.Baseline.Full = summary(stats.Summarize(bTest[bBest]))
 
@@ -144,7 +275,7 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 			IdeaRow{Cfg: c, Result: summary(stats.Summarize(iTest[i])), Val: &v})
 		iMeans = append(iMeans, v.Mean)
 	}
-	iBest := argBest(iMeans)
+	iBest := argBest(iMeans, iDiv)
 	r.Idea = r.MechanismSignature.IdeaSweep[iBest].Result
 	r.MechanismSignature.ObservedBestCfg = p.Idea[iBest]
 	r.MechanismSignature.TrackRationale = TrackRationale
@@ -162,6 +293,11 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	}
 	for _, w := range cmp.Warnings {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, w.Error())
+	}
+	if div != nil {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
+			"%d trial(s) diverged (see diverged); each counts as the worst finite metric of its split (val %.6g, test %.6g)",
+			len(div.Trials), div.ValSubstitute, div.TestSubstitute))
 	}
 
 	// Mechanism signature: idea best cfg, first seed.

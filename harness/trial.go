@@ -78,10 +78,36 @@ func RunTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error)
 		sig = newSigAccum(mc.Layers)
 	}
 	res.Test = evaluate(m, &ds.Test, x, y, sig)
+	if !finite(res.Val) || !finite(res.Test) {
+		// The loss stayed finite but the trained model's forecasts are
+		// not: as diverged, at the last step.
+		res.Diverged, res.DivergedStep = true, step
+		res.Val, res.Test = math.Inf(1), math.Inf(1)
+		return res, ErrDiverged
+	}
 	if sig != nil {
 		res.Signature = sig.finish(c.Gate())
+		if !res.Signature.finite() {
+			// A degenerate pole fit (constant states): no signature
+			// rather than a NaN, so the mechanism reads unconfirmed.
+			res.Signature = nil
+		}
 	}
 	return res, nil
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// finite reports whether every number of s is finite.
+func (s *Signature) finite() bool {
+	for _, l := range s.Layers {
+		for _, x := range []float64{l.InitialGain, l.FinalGain, l.MeanState, l.PredictedSteadyGain, l.FittedStatePole, l.FittedDrive} {
+			if !finite(x) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // gather copies the windows idx of s into x (B,T,C) and y (B,T+H) as float32.
@@ -180,15 +206,17 @@ func (a *sigAccum) add(m *transformer.Model[float32], b int) {
 	for l := range a.g0 {
 		st, in := m.GateState(l), m.GateInput(l)
 		for bi := range b {
-			a.g0[l] += 1 / (1 + c.Gate.Beta*float64(st[bi*t]))
-			a.gT[l] += 1 / (1 + c.Gate.Beta*float64(st[bi*t+t-1]))
+			// Products rounded before adds (float64(·)): no fused
+			// multiply-add, the same bits on every CPU.
+			a.g0[l] += 1 / (1 + float64(c.Gate.Beta*float64(st[bi*t])))
+			a.gT[l] += 1 / (1 + float64(c.Gate.Beta*float64(st[bi*t+t-1])))
 			a.sT[l] += float64(st[bi*t+t-1])
 			prev := 0.0
 			for ti := range t {
 				row := in[(bi*t+ti)*d : (bi*t+ti+1)*d]
 				var u float64
 				for _, v := range row {
-					u += float64(v) * float64(v)
+					u += float64(float64(v) * float64(v))
 				}
 				cur := float64(st[bi*t+ti])
 				a.sPrev[l] = append(a.sPrev[l], prev)

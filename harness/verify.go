@@ -81,7 +81,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 		bKey = append(bKey, key)
 	}
 	if len(bKey) > 0 {
-		best := argBest(bKey)
+		best := argBest(bKey, r.divergedCounts("baseline", len(bKey)))
 		v.cfgEq("baseline.best_cfg", r.Baseline.BestCfg, r.Baseline.Sweep[best].Cfg)
 		v.floatEq("baseline.full.mean", r.Baseline.Full.Mean, r.Baseline.Sweep[best].Mean)
 		if ps := r.Baseline.Sweep[best].PerSeed; ps != nil {
@@ -98,7 +98,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 		iKey = append(iKey, key)
 	}
 	if len(iKey) > 0 {
-		best := argBest(iKey)
+		best := argBest(iKey, r.divergedCounts("idea", len(iKey)))
 		row := r.MechanismSignature.IdeaSweep[best]
 		v.cfgEq("mechanism_signature.observed_best_cfg", r.MechanismSignature.ObservedBestCfg, row.Cfg)
 		v.floatEq("idea.mean", r.Idea.Mean, row.Result.Mean)

@@ -51,7 +51,7 @@ func mean(x []float64) float64 {
 func sumSquaredDev(x []float64, m float64) float64 {
 	var ss float64
 	for _, v := range x {
-		ss += (v - m) * (v - m)
+		ss += float64((v - m) * (v - m))
 	}
 	return ss
 }

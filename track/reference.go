@@ -24,7 +24,7 @@ func LastPositionMSE(pred []float64, s *Split) float64 {
 		_, y := s.Window(n)
 		for h, v := range y[s.T:] {
 			d := pred[n*s.H+h] - v
-			sum += d * d
+			sum += float64(d * d)
 		}
 	}
 	return sum / float64(s.N*s.H)
@@ -113,7 +113,7 @@ func (l *Linear) Predict(dst, x []float64) {
 	for h := range l.H {
 		v := l.B[h]
 		for j, w := range l.W[h*tc : (h+1)*tc] {
-			v += w * x[j]
+			v += float64(w * x[j])
 		}
 		dst[h] = v
 	}

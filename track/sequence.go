@@ -112,7 +112,7 @@ type sequenceParts struct {
 func (p sequenceParts) signal(t int) float64 {
 	var s float64
 	for k, a := range p.amp {
-		s += a * math.Sin(2*math.Pi*float64(t)/p.period[k]+p.phase[k])
+		s += float64(a * math.Sin(2*math.Pi*float64(t)/p.period[k]+p.phase[k]))
 	}
 	return s
 }
@@ -190,7 +190,7 @@ func Sequence(c SequenceConfig) (*Dataset, error) {
 func arNoiseFloor(phi, sigma float64, h int) float64 {
 	var sum float64
 	for k := 1; k <= h; k++ {
-		sum += sigma * sigma * (1 - math.Pow(phi, 2*float64(k))) / (1 - phi*phi)
+		sum += sigma * sigma * (1 - math.Pow(phi, 2*float64(k))) / (1 - float64(phi*phi))
 	}
 	return sum / float64(h)
 }

@@ -111,7 +111,7 @@ func newDataset(name string, series []float64, c, target, t, h, nTrain, nVal, nT
 		var ss float64
 		for i := range lTrain {
 			d := series[i*c+ch] - mean
-			ss += d * d
+			ss += float64(d * d)
 		}
 		std := math.Sqrt(ss / float64(lTrain))
 		if !(std > 0) || math.IsInf(std, 0) {

@@ -1,8 +1,12 @@
 // Command ideabench runs the seeded protocol and checks reports.
 //
-//	ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--workers N]
+//	ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--results DIR] [--workers N] [--shard I/N]
+//	ideabench merge [--out FILE] DIR...
 //	ideabench verify REPORT.json
 //	ideabench version
+//
+// Exit status: 0 success, 1 failure, 2 bad command line or config, 130
+// interrupted (finished trials are saved; rerun the same command).
 package main
 
 import (
@@ -16,6 +20,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -28,19 +34,29 @@ var errUsage = errors.New("usage")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, restore the default handling so that a
+		// second one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ideabench:", err)
-		if errors.Is(err, errUsage) {
+		switch {
+		case errors.Is(err, errUsage):
 			os.Exit(2)
+		case errors.Is(err, harness.ErrInterrupted):
+			os.Exit(130)
 		}
 		os.Exit(1)
 	}
 }
 
 const usage = `usage:
-  ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--workers N]
+  ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--results DIR] [--workers N] [--shard I/N]
+  ideabench merge [--out FILE] DIR...
   ideabench verify REPORT.json
   ideabench version`
 
@@ -51,6 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "merge":
+		return cmdMerge(args[1:], stdout, stderr)
 	case "verify":
 		return cmdVerify(args[1:], stdout, stderr)
 	case "version":
@@ -73,10 +91,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	config := fs.String("config", "", "JSON protocol file, applied over the profile")
 	profile := fs.String("profile", "full", "starting protocol: full (the reference protocol) or ci (small data)")
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
+	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
+	shard := fs.String("shard", "", "I/N: run only the trials whose index is I mod N, into --results, without a report (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: run takes no arguments (got %q)\n%s", errUsage, fs.Args(), usage)
 	}
 	p, err := harness.Profile(*profile)
 	if err != nil {
@@ -92,24 +115,116 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *workers < 1 {
 		return fmt.Errorf("%w: --workers = %d must be >= 1", errUsage, *workers)
 	}
-	// Fail before training if the report cannot be written.
-	if err := checkWritable(*out); err != nil {
+	si, sn, err := parseShard(*shard, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	dir := *results
+	if dir == "" {
+		dir = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".trials"
+	}
+	// Fail before training if the report or the trials cannot be written.
+	if sn == 1 {
+		if err := checkWritable(*out); err != nil {
+			return err
+		}
+	}
+	store, err := harness.OpenStore(dir)
+	if err != nil {
 		return err
 	}
 	start := time.Now()
 	bar := &progress{w: stderr, start: start, quiet: *quiet}
-	o, err := harness.Run(ctx, p, harness.Options{Workers: *workers, Progress: bar.update})
+	o, err := harness.Run(ctx, p, harness.Options{
+		Workers: *workers, Progress: bar.update, Store: store, Shard: si, Shards: sn,
+		Warn: func(msg string) { bar.warn(msg) },
+	})
 	bar.finish()
+	if errors.Is(err, harness.ErrInterrupted) {
+		fmt.Fprintf(stderr, "interrupted: %d trials saved in %s (%d reused, %d new); rerun the same command to resume\n",
+			o.Reused+o.Computed, dir, o.Reused, o.Computed)
+	}
 	if err != nil {
 		return err
 	}
-	o.Report.Run = &harness.RunInfo{WallSeconds: time.Since(start).Seconds(), Workers: *workers, GoVersion: runtime.Version(), Version: version()}
-	if err := o.Report.WriteFile(*out); err != nil {
+	if sn > 1 {
+		fmt.Fprintf(stdout, "shard %d/%d: %d trials in %s (%d reused, %d new, %.1fs); when every shard is done: ideabench merge --out REPORT.json %s\n",
+			si, sn, o.Reused+o.Computed, dir, o.Reused, o.Computed, time.Since(start).Seconds(), dir)
+		return nil
+	}
+	return writeReport(stdout, o, *out, harness.RunInfo{
+		WallSeconds: time.Since(start).Seconds(), Workers: *workers, GoVersion: runtime.Version(), Version: version(),
+		TrialsReused: o.Reused, TrialsRun: o.Computed, Results: dir,
+	})
+}
+
+func writeReport(stdout io.Writer, o *harness.Outcome, out string, info harness.RunInfo) error {
+	o.Report.Run = &info
+	if err := o.Report.WriteFile(out); err != nil {
 		return err
 	}
 	printSummary(stdout, o.Report)
-	fmt.Fprintf(stdout, "\nreport: %s (%.1fs, %d workers)\n", *out, o.Report.Run.WallSeconds, *workers)
+	fmt.Fprintf(stdout, "\nreport: %s (%.1fs, %d workers, %d trials reused, %d run)\n", out, info.WallSeconds, info.Workers, info.TrialsReused, info.TrialsRun)
 	return nil
+}
+
+// Environment of a Kubernetes Indexed Job: the pod's index is set by
+// Kubernetes, the number of shards by the Job spec (see deploy/k8s).
+const (
+	envIndex  = "JOB_COMPLETION_INDEX"
+	envShards = "IDEABENCH_SHARDS"
+)
+
+// parseShard reads --shard I/N, or else the Indexed Job variables; 0/1
+// when neither is set.
+func parseShard(flagVal string, getenv func(string) string) (i, n int, err error) {
+	src := "--shard " + flagVal
+	if flagVal == "" {
+		idx, tot := getenv(envIndex), getenv(envShards)
+		switch {
+		case idx == "" && tot == "":
+			return 0, 1, nil
+		case tot == "":
+			return 0, 0, fmt.Errorf("$%s = %q is set but $%s is not: set it to the Job's completions (the number of shards)", envIndex, idx, envShards)
+		case idx == "":
+			return 0, 0, fmt.Errorf("$%s = %q is set but $%s is not: set both, or pass --shard I/N", envShards, tot, envIndex)
+		}
+		flagVal, src = idx+"/"+tot, fmt.Sprintf("$%s/$%s = %s/%s", envIndex, envShards, idx, tot)
+	}
+	a, b, ok := strings.Cut(flagVal, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("%s: want I/N with integers, such as 0/4", src)
+	}
+	if n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("%s: need N >= 1 and 0 <= I < N", src)
+	}
+	return i, n, nil
+}
+
+func cmdMerge(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("%w: merge takes one or more results directories\n%s", errUsage, usage)
+	}
+	if err := checkWritable(*out); err != nil {
+		return err
+	}
+	start := time.Now()
+	o, err := harness.Merge(fs.Args())
+	if err != nil {
+		return err
+	}
+	return writeReport(stdout, o, *out, harness.RunInfo{
+		WallSeconds: time.Since(start).Seconds(), GoVersion: runtime.Version(), Version: version(),
+		TrialsReused: len(o.Trials), Results: strings.Join(fs.Args(), ","),
+	})
 }
 
 func checkWritable(path string) error {
@@ -124,18 +239,32 @@ func checkWritable(path string) error {
 
 // progress draws "trials done/total, ETA" on one stderr line.
 type progress struct {
-	w     io.Writer
-	start time.Time
-	quiet bool
-	drawn bool
+	w       io.Writer
+	start   time.Time
+	quiet   bool
+	drawn   bool
+	started bool
+	first   int // trials already done at the first update (reused)
 }
 
 func (p *progress) update(done, total int) {
+	if !p.started {
+		p.started, p.first = true, done
+		if done > 0 {
+			p.first = done
+			p.start = time.Now()
+		} else {
+			p.first = 0
+		}
+	}
 	if p.quiet {
 		return
 	}
 	el := time.Since(p.start)
-	eta := time.Duration(float64(el) / float64(done) * float64(total-done))
+	eta := time.Duration(0)
+	if n := done - p.first; n > 0 {
+		eta = time.Duration(float64(el) / float64(n) * float64(total-done))
+	}
 	const width = 30
 	n := width * done / total
 	bar := make([]byte, width)
@@ -147,6 +276,15 @@ func (p *progress) update(done, total int) {
 	}
 	fmt.Fprintf(p.w, "\r[%s] %d/%d trials  %s elapsed  ETA %s ", bar, done, total, el.Round(time.Second), eta.Round(time.Second))
 	p.drawn = true
+}
+
+// warn prints msg on its own line, above the bar.
+func (p *progress) warn(msg string) {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+		p.drawn = false
+	}
+	fmt.Fprintln(p.w, "warning:", msg)
 }
 
 func (p *progress) finish() {

@@ -1,0 +1,343 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ideabench/ideabench/track"
+	"github.com/stretchr/testify/require"
+)
+
+// TestTrialIDPinned: the content address of a trial key is part of the
+// store's format; changing the key's encoding orphans every stored trial.
+func TestTrialIDPinned(t *testing.T) {
+	p := DefaultProtocol()
+	k := p.Key(p.Trials()[0])
+	k.TrainingVersion = "pinned"
+	require.Equal(t, "5b6e203f7c43821df71076bd099ca87b", k.ID())
+}
+
+// trainingPins maps TrainingVersion to the SHA-256 of one tiny trial's
+// stored result. A change of the training path that moves bits fails here
+// until TrainingVersion is changed and its pin added, so that no stored
+// trial of the old path is reused as if it were new.
+var trainingPins = map[string]string{
+	"train-2026-12-03": "450f1d2efe078ced2e60156ffe347ad4ce72363ada53e9fc4985694a3f4208d8",
+}
+
+func TestTrainingVersionPinned(t *testing.T) {
+	p := tinyProtocol()
+	tr := Trial{Arm: "idea", Cfg: 1, Seed: 2}
+	ds := mustSequence(t, p)
+	r, err := RunTrial(p, ds, p.cfg(tr), tr.Seed)
+	require.NoError(t, err)
+	data, err := encodeRecord(p.Key(tr), r)
+	require.NoError(t, err)
+	var rec record
+	require.NoError(t, json.Unmarshal(data, &rec))
+	want, ok := trainingPins[TrainingVersion]
+	require.True(t, ok, "no pin for TrainingVersion %q", TrainingVersion)
+	require.Equal(t, want, rec.SHA256,
+		"the training path's bits moved: set TrainingVersion in store.go to a new name and pin %s for it", rec.SHA256)
+}
+
+func TestStoreRoundTrip(t *testing.T) {
+	p := tinyProtocol()
+	ds := mustSequence(t, p)
+	s, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	tr := Trial{Arm: "idea", Cfg: 0, Seed: 1}
+	r, err := RunTrial(p, ds, p.cfg(tr), tr.Seed)
+	require.NoError(t, err)
+	require.NotNil(t, r.Signature)
+	k := p.Key(tr)
+	_, ok, err := s.Load(k)
+	require.NoError(t, err)
+	require.False(t, ok, "empty store")
+	require.NoError(t, s.Save(k, r))
+	got, ok, err := s.Load(k)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, r, got, "stored floats round-trip exactly")
+
+	d := Result{EpochLoss: []float64{0.5}, Diverged: true, DivergedStep: 7, Val: math.Inf(1), Test: math.Inf(1)}
+	k2 := p.Key(Trial{Arm: "baseline", Cfg: 1, Seed: 0})
+	require.NoError(t, s.Save(k2, d))
+	got, ok, err = s.Load(k2)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, d, got, "a diverged trial stores null metrics and loads +Inf")
+
+	require.ErrorContains(t, s.Save(k2, Result{Val: math.NaN()}), "NaN or Inf")
+}
+
+func TestStoreCorrupt(t *testing.T) {
+	p := tinyProtocol()
+	k := p.Key(Trial{Arm: "baseline", Cfg: 0, Seed: 0})
+	other := p.Key(Trial{Arm: "baseline", Cfg: 0, Seed: 1})
+	good, err := encodeRecord(k, Result{Val: 0.25, Test: 0.5, EpochLoss: []float64{1, 0.75}})
+	require.NoError(t, err)
+	otherRec, err := encodeRecord(other, Result{Val: 0.25, Test: 0.5})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"truncated", good[:len(good)/2], "truncated"},
+		{"empty", nil, "truncated"},
+		{"edited_value", []byte(strings.Replace(string(good), `"val":0.25`, `"val":0.24`, 1)), "checksum mismatch"},
+		{"edited_checksum", []byte(strings.Replace(string(good), `"sha256":"`, `"sha256":"0`, 1)), "checksum mismatch"},
+		{"other_trial", otherRec, "holds trial"},
+		{"not_json", []byte("\x00\x01garbage"), "truncated or not JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := OpenStore(t.TempDir())
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(s.path(k.ID()), tc.data, 0o644))
+			_, ok, err := s.Load(k)
+			require.False(t, ok)
+			require.ErrorIs(t, err, ErrCorrupt)
+			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, err, k.ID()+".json", "names the file")
+		})
+	}
+}
+
+func TestOpenStoreUnwritable(t *testing.T) {
+	if os.Getuid() == 0 {
+		// root writes through permission bits; a file in the way still fails.
+		f := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(f, nil, 0o644))
+		_, err := OpenStore(filepath.Join(f, "results"))
+		require.ErrorContains(t, err, "results directory")
+		return
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o500))
+	_, err := OpenStore(filepath.Join(dir, "results"))
+	require.ErrorContains(t, err, "results directory")
+}
+
+func marshal(t *testing.T, o *Outcome) string {
+	t.Helper()
+	b, err := o.Report.Marshal()
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestResume: a run stopped after some trials and rerun on the same store
+// gives the same report, bit for bit, training only the missing trials; a
+// corrupt record is reported and recomputed.
+func TestResume(t *testing.T) {
+	p := tinyProtocol()
+	ref, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	want := marshal(t, ref)
+	n := len(p.Trials())
+
+	s, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	o, err := Run(ctx, p, Options{Workers: 1, Store: s, Progress: func(done, _ int) {
+		if done == 5 {
+			cancel()
+		}
+	}})
+	require.ErrorIs(t, err, ErrInterrupted)
+	require.Equal(t, 5, o.Computed)
+
+	o, err = Run(context.Background(), p, Options{Workers: 2, Store: s})
+	require.NoError(t, err)
+	require.Equal(t, 5, o.Reused)
+	require.Equal(t, n-5, o.Computed)
+	require.Equal(t, want, marshal(t, o))
+
+	// Corrupt one record: it is named, recomputed and rewritten.
+	k := p.Key(p.Trials()[3])
+	path := s.path(k.ID())
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, raw[:len(raw)-9], 0o644))
+	var warned []string
+	o, err = Run(context.Background(), p, Options{Store: s, Warn: func(m string) { warned = append(warned, m) }})
+	require.NoError(t, err)
+	require.Equal(t, n-1, o.Reused)
+	require.Equal(t, 1, o.Computed)
+	require.Len(t, warned, 1)
+	require.Contains(t, warned[0], k.ID())
+	require.Contains(t, warned[0], "recomputing")
+	require.Equal(t, want, marshal(t, o))
+	fixed, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, raw, fixed, "the recomputed record has the same bytes")
+}
+
+// TestShardMerge: shards into separate directories, or into one shared
+// directory, merge into the single-process report; merge refuses
+// missing, conflicting, foreign-protocol and foreign-version results.
+func TestShardMerge(t *testing.T) {
+	p := tinyProtocol()
+	ref, err := Run(context.Background(), p, Options{})
+	require.NoError(t, err)
+	want := marshal(t, ref)
+
+	const n = 3
+	shared := t.TempDir()
+	var dirs []string
+	for i := range n {
+		dir := t.TempDir()
+		dirs = append(dirs, dir)
+		for _, d := range []string{dir, shared} {
+			s, err := OpenStore(d)
+			require.NoError(t, err)
+			o, err := Run(context.Background(), p, Options{Store: s, Shard: i, Shards: n})
+			require.NoError(t, err)
+			require.Nil(t, o.Report, "a shard writes no report")
+			require.Equal(t, len(p.Trials())/n, o.Reused+o.Computed)
+		}
+	}
+	for name, ds := range map[string][]string{"separate": dirs, "shared": {shared}} {
+		t.Run(name, func(t *testing.T) {
+			o, err := Merge(ds)
+			require.NoError(t, err)
+			require.Equal(t, want, marshal(t, o))
+		})
+	}
+
+	t.Run("missing", func(t *testing.T) {
+		_, err := Merge(dirs[:2])
+		require.ErrorContains(t, err, "trials missing")
+		require.ErrorContains(t, err, "--shard 2/3")
+	})
+	t.Run("conflict", func(t *testing.T) {
+		c := copyDir(t, dirs[0])
+		tr := p.Trials()[0]
+		r := ref.Results[0]
+		r.Test += 1e-9
+		s := &Store{Dir: c}
+		require.NoError(t, s.Save(p.Key(tr), r))
+		_, err := Merge(append([]string{c}, dirs...))
+		require.ErrorContains(t, err, "different results")
+	})
+	t.Run("other_protocol", func(t *testing.T) {
+		q := p
+		q.Alpha = 0.1
+		s, err := OpenStore(t.TempDir())
+		require.NoError(t, err)
+		_, err = Run(context.Background(), q, Options{Store: s, Shard: 0, Shards: n})
+		require.NoError(t, err)
+		_, err = Merge([]string{dirs[1], dirs[2], s.Dir})
+		require.ErrorContains(t, err, "merge only shards of one protocol")
+	})
+	t.Run("other_version", func(t *testing.T) {
+		c := copyDir(t, dirs[0])
+		path := filepath.Join(c, manifestName(0, n))
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		edited := strings.Replace(string(raw), TrainingVersion, "train-old", 1)
+		require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
+		_, err = Merge([]string{c, dirs[1], dirs[2]})
+		require.ErrorContains(t, err, "training version train-old")
+	})
+	t.Run("corrupt", func(t *testing.T) {
+		c := copyDir(t, dirs[0])
+		k := p.Key(p.Trials()[0])
+		require.NoError(t, os.WriteFile((&Store{Dir: c}).path(k.ID()), []byte(`{"id":`), 0o644))
+		_, err := Merge([]string{c, dirs[1], dirs[2]})
+		require.ErrorIs(t, err, ErrCorrupt)
+	})
+	t.Run("not_results", func(t *testing.T) {
+		_, err := Merge([]string{t.TempDir()})
+		require.ErrorContains(t, err, "no protocol.json or shard-*.json manifest")
+	})
+	t.Run("bad_shard", func(t *testing.T) {
+		_, err := Run(context.Background(), p, Options{Shard: 3, Shards: 3, Store: &Store{Dir: t.TempDir()}})
+		require.ErrorContains(t, err, "shard 3 of 3")
+		_, err = Run(context.Background(), p, Options{Shard: 0, Shards: 2})
+		require.ErrorContains(t, err, "needs a results directory")
+	})
+}
+
+// TestDivergence: a cfg whose loss blows up is recorded as diverged, never
+// selected over a finite one, counted as the worst finite metric in the
+// comparison, and the report is finite, valid JSON that verifies.
+func TestDivergence(t *testing.T) {
+	p := tinyProtocol()
+	p.Idea[1].LR = 1e10 // Adam steps of 1e10: the loss overflows within a few steps
+	s, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	o, err := Run(context.Background(), p, Options{Store: s})
+	require.NoError(t, err)
+	r := o.Report
+	require.NotNil(t, r.Diverged)
+	require.Len(t, r.Diverged.Trials, len(p.Seeds))
+	for i, d := range r.Diverged.Trials {
+		require.Equal(t, DivergedTrial{Arm: "idea", Cfg: 1, Seed: p.Seeds[i], Step: d.Step}, d)
+		require.Positive(t, d.Step)
+	}
+	worstVal, worstTest := math.Inf(-1), math.Inf(-1)
+	for _, res := range o.Results {
+		if !res.Diverged {
+			worstVal, worstTest = max(worstVal, res.Val), max(worstTest, res.Test)
+		}
+	}
+	require.Equal(t, worstVal, r.Diverged.ValSubstitute)
+	require.Equal(t, worstTest, r.Diverged.TestSubstitute)
+	row := r.MechanismSignature.IdeaSweep[1]
+	for _, v := range row.Result.PerSeed {
+		require.Equal(t, worstTest, v)
+	}
+	require.Equal(t, p.Idea[0], r.MechanismSignature.ObservedBestCfg, "the diverged cfg is never selected")
+	require.Contains(t, strings.Join(r.Comparison.Warnings, "\n"), "3 trial(s) diverged")
+	data, err := r.Marshal()
+	require.NoError(t, err)
+	require.True(t, json.Valid(data))
+	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+
+	// Stored diverged trials are reused as diverged.
+	o2, err := Run(context.Background(), p, Options{Store: s})
+	require.NoError(t, err)
+	require.Equal(t, len(p.Trials()), o2.Reused)
+	require.Equal(t, marshal(t, o), marshal(t, o2))
+
+	// Every trial diverging is an error, not a report.
+	for i := range p.Baseline {
+		p.Baseline[i].LR = 1e10
+	}
+	p.Idea[0].LR = 1e10
+	_, err = Run(context.Background(), p, Options{})
+	require.ErrorContains(t, err, "every trial diverged")
+}
+
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
+	return dst
+}
+
+func TestManifestTampered(t *testing.T) {
+	p := tinyProtocol()
+	s, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, s.WriteManifest(p, 0, 1))
+	path := filepath.Join(s.Dir, "protocol.json")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(raw), `"alpha": 0.05`, `"alpha": 0.01`, 1)), 0o644))
+	_, err = Merge([]string{s.Dir})
+	require.ErrorContains(t, err, "does not match its protocol")
+}
+
+func mustSequence(t *testing.T, p Protocol) *track.Dataset {
+	t.Helper()
+	ds, err := track.Sequence(p.Sequence)
+	require.NoError(t, err)
+	return ds
+}
