@@ -89,13 +89,17 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "trials"), 0o755); err != nil {
 		return nil, fmt.Errorf("harness: results directory %s: %w", dir, err)
 	}
-	probe := filepath.Join(dir, "trials", ".probe")
-	err := atomicfile.Write(probe, func(w io.Writer) error {
-		_, err := w.Write(make([]byte, 4096))
-		return err
-	})
+	// A private probe file: shards open one shared directory at once.
+	f, err := os.CreateTemp(filepath.Join(dir, "trials"), ".probe-*")
 	if err == nil {
-		err = os.Remove(probe)
+		_, err = f.Write(make([]byte, 4096))
+		if err == nil {
+			err = f.Sync()
+		}
+		f.Close()
+		if rerr := os.Remove(f.Name()); err == nil {
+			err = rerr
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("harness: results directory %s is not writable: %w", dir, err)
