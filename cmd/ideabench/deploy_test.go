@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestDeployFiles: the Kubernetes Job speaks this command's language: an
+// Indexed Job whose IDEABENCH_SHARDS equals its completions, a results
+// volume shared with the merge Job, and arguments this binary accepts.
+func TestDeployFiles(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("../../deploy/k8s/" + name)
+		require.NoError(t, err)
+		return string(b)
+	}
+	job, merge, pvc := read("indexed-job.yaml"), read("merge-job.yaml"), read("results-pvc.yaml")
+	require.Contains(t, job, "completionMode: Indexed")
+	completions := regexp.MustCompile(`(?m)^\s+completions: (\d+)$`).FindStringSubmatch(job)
+	require.NotNil(t, completions)
+	shards := regexp.MustCompile(`name: `+envShards+`\s+value: "(\d+)"`).FindStringSubmatch(job)
+	require.NotNil(t, shards, "the Job sets %s", envShards)
+	require.Equal(t, completions[1], shards[1], "%s must equal completions", envShards)
+
+	claim := regexp.MustCompile(`(?m)^\s+name: (\S+)$`).FindStringSubmatch(pvc)
+	require.NotNil(t, claim)
+	for _, f := range []string{job, merge} {
+		require.Contains(t, f, "claimName: "+claim[1])
+		require.Contains(t, f, "mountPath: /results")
+	}
+	require.Contains(t, job, `args: ["run", "--results", "/results"`)
+	require.Contains(t, merge, `args: ["merge", "--out", "/results/ideabench-report.json", "/results"]`)
+	require.True(t, strings.Contains(job, "backoffLimitPerIndex"), "a failed pod is retried with its index")
+}
