@@ -22,7 +22,7 @@ func TestDeployFiles(t *testing.T) {
 	require.Contains(t, job, "completionMode: Indexed")
 	completions := regexp.MustCompile(`(?m)^\s+completions: (\d+)$`).FindStringSubmatch(job)
 	require.NotNil(t, completions)
-	shards := regexp.MustCompile(`name: `+envShards+`\s+value: "(\d+)"`).FindStringSubmatch(job)
+	shards := regexp.MustCompile(`name: ` + envShards + `\s+value: "(\d+)"`).FindStringSubmatch(job)
 	require.NotNil(t, shards, "the Job sets %s", envShards)
 	require.Equal(t, completions[1], shards[1], "%s must equal completions", envShards)
 
