@@ -132,3 +132,19 @@ func (l *Linear) MSE(s *Split) float64 {
 	}
 	return LastPositionMSE(pred, s)
 }
+
+// Univariate returns a copy of s with channel ch as its only input
+// channel: the windows a per-channel forecaster sees (DLinear-style
+// "individual" linear models fit one such map per channel; FitLinear on
+// Univariate(train, target) is that map for the target).
+func Univariate(s *Split, ch int) Split {
+	s.check("Univariate")
+	if ch < 0 || ch >= s.C {
+		panic(fmt.Sprintf("track: Univariate: channel %d outside [0,%d)", ch, s.C))
+	}
+	u := Split{X: make([]float64, s.N*s.T), Y: s.Y, N: s.N, T: s.T, H: s.H, C: 1}
+	for i := range s.N * s.T {
+		u.X[i] = s.X[i*s.C+ch]
+	}
+	return u
+}

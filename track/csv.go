@@ -1,0 +1,357 @@
+package track
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Table is a time-indexed CSV file: a header, then one row per time step
+// with a timestamp in the first column and numbers in the others.
+type Table struct {
+	// Name is the file the table came from, for messages.
+	Name string
+	// Columns names the numeric columns (the header without its first
+	// cell). (C)
+	Columns []string
+	// Times holds each row's timestamp, strictly increasing. (L)
+	Times []time.Time
+	// Values holds the numbers row-major: row i, column c is
+	// Values[i*len(Columns)+c]. (L,C)
+	Values []float64
+	// SHA256 is the hex SHA-256 of the file's bytes: trial ids include
+	// it, so results on other data are never reused.
+	SHA256 string
+}
+
+// Rows is the number of time steps.
+func (t *Table) Rows() int { return len(t.Times) }
+
+// Column returns the index of the named column, or an error listing the
+// columns there are.
+func (t *Table) Column(name string) (int, error) {
+	if i := slices.Index(t.Columns, name); i >= 0 {
+		return i, nil
+	}
+	return 0, fmt.Errorf("track: %s has no column %q; its columns are %s", t.Name, name, strings.Join(t.Columns, ", "))
+}
+
+// timeLayouts are the timestamp formats ReadCSV accepts, tried in order.
+var timeLayouts = []string{
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04",
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
+
+func parseTime(s string) (time.Time, bool) {
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// ReadCSV parses a time-indexed CSV (such as the ETT-small files:
+// date,HUFL,HULL,MUFL,MULL,LUFL,LULL,OT). The first row is the header; the
+// first column holds timestamps (YYYY-MM-DD hh:mm[:ss], RFC 3339, or
+// YYYY-MM-DD), strictly increasing; every other cell is a finite number.
+// Errors name the file, the line and the column, and say what to fix.
+func ReadCSV(r io.Reader, name string) (*Table, error) {
+	h := sha256.New()
+	cr := csv.NewReader(bufio.NewReader(io.TeeReader(r, h)))
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("track: %s is empty; want a header row such as date,HUFL,...,OT", name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("track: %s: %w", name, err)
+	}
+	header = slices.Clone(header) // ReuseRecord: the next Read overwrites it
+	if len(header) < 2 {
+		return nil, fmt.Errorf("track: %s: the header has %d column(s); want a timestamp column and at least one numeric column", name, len(header))
+	}
+	tab := &Table{Name: name, Columns: slices.Clone(header[1:])}
+	for i, c := range tab.Columns {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			return nil, fmt.Errorf("track: %s: header column %d is empty; name every column", name, i+2)
+		}
+		if slices.Contains(tab.Columns[:i], c) {
+			return nil, fmt.Errorf("track: %s: header column %q appears twice; column names must be unique", name, c)
+		}
+		tab.Columns[i] = c
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+				return nil, fmt.Errorf("track: %s:%d: %d fields, the header has %d; every row needs a timestamp and one value per column", name, pe.Line, len(rec), len(header))
+			}
+			return nil, fmt.Errorf("track: %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		ts, ok := parseTime(strings.TrimSpace(rec[0]))
+		if !ok {
+			return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a timestamp; want YYYY-MM-DD hh:mm:ss (or RFC 3339, or YYYY-MM-DD)", name, line, header[0], rec[0])
+		}
+		if n := len(tab.Times); n > 0 && !ts.After(tab.Times[n-1]) {
+			return nil, fmt.Errorf("track: %s:%d: timestamp %s is not after the previous row's %s; timestamps must strictly increase (sort the file, drop duplicates)",
+				name, line, rec[0], tab.Times[n-1].Format("2006-01-02 15:04:05"))
+		}
+		tab.Times = append(tab.Times, ts)
+		for c, cell := range rec[1:] {
+			v, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a finite number; fill or drop missing values before loading", name, line, tab.Columns[c], cell)
+			}
+			tab.Values = append(tab.Values, v)
+		}
+	}
+	if len(tab.Times) == 0 {
+		return nil, fmt.Errorf("track: %s has a header but no rows", name)
+	}
+	tab.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return tab, nil
+}
+
+// LoadCSV reads the CSV file at path (see ReadCSV).
+func LoadCSV(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("track: %w", err)
+	}
+	defer f.Close()
+	return ReadCSV(f, path)
+}
+
+// CSVConfig selects a forecasting task on a Table.
+type CSVConfig struct {
+	// Path is the CSV file; the report records it, the trial ids record
+	// the file's SHA-256.
+	Path string `json:"path"`
+	// Target is the column forecast; it is always an input channel too.
+	Target string `json:"target"`
+	// Features are the input columns (the target is added when absent);
+	// empty means every numeric column.
+	Features []string `json:"features,omitempty"`
+	// T is the context length (e.g. 96) and H the horizon (e.g. 96).
+	T int `json:"t"`
+	H int `json:"h"`
+	// Split is how rows are cut into train | val | test:
+	//   "ett-hour":   rows [0,8640) | [8640,11520) | [11520,14400): 12, 4 and
+	//                 4 months of hours (the ETTh1/ETTh2 protocol);
+	//   "ett-minute": the same months in 15-minute rows, x4 (ETTm1/ETTm2);
+	//   "fractions":  the first TrainFrac of the rows, the next ValFrac, the
+	//                 rest;
+	//   "" (auto):    ett-hour or ett-minute when the file is at least that
+	//                 long and its step is 1 h or 15 min, else fractions.
+	// Val and test windows take their first T inputs from the end of the
+	// region before, as in the common protocol, so every row of a region
+	// is forecast.
+	Split     string  `json:"split,omitempty"`
+	TrainFrac float64 `json:"train_frac,omitempty"` // default 0.7
+	ValFrac   float64 `json:"val_frac,omitempty"`   // default 0.1
+}
+
+// Default split fractions of non-ETT files (the convention of the
+// forecasting literature for custom data: 70% train, 10% val, 20% test).
+const (
+	DefaultTrainFrac = 0.7
+	DefaultValFrac   = 0.1
+)
+
+// Validate reports every field of c that CSV cannot use, with JSON paths
+// under "csv.".
+func (c CSVConfig) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("csv."+format, args...)) }
+	if c.Path == "" {
+		bad("path is empty; give the CSV file (e.g. ETTh1.csv)")
+	}
+	if c.Target == "" {
+		bad("target is empty; name the column to forecast (e.g. OT)")
+	}
+	if c.T <= 0 {
+		bad("t = %d must be >= 1 (e.g. 96)", c.T)
+	}
+	if c.H <= 0 {
+		bad("h = %d must be >= 1 (e.g. 96)", c.H)
+	}
+	switch c.Split {
+	case "", "ett-hour", "ett-minute", "fractions":
+	default:
+		bad("split = %q is unknown; use ett-hour, ett-minute, fractions or leave it empty", c.Split)
+	}
+	tf, vf := c.fractions()
+	if !(tf > 0 && vf > 0 && tf+vf < 1) {
+		bad("train_frac = %v, val_frac = %v: need both > 0 and their sum < 1 (test gets the rest)", c.TrainFrac, c.ValFrac)
+	}
+	return errors.Join(errs...)
+}
+
+func (c CSVConfig) fractions() (train, val float64) {
+	train, val = c.TrainFrac, c.ValFrac
+	if train == 0 {
+		train = DefaultTrainFrac
+	}
+	if val == 0 {
+		val = DefaultValFrac
+	}
+	return train, val
+}
+
+// ETT split lengths in rows of one hour.
+const (
+	ettTrainHours = 12 * 30 * 24
+	ettValHours   = 4 * 30 * 24
+	ettTestHours  = 4 * 30 * 24
+)
+
+// borders returns the end rows of the train, val and test regions and
+// the split's name.
+func (c CSVConfig) borders(tab *Table) (a, b, e int, split string, err error) {
+	split = c.Split
+	step := time.Duration(0)
+	if tab.Rows() >= 2 {
+		step = tab.Times[1].Sub(tab.Times[0])
+	}
+	if split == "" {
+		switch {
+		case step == time.Hour && tab.Rows() >= ettTrainHours+ettValHours+ettTestHours:
+			split = "ett-hour"
+		case step == 15*time.Minute && tab.Rows() >= 4*(ettTrainHours+ettValHours+ettTestHours):
+			split = "ett-minute"
+		default:
+			split = "fractions"
+		}
+	}
+	switch split {
+	case "ett-hour", "ett-minute":
+		k := 1
+		if split == "ett-minute" {
+			k = 4
+		}
+		a, b, e = k*ettTrainHours, k*(ettTrainHours+ettValHours), k*(ettTrainHours+ettValHours+ettTestHours)
+		if tab.Rows() < e {
+			return 0, 0, 0, "", fmt.Errorf("track: %s has %d rows; split %s needs %d (12+4+4 months)", tab.Name, tab.Rows(), split, e)
+		}
+	default:
+		tf, vf := c.fractions()
+		n := tab.Rows()
+		a = int(float64(n) * tf)
+		b = a + int(float64(n)*vf)
+		e = n
+	}
+	return a, b, e, split, nil
+}
+
+// CSV builds the forecasting track of c on tab (see CSVConfig.Split for
+// the regions). Channels are the feature columns, target first among
+// them only if listed first; each is z-normalized with the mean and
+// population std of the train rows. A split with fewer rows than T+H (so
+// no window) is an error naming the split and the rows it would need.
+func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("track: %w", err)
+	}
+	target, err := tab.Column(c.Target)
+	if err != nil {
+		return nil, err
+	}
+	features := c.Features
+	if len(features) == 0 {
+		features = tab.Columns
+	}
+	var cols []int
+	for _, f := range features {
+		i, err := tab.Column(f)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(cols, i) {
+			return nil, fmt.Errorf("track: csv.features lists %q twice", f)
+		}
+		cols = append(cols, i)
+	}
+	if !slices.Contains(cols, target) {
+		cols = append(cols, target)
+	}
+	tgt := slices.Index(cols, target)
+	a, b, e, split, err := c.borders(tab)
+	if err != nil {
+		return nil, err
+	}
+	t, h := c.T, c.H
+	for _, r := range []struct {
+		name   string
+		rows   int
+		window int
+	}{{"train", a, a}, {"val", b - a, b - a + t}, {"test", e - b, e - b + t}} {
+		if r.window-t-h+1 < 1 {
+			return nil, fmt.Errorf("track: %s: the %s split (%s) has %d rows; windows of t+h = %d need at least %d; use a longer file or a shorter t or h",
+				tab.Name, r.name, split, r.rows, t+h, t+h-(r.window-r.rows))
+		}
+	}
+	nc, width := len(cols), len(tab.Columns)
+	series := make([]float64, e*nc) // (E,C)
+	for i := range e {
+		for j, col := range cols {
+			series[i*nc+j] = tab.Values[i*width+col]
+		}
+	}
+	name := "csv"
+	norm := Norm{Mean: make([]float64, nc), Std: make([]float64, nc)}
+	for ch := range nc {
+		var sum float64
+		for i := range a {
+			sum += series[i*nc+ch]
+		}
+		mean := sum / float64(a)
+		var ss float64
+		for i := range a {
+			d := series[i*nc+ch] - mean
+			ss += float64(d * d)
+		}
+		std := math.Sqrt(ss / float64(a))
+		if !(std > 0) {
+			return nil, fmt.Errorf("track: %s: column %s is constant over the %d train rows; drop it from csv.features", tab.Name, tab.Columns[cols[ch]], a)
+		}
+		norm.Mean[ch], norm.Std[ch] = mean, std
+	}
+	z := make([]float64, len(series))
+	for i, v := range series {
+		ch := i % nc
+		z[i] = (v - norm.Mean[ch]) / norm.Std[ch]
+	}
+	region := func(lo, hi int) ([]float64, int) { return z[lo*nc : hi*nc], hi - lo - t - h + 1 }
+	tr, ntr := region(0, a)
+	va, nva := region(a-t, b)
+	te, nte := region(b-t, e)
+	return &Dataset{
+		Name:   name,
+		Train:  cut(tr, nc, tgt, ntr, t, h),
+		Val:    cut(va, nc, tgt, nva, t, h),
+		Test:   cut(te, nc, tgt, nte, t, h),
+		Norm:   norm,
+		Target: tgt,
+	}, nil
+}

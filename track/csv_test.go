@@ -1,0 +1,191 @@
+package track
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// tinyCSV generates the ETT-like file of testdata/tiny.csv: hourly rows
+// from 2016-07-01 00:00:00 with a daily cycle, a slow trend and noise in
+// two load columns and the target OT, which lags them.
+func tinyCSV(rows int) []byte {
+	r := rand.New(rand.NewPCG(6, 6))
+	var b bytes.Buffer
+	b.WriteString("date,HUFL,MUFL,OT\n")
+	t0 := time.Date(2016, 7, 1, 0, 0, 0, 0, time.UTC)
+	prev := 0.0
+	for i := range rows {
+		day := math.Sin(2 * math.Pi * float64(i) / 24)
+		hufl := 5 + 2*day + 0.3*r.NormFloat64()
+		mufl := 1.5 + 0.5*math.Cos(2*math.Pi*float64(i)/24) + 0.2*r.NormFloat64()
+		ot := 0.8*prev + 0.2*(20+3*day) + 0.01*float64(i) + 0.5*r.NormFloat64()
+		if i == 0 {
+			ot = 20
+		}
+		prev = ot
+		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+		fmt.Fprintf(&b, "%s,%s,%s,%s\n", t0.Add(time.Duration(i)*time.Hour).Format("2006-01-02 15:04:05"), f(hufl), f(mufl), f(ot))
+	}
+	return b.Bytes()
+}
+
+const tinyRows = 400
+
+// TestTinyCSVFile: the shipped file is what tinyCSV generates, so it can
+// be regenerated and reviewed.
+func TestTinyCSVFile(t *testing.T) {
+	got, err := os.ReadFile("testdata/tiny.csv")
+	require.NoError(t, err)
+	require.Equal(t, string(tinyCSV(tinyRows)), string(got), "regenerate testdata/tiny.csv from tinyCSV(%d)", tinyRows)
+}
+
+func TestReadCSV(t *testing.T) {
+	tab, err := LoadCSV("testdata/tiny.csv")
+	require.NoError(t, err)
+	require.Equal(t, []string{"HUFL", "MUFL", "OT"}, tab.Columns)
+	require.Equal(t, tinyRows, tab.Rows())
+	require.Len(t, tab.Values, tinyRows*3)
+	require.Equal(t, time.Date(2016, 7, 1, 1, 0, 0, 0, time.UTC), tab.Times[1])
+	require.Equal(t, 20.0, tab.Values[2], "row 0, OT")
+	raw, _ := os.ReadFile("testdata/tiny.csv")
+	require.Len(t, tab.SHA256, 64)
+	again, err := ReadCSV(bytes.NewReader(raw), "x")
+	require.NoError(t, err)
+	require.Equal(t, tab.SHA256, again.SHA256)
+	raw[len(raw)-2] ^= 1 // another last digit: another file
+	other, err := ReadCSV(bytes.NewReader(raw), "x")
+	require.NoError(t, err)
+	require.NotEqual(t, tab.SHA256, other.SHA256)
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	const head = "date,A,OT\n"
+	for _, tc := range []struct {
+		name, data string
+		want       []string
+	}{
+		{"empty", "", []string{"f.csv is empty"}},
+		{"header_only", head, []string{"no rows"}},
+		{"one_column", "date\n2016-07-01 00:00:00\n", []string{"header has 1 column"}},
+		{"duplicate_column", "date,A,A\n", []string{`"A" appears twice`}},
+		{"non_numeric", head + "2016-07-01 00:00:00,1,2\n2016-07-01 01:00:00,x1,2\n", []string{"f.csv:3", "column A", `"x1" is not a finite number`}},
+		{"empty_cell", head + "2016-07-01 00:00:00,1,\n", []string{"f.csv:2", "column OT", `"" is not a finite number`}},
+		{"nan_cell", head + "2016-07-01 00:00:00,NaN,1\n", []string{"column A", "NaN"}},
+		{"bad_time", head + "yesterday,1,2\n", []string{"f.csv:2", "column date", `"yesterday" is not a timestamp`}},
+		{"decreasing_time", head + "2016-07-01 01:00:00,1,2\n2016-07-01 00:00:00,1,2\n", []string{"f.csv:3", "is not after the previous row's 2016-07-01 01:00:00", "sort the file"}},
+		{"duplicate_time", head + "2016-07-01 00:00:00,1,2\n2016-07-01 00:00:00,1,2\n", []string{"f.csv:3", "strictly increase"}},
+		{"ragged", head + "2016-07-01 00:00:00,1\n", []string{"f.csv:2", "2 fields, the header has 3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(tc.data), "f.csv")
+			require.Error(t, err)
+			for _, w := range tc.want {
+				require.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestCSVTrack(t *testing.T) {
+	tab, err := LoadCSV("testdata/tiny.csv")
+	require.NoError(t, err)
+	c := CSVConfig{Path: "testdata/tiny.csv", Target: "OT", T: 24, H: 6}
+	ds, err := CSV(tab, c)
+	require.NoError(t, err)
+	// fractions: train rows [0,280), val [280,320), test [320,400).
+	a, b, e := 280, 320, 400
+	require.Equal(t, a-24-6+1, ds.Train.N)
+	require.Equal(t, b-a-6+1, ds.Val.N)
+	require.Equal(t, e-b-6+1, ds.Test.N)
+	require.Equal(t, 3, ds.Train.C)
+	require.Equal(t, 2, ds.Target, "OT is the third column")
+
+	// Normalization from the train rows only: mean 0, std 1 there.
+	for ch := range 3 {
+		var s, ss float64
+		for i := range a {
+			v := (tab.Values[i*3+ch] - ds.Norm.Mean[ch]) / ds.Norm.Std[ch]
+			s += v
+			ss += v * v
+		}
+		require.InDelta(t, 0, s/float64(a), 1e-12)
+		require.InDelta(t, 1, ss/float64(a), 1e-12)
+	}
+	z := func(row, ch int) float64 { return (tab.Values[row*3+ch] - ds.Norm.Mean[ch]) / ds.Norm.Std[ch] }
+	// The first val window's context is the last T train rows; its first
+	// evaluation target is row a, the first val row.
+	x, y := ds.Val.Window(0)
+	require.Equal(t, z(a-24, 0), x[0])
+	require.Equal(t, z(a-1, 2), x[23*3+2])
+	require.Equal(t, z(a, 2), y[24])
+	// The last test window ends on the last row.
+	_, y = ds.Test.Window(ds.Test.N - 1)
+	require.Equal(t, z(e-1, 2), y[len(y)-1])
+
+	// Features subset: the target is added as an input.
+	ds, err = CSV(tab, CSVConfig{Path: "p", Target: "OT", Features: []string{"HUFL"}, T: 24, H: 6})
+	require.NoError(t, err)
+	require.Equal(t, 2, ds.Train.C)
+	require.Equal(t, 1, ds.Target)
+}
+
+func TestCSVTrackErrors(t *testing.T) {
+	tab, err := LoadCSV("testdata/tiny.csv")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		c    CSVConfig
+		want string
+	}{
+		{"missing_target", CSVConfig{Path: "p", Target: "TEMP", T: 24, H: 6}, `no column "TEMP"; its columns are HUFL, MUFL, OT`},
+		{"missing_feature", CSVConfig{Path: "p", Target: "OT", Features: []string{"LULL"}, T: 24, H: 6}, `no column "LULL"`},
+		{"too_few_rows", CSVConfig{Path: "p", Target: "OT", T: 24, H: 96}, "the val split (fractions) has 40 rows"},
+		{"ett_too_short", CSVConfig{Path: "p", Target: "OT", T: 24, H: 6, Split: "ett-hour"}, "has 400 rows; split ett-hour needs 14400"},
+		{"bad_t", CSVConfig{Path: "p", Target: "OT", T: 0, H: 6}, "csv.t = 0 must be >= 1"},
+		{"bad_split", CSVConfig{Path: "p", Target: "OT", T: 4, H: 6, Split: "random"}, `csv.split = "random" is unknown`},
+		{"bad_fractions", CSVConfig{Path: "p", Target: "OT", T: 4, H: 6, TrainFrac: 0.9, ValFrac: 0.2}, "their sum < 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := CSV(tab, tc.c)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// ettPath is ETTh1 next to the checkout, when present.
+var ettPath = filepath.Join("..", "..", "shared", "data", "ETT-small", "ETTh1.csv")
+
+// TestETTh1: the common ETTh1 protocol at input 96, horizon 96: 8449 |
+// 2785 | 2785 windows (the split sizes published with the data set's
+// benchmarks), train statistics only, and the reference forecasters.
+func TestETTh1(t *testing.T) {
+	if _, err := os.Stat(ettPath); err != nil {
+		t.Skipf("ETTh1 not present at %s: %v", ettPath, err)
+	}
+	tab, err := LoadCSV(ettPath)
+	require.NoError(t, err)
+	require.Equal(t, []string{"HUFL", "HULL", "MUFL", "MULL", "LUFL", "LULL", "OT"}, tab.Columns)
+	require.Equal(t, 17420, tab.Rows())
+	ds, err := CSV(tab, CSVConfig{Path: ettPath, Target: "OT", T: 96, H: 96})
+	require.NoError(t, err)
+	require.Equal(t, [3]int{8449, 2785, 2785}, [3]int{ds.Train.N, ds.Val.N, ds.Test.N})
+	require.Equal(t, 7, ds.Train.C)
+	require.Equal(t, 6, ds.Target)
+	p := Persistence(&ds.Test, ds.Target)
+	tr, te := Univariate(&ds.Train, ds.Target), Univariate(&ds.Test, ds.Target)
+	lin, err := FitLinear(&tr)
+	require.NoError(t, err)
+	l := lin.MSE(&te)
+	t.Logf("ETTh1 OT, 96 -> 96, normalized test MSE: persistence %.4f, per-channel linear %.4f", p, l)
+	require.Less(t, l, p, "the linear map beats repeating the last value")
+}
