@@ -32,7 +32,22 @@ type Report struct {
 	ReferenceForecasters *Forecasters `json:"reference_forecasters,omitempty"`
 	Setup                *Setup       `json:"setup,omitempty"`
 	Diverged             *Divergence  `json:"diverged,omitempty"`
+	Training             *Training    `json:"training,omitempty"`
 	Run                  *RunInfo     `json:"run,omitempty"`
+}
+
+// Training holds the training-loss curves of each arm's chosen cfg.
+type Training struct {
+	Baseline ArmCurves `json:"baseline"`
+	Idea     ArmCurves `json:"idea"`
+}
+
+// ArmCurves are one cfg's mean training loss per epoch, one curve per
+// seed (in the order of the protocol's seeds; a diverged seed's curve
+// ends at its last full epoch).
+type ArmCurves struct {
+	Cfg         Cfg         `json:"cfg"`
+	EpochLosses [][]float64 `json:"epoch_losses"`
 }
 
 // Divergence lists the trials whose training loss became NaN or ±Inf and

@@ -321,6 +321,7 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 		return nil, err
 	}
 	r.MechanismSignature.MathCheck = mc
+	r.Training = &Training{Baseline: curves(trials, results, "baseline", bBest, p.Baseline[bBest]), Idea: curves(trials, results, "idea", iBest, p.Idea[iBest])}
 	r.Comparison.SystemWorked = cmp.Verdict == stats.VerdictWin && r.MechanismSignature.MechanismSignature.Confirmed && mc.Confirmed
 
 	pj := ProtocolJSON{Seeds: p.Seeds, Epochs: r.Baseline.BestCfg.Epochs}
@@ -340,6 +341,17 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	f.IdeaBeatsLinear = r.Idea.Mean < f.LinearAR
 	r.ReferenceForecasters = f
 	return r, nil
+}
+
+// curves collects the epoch losses of one cfg, seed by seed.
+func curves(trials []Trial, results []Result, arm string, cfg int, c Cfg) ArmCurves {
+	ac := ArmCurves{Cfg: c, EpochLosses: [][]float64{}}
+	for i, t := range trials {
+		if t.Arm == arm && t.Cfg == cfg {
+			ac.EpochLosses = append(ac.EpochLosses, append([]float64{}, results[i].EpochLoss...))
+		}
+	}
+	return ac
 }
 
 // forecasters evaluates the reference forecasters on the test windows.

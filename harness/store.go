@@ -20,12 +20,13 @@ import (
 	"github.com/ideabench/ideabench/track"
 )
 
-// TrainingVersion names the numerics of the training path: data
-// generation, initialization, kernels, the optimizer and evaluation. It is
-// part of every trial id, so results of another training path are never
-// reused. Any change that moves a trial's bits must change it;
+// TrainingVersion names the numerics of the training path (data
+// generation, initialization, kernels, the optimizer, evaluation and the
+// mechanism signature) and the content of a trial record. It is part of
+// every trial id, so results of another training path are never reused.
+// Any change that moves a record's bytes must change it;
 // TestTrainingVersionPinned fails until it does.
-const TrainingVersion = "train-2026-12-03"
+const TrainingVersion = "train-2026-12-03b"
 
 // TrialKey is everything one trial's result depends on. Its id is the
 // SHA-256 of its JSON encoding (fixed field order, shortest round-trip

@@ -27,7 +27,7 @@ func TestTrialIDPinned(t *testing.T) {
 // until TrainingVersion is changed and its pin added, so that no stored
 // trial of the old path is reused as if it were new.
 var trainingPins = map[string]string{
-	"train-2026-12-03": "450f1d2efe078ced2e60156ffe347ad4ce72363ada53e9fc4985694a3f4208d8",
+	"train-2026-12-03b": "7a0e117fee76105084c4406cccf37203de3ca24c27b9b0e30b936cbbee7a0361",
 }
 
 func TestTrainingVersionPinned(t *testing.T) {

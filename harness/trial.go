@@ -75,7 +75,7 @@ func RunTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error)
 	res.Val = evaluate(m, &ds.Val, x, y, nil)
 	var sig *sigAccum
 	if !c.Gate().Identity() {
-		sig = newSigAccum(mc.Layers)
+		sig = newSigAccum(mc.Layers, mc.T)
 	}
 	res.Test = evaluate(m, &ds.Test, x, y, sig)
 	if !finite(res.Val) || !finite(res.Test) {
@@ -101,7 +101,8 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // finite reports whether every number of s is finite.
 func (s *Signature) finite() bool {
 	for _, l := range s.Layers {
-		for _, x := range []float64{l.InitialGain, l.FinalGain, l.MeanState, l.PredictedSteadyGain, l.FittedStatePole, l.FittedDrive} {
+		xs := append([]float64{l.InitialGain, l.FinalGain, l.MeanState, l.PredictedSteadyGain, l.FittedStatePole, l.FittedDrive}, l.GainByPosition...)
+		for _, x := range append(xs, l.StateByPosition...) {
 			if !finite(x) {
 				return false
 			}
@@ -165,6 +166,9 @@ type LayerSignature struct {
 	FittedStatePole     float64 `json:"fitted_state_pole"`     // gate.FitPole over all windows and positions
 	FittedDrive         float64 `json:"fitted_drive"`          // the drive coefficient of that fit, ≈ 1-ρ
 	Confirmed           bool    `json:"confirmed"`
+
+	GainByPosition  []float64 `json:"gain_by_position"`  // mean over windows of g at each position 0..T-1; [0] is initial_gain, [T-1] final_gain
+	StateByPosition []float64 `json:"state_by_position"` // mean over windows of s at each position; [T-1] is mean_state
 }
 
 // Confirmation tolerances of the mechanism signature. The pole fit on
@@ -191,13 +195,19 @@ func Confirm(rho, pole, initial, final, predicted float64) bool {
 // sigAccum accumulates gate statistics over evaluation batches.
 type sigAccum struct {
 	n           int
-	g0, gT, sT  []float64 // (L) sums over windows
+	g0, gT, sT  []float64   // (L) sums over windows
+	gPos, sPos  [][]float64 // (L,T) sums over windows of the gain and the state at each position
 	sPrev, s, u [][]float64
 }
 
-func newSigAccum(layers int) *sigAccum {
-	return &sigAccum{g0: make([]float64, layers), gT: make([]float64, layers), sT: make([]float64, layers),
+func newSigAccum(layers, t int) *sigAccum {
+	a := &sigAccum{g0: make([]float64, layers), gT: make([]float64, layers), sT: make([]float64, layers),
+		gPos: make([][]float64, layers), sPos: make([][]float64, layers),
 		sPrev: make([][]float64, layers), s: make([][]float64, layers), u: make([][]float64, layers)}
+	for l := range layers {
+		a.gPos[l], a.sPos[l] = make([]float64, t), make([]float64, t)
+	}
+	return a
 }
 
 func (a *sigAccum) add(m *transformer.Model[float32], b int) {
@@ -219,6 +229,8 @@ func (a *sigAccum) add(m *transformer.Model[float32], b int) {
 					u += float64(float64(v) * float64(v))
 				}
 				cur := float64(st[bi*t+ti])
+				a.sPos[l][ti] += cur
+				a.gPos[l][ti] += 1 / (1 + float64(c.Gate.Beta*cur))
 				a.sPrev[l] = append(a.sPrev[l], prev)
 				a.s[l] = append(a.s[l], cur)
 				a.u[l] = append(a.u[l], u/float64(d))
@@ -234,6 +246,10 @@ func (a *sigAccum) finish(g gate.Params) *Signature {
 	n := float64(a.n)
 	for l := range a.g0 {
 		ls := LayerSignature{Layer: l, InitialGain: a.g0[l] / n, FinalGain: a.gT[l] / n, MeanState: a.sT[l] / n}
+		for ti := range a.gPos[l] {
+			ls.GainByPosition = append(ls.GainByPosition, a.gPos[l][ti]/n)
+			ls.StateByPosition = append(ls.StateByPosition, a.sPos[l][ti]/n)
+		}
 		ls.PredictedSteadyGain = gate.SteadyGain(g.Beta, ls.MeanState)
 		pole, drive, err := gate.FitPole(a.sPrev[l], a.s[l], a.u[l])
 		if err == nil {
