@@ -34,11 +34,27 @@ var ErrDiverged = errors.New("harness: training diverged")
 // reads the mechanism signature on the test windows. The same (protocol,
 // cfg, seed) gives the same bits.
 func RunTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error) {
-	mc := p.modelConfig(c)
+	_, res, err := TrainTrial(p, ds, c, seed)
+	return res, err
+}
+
+// ModelConfig is the transformer of cfg c on windows shaped like s: the
+// protocol's arch, the split's T, H and channels, the cfg's gate.
+func (p Protocol) ModelConfig(c Cfg, s *track.Split) transformer.Config {
+	return transformer.Config{
+		D: p.Arch.D, Heads: p.Arch.Heads, Layers: p.Arch.Layers,
+		T: s.T, H: s.H, CIn: s.C, Gate: c.Gate(),
+	}
+}
+
+// TrainTrial is RunTrial that also returns the trained model (nil when
+// the model could not be built).
+func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer.Model[float32], Result, error) {
+	mc := p.ModelConfig(c, &ds.Train)
 	batch := p.Arch.Batch
 	m, err := transformer.New[float32](mc, batch)
 	if err != nil {
-		return Result{}, err
+		return nil, Result{}, err
 	}
 	m.Params.Init(rand.New(rand.NewPCG(seed, streamInit)))
 	shuffle := rand.New(rand.NewPCG(seed, streamShuffle))
@@ -65,7 +81,7 @@ func RunTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error)
 			if math.IsNaN(loss) || math.IsInf(loss, 0) {
 				res.Diverged, res.DivergedStep = true, step
 				res.Val, res.Test = math.Inf(1), math.Inf(1)
-				return res, ErrDiverged
+				return m, res, ErrDiverged
 			}
 			sum += loss
 			nb++
@@ -83,7 +99,7 @@ func RunTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error)
 		// not: as diverged, at the last step.
 		res.Diverged, res.DivergedStep = true, step
 		res.Val, res.Test = math.Inf(1), math.Inf(1)
-		return res, ErrDiverged
+		return m, res, ErrDiverged
 	}
 	if sig != nil {
 		res.Signature = sig.finish(c.Gate())
@@ -93,7 +109,7 @@ func RunTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error)
 			res.Signature = nil
 		}
 	}
-	return res, nil
+	return m, res, nil
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
