@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
-	"slices"
+	"reflect"
+	"strings"
 
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/track"
@@ -89,91 +91,150 @@ func Profile(name string) (Protocol, error) {
 	return Protocol{}, fmt.Errorf("harness: profile %q is unknown; use full or ci", name)
 }
 
-// LoadProtocol reads a JSON config file over the given profile. Unknown
-// fields are an error, and the result is validated.
+// LoadProtocol reads a JSON config file over the given profile, as
+// ParseProtocol does.
 func LoadProtocol(path string, base Protocol) (Protocol, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return Protocol{}, fmt.Errorf("harness: config: %w", err)
 	}
+	return ParseProtocol(raw, path, base)
+}
+
+// ParseProtocol decodes a JSON config, read from the file name (used only
+// in messages), over base and validates the result. Fields it leaves out
+// keep base's values; a grid it gives (seeds, baseline, idea) replaces
+// base's whole. Malformed JSON is an error naming the file and the
+// line:column of the fault; a value of the wrong type, an unknown key (keys
+// are case-sensitive) and a repeated key also name their JSON path.
+func ParseProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
+	if err := checkJSONObject(raw, name, "config"); err != nil {
+		return Protocol{}, err
+	}
+	vals, err := jsonValues(raw)
+	if err != nil {
+		return Protocol{}, fmt.Errorf("harness: config %s: %w", name, err)
+	}
+	if err := checkKeys(raw, vals, name, reflect.TypeFor[Protocol]()); err != nil {
+		return Protocol{}, err
+	}
 	p := base
 	// encoding/json decodes array elements over the existing ones, so a
 	// grid entry would inherit the profile's fields: given grids replace
 	// the profile's whole.
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &keys); err != nil {
-		return Protocol{}, fmt.Errorf("harness: config %s: %w", path, err)
-	}
-	if _, ok := keys["baseline"]; ok {
-		p.Baseline = nil
-	}
-	if _, ok := keys["idea"]; ok {
-		p.Idea = nil
-	}
-	if _, ok := keys["seeds"]; ok {
-		p.Seeds = nil
+	for _, v := range vals {
+		if len(v.path) != 1 {
+			continue
+		}
+		switch v.path[0] {
+		case "baseline":
+			p.Baseline = nil
+		case "idea":
+			p.Idea = nil
+		case "seeds":
+			p.Seeds = nil
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return Protocol{}, fmt.Errorf("harness: config %s: %w", path, err)
+		return Protocol{}, decodeError(raw, vals, name, "config", err)
 	}
 	if err := p.Validate(); err != nil {
-		return Protocol{}, fmt.Errorf("harness: config %s: %w", path, err)
+		return Protocol{}, fmt.Errorf("harness: config %s: %w", name, err)
 	}
 	return p, nil
 }
 
-// Validate reports every invalid field by its JSON path and the fix.
+// Validate reports every invalid field, joined with errors.Join, each as
+//
+//	<JSON path> = <value>: <what is wrong>; <fix>
 func (p Protocol) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if p.Track != "sequence" {
-		bad("track = %q: only \"sequence\" is available", p.Track)
+		bad("track = %q: unknown track; use \"sequence\"", p.Track)
 	}
 	if p.Model != "transformer_tiny" {
-		bad("model = %q: only \"transformer_tiny\" is available", p.Model)
+		bad("model = %q: unknown model; use \"transformer_tiny\"", p.Model)
 	}
 	if len(p.Seeds) < 2 {
-		bad("seeds: %d seed(s); a paired comparison needs at least 2 (8 is the default)", len(p.Seeds))
+		bad("seeds = %v: a paired comparison needs at least 2 seeds; list more, e.g. [0, 1, 2, 3, 4, 5, 6, 7]", p.Seeds)
 	}
-	s := slices.Clone(p.Seeds)
-	slices.Sort(s)
-	if len(slices.Compact(s)) != len(p.Seeds) {
-		bad("seeds: duplicate seeds; list each seed once")
-	}
-	for arm, cs := range map[string][]Cfg{"baseline": p.Baseline, "idea": p.Idea} {
-		if len(cs) == 0 {
-			bad("%s: empty grid; give at least one cfg", arm)
+	first := make(map[uint64]int, len(p.Seeds))
+	for i, s := range p.Seeds {
+		if j, ok := first[s]; ok {
+			bad("seeds[%d] = %d: repeats seeds[%d]; list each seed once", i, s, j)
+			continue
 		}
-		for i, c := range cs {
-			if !(c.LR > 0) {
-				bad("%s[%d].lr = %v must be > 0 (e.g. 0.001)", arm, i, c.LR)
+		first[s] = i
+	}
+	for _, arm := range []struct {
+		name    string
+		cs      []Cfg
+		example string
+	}{
+		{"baseline", p.Baseline, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0}`},
+		{"idea", p.Idea, `{"lr": 0.001, "epochs": 8, "rho": 0.9, "beta": 0.5}`},
+	} {
+		if len(arm.cs) == 0 {
+			bad("%s = []: empty grid; give at least one cfg such as %s", arm.name, arm.example)
+		}
+		for i, c := range arm.cs {
+			at := fmt.Sprintf("%s[%d]", arm.name, i)
+			if !(c.LR > 0) || math.IsInf(c.LR, 0) {
+				bad("%s.lr = %v: must be a finite number > 0; use e.g. 0.001", at, c.LR)
 			}
 			if c.Epochs <= 0 {
-				bad("%s[%d].epochs = %d must be >= 1", arm, i, c.Epochs)
+				bad("%s.epochs = %d: must be >= 1; use e.g. 8", at, c.Epochs)
 			}
-			if err := c.Gate().Validate(); err != nil {
-				bad("%s[%d]: %v", arm, i, err)
+			if !(c.Rho >= 0 && c.Rho < 1) {
+				bad("%s.rho = %v: must be in [0,1); pick a memory factor such as 0.9", at, c.Rho)
 			}
-			if arm == "baseline" && c.Beta != 0 {
-				bad("baseline[%d].beta = %v: the baseline arm has no gate; set beta to 0", i, c.Beta)
+			switch {
+			case arm.name == "baseline" && c.Beta != 0:
+				bad("%s.beta = %v: the baseline arm has no gate; set beta to 0", at, c.Beta)
+			case !(c.Beta >= 0) || math.IsInf(c.Beta, 0):
+				bad("%s.beta = %v: must be a finite number >= 0; pick a gain strength such as 0.5 (0 switches the gate off)", at, c.Beta)
 			}
 		}
 	}
-	if err := p.modelConfig(Cfg{}).Validate(); err != nil {
-		bad("arch: %v", err)
+	a := p.Arch
+	for _, f := range []struct {
+		name       string
+		v, example int
+	}{{"d", a.D, 32}, {"heads", a.Heads, 4}, {"layers", a.Layers, 2}, {"batch", a.Batch, 32}} {
+		if f.v <= 0 {
+			bad("arch.%s = %d: must be >= 1; use e.g. %d", f.name, f.v, f.example)
+		}
 	}
-	if p.Arch.Batch <= 0 {
-		bad("arch.batch = %d must be >= 1", p.Arch.Batch)
+	if a.D > 0 && a.Heads > 0 && a.D%a.Heads != 0 {
+		// Suggest the largest divisor of d at most heads, looking no more
+		// than 64 below so that absurd sizes still validate at once; 1
+		// always divides.
+		k := min(a.Heads, a.D)
+		for lo := k - 64; k > 1 && k > lo && a.D%k != 0; k-- {
+		}
+		if a.D%k != 0 {
+			k = 1
+		}
+		bad("arch.heads = %d: must divide arch.d = %d; pick a divisor of %d such as %d", a.Heads, a.D, a.D, k)
 	}
 	if err := p.Sequence.Validate(); err != nil {
-		bad("sequence: %v", err)
+		// The track joins one error per field, each naming its JSON key
+		// under the track's prefix.
+		es := []error{err}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			es = j.Unwrap()
+		}
+		for _, e := range es {
+			bad("sequence.%s", strings.TrimPrefix(e.Error(), "track: "))
+		}
 	} else if p.Sequence.TrainWindows < p.Sequence.T+1 {
-		bad("sequence.train_windows = %d: the linear reference forecaster needs at least t+1 = %d", p.Sequence.TrainWindows, p.Sequence.T+1)
+		bad("sequence.train_windows = %d: the linear reference forecaster needs at least sequence.t+1 = %d; raise it to %d or more", p.Sequence.TrainWindows, p.Sequence.T+1, p.Sequence.T+1)
 	}
 	if !(p.Alpha > 0 && p.Alpha < 1) {
-		bad("alpha = %v must be in (0,1), e.g. 0.05", p.Alpha)
+		bad("alpha = %v: must be in (0,1); use e.g. 0.05", p.Alpha)
 	}
 	return errors.Join(errs...)
 }

@@ -19,14 +19,14 @@ func TestLoadProtocol(t *testing.T) {
 			require.Equal(t, []Cfg{{0.1, 1, 0.5, 2}}, p.Idea)
 		}},
 		// A partial entry does not inherit the profile's epochs.
-		{"partial_entry", `{"idea":[{"lr":0.1}]}`, "idea[0].epochs = 0 must be >= 1", nil},
+		{"partial_entry", `{"idea":[{"lr":0.1}]}`, "idea[0].epochs = 0: must be >= 1", nil},
 		{"unknown_field", `{"lr":0.1}`, `unknown field "lr"`, nil},
-		{"one_seed", `{"seeds":[3]}`, "seeds: 1 seed(s)", nil},
-		{"empty_grid", `{"baseline":[]}`, "baseline: empty grid", nil},
+		{"one_seed", `{"seeds":[3]}`, "seeds = [3]: a paired comparison needs at least 2 seeds", nil},
+		{"empty_grid", `{"baseline":[]}`, "baseline = []: empty grid", nil},
 		{"gated_baseline", `{"baseline":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":1}]}`, "baseline[0].beta = 1", nil},
-		{"heads", `{"arch":{"d":32,"heads":5,"layers":2,"batch":32}}`, "heads = 5 does not divide d = 32", nil},
+		{"heads", `{"arch":{"d":32,"heads":5,"layers":2,"batch":32}}`, "arch.heads = 5: must divide arch.d = 32", nil},
 		{"track", `{"track":"csv"}`, `track = "csv"`, nil},
-		{"windows", `{"sequence":{"train_windows":0}}`, "sequence:", nil},
+		{"windows", `{"sequence":{"train_windows":0}}`, "sequence.train_windows = 0:", nil},
 		{"truncated", `{"seeds":[0,`, "config", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -281,15 +281,11 @@ func (r *Report) Marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// ReadReport parses a report file.
+// ReadReport parses a report file (see ParseReport).
 func ReadReport(path string) (*Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %w", err)
 	}
-	var r Report
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("harness: %s is not a valid report: %w", path, err)
-	}
-	return &r, nil
+	return ParseReport(raw, path)
 }

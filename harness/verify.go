@@ -63,6 +63,9 @@ func tTable(nu float64) float64 { return math.Round(stats.TQuantile(0.975, nu)*1
 // Verify re-derives every derivable number of a report from its per-seed
 // values (and, with Rerun, from its recorded setup) and lists what differs.
 func Verify(r *Report, opt VerifyOptions) Findings {
+	if r == nil {
+		r = &Report{}
+	}
 	v := &verifier{}
 	v.intEq("n_seeds", r.NSeeds, len(r.MechanismSignature.Protocol.Seeds))
 	v.summary("baseline.full", r.Baseline.Full)
@@ -257,12 +260,20 @@ func (v *verifier) signature(r *Report) {
 func (v *verifier) mathCheck(r *Report) {
 	m := r.MechanismSignature
 	rows := m.MathCheck.Rows
+	maxSteps := gate.SettleSteps(math.Nextafter(1, 0)) // the most steps a report of this harness simulates
 	v.intEq("mechanism_signature.math_check.rows (count)", len(rows), len(m.IdeaSweep))
 	all := true
 	for i, row := range rows {
 		p := fmt.Sprintf("mechanism_signature.math_check.rows[%d]", i)
 		if i < len(m.IdeaSweep) {
 			v.floatEq(p+".rho", row.Rho, m.IdeaSweep[i].Cfg.Rho)
+		}
+		// The closed forms are defined for ρ in [0,1) only.
+		if !(row.Rho >= 0 && row.Rho < 1) {
+			v.checked++
+			v.add(p+".rho", fmt.Sprint(row.Rho), "a memory factor in [0,1)", "")
+			all = all && row.holds()
+			continue
 		}
 		v.intEq(p+".half_predicted", row.HalfPredicted, gate.HalfLife(row.Rho))
 		obs, err := gate.ObservedHalfLife(row.Rho, 1<<20)
@@ -271,9 +282,14 @@ func (v *verifier) mathCheck(r *Report) {
 		} else {
 			v.intEq(p+".half_observed", row.HalfObserved, obs)
 		}
-		if row.Beta != nil && row.Drive != nil && row.Steps != nil {
+		switch {
+		case row.Beta != nil && row.Drive != nil && row.Steps != nil && (*row.Steps < 1 || *row.Steps > maxSteps):
+			// Simulating an absurd step count would take its memory and time.
+			v.checked++
+			v.add(p+".steps", fmt.Sprint(*row.Steps), fmt.Sprintf("in [1, %d]", maxSteps), "")
+		case row.Beta != nil && row.Drive != nil && row.Steps != nil:
 			v.floatEq(p+".steady_gain_abs_error", row.SteadyGainAbsError, gate.SteadyGainError(row.Rho, *row.Beta, *row.Drive, *row.Steps))
-		} else {
+		default:
 			v.checked++
 			if !(row.SteadyGainAbsError <= SteadyErrTol) {
 				v.add(p+".steady_gain_abs_error", fmt.Sprint(row.SteadyGainAbsError), fmt.Sprintf("<= %g", SteadyErrTol), "")

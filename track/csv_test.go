@@ -189,3 +189,34 @@ func TestETTh1(t *testing.T) {
 	t.Logf("ETTh1 OT, 96 -> 96, normalized test MSE: persistence %.4f, per-channel linear %.4f", p, l)
 	require.Less(t, l, p, "the linear map beats repeating the last value")
 }
+
+// FuzzReadCSV: ReadCSV never panics; every error names the file; an
+// accepted table is consistent (strictly increasing times, finite values,
+// one value per column and row) and builds a track or fails with an error.
+//
+//	go test -run '^$' -fuzz '^FuzzReadCSV$' -fuzztime 60s ./track/
+func FuzzReadCSV(f *testing.F) {
+	f.Add(tinyCSV(40))
+	f.Add([]byte("date,A,OT\n2016-07-01 00:00:00,1,2\n2016-07-01 01:00:00,x,2\n"))
+	f.Add([]byte("date,A,OT\n2016-07-01 01:00:00,1,2\n2016-07-01 00:00:00,1,2\n"))
+	f.Add([]byte("date,A\n2016-07-01,1e309\n"))
+	f.Add([]byte("date,\"A\nB\",OT\n2016-07-01T00:00:00Z,1,2\n"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		tab, err := ReadCSV(bytes.NewReader(raw), "fuzz.csv")
+		if err != nil {
+			require.ErrorContains(t, err, "fuzz.csv")
+			return
+		}
+		require.Len(t, tab.Values, tab.Rows()*len(tab.Columns))
+		for i := 1; i < tab.Rows(); i++ {
+			require.True(t, tab.Times[i].After(tab.Times[i-1]))
+		}
+		for _, v := range tab.Values {
+			require.False(t, math.IsNaN(v) || math.IsInf(v, 0))
+		}
+		ds, err := CSV(tab, CSVConfig{Path: "fuzz.csv", Target: tab.Columns[len(tab.Columns)-1], T: 2, H: 1})
+		if err == nil {
+			require.Positive(t, ds.Test.N)
+		}
+	})
+}

@@ -61,7 +61,9 @@ func DefaultSequenceConfig() SequenceConfig {
 }
 
 // Validate reports every field of c that Sequence cannot use, joined into
-// one error; nil when c is usable.
+// one error; nil when c is usable. Each names the field by its JSON key:
+//
+//	track: <key> = <value>: <what is wrong>; <fix>
 func (c SequenceConfig) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
@@ -70,33 +72,39 @@ func (c SequenceConfig) Validate() error {
 	for _, w := range []struct {
 		name      string
 		n, sample int
-	}{{"TrainWindows", c.TrainWindows, 1024}, {"ValWindows", c.ValWindows, 256}, {"TestWindows", c.TestWindows, 256}} {
+	}{{"train_windows", c.TrainWindows, 1024}, {"val_windows", c.ValWindows, 256}, {"test_windows", c.TestWindows, 256}} {
 		if w.n < 1 {
-			bad("%s = %d; each split needs at least 1 window, such as %d", w.name, w.n, w.sample)
+			bad("%s = %d: each split needs at least 1 window; use e.g. %d", w.name, w.n, w.sample)
 		}
 	}
 	if c.T < 1 {
-		bad("T = %d; the context needs at least 1 position, such as 32", c.T)
+		bad("t = %d: the context needs at least 1 position; use e.g. 32", c.T)
 	}
 	if c.H < 1 {
-		bad("H = %d; the horizon needs at least 1 step, such as 8", c.H)
+		bad("h = %d: the horizon needs at least 1 step; use e.g. 8", c.H)
 	}
 	if c.Components < 1 {
-		bad("Components = %d; the series needs at least 1 sinusoid, such as 3", c.Components)
+		bad("components = %d: the series needs at least 1 sinusoid; use e.g. 3", c.Components)
 	}
 	// A period under 2 steps aliases onto a longer one (Nyquist), so it
 	// would not be the period the config names.
-	if !(c.MinPeriod >= 2) || math.IsInf(c.MinPeriod, 0) {
-		bad("MinPeriod = %g; a period must be finite and at least 2 steps (Nyquist), such as 6", c.MinPeriod)
+	minOK := c.MinPeriod >= 2 && !math.IsInf(c.MinPeriod, 0)
+	if !minOK {
+		bad("min_period = %g: a period must be finite and at least 2 steps (Nyquist); use e.g. 6", c.MinPeriod)
 	}
-	if !(c.MaxPeriod >= c.MinPeriod) || math.IsInf(c.MaxPeriod, 0) {
-		bad("MaxPeriod = %g; it must be finite and at least MinPeriod = %g, such as 48", c.MaxPeriod, c.MinPeriod)
+	// Against an unusable min_period, max_period is judged alone.
+	maxFinite := !math.IsInf(c.MaxPeriod, 0)
+	switch {
+	case !minOK && !(c.MaxPeriod >= 2 && maxFinite):
+		bad("max_period = %g: a period must be finite and at least 2 steps (Nyquist); use e.g. 48", c.MaxPeriod)
+	case minOK && !(c.MaxPeriod >= c.MinPeriod && maxFinite):
+		bad("max_period = %g: must be finite and at least min_period = %g; use e.g. 48", c.MaxPeriod, c.MinPeriod)
 	}
 	if !(math.Abs(c.ARCoef) < 1) {
-		bad("ARCoef = %g is outside (-1,1); the AR(1) noise must be stationary, pick phi such as 0.8", c.ARCoef)
+		bad("ar_coef = %g: must be in (-1,1) for the AR(1) noise to be stationary; use e.g. 0.8", c.ARCoef)
 	}
 	if !(c.NoiseStd >= 0) || math.IsInf(c.NoiseStd, 0) {
-		bad("NoiseStd = %g; the innovation std must be finite and >= 0, such as 0.3", c.NoiseStd)
+		bad("noise_std = %g: the innovation std must be finite and >= 0; use e.g. 0.3", c.NoiseStd)
 	}
 	return errors.Join(errs...)
 }

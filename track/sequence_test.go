@@ -107,20 +107,20 @@ func TestSequenceConfigValidate(t *testing.T) {
 		{"no noise", func(c *SequenceConfig) { c.NoiseStd = 0 }, ""},
 		{"single period", func(c *SequenceConfig) { c.MinPeriod, c.MaxPeriod = 12, 12 }, ""},
 		{"negative phi", func(c *SequenceConfig) { c.ARCoef = -0.5 }, ""},
-		{"zero train windows", func(c *SequenceConfig) { c.TrainWindows = 0 }, "TrainWindows"},
-		{"zero val windows", func(c *SequenceConfig) { c.ValWindows = 0 }, "ValWindows"},
-		{"negative test windows", func(c *SequenceConfig) { c.TestWindows = -1 }, "TestWindows"},
-		{"zero T", func(c *SequenceConfig) { c.T = 0 }, "T ="},
-		{"zero H", func(c *SequenceConfig) { c.H = 0 }, "H ="},
-		{"zero components", func(c *SequenceConfig) { c.Components = 0 }, "Components"},
+		{"zero train windows", func(c *SequenceConfig) { c.TrainWindows = 0 }, "train_windows"},
+		{"zero val windows", func(c *SequenceConfig) { c.ValWindows = 0 }, "val_windows"},
+		{"negative test windows", func(c *SequenceConfig) { c.TestWindows = -1 }, "test_windows"},
+		{"zero T", func(c *SequenceConfig) { c.T = 0 }, "t ="},
+		{"zero H", func(c *SequenceConfig) { c.H = 0 }, "h ="},
+		{"zero components", func(c *SequenceConfig) { c.Components = 0 }, "components"},
 		// A period of 1.5 steps aliases.
-		{"period below Nyquist", func(c *SequenceConfig) { c.MinPeriod = 1.5 }, "MinPeriod"},
-		{"NaN period", func(c *SequenceConfig) { c.MinPeriod = math.NaN() }, "MinPeriod"},
-		{"max below min", func(c *SequenceConfig) { c.MaxPeriod = 5 }, "MaxPeriod"},
-		{"infinite max", func(c *SequenceConfig) { c.MaxPeriod = math.Inf(1) }, "MaxPeriod"},
+		{"period below Nyquist", func(c *SequenceConfig) { c.MinPeriod = 1.5 }, "min_period"},
+		{"NaN period", func(c *SequenceConfig) { c.MinPeriod = math.NaN() }, "min_period"},
+		{"max below min", func(c *SequenceConfig) { c.MaxPeriod = 5 }, "max_period"},
+		{"infinite max", func(c *SequenceConfig) { c.MaxPeriod = math.Inf(1) }, "max_period"},
 		// phi = 1 is a random walk: no stationary distribution for e_0.
-		{"unit root", func(c *SequenceConfig) { c.ARCoef = 1 }, "ARCoef"},
-		{"negative sigma", func(c *SequenceConfig) { c.NoiseStd = -0.1 }, "NoiseStd"},
+		{"unit root", func(c *SequenceConfig) { c.ARCoef = 1 }, "ar_coef"},
+		{"negative sigma", func(c *SequenceConfig) { c.NoiseStd = -0.1 }, "noise_std"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultSequenceConfig()

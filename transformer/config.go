@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ideabench/ideabench/gate"
@@ -23,24 +24,25 @@ func DefaultConfig() Config {
 	return Config{D: 32, Heads: 4, Layers: 2, T: 32, H: 8, CIn: 1}
 }
 
-// Validate reports the first invalid field, naming it and the fix.
+// Validate reports every invalid field, joined into one error, each naming
+// the field and the fix.
 func (c Config) Validate() error {
-	pos := []struct {
-		name string
-		v    int
-	}{{"d", c.D}, {"heads", c.Heads}, {"layers", c.Layers}, {"T", c.T}, {"H", c.H}, {"c_in", c.CIn}}
-	for _, f := range pos {
+	var errs []error
+	for _, f := range []struct {
+		name       string
+		v, example int
+	}{{"d", c.D, 32}, {"heads", c.Heads, 4}, {"layers", c.Layers, 2}, {"T", c.T, 32}, {"H", c.H, 8}, {"c_in", c.CIn, 1}} {
 		if f.v <= 0 {
-			return fmt.Errorf("transformer: %s = %d must be positive", f.name, f.v)
+			errs = append(errs, fmt.Errorf("transformer: %s = %d: must be >= 1; use e.g. %d", f.name, f.v, f.example))
 		}
 	}
-	if c.D%c.Heads != 0 {
-		return fmt.Errorf("transformer: heads = %d does not divide d = %d; pick heads from the divisors of d", c.Heads, c.D)
+	if c.D > 0 && c.Heads > 0 && c.D%c.Heads != 0 {
+		errs = append(errs, fmt.Errorf("transformer: heads = %d does not divide d = %d; pick heads from the divisors of d", c.Heads, c.D))
 	}
 	if err := c.Gate.Validate(); err != nil {
-		return fmt.Errorf("transformer: %w", err)
+		errs = append(errs, fmt.Errorf("transformer: %w", err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // FLOPsPerStep is the number of floating-point operations (a multiply-add

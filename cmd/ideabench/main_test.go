@@ -52,11 +52,11 @@ func TestErrors(t *testing.T) {
 		{"unknown_command", []string{"fly"}, true, []string{`unknown command "fly"`}},
 		{"bad_profile", []string{"run", "--profile", "huge"}, true, []string{`profile "huge" is unknown`}},
 		{"bad_config", []string{"run", "--config", "testdata/bad.json"}, true, []string{
-			"seeds: duplicate seeds", "baseline[0].lr = -1", "baseline[0].epochs = 0", "idea[0]: gate: rho = 1.5", "beta = -1"}},
+			"seeds[1] = 0: repeats seeds[0]", "baseline[0].lr = -1", "baseline[0].epochs = 0", "idea[0].rho = 1.5", "idea[0].beta = -1"}},
 		{"unknown_field", []string{"run", "--config", "testdata/unknown.json"}, true, []string{`unknown field "learning_rate"`}},
 		{"missing_config", []string{"run", "--config", "testdata/nope.json"}, true, []string{"nope.json"}},
 		{"unwritable_out", []string{"run", "--config", "testdata/tiny.json", "--out", "/nonexistent-dir/r.json"}, false, []string{"--out /nonexistent-dir/r.json: cannot write there"}},
-		{"verify_truncated", []string{"verify", trunc}, false, []string{"trunc.json is not a valid report"}},
+		{"verify_truncated", []string{"verify", trunc}, false, []string{"trunc.json:1:37: the JSON ends inside a value", "looks truncated"}},
 		{"verify_missing", []string{"verify", filepath.Join(dir, "none.json")}, false, []string{"none.json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
