@@ -43,7 +43,9 @@ func FuzzParseProtocol(f *testing.F) {
 			return
 		}
 		require.NoError(t, p.Validate())
-		require.NoError(t, p.Sequence.Validate())
+		if p.Track == "sequence" {
+			require.NoError(t, p.Sequence.Validate())
+		}
 		for _, c := range append(append([]Cfg{}, p.Baseline...), p.Idea...) {
 			require.NoError(t, p.modelConfig(c).Validate())
 		}

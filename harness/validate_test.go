@@ -35,7 +35,7 @@ func TestValidateEachField(t *testing.T) {
 		edit      func(p *Protocol)
 		path, fix string // the message starts with path and contains fix
 	}{
-		{"track", func(p *Protocol) { p.Track = "csv" }, `track = "csv"`, `use "sequence"`},
+		{"track", func(p *Protocol) { p.Track = "parquet" }, `track = "parquet"`, `use "sequence"`},
 		{"model", func(p *Protocol) { p.Model = "gpt" }, `model = "gpt"`, `use "transformer_tiny"`},
 		{"no_seeds", func(p *Protocol) { p.Seeds = nil }, "seeds = []", "at least 2 seeds"},
 		{"one_seed", func(p *Protocol) { p.Seeds = []uint64{3} }, "seeds = [3]", "at least 2 seeds"},

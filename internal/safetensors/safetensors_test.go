@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strings"
 	"testing"
 
@@ -350,9 +351,30 @@ func TestWriteFileAtomic(t *testing.T) {
 	requireSameTensors(t, goldenTensors[:1], got)
 }
 
+// FuzzRead: Read never panics, allocates in proportion to its input
+// however large the sizes a header claims, and a file it accepts re-encodes
+// and re-reads identically. The seed corpus is testdata/fuzz/FuzzRead plus
+// the f.Add seeds; search further with
+//
+//	go test -run '^$' -fuzz '^FuzzRead$' -fuzztime 60s ./internal/safetensors/
 func FuzzRead(f *testing.F) {
+	golden, err := os.ReadFile("testdata/golden.safetensors")
+	require.NoError(f, err)
+	f.Add(golden)
+	f.Add(golden[:len(golden)-1])
+	// Headers that claim far more than the input holds.
+	f.Add(file(`{"x":{"dtype":"F32","shape":[1000000000],"data_offsets":[0,4000000000]}}`))
+	f.Add(file(`{"x":{"dtype":"F64","shape":[0,9223372036854775807],"data_offsets":[0,0]}}`))
+	f.Add(append([]byte{0x00, 0xe1, 0xf5, 0x05, 0, 0, 0, 0}, '{')) // header length 10^8, one byte of it
+	f.Add(file(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}}`, make([]byte, 6)...))
 	f.Fuzz(func(t *testing.T, in []byte) {
+		before := allocated()
 		got, md, err := Read(bytes.NewReader(in))
+		// A few times the input for buffers, decoded JSON and the float32
+		// copies, plus a fixed allowance for the decoder's own buffers and
+		// the runtime's per-size-class caches, which report in chunks.
+		const slack = 4 << 20
+		require.LessOrEqual(t, allocated()-before, uint64(64*len(in)+slack), "Read allocated beyond its input")
 		if err != nil {
 			return
 		}
@@ -363,4 +385,11 @@ func FuzzRead(f *testing.F) {
 		requireSameTensors(t, got, again)
 		assert.Equal(t, md, md2)
 	})
+}
+
+// allocated is the number of heap bytes this process has allocated so far.
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
