@@ -37,15 +37,16 @@ type Arch struct {
 // Protocol is everything a run depends on. A config file is a JSON
 // Protocol; fields it leaves out keep the chosen profile's values.
 type Protocol struct {
-	Profile  string               `json:"profile"`  // name of the profile it started from
-	Track    string               `json:"track"`    // "sequence"
-	Model    string               `json:"model"`    // "transformer_tiny"
-	Seeds    []uint64             `json:"seeds"`    // training seeds, paired across arms
-	Baseline []Cfg                `json:"baseline"` // baseline sweep (β = 0)
-	Idea     []Cfg                `json:"idea"`     // idea sweep
-	Arch     Arch                 `json:"arch"`     // model size
-	Sequence track.SequenceConfig `json:"sequence"` // data of the sequence track
-	Alpha    float64              `json:"alpha"`    // significance level of the comparison
+	Profile  string               `json:"profile"`       // name of the profile it started from
+	Track    string               `json:"track"`         // "sequence" or "csv"
+	Model    string               `json:"model"`         // "transformer_tiny"
+	Seeds    []uint64             `json:"seeds"`         // training seeds, paired across arms
+	Baseline []Cfg                `json:"baseline"`      // baseline sweep (β = 0)
+	Idea     []Cfg                `json:"idea"`          // idea sweep
+	Arch     Arch                 `json:"arch"`          // model size
+	Sequence track.SequenceConfig `json:"sequence"`      // data of the sequence track
+	CSV      *track.CSVConfig     `json:"csv,omitempty"` // data of the csv track
+	Alpha    float64              `json:"alpha"`         // significance level of the comparison
 }
 
 // DefaultProtocol is the reference protocol of the seed report: seeds
@@ -152,8 +153,22 @@ func ParseProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 func (p Protocol) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if p.Track != "sequence" {
-		bad("track = %q: unknown track; use \"sequence\"", p.Track)
+	switch p.Track {
+	case "sequence":
+	case "csv":
+		if p.CSV == nil {
+			bad("csv: missing; the csv track needs {\"path\": FILE, \"target\": COLUMN, \"t\": 96, \"h\": 96}")
+		} else if err := p.CSV.Validate(); err != nil {
+			es := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				es = j.Unwrap()
+			}
+			for _, e := range es {
+				bad("%v", e)
+			}
+		}
+	default:
+		bad("track = %q: unknown track; use \"sequence\" or \"csv\"", p.Track)
 	}
 	if p.Model != "transformer_tiny" {
 		bad("model = %q: unknown model; use \"transformer_tiny\"", p.Model)
@@ -220,7 +235,9 @@ func (p Protocol) Validate() error {
 		}
 		bad("arch.heads = %d: must divide arch.d = %d; pick a divisor of %d such as %d", a.Heads, a.D, a.D, k)
 	}
-	if err := p.Sequence.Validate(); err != nil {
+	if p.Track != "sequence" {
+		// The sequence block is not used.
+	} else if err := p.Sequence.Validate(); err != nil {
 		// The track joins one error per field, each naming its JSON key
 		// under the track's prefix.
 		es := []error{err}
@@ -239,11 +256,17 @@ func (p Protocol) Validate() error {
 	return errors.Join(errs...)
 }
 
-// modelConfig is the transformer config of one cfg.
+// modelConfig is the transformer config of one cfg, with one input
+// channel (the channel count of a csv track is known once its file is
+// read; see ModelConfig).
 func (p Protocol) modelConfig(c Cfg) transformer.Config {
+	t, h := p.Sequence.T, p.Sequence.H
+	if p.Track == "csv" && p.CSV != nil {
+		t, h = p.CSV.T, p.CSV.H
+	}
 	return transformer.Config{
 		D: p.Arch.D, Heads: p.Arch.Heads, Layers: p.Arch.Layers,
-		T: p.Sequence.T, H: p.Sequence.H, CIn: 1, Gate: c.Gate(),
+		T: t, H: h, CIn: 1, Gate: c.Gate(),
 	}
 }
 

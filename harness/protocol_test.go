@@ -25,7 +25,9 @@ func TestLoadProtocol(t *testing.T) {
 		{"empty_grid", `{"baseline":[]}`, "baseline = []: empty grid", nil},
 		{"gated_baseline", `{"baseline":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":1}]}`, "baseline[0].beta = 1", nil},
 		{"heads", `{"arch":{"d":32,"heads":5,"layers":2,"batch":32}}`, "arch.heads = 5: must divide arch.d = 32", nil},
-		{"track", `{"track":"csv"}`, `track = "csv"`, nil},
+		{"track", `{"track":"parquet"}`, `track = "parquet"`, nil},
+		{"csv_missing", `{"track":"csv"}`, `csv: missing`, nil},
+		{"csv_fields", `{"track":"csv","csv":{"path":"x.csv","t":0,"h":96}}`, `csv.target is empty`, nil},
 		{"windows", `{"sequence":{"train_windows":0}}`, "sequence.train_windows = 0:", nil},
 		{"truncated", `{"seeds":[0,`, "config", nil},
 	} {

@@ -72,15 +72,16 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	if shards > 1 && opt.Store == nil {
 		return nil, errors.New("harness: a sharded run needs a results directory to write into")
 	}
-	ds, err := track.Sequence(p.Sequence)
+	d, err := p.Data()
 	if err != nil {
-		return nil, fmt.Errorf("harness: sequence: %w", err)
+		return nil, err
 	}
+	ds := d.Dataset
 	trials := p.Trials()
 	results := make([]Result, len(trials))
 	o := &Outcome{Trials: trials, Results: results, Data: ds}
 	if opt.Store != nil {
-		if err := opt.Store.WriteManifest(p, opt.Shard, shards); err != nil {
+		if err := opt.Store.WriteManifest(p, d.SHA256, opt.Shard, shards); err != nil {
 			return nil, err
 		}
 	}
@@ -90,7 +91,7 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 			continue
 		}
 		if opt.Store != nil {
-			r, ok, err := opt.Store.Load(p.Key(trials[i]))
+			r, ok, err := opt.Store.Load(p.Key(trials[i], d.SHA256))
 			if err != nil {
 				if !errors.Is(err, ErrCorrupt) {
 					return nil, err
@@ -129,7 +130,7 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 					err = nil
 				}
 				if err == nil && opt.Store != nil {
-					err = opt.Store.Save(p.Key(t), r)
+					err = opt.Store.Save(p.Key(t, d.SHA256), r)
 				}
 				results[i], errs[i] = r, err
 				mu.Lock()
@@ -278,7 +279,7 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	iBest := argBest(iMeans, iDiv)
 	r.Idea = r.MechanismSignature.IdeaSweep[iBest].Result
 	r.MechanismSignature.ObservedBestCfg = p.Idea[iBest]
-	r.MechanismSignature.TrackRationale = TrackRationale
+	r.MechanismSignature.TrackRationale = trackRationale(p)
 
 	opt := stats.DefaultOptions()
 	opt.Alpha = p.Alpha
@@ -354,13 +355,17 @@ func curves(trials []Trial, results []Result, arm string, cfg int, c Cfg) ArmCur
 	return ac
 }
 
-// forecasters evaluates the reference forecasters on the test windows.
+// forecasters evaluates the reference forecasters on the test windows:
+// persistence, and the least-squares linear map of the target channel's
+// window (one per-channel map, DLinear-style; with one channel, the
+// linear AR forecaster).
 func forecasters(ds *track.Dataset) (*Forecasters, error) {
-	lin, err := track.FitLinear(&ds.Train)
+	tr, te := track.Univariate(&ds.Train, ds.Target), track.Univariate(&ds.Test, ds.Target)
+	lin, err := track.FitLinear(&tr)
 	if err != nil {
 		return nil, fmt.Errorf("harness: linear reference forecaster: %w", err)
 	}
-	f := &Forecasters{Persistence: track.Persistence(&ds.Test, ds.Target), LinearAR: lin.MSE(&ds.Test)}
+	f := &Forecasters{Persistence: track.Persistence(&ds.Test, ds.Target), LinearAR: lin.MSE(&te)}
 	if ds.HasNoiseFloor {
 		f.NoiseFloor = ds.NoiseFloor
 	}

@@ -40,14 +40,36 @@ type TrialKey struct {
 	Arm             string               `json:"arm"`
 	Cfg             Cfg                  `json:"cfg"`
 	Seed            uint64               `json:"seed"`
+	CSV             *CSVKey              `json:"csv,omitempty"` // the csv track; its Sequence is then zero
 }
 
-// Key is the store key of trial t of p.
-func (p Protocol) Key(t Trial) TrialKey {
-	return TrialKey{
+// CSVKey is what a csv-track trial depends on: the task on the file and
+// the file's content (not its path, so a moved file keeps its trials).
+type CSVKey struct {
+	Target    string   `json:"target"`
+	Features  []string `json:"features,omitempty"`
+	T         int      `json:"t"`
+	H         int      `json:"h"`
+	Split     string   `json:"split,omitempty"`
+	TrainFrac float64  `json:"train_frac,omitempty"`
+	ValFrac   float64  `json:"val_frac,omitempty"`
+	SHA256    string   `json:"sha256"`
+}
+
+// Key is the store key of trial t of p; dataSHA is the SHA-256 of a csv
+// track's file (Data.SHA256), empty for the sequence track.
+func (p Protocol) Key(t Trial, dataSHA string) TrialKey {
+	k := TrialKey{
 		TrainingVersion: TrainingVersion, Track: p.Track, Sequence: p.Sequence, Model: p.Model,
 		Arch: p.Arch, Arm: t.Arm, Cfg: p.cfg(t), Seed: t.Seed,
 	}
+	if p.Track == "csv" && p.CSV != nil {
+		c := p.CSV
+		k.Sequence = track.SequenceConfig{}
+		k.CSV = &CSVKey{Target: c.Target, Features: c.Features, T: c.T, H: c.H, Split: c.Split,
+			TrainFrac: c.TrainFrac, ValFrac: c.ValFrac, SHA256: dataSHA}
+	}
+	return k
 }
 
 // ID is the key's content address: 32 hex digits (128 bits) of SHA-256.
@@ -145,7 +167,7 @@ func (s *Store) Load(k TrialKey) (res Result, ok bool, err error) {
 		return Result{}, false, fmt.Errorf("harness: trial record %s: %w", s.path(id), err)
 	}
 	rec, res, err := decodeRecord(raw)
-	if err == nil && (rec.ID != id || rec.Key != k) {
+	if err == nil && rec.ID != id {
 		err = fmt.Errorf("%w: it holds trial %s, not %s", ErrCorrupt, rec.ID, id)
 	}
 	if err != nil {
@@ -223,8 +245,9 @@ func encodeRecord(k TrialKey, r Result) ([]byte, error) {
 type Manifest struct {
 	ProtocolID      string   `json:"protocol_id"`
 	TrainingVersion string   `json:"training_version"`
-	Shard           int      `json:"shard"`  // this process's index, 0 when unsharded
-	Shards          int      `json:"shards"` // number of shards, 1 when unsharded
+	Shard           int      `json:"shard"`                 // this process's index, 0 when unsharded
+	Shards          int      `json:"shards"`                // number of shards, 1 when unsharded
+	DataSHA256      string   `json:"data_sha256,omitempty"` // the csv track's file
 	Protocol        Protocol `json:"protocol"`
 }
 
@@ -237,8 +260,8 @@ func manifestName(i, n int) string {
 }
 
 // WriteManifest records that shard i of n of p writes into the store.
-func (s *Store) WriteManifest(p Protocol, i, n int) error {
-	m := Manifest{ProtocolID: p.ID(), TrainingVersion: TrainingVersion, Shard: i, Shards: max(n, 1), Protocol: p}
+func (s *Store) WriteManifest(p Protocol, dataSHA string, i, n int) error {
+	m := Manifest{ProtocolID: p.ID(), TrainingVersion: TrainingVersion, Shard: i, Shards: max(n, 1), DataSHA256: dataSHA, Protocol: p}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("harness: manifest: %w", err)
@@ -298,6 +321,7 @@ func Merge(dirs []string) (*Outcome, error) {
 		shards   int
 		first    string
 		haveProt bool
+		dataSHA  string
 	)
 	for _, dir := range dirs {
 		ms, err := readManifests(dir)
@@ -313,8 +337,8 @@ func Merge(dirs []string) (*Outcome, error) {
 				return nil, fmt.Errorf("harness: merge: %s was written by training version %s, this build is %s; rerun that shard with this build", name, m.TrainingVersion, TrainingVersion)
 			}
 			if !haveProt {
-				p, first, haveProt = m.Protocol, name, true
-			} else if m.ProtocolID != p.ID() {
+				p, first, haveProt, dataSHA = m.Protocol, name, true, m.DataSHA256
+			} else if m.ProtocolID != p.ID() || m.DataSHA256 != dataSHA {
 				return nil, fmt.Errorf("harness: merge: %s is protocol %s but %s is protocol %s; merge only shards of one protocol", name, m.ProtocolID, first, p.ID())
 			}
 			shards = max(shards, m.Shards)
@@ -323,11 +347,18 @@ func Merge(dirs []string) (*Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("harness: merge: protocol of %s: %w", first, err)
 	}
+	d, err := p.Data()
+	if err != nil {
+		return nil, fmt.Errorf("harness: merge: %w", err)
+	}
+	if dataSHA != d.SHA256 {
+		return nil, fmt.Errorf("harness: merge: %s ran on data with SHA-256 %s, but %s now has %s; merge where the shards' data file is", first, dataSHA, p.CSV.Path, d.SHA256)
+	}
 	trials := p.Trials()
 	results := make([]Result, len(trials))
 	var missing []string
 	for i, t := range trials {
-		k := p.Key(t)
+		k := p.Key(t, d.SHA256)
 		var found []byte
 		var from string
 		for _, dir := range dirs {
@@ -340,7 +371,7 @@ func Merge(dirs []string) (*Outcome, error) {
 				return nil, fmt.Errorf("harness: merge: %w", err)
 			}
 			rec, res, err := decodeRecord(raw)
-			if err == nil && rec.Key != k {
+			if err == nil && rec.ID != k.ID() {
 				err = fmt.Errorf("%w: it holds another trial", ErrCorrupt)
 			}
 			if err != nil {
@@ -364,13 +395,9 @@ func Merge(dirs []string) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("harness: merge: %d of %d trials missing: %s%s; run the missing shards into these directories", n, len(trials), strings.Join(missing, "; "), more)
 	}
-	ds, err := track.Sequence(p.Sequence)
-	if err != nil {
-		return nil, fmt.Errorf("harness: sequence: %w", err)
-	}
-	r, err := Assemble(p, ds, trials, results)
+	r, err := Assemble(p, d.Dataset, trials, results)
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{Report: r, Trials: trials, Results: results, Data: ds}, nil
+	return &Outcome{Report: r, Trials: trials, Results: results, Data: d.Dataset}, nil
 }

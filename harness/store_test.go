@@ -17,7 +17,7 @@ import (
 // store's format; changing the key's encoding orphans every stored trial.
 func TestTrialIDPinned(t *testing.T) {
 	p := DefaultProtocol()
-	k := p.Key(p.Trials()[0])
+	k := p.Key(p.Trials()[0], "")
 	k.TrainingVersion = "pinned"
 	require.Equal(t, "5b6e203f7c43821df71076bd099ca87b", k.ID())
 }
@@ -36,7 +36,7 @@ func TestTrainingVersionPinned(t *testing.T) {
 	ds := mustSequence(t, p)
 	r, err := RunTrial(p, ds, p.cfg(tr), tr.Seed)
 	require.NoError(t, err)
-	data, err := encodeRecord(p.Key(tr), r)
+	data, err := encodeRecord(p.Key(tr, ""), r)
 	require.NoError(t, err)
 	var rec record
 	require.NoError(t, json.Unmarshal(data, &rec))
@@ -55,7 +55,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	r, err := RunTrial(p, ds, p.cfg(tr), tr.Seed)
 	require.NoError(t, err)
 	require.NotNil(t, r.Signature)
-	k := p.Key(tr)
+	k := p.Key(tr, "")
 	_, ok, err := s.Load(k)
 	require.NoError(t, err)
 	require.False(t, ok, "empty store")
@@ -66,7 +66,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	require.Equal(t, r, got, "stored floats round-trip exactly")
 
 	d := Result{EpochLoss: []float64{0.5}, Diverged: true, DivergedStep: 7, Val: math.Inf(1), Test: math.Inf(1)}
-	k2 := p.Key(Trial{Arm: "baseline", Cfg: 1, Seed: 0})
+	k2 := p.Key(Trial{Arm: "baseline", Cfg: 1, Seed: 0}, "")
 	require.NoError(t, s.Save(k2, d))
 	got, ok, err = s.Load(k2)
 	require.NoError(t, err)
@@ -78,8 +78,8 @@ func TestStoreRoundTrip(t *testing.T) {
 
 func TestStoreCorrupt(t *testing.T) {
 	p := tinyProtocol()
-	k := p.Key(Trial{Arm: "baseline", Cfg: 0, Seed: 0})
-	other := p.Key(Trial{Arm: "baseline", Cfg: 0, Seed: 1})
+	k := p.Key(Trial{Arm: "baseline", Cfg: 0, Seed: 0}, "")
+	other := p.Key(Trial{Arm: "baseline", Cfg: 0, Seed: 1}, "")
 	good, err := encodeRecord(k, Result{Val: 0.25, Test: 0.5, EpochLoss: []float64{1, 0.75}})
 	require.NoError(t, err)
 	otherRec, err := encodeRecord(other, Result{Val: 0.25, Test: 0.5})
@@ -159,7 +159,7 @@ func TestResume(t *testing.T) {
 	require.Equal(t, want, marshal(t, o))
 
 	// Corrupt one record: it is named, recomputed and rewritten.
-	k := p.Key(p.Trials()[3])
+	k := p.Key(p.Trials()[3], "")
 	path := s.path(k.ID())
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -221,7 +221,7 @@ func TestShardMerge(t *testing.T) {
 		r := ref.Results[0]
 		r.Test += 1e-9
 		s := &Store{Dir: c}
-		require.NoError(t, s.Save(p.Key(tr), r))
+		require.NoError(t, s.Save(p.Key(tr, ""), r))
 		_, err := Merge(append([]string{c}, dirs...))
 		require.ErrorContains(t, err, "different results")
 	})
@@ -247,7 +247,7 @@ func TestShardMerge(t *testing.T) {
 	})
 	t.Run("corrupt", func(t *testing.T) {
 		c := copyDir(t, dirs[0])
-		k := p.Key(p.Trials()[0])
+		k := p.Key(p.Trials()[0], "")
 		require.NoError(t, os.WriteFile((&Store{Dir: c}).path(k.ID()), []byte(`{"id":`), 0o644))
 		_, err := Merge([]string{c, dirs[1], dirs[2]})
 		require.ErrorIs(t, err, ErrCorrupt)
@@ -326,7 +326,7 @@ func TestManifestTampered(t *testing.T) {
 	p := tinyProtocol()
 	s, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
-	require.NoError(t, s.WriteManifest(p, 0, 1))
+	require.NoError(t, s.WriteManifest(p, "", 0, 1))
 	path := filepath.Join(s.Dir, "protocol.json")
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)

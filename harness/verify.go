@@ -7,7 +7,6 @@ import (
 
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/stats"
-	"github.com/ideabench/ideabench/track"
 )
 
 // Finding is one checked field of a report that did not re-derive
@@ -317,12 +316,12 @@ func (v *verifier) protocol(r *Report) {
 }
 
 func (v *verifier) forecasters(r *Report) {
-	ds, err := track.Sequence(r.Setup.Protocol.Sequence)
+	d, err := r.Setup.Protocol.Data()
 	if err != nil {
-		v.add("setup.protocol.sequence", "", err.Error(), "")
+		v.add("setup.protocol", "", err.Error(), "the track could not be rebuilt, so the reference forecasters were not rechecked")
 		return
 	}
-	want, err := forecasters(ds)
+	want, err := forecasters(d.Dataset)
 	if err != nil {
 		v.add("reference_forecasters", "", err.Error(), "")
 		return

@@ -346,12 +346,17 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	tr, ntr := region(0, a)
 	va, nva := region(a-t, b)
 	te, nte := region(b-t, e)
+	chans := make([]string, nc)
+	for j, col := range cols {
+		chans[j] = tab.Columns[col]
+	}
 	return &Dataset{
-		Name:   name,
-		Train:  cut(tr, nc, tgt, ntr, t, h),
-		Val:    cut(va, nc, tgt, nva, t, h),
-		Test:   cut(te, nc, tgt, nte, t, h),
-		Norm:   norm,
-		Target: tgt,
+		Name:     name,
+		Channels: chans,
+		Train:    cut(tr, nc, tgt, ntr, t, h),
+		Val:      cut(va, nc, tgt, nva, t, h),
+		Test:     cut(te, nc, tgt, nte, t, h),
+		Norm:     norm,
+		Target:   tgt,
 	}, nil
 }

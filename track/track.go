@@ -86,6 +86,9 @@ type Dataset struct {
 	NoiseFloor float64
 	// HasNoiseFloor reports whether NoiseFloor is known.
 	HasNoiseFloor bool
+	// Channels names the input channels in model order (the CSV
+	// columns); nil for the sequence track.
+	Channels []string
 }
 
 // regionLen is the number of time steps n windows of length t+h span with

@@ -1,0 +1,52 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/ideabench/ideabench/track"
+)
+
+// Data is a protocol's track, built: the dataset, the names of its input
+// channels (model order) and the identity of its source data, which trial
+// ids include.
+type Data struct {
+	*track.Dataset
+	Channels []string
+	// SHA256 is the hex SHA-256 of the csv track's file; empty for the
+	// sequence track, which its config fixes.
+	SHA256 string
+}
+
+// Data builds the protocol's track: the sequence track from its config,
+// or the csv track from its file.
+func (p Protocol) Data() (*Data, error) {
+	switch p.Track {
+	case "csv":
+		if p.CSV == nil {
+			return nil, fmt.Errorf("harness: the csv track needs a csv block")
+		}
+		tab, err := track.LoadCSV(p.CSV.Path)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := track.CSV(tab, *p.CSV)
+		if err != nil {
+			return nil, err
+		}
+		return &Data{Dataset: ds, Channels: ds.Channels, SHA256: tab.SHA256}, nil
+	default:
+		ds, err := track.Sequence(p.Sequence)
+		if err != nil {
+			return nil, fmt.Errorf("harness: sequence: %w", err)
+		}
+		return &Data{Dataset: ds, Channels: []string{"x"}}, nil
+	}
+}
+
+// trackRationale is the report's mechanism_signature.track_rationale.
+func trackRationale(p Protocol) string {
+	if p.Track == "csv" && p.CSV != nil {
+		return fmt.Sprintf("Multivariate CSV forecast of %s (T=%d, H=%d): real series with daily and weekly cycles carry multi-token temporal correlations, where a per-token fading-memory gate can act.", p.CSV.Target, p.CSV.T, p.CSV.H)
+	}
+	return TrackRationale
+}
