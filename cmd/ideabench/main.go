@@ -2,6 +2,9 @@
 //
 //	ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--results DIR] [--workers N] [--shard I/N]
 //	ideabench merge [--out FILE] DIR...
+//	ideabench train [protocol flags] [--arm A] [--cfg I] [--seed S] [--out FILE.safetensors]
+//	ideabench data [protocol flags] [--split S] [--out FILE.csv]
+//	ideabench eval --checkpoint FILE --data FILE.csv
 //	ideabench verify REPORT.json
 //	ideabench version
 //
@@ -57,8 +60,14 @@ func main() {
 const usage = `usage:
   ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--results DIR] [--workers N] [--shard I/N]
   ideabench merge [--out FILE] DIR...
+  ideabench train [protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]
+  ideabench data [protocol flags] [--split train|val|test] [--out FILE.csv]
+  ideabench eval --checkpoint FILE --data FILE.csv
   ideabench verify REPORT.json
-  ideabench version`
+  ideabench version
+
+protocol flags: --profile full|ci, --config FILE, --track sequence|csv, and for csv
+  --data FILE --target COL [--features A,B,...] [--csv-split ett-hour|ett-minute|fractions] [--t 96] [--h 96]`
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -69,6 +78,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return cmdMerge(args[1:], stdout, stderr)
+	case "train":
+		return cmdTrain(args[1:], stdout, stderr)
+	case "data":
+		return cmdData(args[1:], stdout, stderr)
+	case "eval":
+		return cmdEval(args[1:], stdout, stderr)
 	case "verify":
 		return cmdVerify(args[1:], stdout, stderr)
 	case "version":
@@ -88,8 +103,7 @@ func version() string {
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	config := fs.String("config", "", "JSON protocol file, applied over the profile")
-	profile := fs.String("profile", "full", "starting protocol: full (the reference protocol) or ci (small data)")
+	pf := protocolFlags(fs)
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
 	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
@@ -101,16 +115,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: run takes no arguments (got %q)\n%s", errUsage, fs.Args(), usage)
 	}
-	p, err := harness.Profile(*profile)
+	p, err := pf.protocol()
 	if err != nil {
-		return fmt.Errorf("%w: --profile: %v", errUsage, err)
-	}
-	if *config != "" {
-		if p, err = harness.LoadProtocol(*config, p); err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-	} else if err := p.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	if *workers < 1 {
 		return fmt.Errorf("%w: --workers = %d must be >= 1", errUsage, *workers)

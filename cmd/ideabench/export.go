@@ -1,0 +1,171 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/safetensors"
+	"github.com/ideabench/ideabench/track"
+	"github.com/ideabench/ideabench/transformer"
+)
+
+// Checkpoint metadata keys written by train (besides the model config).
+const (
+	metaChannels = "ideabench.channels"   // JSON list of input channel names, model order
+	metaTarget   = "ideabench.target"     // index of the target among them
+	metaNorm     = "ideabench.norm"       // JSON {"mean": [...], "std": [...]} per channel, train rows
+	metaProtocol = "ideabench.protocol"   // JSON protocol the trial came from
+	metaTrial    = "ideabench.trial"      // JSON {"arm", "cfg", "seed", "val", "test"}
+	metaBatch    = "ideabench.eval_batch" // windows per forward pass in evaluation (the float64 sum runs batch by batch)
+)
+
+// cmdTrain trains one trial and saves its checkpoint.
+func cmdTrain(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pf := protocolFlags(fs)
+	arm := fs.String("arm", "idea", "baseline or idea")
+	cfg := fs.Int("cfg", 0, "index into the arm's grid")
+	seed := fs.Uint64("seed", 0, "training seed")
+	out := fs.String("out", "model.safetensors", "checkpoint file (safetensors)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	p, err := pf.protocol()
+	if err != nil {
+		return err
+	}
+	grid := p.Idea
+	switch *arm {
+	case "idea":
+	case "baseline":
+		grid = p.Baseline
+	default:
+		return fmt.Errorf("%w: --arm = %q: use baseline or idea", errUsage, *arm)
+	}
+	if *cfg < 0 || *cfg >= len(grid) {
+		return fmt.Errorf("%w: --cfg = %d: the %s grid has cfgs 0..%d", errUsage, *cfg, *arm, len(grid)-1)
+	}
+	if err := checkWritable(*out); err != nil {
+		return err
+	}
+	d, err := p.Data()
+	if err != nil {
+		return err
+	}
+	c := grid[*cfg]
+	m, res, err := harness.TrainTrial(p, d.Dataset, c, *seed)
+	if err != nil {
+		return fmt.Errorf("%s cfg %d seed %d: %w", *arm, *cfg, *seed, err)
+	}
+	meta := map[string]string{metaTarget: strconv.Itoa(d.Target), metaBatch: strconv.Itoa(p.Arch.Batch)}
+	for k, v := range map[string]any{
+		metaChannels: d.Channels,
+		metaNorm:     map[string][]float64{"mean": d.Norm.Mean, "std": d.Norm.Std},
+		metaProtocol: p,
+		metaTrial:    map[string]any{"arm": *arm, "cfg": *cfg, "seed": *seed, "val": res.Val, "test": res.Test},
+	} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("checkpoint metadata %s: %w", k, err)
+		}
+		meta[k] = string(b)
+	}
+	if err := transformer.SaveCheckpoint(*out, m, meta); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s cfg %d (lr %g, rho %g, beta %g) seed %d: val %.6g, test %.6g\ncheckpoint: %s\n",
+		*arm, *cfg, c.LR, c.Rho, c.Beta, *seed, res.Val, res.Test, *out)
+	return nil
+}
+
+// cmdData exports a split's evaluation windows as a windows CSV.
+func cmdData(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("data", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pf := protocolFlags(fs)
+	split := fs.String("split", "test", "train, val or test")
+	out := fs.String("out", "windows.csv", "windows CSV to write")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	p, err := pf.protocol()
+	if err != nil {
+		return err
+	}
+	d, err := p.Data()
+	if err != nil {
+		return err
+	}
+	var s *track.Split
+	switch *split {
+	case "train":
+		s = &d.Train
+	case "val":
+		s = &d.Val
+	case "test":
+		s = &d.Test
+	default:
+		return fmt.Errorf("%w: --split = %q: use train, val or test", errUsage, *split)
+	}
+	if err := atomicfile.Write(*out, func(w io.Writer) error { return harness.WriteWindowsCSV(w, s, d.Channels, d.Target) }); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	fmt.Fprintf(stdout, "%s: %d %s windows, T=%d, H=%d, channels %v, target %s\n", *out, s.N, *split, s.T, s.H, d.Channels, d.Channels[d.Target])
+	return nil
+}
+
+// cmdEval scores a checkpoint on a windows CSV.
+func cmdEval(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	ckpt := fs.String("checkpoint", "", "checkpoint from ideabench train")
+	data := fs.String("data", "", "windows CSV from ideabench data")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *ckpt == "" || *data == "" {
+		return fmt.Errorf("%w: eval needs --checkpoint FILE and --data FILE.csv", errUsage)
+	}
+	_, meta, err := safetensors.ReadFile(*ckpt)
+	if err != nil {
+		return fmt.Errorf("--checkpoint %s: %w", *ckpt, err)
+	}
+	// The report sums squared errors batch by batch: score in batches of
+	// the trial's size to reproduce its bits.
+	batch := 64
+	if b, err := strconv.Atoi(meta[metaBatch]); err == nil && b > 0 {
+		batch = b
+	}
+	m, _, err := transformer.LoadCheckpoint[float32](*ckpt, batch)
+	if err != nil {
+		return fmt.Errorf("--checkpoint %s: %w", *ckpt, err)
+	}
+	f, err := os.Open(*data)
+	if err != nil {
+		return fmt.Errorf("--data: %w", err)
+	}
+	defer f.Close()
+	s, channels, target, err := harness.ReadWindowsCSV(f, *data)
+	if err != nil {
+		return err
+	}
+	if want, ok := meta[metaChannels]; ok {
+		got, _ := json.Marshal(channels)
+		if string(got) != want || meta[metaTarget] != strconv.Itoa(target) {
+			return fmt.Errorf("%s has channels %s (target %d) but the checkpoint was trained on %s (target %s); export the windows of its track", *data, got, target, want, meta[metaTarget])
+		}
+	}
+	mse, err := harness.Evaluate(m, s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "mse %s over %d windows (last position, %d steps, normalized scale)\n", strconv.FormatFloat(mse, 'g', -1, 64), s.N, s.H)
+	return nil
+}

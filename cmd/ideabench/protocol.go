@@ -1,0 +1,87 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/track"
+)
+
+// protoFlags are the flags that choose a protocol, shared by run, train
+// and data: a profile, a config file over it, then the track flags over
+// both.
+type protoFlags struct {
+	fs                                   *flag.FlagSet
+	config, profile, track, data, target *string
+	features, split                      *string
+	t, h                                 *int
+}
+
+func protocolFlags(fs *flag.FlagSet) *protoFlags {
+	return &protoFlags{
+		fs:       fs,
+		config:   fs.String("config", "", "JSON protocol file, applied over the profile"),
+		profile:  fs.String("profile", "full", "starting protocol: full (the reference protocol) or ci (small data)"),
+		track:    fs.String("track", "", "sequence or csv (default: the profile's or config's track)"),
+		data:     fs.String("data", "", "csv track: the CSV file (first column a timestamp)"),
+		target:   fs.String("target", "", "csv track: the column to forecast (e.g. OT)"),
+		features: fs.String("features", "", "csv track: input columns, comma-separated (default: all; the target is always one)"),
+		split:    fs.String("csv-split", "", "csv track: ett-hour, ett-minute or fractions (default: by the file's length and step)"),
+		t:        fs.Int("t", 0, "csv track: context length (default 96)"),
+		h:        fs.Int("h", 0, "csv track: horizon (default 96)"),
+	}
+}
+
+// protocol builds and validates the chosen protocol; errors wrap
+// errUsage.
+func (f *protoFlags) protocol() (harness.Protocol, error) {
+	p, err := harness.Profile(*f.profile)
+	if err != nil {
+		return p, fmt.Errorf("%w: --profile: %v", errUsage, err)
+	}
+	if *f.config != "" {
+		if p, err = harness.LoadProtocol(*f.config, p); err != nil {
+			return p, fmt.Errorf("%w: %v", errUsage, err)
+		}
+	}
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if set["track"] {
+		p.Track = *f.track
+	}
+	csvFlag := set["data"] || set["target"] || set["features"] || set["csv-split"] || set["t"] || set["h"]
+	if csvFlag && !set["track"] && p.Track != "csv" {
+		return p, fmt.Errorf("%w: --data, --target, --features, --csv-split, --t and --h describe the csv track; add --track csv", errUsage)
+	}
+	if p.Track == "csv" {
+		c := track.CSVConfig{T: 96, H: 96}
+		if p.CSV != nil {
+			c = *p.CSV
+		}
+		if set["data"] {
+			c.Path = *f.data
+		}
+		if set["target"] {
+			c.Target = *f.target
+		}
+		if set["features"] {
+			c.Features = strings.Split(*f.features, ",")
+		}
+		if set["csv-split"] {
+			c.Split = *f.split
+		}
+		if set["t"] {
+			c.T = *f.t
+		}
+		if set["h"] {
+			c.H = *f.h
+		}
+		p.CSV = &c
+	}
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return p, nil
+}
