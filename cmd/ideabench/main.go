@@ -2,6 +2,7 @@
 //
 //	ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--results DIR] [--workers N] [--shard I/N]
 //	ideabench merge [--out FILE] DIR...
+//	ideabench plot REPORT.json [--out DIR]
 //	ideabench train [protocol flags] [--arm A] [--cfg I] [--seed S] [--out FILE.safetensors]
 //	ideabench data [protocol flags] [--split S] [--out FILE.csv]
 //	ideabench eval --checkpoint FILE --data FILE.csv
@@ -60,6 +61,7 @@ func main() {
 const usage = `usage:
   ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--results DIR] [--workers N] [--shard I/N]
   ideabench merge [--out FILE] DIR...
+  ideabench plot REPORT.json [--out DIR]
   ideabench train [protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]
   ideabench data [protocol flags] [--split train|val|test] [--out FILE.csv]
   ideabench eval --checkpoint FILE --data FILE.csv
@@ -78,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return cmdMerge(args[1:], stdout, stderr)
+	case "plot":
+		return cmdPlot(args[1:], stdout, stderr)
 	case "train":
 		return cmdTrain(args[1:], stdout, stderr)
 	case "data":
@@ -109,6 +113,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
 	shard := fs.String("shard", "", "I/N: run only the trials whose index is I mod N, into --results, without a report (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	plotDir := fs.String("plots", "", "also draw the report's figures (PNG and SVG) into this directory")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -159,10 +164,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			si, sn, o.Reused+o.Computed, dir, o.Reused, o.Computed, time.Since(start).Seconds(), dir)
 		return nil
 	}
-	return writeReport(stdout, o, *out, harness.RunInfo{
+	if err := writeReport(stdout, o, *out, harness.RunInfo{
 		WallSeconds: time.Since(start).Seconds(), Workers: *workers, GoVersion: runtime.Version(), Version: version(),
 		TrialsReused: o.Reused, TrialsRun: o.Computed, Results: dir,
-	})
+	}); err != nil {
+		return err
+	}
+	if *plotDir != "" {
+		return writePlots(o.Report, *plotDir, stdout)
+	}
+	return nil
 }
 
 func writeReport(stdout io.Writer, o *harness.Outcome, out string, info harness.RunInfo) error {

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/plots"
+)
+
+// cmdPlot draws a report's figures: ideabench plot REPORT.json [--out DIR]
+// (flags before or after the report).
+func cmdPlot(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "plots", "directory for the PNG and SVG files")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return fmt.Errorf("%w: plot takes a report file\n%s", errUsage, usage)
+	}
+	report := rest[0]
+	if err := fs.Parse(rest[1:]); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: plot takes one report file (got also %q)", errUsage, fs.Args())
+	}
+	r, err := harness.ReadReport(report)
+	if err != nil {
+		return err
+	}
+	return writePlots(r, *out, stdout)
+}
+
+// writePlots draws r into dir and lists the files.
+func writePlots(r *harness.Report, dir string, stdout io.Writer) error {
+	paths, err := plots.Write(r, dir, plots.Options{})
+	for _, p := range paths {
+		fmt.Fprintln(stdout, "plot:", p)
+	}
+	return err
+}
