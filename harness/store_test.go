@@ -299,6 +299,14 @@ func TestDivergence(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, json.Valid(data))
 	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+	var tampered Report
+	require.NoError(t, json.Unmarshal(data, &tampered))
+	tampered.MechanismSignature.IdeaSweep[1].Result.PerSeed[0] = 0.1
+	found := false
+	for _, f := range Verify(&tampered, VerifyOptions{}).Mismatches() {
+		found = found || strings.HasPrefix(f.Field, "diverged.trials[0]")
+	}
+	require.True(t, found, "a diverged seed's metric that is not the substitute is a mismatch")
 
 	// Stored diverged trials are reused as diverged.
 	o2, err := Run(context.Background(), p, Options{Store: s})

@@ -110,6 +110,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	v.signature(r)
 	v.mathCheck(r)
 	v.protocol(r)
+	v.diverged(r)
 	if opt.Rerun && r.Setup != nil && r.ReferenceForecasters != nil {
 		v.forecasters(r)
 	}
@@ -332,4 +333,40 @@ func (v *verifier) forecasters(r *Report) {
 	v.floatEq("reference_forecasters.noise_floor", f.NoiseFloor, want.NoiseFloor)
 	v.boolEq("reference_forecasters.baseline_beats_linear", f.BaselineBeatsLinear, r.Baseline.Full.Mean < f.LinearAR)
 	v.boolEq("reference_forecasters.idea_beats_linear", f.IdeaBeatsLinear, r.Idea.Mean < f.LinearAR)
+}
+
+// diverged checks that each listed diverged trial's per-seed test metric
+// is the recorded substitute, and that the substitutes are finite.
+func (v *verifier) diverged(r *Report) {
+	d := r.Diverged
+	if d == nil {
+		return
+	}
+	v.checked++
+	if math.IsNaN(d.TestSubstitute) || math.IsInf(d.TestSubstitute, 0) || math.IsNaN(d.ValSubstitute) || math.IsInf(d.ValSubstitute, 0) {
+		v.add("diverged.test_substitute", fmt.Sprint(d.TestSubstitute), "a finite value", "")
+	}
+	seedIdx := map[uint64]int{}
+	for i, s := range r.MechanismSignature.Protocol.Seeds {
+		seedIdx[s] = i
+	}
+	for k, t := range d.Trials {
+		i, ok := seedIdx[t.Seed]
+		field := fmt.Sprintf("diverged.trials[%d]", k)
+		var ps []float64
+		switch {
+		case t.Arm == "baseline" && t.Cfg >= 0 && t.Cfg < len(r.Baseline.Sweep):
+			ps = r.Baseline.Sweep[t.Cfg].PerSeed
+		case t.Arm == "idea" && t.Cfg >= 0 && t.Cfg < len(r.MechanismSignature.IdeaSweep):
+			ps = r.MechanismSignature.IdeaSweep[t.Cfg].Result.PerSeed
+		default:
+			v.checked++
+			v.add(field, fmt.Sprintf("%s cfg %d", t.Arm, t.Cfg), "an arm and cfg of the sweep", "")
+			continue
+		}
+		if !ok || i >= len(ps) {
+			continue // the seed report's sweep rows may carry no per-seed values
+		}
+		v.floatEq(field+" per-seed test metric", ps[i], d.TestSubstitute)
+	}
 }
