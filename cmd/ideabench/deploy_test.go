@@ -2,10 +2,12 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/harness"
 	"github.com/stretchr/testify/require"
 )
 
@@ -35,4 +37,17 @@ func TestDeployFiles(t *testing.T) {
 	require.Contains(t, job, `args: ["run", "--results", "/results"`)
 	require.Contains(t, merge, `args: ["merge", "--out", "/results/ideabench-report.json", "/results"]`)
 	require.True(t, strings.Contains(job, "backoffLimitPerIndex"), "a failed pod is retried with its index")
+}
+
+// TestExamples: the example configs parse and validate.
+func TestExamples(t *testing.T) {
+	names, err := filepath.Glob("../../examples/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, names)
+	for _, name := range names {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			_, err := harness.LoadProtocol(name, harness.DefaultProtocol())
+			require.NoError(t, err)
+		})
+	}
 }
