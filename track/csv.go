@@ -319,28 +319,9 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 		}
 	}
 	name := "csv"
-	norm := Norm{Mean: make([]float64, nc), Std: make([]float64, nc)}
-	for ch := range nc {
-		var sum float64
-		for i := range a {
-			sum += series[i*nc+ch]
-		}
-		mean := sum / float64(a)
-		var ss float64
-		for i := range a {
-			d := series[i*nc+ch] - mean
-			ss += float64(d * d)
-		}
-		std := math.Sqrt(ss / float64(a))
-		if !(std > 0) {
-			return nil, fmt.Errorf("track: %s: column %s is constant over the %d train rows; drop it from csv.features", tab.Name, tab.Columns[cols[ch]], a)
-		}
-		norm.Mean[ch], norm.Std[ch] = mean, std
-	}
-	z := make([]float64, len(series))
-	for i, v := range series {
-		ch := i % nc
-		z[i] = (v - norm.Mean[ch]) / norm.Std[ch]
+	norm, z, bad := normalize(series, nc, a)
+	if bad >= 0 {
+		return nil, fmt.Errorf("track: %s: column %s is constant over the %d train rows; drop it from csv.features", tab.Name, tab.Columns[cols[bad]], a)
 	}
 	region := func(lo, hi int) ([]float64, int) { return z[lo*nc : hi*nc], hi - lo - t - h + 1 }
 	tr, ntr := region(0, a)

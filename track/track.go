@@ -104,29 +104,10 @@ func newDataset(name string, series []float64, c, target, t, h, nTrain, nVal, nT
 	if len(series) != (lTrain+lVal+lTest)*c || target < 0 || target >= c {
 		panic("track: newDataset: series must be (L,C) with L the sum of the region lengths and 0 <= target < C")
 	}
-	norm := Norm{Mean: make([]float64, c), Std: make([]float64, c)}
-	for ch := range c {
-		var sum float64
-		for i := range lTrain {
-			sum += series[i*c+ch]
-		}
-		mean := sum / float64(lTrain)
-		var ss float64
-		for i := range lTrain {
-			d := series[i*c+ch] - mean
-			ss += float64(d * d)
-		}
-		std := math.Sqrt(ss / float64(lTrain))
-		if !(std > 0) || math.IsInf(std, 0) {
-			return nil, fmt.Errorf("track: %s: channel %d has std %v over the train region; "+
-				"drop constant or non-finite channels, or lengthen the train region", name, ch, std)
-		}
-		norm.Mean[ch], norm.Std[ch] = mean, std
-	}
-	z := make([]float64, len(series)) // (L,C)
-	for i, v := range series {
-		ch := i % c
-		z[i] = (v - norm.Mean[ch]) / norm.Std[ch]
+	norm, z, bad := normalize(series, c, lTrain)
+	if bad >= 0 {
+		return nil, fmt.Errorf("track: %s: channel %d has std %v over the train region; "+
+			"drop constant or non-finite channels, or lengthen the train region", name, bad, norm.Std[bad])
 	}
 	return &Dataset{
 		Name:   name,
@@ -136,6 +117,37 @@ func newDataset(name string, series []float64, c, target, t, h, nTrain, nVal, nT
 		Norm:   norm,
 		Target: target,
 	}, nil
+}
+
+// normalize z-normalizes series (L,C) with the mean and population std of
+// each channel over its first rows rows, returning the statistics, the
+// normalized copy and the first channel whose std is zero or not finite
+// (-1 when none; z is then nil).
+func normalize(series []float64, c, rows int) (norm Norm, z []float64, bad int) {
+	norm = Norm{Mean: make([]float64, c), Std: make([]float64, c)}
+	for ch := range c {
+		var sum float64
+		for i := range rows {
+			sum += series[i*c+ch]
+		}
+		mean := sum / float64(rows)
+		var ss float64
+		for i := range rows {
+			d := series[i*c+ch] - mean
+			ss += float64(d * d)
+		}
+		std := math.Sqrt(ss / float64(rows))
+		norm.Mean[ch], norm.Std[ch] = mean, std
+		if !(std > 0) || math.IsInf(std, 0) {
+			return norm, nil, ch
+		}
+	}
+	z = make([]float64, len(series))
+	for i, v := range series {
+		ch := i % c
+		z[i] = (v - norm.Mean[ch]) / norm.Std[ch]
+	}
+	return norm, z, -1
 }
 
 // cut copies the n stride-1 windows of region (regionLen(n,t,h),C) into a
