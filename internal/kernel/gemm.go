@@ -41,6 +41,9 @@ func Gemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F
 // compiler from fusing them into an FMA (Go spec, "Floating-point
 // operators").
 func gemmGeneric[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F, i0, i1, j0, j1, k int, acc bool) {
+	if i0 >= i1 || j0 >= j1 {
+		return // an empty edge of a tiled product: nothing to walk
+	}
 	for i := i0; i < i1; i++ {
 		row := c[i*ldc+j0 : i*ldc+j1]
 		if !acc {

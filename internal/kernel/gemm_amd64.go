@@ -117,9 +117,23 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 	}
 }
 
-// gemmAVX2 runs full 4x16 tiles in assembly and the ragged edges in Go;
-// both follow the canonical order, so the split does not change bits.
+// gemmAVX2 runs full 4x16 tiles in assembly (8x8 tiles for a product
+// exactly 8 columns wide) and the ragged edges in Go; both follow the
+// canonical order, so the split does not change bits.
 func gemmAVX2(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
+	if n == 8 && k > 0 && m >= 8 {
+		// One 8-wide panel (an attention head): the 8x8 ymm tile.
+		flags, m8 := kernelFlags(bias, acc), m/8*8
+		var bp *float32
+		if bias != nil {
+			bp = &bias[0]
+		}
+		for i := 0; i < m8; i += 8 {
+			gemm8x8AVX(&c[i*ldc], &a[i*rsa], &b[0], bp, ldc, rsa, csa, ldb, k, flags)
+		}
+		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, m8, m, 0, n, k, acc)
+		return
+	}
 	m4, n16 := m/4*4, n/16*16
 	if k == 0 || m4 == 0 || n16 == 0 {
 		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
