@@ -1,15 +1,32 @@
-// Package plots draws a report's pictures with gonum.org/v1/plot, each as
-// PNG and SVG:
+// Package plots draws a report's figures with gonum.org/v1/plot, each as
+// NAME.png (DPI dots per inch) and NAME.svg, 16 cm x 10 cm unless
+// Options say otherwise:
 //
-//   - paired: every seed's test metric of both arms, joined per seed, with
-//     the mean difference and its 95% interval;
-//   - sweep: each arm's learning-rate sweep against the validation metric
-//     (mean ± std over seeds), the chosen cfg marked;
-//   - gate: the gate's gain and state over positions in the mechanism
-//     signature model, beside the predicted steady gain;
-//   - loss: each arm's training-loss curve per seed and their mean.
+//   - paired: left, every seed's test metric of both arms joined by a
+//     line, red where the idea is better; right, the per-seed differences
+//     idea - baseline with their mean (comparison.delta_mean) and its 95%
+//     interval (see Interval); the title gives the p-value and the verdict.
+//   - sweep: one panel per arm, learning rate (log axis) against the
+//     validation metric, mean ± std over seeds, the chosen cfg ringed and
+//     every idea cfg labelled with its ρ and β.
+//   - gate: the gain (top) and state (bottom) by position of every block
+//     of the mechanism-signature model, with each block's predicted
+//     steady gain.
+//   - loss: each arm's chosen cfg, the training loss by epoch of every
+//     seed (thin) and their mean (thick).
 //
-// Every figure reads only the report, so a report from any machine can be
-// drawn again; a figure whose data the report lacks (an older report) is
-// skipped, not an error.
+// Write works in three steps:
+//
+//  1. Build every figure from the report alone, so a report from any
+//     machine can be drawn again. A figure whose data the report lacks
+//     altogether (an older report: no per-position signature, no loss
+//     curves) is skipped; data that is there but odd (empty, of mismatched
+//     lengths, NaN) is an error naming the field, before anything is
+//     written.
+//  2. Lay each figure out: a title, the panels aligned on their data areas
+//     (plot.Align), and the legend in a column right of them, where it
+//     cannot cover data.
+//  3. Draw it on a PNG and an SVG canvas and write each file atomically.
+//
+// The same report always gives the same bytes.
 package plots

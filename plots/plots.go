@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -10,74 +11,217 @@ import (
 	"path/filepath"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
 )
 
-// Options size the figures.
+// Options size the figures. The zero value is the default.
 type Options struct {
-	Width, Height vg.Length // default 16 cm x 10 cm
+	Width, Height vg.Length // default DefaultWidth x DefaultHeight
 }
 
-// DPI is the resolution of the PNG files: a figure of width w is
-// round(w/vg.Inch·DPI) pixels wide.
+// Default figure size: 16 cm x 10 cm, 605 x 378 pixels at DPI.
+const (
+	DefaultWidth  = 16 * vg.Centimeter
+	DefaultHeight = 10 * vg.Centimeter
+)
+
+// maxSize bounds a figure's side: 1 m is 3780 pixels at DPI, a 57 MB
+// image in memory.
+const maxSize = 100 * vg.Centimeter
+
+// DPI is the resolution of the PNG files. A figure of width w is
+//
+//	int(w/vg.Inch·DPI + 0.5)
+//
+// pixels wide (vgimg rounds so), and the same for the height.
 const DPI = 96
 
-// Formats are the files written per figure.
-var Formats = []string{"png", "svg"}
+// Pixels is the PNG size in pixels of a length at DPI.
+func Pixels(l vg.Length) int { return int(l/vg.Inch*DPI + 0.5) }
+
+// figures are the names of the figures in the order Write draws them.
+var figures = []string{"paired", "sweep", "gate", "loss"}
+
+// builders build each of figures from a report: nil for a figure whose
+// data the report lacks.
+var builders = map[string]func(*harness.Report) (*figure, error){
+	"paired": paired, "sweep": sweep, "gate": gate, "loss": loss,
+}
+
+// formats are the files written per figure, NAME.FORMAT.
+var formats = []string{"png", "svg"}
 
 var (
 	colBaseline = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
 	colIdea     = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-	colGray     = color.RGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff}
+	colGray     = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
+	colBlack    = color.RGBA{A: 0xff}
+	colBand     = color.NRGBA{R: 0x40, G: 0x40, B: 0x40, A: 0x30} // the 95% interval, translucent (not premultiplied)
+	// Colours of the gate's blocks, then again from the first.
+	colBlocks = []color.Color{colIdea, colBaseline, color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}}
+	// Thin per-seed loss curves: the arm's colour, translucent.
+	colSeed = []color.Color{color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x80}, color.NRGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0x80}}
+
+	dashed = []vg.Length{vg.Points(5), vg.Points(3)}
+	dotted = []vg.Length{vg.Points(1.5), vg.Points(2)}
 )
 
 // Write draws every figure the report has data for into dir (created if
-// needed), NAME.png and NAME.svg each, written atomically, and returns
-// the paths in order.
+// needed), NAME.png and NAME.svg each, and returns the paths in the order
+// paired, sweep, gate, loss. A figure whose data the report lacks
+// altogether is skipped and not listed: "gate" without per-position
+// signatures (mechanism_signature.mechanism_signature.layers[].gain_by_position),
+// "loss" without "training". Every figure is built before any file is
+// written, so an odd report (empty per-seed lists, mismatched lengths,
+// NaN) is an error naming the field and leaves dir as it was. Each file
+// is written atomically (internal/atomicfile): a reader sees the old file
+// or the whole new one; on a write error the paths already written are
+// returned with it. The same report gives the same bytes.
 func Write(r *harness.Report, dir string, opt Options) ([]string, error) {
 	if r == nil {
 		return nil, errors.New("plots: no report")
 	}
 	if opt.Width == 0 {
-		opt.Width = 16 * vg.Centimeter
+		opt.Width = DefaultWidth
 	}
 	if opt.Height == 0 {
-		opt.Height = 10 * vg.Centimeter
+		opt.Height = DefaultHeight
+	}
+	if !(opt.Width > 0 && opt.Height > 0 && opt.Width <= maxSize && opt.Height <= maxSize) {
+		return nil, fmt.Errorf("plots: figure size %.5gpt x %.5gpt; need each in (0, 1 m]", float64(opt.Width), float64(opt.Height))
+	}
+	type named struct {
+		name string
+		fig  *figure
+	}
+	var figs []named
+	for _, name := range figures {
+		fig, err := builders[name](r)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %s: %w", name, err)
+		}
+		if fig != nil {
+			figs = append(figs, named{name, fig})
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+		return nil, fmt.Errorf("plots: creating %s: %w", dir, err)
 	}
 	var paths []string
-	for _, f := range []struct {
-		name string
-		draw func(*harness.Report) (*plot.Plot, error)
-	}{{"paired", paired}, {"sweep", sweep}, {"gate", gate}, {"loss", loss}} {
-		p, err := f.draw(r)
-		if err != nil {
-			return paths, fmt.Errorf("plots: %s: %w", f.name, err)
-		}
-		if p == nil {
-			continue
-		}
-		for _, format := range Formats {
-			wt, err := p.WriterTo(opt.Width, opt.Height, format)
-			if err != nil {
-				return paths, fmt.Errorf("plots: %s.%s: %w", f.name, format, err)
-			}
+	for _, f := range figs {
+		for _, format := range formats {
+			c := newCanvas(format, opt.Width, opt.Height)
+			f.fig.draw(draw.New(c))
 			path := filepath.Join(dir, f.name+"."+format)
-			if err := atomicfile.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err }); err != nil {
+			if err := atomicfile.Write(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 				return paths, fmt.Errorf("plots: writing %s: %w", path, err)
 			}
 			paths = append(paths, path)
 		}
 	}
 	return paths, nil
+}
+
+// newCanvas is a canvas of one of formats; PNG at DPI.
+func newCanvas(format string, w, h vg.Length) vg.CanvasWriterTo {
+	if format == "svg" {
+		return svgCanvas{vgsvg.New(w, h)}
+	}
+	return vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))}
+}
+
+// svgCanvas names fallbacks after the Liberation Serif of every text:
+// the layout is measured with Liberation Serif, and a viewer without it
+// would take its default font, wider or narrower, and text would overrun
+// its place. Times New Roman has the same metrics (Liberation Serif was
+// made to match it). Embedding the font (vgsvg.EmbedFonts) would add
+// about 0.5 MB to every file.
+type svgCanvas struct{ *vgsvg.Canvas }
+
+func (c svgCanvas) WriteTo(w io.Writer) (int64, error) {
+	var buf bytes.Buffer
+	if _, err := c.Canvas.WriteTo(&buf); err != nil {
+		return 0, err
+	}
+	n, err := w.Write(bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Serif;"), []byte(`font-family:'Liberation Serif','Times New Roman',Times,serif;`)))
+	return int64(n), err
+}
+
+// figure is a title over a grid of panels aligned on their data areas
+// (plot.Align), with one legend right of the grid, outside every data
+// area so it never covers data.
+type figure struct {
+	title  string
+	panels [][]*plot.Plot // rows of columns
+	legend *plot.Legend   // nil for none
+}
+
+func textStyle(size vg.Length) text.Style {
+	return text.Style{Color: colBlack, Font: font.From(plot.DefaultFont, size), Handler: plot.DefaultTextHandler}
+}
+
+func newLegend() *plot.Legend {
+	l := plot.NewLegend()
+	l.TextStyle = textStyle(9)
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = vg.Points(18)
+	l.Padding = vg.Points(2)
+	return &l
+}
+
+// newPanel is a plot with the figures' font sizes.
+func newPanel(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = 10
+	p.Title.Padding = vg.Points(4)
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = 10
+		a.Tick.Label.Font.Size = 9
+	}
+	return p
+}
+
+func (f *figure) draw(dc draw.Canvas) {
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	pad := vg.Points(5)
+	dc = draw.Crop(dc, pad, -pad, pad, -pad)
+	if f.title != "" {
+		sty := textStyle(11)
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, f.title)
+		dc.Max.Y -= sty.Height(f.title) + pad
+	}
+	if f.legend != nil {
+		r := f.legend.Rectangle(dc)
+		w := r.Max.X - r.Min.X
+		lc := dc
+		lc.Min.X = dc.Max.X - w - pad
+		lc.Max.X = dc.Max.X - pad
+		lc.Max.Y -= 2 * pad // level with the panels' titles
+		f.legend.Draw(lc)
+		dc.Max.X -= w + 3*pad
+	}
+	rows, cols := len(f.panels), len(f.panels[0])
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(8), PadY: vg.Points(6)}
+	cs := plot.Align(f.panels, tiles, dc)
+	for j, row := range f.panels {
+		for i, p := range row {
+			p.Draw(cs[j][i])
+		}
+	}
 }
 
 func finite(xs ...float64) bool {
@@ -89,306 +233,494 @@ func finite(xs ...float64) bool {
 	return true
 }
 
-func line(xys plotter.XYs, c color.Color, width vg.Length) (*plotter.Line, error) {
-	l, err := plotter.NewLine(xys)
-	if err != nil {
-		return nil, err
+// checkFinite names the first non-finite value of xs, field[i].
+func checkFinite(field string, xs []float64) error {
+	for i, x := range xs {
+		if !finite(x) {
+			return fmt.Errorf("%s[%d] is %v", field, i, x)
+		}
 	}
-	l.Color, l.Width = c, width
-	return l, nil
+	return nil
+}
+
+func line(xys plotter.XYs, c color.Color, width vg.Length, dashes []vg.Length) *plotter.Line {
+	l := &plotter.Line{XYs: xys}
+	l.Color, l.Width, l.Dashes = c, width, dashes
+	return l
+}
+
+func dots(xys plotter.XYs, c color.Color, shape draw.GlyphDrawer, radius vg.Length) *plotter.Scatter {
+	s := &plotter.Scatter{XYs: xys}
+	s.GlyphStyle = draw.GlyphStyle{Color: c, Shape: shape, Radius: radius}
+	return s
 }
 
 // Interval is the 95% interval of the mean paired difference:
 //
 //	d̄ ± t(0.975, n-1) · s/√n,  s² = Σ(dᵢ - d̄)²/(n-1)
 //
-// (Student t; the sample std with n-1, unlike the report's population std).
+// with the Student t quantile (stats.TQuantile) and the sample std s (n-1
+// denominator, unlike the report's population std).
 func Interval(diffs []float64) (lo, hi float64, err error) {
 	n := len(diffs)
 	if n < 2 {
 		return 0, 0, fmt.Errorf("%d paired differences; an interval needs at least 2", n)
 	}
-	var m float64
-	for _, d := range diffs {
-		m += d
-	}
-	m /= float64(n)
-	var ss float64
-	for _, d := range diffs {
-		ss += (d - m) * (d - m)
-	}
-	half := stats.TQuantile(0.975, float64(n-1)) * math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
-	return m - half, m + half, nil
+	// From the population std σ (Summarize): s = σ·√(n/(n-1)), so
+	// s/√n = σ/√(n-1).
+	sm := stats.Summarize(diffs)
+	half := stats.TQuantile(0.975, float64(n-1)) * sm.Std / math.Sqrt(float64(n-1))
+	return sm.Mean - half, sm.Mean + half, nil
 }
 
-// paired: one column per arm, one line per seed.
-func paired(r *harness.Report) (*plot.Plot, error) {
-	b, i := r.Baseline.Full.PerSeed, r.Idea.PerSeed
-	if len(b) == 0 || len(b) != len(i) {
-		return nil, fmt.Errorf("baseline.full.per_seed has %d values and idea.per_seed %d; need equal, non-empty", len(b), len(i))
+// headroom raises p's y maximum by frac of the data's span, room for
+// labels above the data.
+func headroom(p *plot.Plot, frac float64) {
+	if span := p.Y.Max - p.Y.Min; span > 0 {
+		p.Y.Max += frac * span
 	}
-	if !finite(b...) || !finite(i...) {
-		return nil, errors.New("per-seed metrics are not finite")
+}
+
+// paired: left, both arms' test metric per seed joined by a line; right,
+// the per-seed differences with their mean and its 95% interval.
+func paired(r *harness.Report) (*figure, error) {
+	b, x, d := r.Baseline.Full.PerSeed, r.Idea.PerSeed, r.Comparison.PerSeedDiffs
+	n := len(b)
+	switch {
+	case n == 0:
+		return nil, errors.New("baseline.full.per_seed is empty")
+	case len(x) != n:
+		return nil, fmt.Errorf("idea.per_seed has %d values, baseline.full.per_seed %d", len(x), n)
+	case len(d) != n:
+		return nil, fmt.Errorf("comparison.per_seed_diffs has %d values, baseline.full.per_seed %d", len(d), n)
 	}
-	c := r.Comparison
-	p := plot.New()
-	lo, hi, err := Interval(c.PerSeedDiffs)
-	if err == nil {
-		p.Title.Text = fmt.Sprintf("idea - baseline: %+.4g, 95%% CI [%+.4g, %+.4g], p = %.3g (%s)", c.DeltaMean, lo, hi, c.PValue, c.Verdict)
-	} else {
-		p.Title.Text = fmt.Sprintf("idea - baseline: %+.4g, p = %.3g (%s)", c.DeltaMean, c.PValue, c.Verdict)
-	}
-	p.Y.Label.Text = "test metric (MSE, normalized)"
-	p.X.Label.Text = "arm (one line per seed)"
-	p.NominalX("baseline", "idea")
-	for k := range b {
-		col := colGray
-		if i[k] < b[k] {
-			col = colIdea
-		}
-		l, err := line(plotter.XYs{{X: 0, Y: b[k]}, {X: 1, Y: i[k]}}, col, vg.Points(1))
-		if err != nil {
+	for _, f := range []struct {
+		name string
+		xs   []float64
+	}{{"baseline.full.per_seed", b}, {"idea.per_seed", x}, {"comparison.per_seed_diffs", d}} {
+		if err := checkFinite(f.name, f.xs); err != nil {
 			return nil, err
 		}
-		p.Add(l)
 	}
-	for arm, vs := range [][]float64{b, i} {
-		xys := make(plotter.XYs, len(vs))
+	if !finite(r.Comparison.DeltaMean) {
+		return nil, fmt.Errorf("comparison.delta_mean is %v", r.Comparison.DeltaMean)
+	}
+	dir, err := stats.ParseDirection(r.MetricDirection)
+	if err != nil {
+		return nil, fmt.Errorf("metric_direction: %w", err)
+	}
+	better := func(k int) bool { return (dir == stats.LowerIsBetter) == (x[k] < b[k]) && x[k] != b[k] }
+	c := r.Comparison
+	lo, hi, ierr := Interval(d)
+	interval := "no 95% interval (n < 2)"
+	if ierr == nil {
+		interval = fmt.Sprintf("95%% interval [%+.3g, %+.3g]", lo, hi)
+	}
+	fig := &figure{
+		title: fmt.Sprintf("idea vs baseline on %d seeds: p = %.3g%s, %s\nmean difference %+.3g, %s",
+			n, c.PValue, method(c), c.Verdict, c.DeltaMean, interval),
+		legend: newLegend(),
+	}
+
+	left := newPanel("test metric per seed ("+r.MetricDirection+")", "arm", "test MSE (normalized scale)")
+	left.NominalX("baseline", "idea")
+	left.X.Min, left.X.Max = -0.3, 1.3
+	wins := 0
+	for k := range b {
+		col := colGray
+		if better(k) {
+			col, wins = colIdea, wins+1
+		}
+		left.Add(line(plotter.XYs{{X: 0, Y: b[k]}, {X: 1, Y: x[k]}}, col, vg.Points(1), nil))
+	}
+	for arm, vs := range [][]float64{b, x} {
+		xys := make(plotter.XYs, n)
 		for k, v := range vs {
 			xys[k] = plotter.XY{X: float64(arm), Y: v}
 		}
-		s, err := plotter.NewScatter(xys)
-		if err != nil {
-			return nil, err
+		left.Add(dots(xys, []color.Color{colBaseline, colIdea}[arm], draw.CircleGlyph{}, vg.Points(2.5)))
+	}
+
+	right := newPanel("idea − baseline per seed", "seed", "difference of test MSE")
+	seeds := r.MechanismSignature.Protocol.Seeds
+	if len(seeds) == n && n <= 16 {
+		names := make([]string, n)
+		for k, s := range seeds {
+			names[k] = fmt.Sprint(s)
 		}
-		s.GlyphStyle.Color = []color.Color{colBaseline, colIdea}[arm]
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
-		s.GlyphStyle.Radius = vg.Points(3)
-		p.Add(s)
+		right.NominalX(names...)
+	} else {
+		right.X.Label.Text = "seed (index)"
 	}
-	win, _ := line(nil, colIdea, vg.Points(1))
-	lose, _ := line(nil, colGray, vg.Points(1))
-	p.Legend.Add(fmt.Sprintf("idea better (%d of %d seeds)", c.IdeaWins, len(b)), win)
-	p.Legend.Add("idea not better", lose)
-	p.Legend.Top = true
-	p.X.Min, p.X.Max = -0.3, 1.9 // room on the right for the legend
-	return p, nil
+	right.X.Min, right.X.Max = -0.6, float64(n)-0.4
+	right.Add(line(plotter.XYs{{X: right.X.Min, Y: 0}, {X: right.X.Max, Y: 0}}, colBlack, vg.Points(0.5), nil))
+	var band *plotter.Polygon
+	if ierr == nil {
+		band = &plotter.Polygon{XYs: []plotter.XYs{{{X: right.X.Min, Y: lo}, {X: right.X.Max, Y: lo}, {X: right.X.Max, Y: hi}, {X: right.X.Min, Y: hi}}}, Color: colBand}
+		right.Add(band)
+	}
+	mean := line(plotter.XYs{{X: right.X.Min, Y: c.DeltaMean}, {X: right.X.Max, Y: c.DeltaMean}}, colBlack, vg.Points(1.5), dashed)
+	right.Add(mean)
+	for k, v := range d {
+		col := colGray
+		if better(k) {
+			col = colIdea
+		}
+		right.Add(line(plotter.XYs{{X: float64(k), Y: 0}, {X: float64(k), Y: v}}, col, vg.Points(1.5), nil),
+			dots(plotter.XYs{{X: float64(k), Y: v}}, col, draw.CircleGlyph{}, vg.Points(2.5)))
+	}
+	// Margins above and below, so the interval's edges show even where it
+	// spans every difference.
+	if span := right.Y.Max - right.Y.Min; span > 0 {
+		right.Y.Min, right.Y.Max = right.Y.Min-0.08*span, right.Y.Max+0.08*span
+	}
+	fig.panels = [][]*plot.Plot{{left, right}}
+
+	fig.legend.Add("baseline", dots(nil, colBaseline, draw.CircleGlyph{}, vg.Points(2.5)))
+	fig.legend.Add("idea", dots(nil, colIdea, draw.CircleGlyph{}, vg.Points(2.5)))
+	fig.legend.Add(fmt.Sprintf("idea better: %d of %d", wins, n), line(nil, colIdea, vg.Points(1.5), nil))
+	fig.legend.Add("idea not better", line(nil, colGray, vg.Points(1.5), nil))
+	fig.legend.Add("mean difference", mean)
+	if band != nil {
+		fig.legend.Add("95% interval", band)
+	}
+	return fig, nil
 }
 
-// errPoints are points with symmetric y error bars.
-type errPoints struct {
-	plotter.XYs
-	plotter.YErrors
+// method is the p-value method for the title, " (exact)" or "".
+func method(c harness.Comparison) string {
+	if c.PValueMethod == "" {
+		return ""
+	}
+	return " (" + c.PValueMethod + ")"
 }
 
-// sweep: lr vs validation mean per arm.
-func sweep(r *harness.Report) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "learning-rate sweep (validation, mean ± std over seeds; ringed: chosen)"
-	p.X.Label.Text = "learning rate"
-	p.Y.Label.Text = "validation metric (MSE, normalized)"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	type row struct {
-		cfg    harness.Cfg
-		val    *harness.Summary
-		chosen bool
-	}
+// sweepRow is one cfg of an arm's sweep as drawn.
+type sweepRow struct {
+	cfg       harness.Cfg
+	mean, std float64
+	chosen    bool
+}
+
+// sweep: each arm's learning rate against the validation metric, one
+// panel per arm on a shared y range.
+func sweep(r *harness.Report) (*figure, error) {
 	// A report without validation summaries (the seed report's schema)
-	// selected on test means: draw those, without error bars.
-	noVal := true
-	var arms [2][]row
+	// draws the test means it selected on.
+	useVal := false
 	for _, s := range r.Baseline.Sweep {
-		v := s.Val
-		if v == nil {
-			v = &harness.Summary{Mean: s.Mean}
-		} else {
-			noVal = false
-		}
-		arms[0] = append(arms[0], row{s.Cfg, v, s.Cfg == r.Baseline.BestCfg})
+		useVal = useVal || s.Val != nil
 	}
 	for _, s := range r.MechanismSignature.IdeaSweep {
-		v := s.Val
-		if v == nil {
-			v = &harness.Summary{Mean: s.Result.Mean, Std: s.Result.Std}
-		} else {
-			noVal = false
-		}
-		arms[1] = append(arms[1], row{s.Cfg, v, s.Cfg == r.MechanismSignature.ObservedBestCfg})
+		useVal = useVal || s.Val != nil
 	}
-	if noVal {
-		p.Title.Text = "learning-rate sweep (test mean; the report has no validation summaries; ringed: chosen)"
-		p.Y.Label.Text = "test metric"
-	}
-	n := 0
-	for a, rows := range arms {
-		var pts errPoints
-		var labels []string
-		var best plotter.XYs
-		for _, rw := range rows {
-			if rw.val == nil || !(rw.cfg.LR > 0) || !finite(rw.val.Mean, rw.val.Std) {
-				continue
+	var arms [2][]sweepRow
+	spread := useVal // the baseline rows have a std to draw
+	for i, s := range r.Baseline.Sweep {
+		spread = spread || len(s.PerSeed) > 0
+		row := sweepRow{cfg: s.Cfg, mean: s.Mean, std: stats.Summarize(s.PerSeed).Std, chosen: s.Cfg == r.Baseline.BestCfg}
+		if useVal {
+			if s.Val == nil {
+				return nil, fmt.Errorf("baseline.sweep[%d].val is missing", i)
 			}
-			pts.XYs = append(pts.XYs, plotter.XY{X: rw.cfg.LR, Y: rw.val.Mean})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{rw.val.Std, rw.val.Std})
-			if a == 1 {
-				labels = append(labels, fmt.Sprintf(" ρ=%g β=%g", rw.cfg.Rho, rw.cfg.Beta))
-			}
-			if rw.chosen {
-				best = append(best, plotter.XY{X: rw.cfg.LR, Y: rw.val.Mean})
-			}
+			row.mean, row.std = s.Val.Mean, s.Val.Std
 		}
-		if len(pts.XYs) == 0 {
-			continue
-		}
-		n++
-		col := []color.Color{colBaseline, colIdea}[a]
-		l, err := line(pts.XYs, col, vg.Points(1.5))
-		if err != nil {
+		if err := checkRow(fmt.Sprintf("baseline.sweep[%d]", i), row); err != nil {
 			return nil, err
 		}
-		l.Dashes = [][]vg.Length{nil, {vg.Points(4), vg.Points(2)}}[a]
+		arms[0] = append(arms[0], row)
+	}
+	for i, s := range r.MechanismSignature.IdeaSweep {
+		row := sweepRow{cfg: s.Cfg, mean: s.Result.Mean, std: s.Result.Std, chosen: s.Cfg == r.MechanismSignature.ObservedBestCfg}
+		if useVal {
+			if s.Val == nil {
+				return nil, fmt.Errorf("mechanism_signature.idea_sweep[%d].val is missing", i)
+			}
+			row.mean, row.std = s.Val.Mean, s.Val.Std
+		}
+		if err := checkRow(fmt.Sprintf("mechanism_signature.idea_sweep[%d]", i), row); err != nil {
+			return nil, err
+		}
+		arms[1] = append(arms[1], row)
+	}
+	switch {
+	case len(arms[0]) == 0:
+		return nil, errors.New("baseline.sweep is empty")
+	case len(arms[1]) == 0:
+		return nil, errors.New("mechanism_signature.idea_sweep is empty")
+	}
+
+	split, yLabel := "validation metric", "validation MSE (normalized scale)"
+	if !useVal {
+		split, yLabel = "test metric (no validation in the report)", "test MSE (normalized scale)"
+	}
+	fig := &figure{
+		title:  fmt.Sprintf("learning-rate sweep: %s, mean ± std over %d seeds", split, r.NSeeds),
+		legend: newLegend(),
+	}
+	lrs := map[float64]bool{}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, rows := range arms {
+		for _, rw := range rows {
+			lrs[rw.cfg.LR] = true
+			lo, hi = min(lo, rw.cfg.LR), max(hi, rw.cfg.LR)
+		}
+	}
+	var ticks plot.Ticker = plot.LogTicks{Prec: -1}
+	if len(lrs) <= 6 {
+		var ts plot.ConstantTicks
+		for _, rows := range arms {
+			for _, rw := range rows {
+				if lrs[rw.cfg.LR] {
+					ts = append(ts, plot.Tick{Value: rw.cfg.LR, Label: fmt.Sprintf("%g", rw.cfg.LR)})
+					delete(lrs, rw.cfg.LR)
+				}
+			}
+		}
+		ticks = ts
+	}
+	ring := dots(nil, colBlack, draw.RingGlyph{}, vg.Points(6))
+	var panels []*plot.Plot
+	for a, rows := range arms {
+		name := []string{"baseline", "idea (labels: ρ, β)"}[a]
+		if a == 0 && !spread {
+			name = "baseline (no per-seed values: no std)"
+		}
+		col := []color.Color{colBaseline, colIdea}[a]
+		p := newPanel(name, "learning rate (log scale)", yLabel)
+		if a == 1 {
+			p.Y.Label.Text = ""
+		}
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = ticks
+		p.X.Min, p.X.Max = lo/1.6, hi*1.6
+		var pts struct {
+			plotter.XYs
+			plotter.YErrors
+		}
+		var chosen plotter.XYs
+		for _, rw := range rows {
+			pts.XYs = append(pts.XYs, plotter.XY{X: rw.cfg.LR, Y: rw.mean})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{rw.std, rw.std})
+			if rw.chosen {
+				chosen = append(chosen, plotter.XY{X: rw.cfg.LR, Y: rw.mean})
+			}
+		}
+		// Join cfgs that differ in lr only: a line across other changes
+		// (ρ, β, epochs) would read as a trend in lr.
+		for k, rw := range rows {
+			same := func(o sweepRow) bool {
+				c, d := o.cfg, rw.cfg
+				c.LR, d.LR = 0, 0
+				return c == d
+			}
+			first := true
+			for _, o := range rows[:k] {
+				first = first && !same(o)
+			}
+			if !first {
+				continue
+			}
+			var xys plotter.XYs
+			for _, o := range rows {
+				if same(o) {
+					xys = append(xys, plotter.XY{X: o.cfg.LR, Y: o.mean})
+				}
+			}
+			if len(xys) > 1 {
+				sortXY(xys)
+				p.Add(line(xys, col, vg.Points(1), nil))
+			}
+		}
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
 			return nil, err
 		}
-		eb.Color = col
-		sc, err := plotter.NewScatter(pts.XYs)
-		if err != nil {
-			return nil, err
+		eb.Color, eb.Width = col, vg.Points(1)
+		p.Add(eb, dots(pts.XYs, col, draw.CircleGlyph{}, vg.Points(2.5)))
+		if len(chosen) > 0 {
+			p.Add(dots(chosen, colBlack, draw.RingGlyph{}, vg.Points(6)))
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = col, draw.CircleGlyph{}, vg.Points(2.5)
-		p.Add(l, eb, sc)
-		if len(best) > 0 {
-			ring, err := plotter.NewScatter(best)
-			if err != nil {
-				return nil, err
+		if a == 1 {
+			// Above each error bar: ρ and β on two lines, narrow enough
+			// for neighbouring lrs.
+			lb := &plotter.Labels{}
+			for _, rw := range rows {
+				lb.XYs = append(lb.XYs, plotter.XY{X: rw.cfg.LR, Y: rw.mean + rw.std})
+				lb.Labels = append(lb.Labels, fmt.Sprintf("ρ %g\nβ %g", rw.cfg.Rho, rw.cfg.Beta))
+				sty := textStyle(8)
+				sty.Color, sty.XAlign, sty.YAlign = col, draw.XCenter, draw.YBottom
+				lb.TextStyle = append(lb.TextStyle, sty)
 			}
-			ring.GlyphStyle.Color, ring.GlyphStyle.Shape, ring.GlyphStyle.Radius = col, draw.RingGlyph{}, vg.Points(6)
-			p.Add(ring)
-		}
-		if labels != nil {
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts.XYs, Labels: labels})
-			if err != nil {
-				return nil, err
-			}
-			for k := range lb.TextStyle {
-				lb.TextStyle[k].Color = col
-			}
+			lb.Offset = vg.Point{Y: vg.Points(2)}
 			p.Add(lb)
 		}
-		p.Legend.Add([]string{"baseline", "idea"}[a], l, sc)
+		fig.legend.Add([]string{"baseline", "idea"}[a], dots(nil, col, draw.CircleGlyph{}, vg.Points(2.5)))
+		panels = append(panels, p)
 	}
-	if n == 0 {
-		return nil, errors.New("no sweep row with a positive lr and a finite metric")
+	fig.legend.Add("chosen cfg", ring)
+	// One y range for both panels, with room above for the labels.
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	for _, p := range panels {
+		ymin, ymax = min(ymin, p.Y.Min), max(ymax, p.Y.Max)
 	}
-	p.Legend.Top = true
-	// Room on the right for the legend and the idea's labels.
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, rows := range arms {
-		for _, rw := range rows {
-			if rw.cfg.LR > 0 {
-				lo, hi = min(lo, rw.cfg.LR), max(hi, rw.cfg.LR)
-			}
-		}
+	for _, p := range panels {
+		p.Y.Min, p.Y.Max = ymin, ymax
+		headroom(p, 0.25)
 	}
-	p.X.Min, p.X.Max = lo/1.5, hi*4
-	return p, nil
+	fig.panels = [][]*plot.Plot{panels}
+	return fig, nil
 }
 
-// gate: gain and state over positions, every block.
-func gate(r *harness.Report) (*plot.Plot, error) {
+func checkRow(field string, rw sweepRow) error {
+	switch {
+	case !(rw.cfg.LR > 0) || !finite(rw.cfg.LR):
+		return fmt.Errorf("%s.cfg.lr is %v; the log axis needs a positive lr", field, rw.cfg.LR)
+	case !finite(rw.mean, rw.std):
+		return fmt.Errorf("%s: mean %v, std %v; need finite", field, rw.mean, rw.std)
+	}
+	return nil
+}
+
+// sortXY sorts by x (insertion sort: a handful of points).
+func sortXY(xys plotter.XYs) {
+	for i := 1; i < len(xys); i++ {
+		for j := i; j > 0 && xys[j].X < xys[j-1].X; j-- {
+			xys[j], xys[j-1] = xys[j-1], xys[j]
+		}
+	}
+}
+
+// noLabels keeps a ticker's marks and drops its labels, for a panel that
+// shares the x axis of the panel below.
+type noLabels struct{ plot.Ticker }
+
+func (t noLabels) Ticks(lo, hi float64) []plot.Tick {
+	ts := t.Ticker.Ticks(lo, hi)
+	for i := range ts {
+		ts[i].Label = ""
+	}
+	return ts
+}
+
+// gate: the gain (top) and state (bottom) by position of every block of
+// the mechanism-signature model, with each block's predicted steady gain.
+func gate(r *harness.Report) (*figure, error) {
 	s := r.MechanismSignature.MechanismSignature
-	if len(s.Layers) == 0 || len(s.Layers[0].GainByPosition) == 0 {
+	if len(s.Layers) == 0 {
 		return nil, nil // an older report: no per-position signature
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("gate of the idea's best cfg (ρ=%g, β=%g), seed %d, mean over test windows", s.Rho, s.Beta, s.TrainedModelSeed)
-	p.X.Label.Text = "position t"
-	p.Y.Label.Text = "gain g_t (solid), state s_t (dashed)"
+	const field = "mechanism_signature.mechanism_signature.layers"
+	t := len(s.Layers[0].GainByPosition)
 	for l, ls := range s.Layers {
-		col := []color.Color{colIdea, colBaseline, color.RGBA{G: 0x80, A: 0xff}, color.RGBA{R: 0x80, B: 0x80, A: 0xff}}[l%4]
-		for k, ys := range [][]float64{ls.GainByPosition, ls.StateByPosition} {
-			if !finite(ys...) {
-				return nil, fmt.Errorf("layers[%d] has a non-finite value", l)
-			}
-			xys := make(plotter.XYs, len(ys))
-			for t, y := range ys {
-				xys[t] = plotter.XY{X: float64(t), Y: y}
-			}
-			ln, err := line(xys, col, vg.Points(1.5))
-			if err != nil {
+		if len(ls.GainByPosition) != t || len(ls.StateByPosition) != t {
+			return nil, fmt.Errorf("%s[%d] has %d gains and %d states by position, %s[0] %d", field, l, len(ls.GainByPosition), len(ls.StateByPosition), field, t)
+		}
+		for _, f := range []struct {
+			name string
+			xs   []float64
+		}{{"gain_by_position", ls.GainByPosition}, {"state_by_position", ls.StateByPosition}} {
+			if err := checkFinite(fmt.Sprintf("%s[%d].%s", field, l, f.name), f.xs); err != nil {
 				return nil, err
 			}
-			if k == 1 {
-				ln.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-			}
-			p.Add(ln)
-			p.Legend.Add(fmt.Sprintf("block %d %s", ls.Layer, []string{"gain", "state"}[k]), ln)
 		}
-		if finite(ls.PredictedSteadyGain) {
-			g := ls.PredictedSteadyGain
-			ref := plotter.NewFunction(func(float64) float64 { return g })
-			ref.Color, ref.Width, ref.Dashes = col, vg.Points(0.75), []vg.Length{vg.Points(1), vg.Points(2)}
-			p.Add(ref)
-			p.Legend.Add(fmt.Sprintf("block %d predicted steady gain %.3f", ls.Layer, g), ref)
+		if !finite(ls.PredictedSteadyGain) {
+			return nil, fmt.Errorf("%s[%d].predicted_steady_gain is %v", field, l, ls.PredictedSteadyGain)
 		}
 	}
-	// Gains sit near 1 and states near 0: the legend goes in between.
-	p.Legend.Top = false
-	p.Legend.YOffs = 2.5 * vg.Centimeter
-	p.X.Min = 0
-	p.X.Max = float64(len(s.Layers[0].GainByPosition) - 1)
-	return p, nil
+	if t == 0 {
+		return nil, nil // layers from before per-position signatures
+	}
+	fig := &figure{
+		title:  fmt.Sprintf("gate of the idea's chosen cfg (ρ %g, β %g), seed %d: mean over test windows", s.Rho, s.Beta, s.TrainedModelSeed),
+		legend: newLegend(),
+	}
+	gain := newPanel("gain by position (dotted: predicted steady gain)", "", "gain g (1 = open)")
+	state := newPanel("", "position t in the window", "state s (attention energy)")
+	for _, p := range []*plot.Plot{gain, state} {
+		p.X.Min, p.X.Max = 0, max(1, float64(t-1))
+	}
+	gain.X.Tick.Marker = noLabels{plot.DefaultTicks{}}
+	for l, ls := range s.Layers {
+		col := colBlocks[l%len(colBlocks)]
+		xy := func(ys []float64) plotter.XYs {
+			xys := make(plotter.XYs, len(ys))
+			for k, y := range ys {
+				xys[k] = plotter.XY{X: float64(k), Y: y}
+			}
+			return xys
+		}
+		g := line(xy(ls.GainByPosition), col, vg.Points(1.5), nil)
+		ref := line(plotter.XYs{{X: gain.X.Min, Y: ls.PredictedSteadyGain}, {X: gain.X.Max, Y: ls.PredictedSteadyGain}}, col, vg.Points(1), dotted)
+		gain.Add(ref, g)
+		state.Add(line(xy(ls.StateByPosition), col, vg.Points(1.5), nil))
+		fig.legend.Add(fmt.Sprintf("block %d", ls.Layer), g)
+		fig.legend.Add(fmt.Sprintf("  steady %.5g", ls.PredictedSteadyGain), ref)
+	}
+	fig.panels = [][]*plot.Plot{{gain}, {state}}
+	return fig, nil
 }
 
-// loss: epoch losses per seed (thin) and the mean (thick) for each arm.
-func loss(r *harness.Report) (*plot.Plot, error) {
+// loss: each arm's epoch losses per seed (thin) and their mean (thick).
+func loss(r *harness.Report) (*figure, error) {
 	tr := r.Training
 	if tr == nil {
-		return nil, nil
+		return nil, nil // an older report: no loss curves
 	}
-	p := plot.New()
-	p.Title.Text = "training loss of each arm's chosen cfg (thin: seeds, thick: mean)"
-	p.X.Label.Text = "epoch"
-	p.Y.Label.Text = "mean training loss (MSE, normalized)"
+	fig := &figure{legend: newLegend()}
+	p := newPanel("", "epoch", "training MSE, all positions (normalized)")
+	epochs, seeds := 0, 0
+	var means [2]*plotter.Line
 	for a, ac := range []harness.ArmCurves{tr.Baseline, tr.Idea} {
-		col := []color.Color{colBaseline, colIdea}[a]
+		name := []string{"baseline", "idea"}[a]
 		var sum []float64
 		var cnt []int
-		for _, curve := range ac.EpochLosses {
-			if len(curve) == 0 || !finite(curve...) {
-				continue
+		for k, curve := range ac.EpochLosses {
+			if err := checkFinite(fmt.Sprintf("training.%s.epoch_losses[%d]", name, k), curve); err != nil {
+				return nil, err
+			}
+			if len(curve) == 0 {
+				continue // a seed that diverged in its first epoch
 			}
 			xys := make(plotter.XYs, len(curve))
 			for e, v := range curve {
 				xys[e] = plotter.XY{X: float64(e + 1), Y: v}
-				if e >= len(sum) {
+				if e == len(sum) {
 					sum, cnt = append(sum, 0), append(cnt, 0)
 				}
 				sum[e] += v
 				cnt[e]++
 			}
-			ln, err := line(xys, col, vg.Points(0.5))
-			if err != nil {
-				return nil, err
-			}
-			p.Add(ln)
+			p.Add(line(xys, colSeed[a], vg.Points(0.75), nil))
 		}
 		if len(sum) == 0 {
-			continue
+			return nil, fmt.Errorf("training.%s.epoch_losses has no epoch", name)
 		}
+		epochs, seeds = max(epochs, len(sum)), max(seeds, len(ac.EpochLosses))
 		mean := make(plotter.XYs, len(sum))
 		for e := range sum {
 			mean[e] = plotter.XY{X: float64(e + 1), Y: sum[e] / float64(cnt[e])}
 		}
-		ln, err := line(mean, col, vg.Points(2.5))
-		if err != nil {
-			return nil, err
-		}
-		p.Add(ln)
-		p.Legend.Add(fmt.Sprintf("%s (lr %g, ρ %g, β %g)", []string{"baseline", "idea"}[a], ac.Cfg.LR, ac.Cfg.Rho, ac.Cfg.Beta), ln)
+		means[a] = line(mean, []color.Color{colBaseline, colIdea}[a], vg.Points(2.5), [][]vg.Length{nil, dashed}[a])
+		fig.legend.Add(name+" mean", means[a])
 	}
-	p.Legend.Top = true
-	return p, nil
+	// The means last, over the thin lines; the idea's dashed so the
+	// baseline's shows beneath it. An epoch's mean is over the seeds that
+	// reached it (a diverged seed's curve ends early).
+	p.Add(means[0], means[1])
+	fig.legend.Add("baseline, a seed", line(nil, colSeed[0], vg.Points(1), nil))
+	fig.legend.Add("idea, a seed", line(nil, colSeed[1], vg.Points(1), nil))
+	fig.title = fmt.Sprintf("training loss of each arm's chosen cfg, %d seeds", seeds)
+	b, x := tr.Baseline.Cfg, tr.Idea.Cfg
+	p.Title.Text = fmt.Sprintf("baseline: lr %g, %d epochs; idea: lr %g, ρ %g, β %g, %d epochs", b.LR, b.Epochs, x.LR, x.Rho, x.Beta, x.Epochs)
+	p.X.Min, p.X.Max = 1, max(2, float64(epochs))
+	if epochs <= 12 {
+		var ts plot.ConstantTicks
+		for e := 1; e <= epochs; e++ {
+			ts = append(ts, plot.Tick{Value: float64(e), Label: fmt.Sprint(e)})
+		}
+		p.X.Tick.Marker = ts
+	}
+	fig.panels = [][]*plot.Plot{{p}}
+	return fig, nil
 }

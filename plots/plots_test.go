@@ -13,18 +13,20 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ideabench/ideabench/harness"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/ideabench/ideabench/harness"
 )
 
 var tiny struct {
 	once sync.Once
-	r    *harness.Report
+	raw  []byte
 	err  error
 }
 
-// report runs the tiny protocol of cmd/ideabench's tests once.
+// report runs the tiny protocol of cmd/ideabench's tests once (about
+// 0.1 s) and returns a fresh copy of its report, free to modify.
 func report(t *testing.T) *harness.Report {
 	t.Helper()
 	tiny.once.Do(func() {
@@ -34,30 +36,52 @@ func report(t *testing.T) *harness.Report {
 			return
 		}
 		o, err := harness.Run(context.Background(), p, harness.Options{})
-		if err == nil {
-			tiny.r = o.Report
+		if err != nil {
+			tiny.err = err
+			return
 		}
-		tiny.err = err
+		tiny.raw, tiny.err = o.Report.Marshal()
 	})
 	require.NoError(t, tiny.err)
-	return tiny.r
+	r, err := harness.ParseReport(tiny.raw, "tiny report")
+	require.NoError(t, err)
+	return r
 }
 
-func pixels(l vg.Length) int { return int(math.Round(l.Points() / vg.Inch.Points() * DPI)) }
-
-// checkFiles: each figure exists in both formats, non-empty, decoding to
-// the stated size.
-func checkFiles(t *testing.T, paths []string, names []string, w, h vg.Length) {
+func readReport(t *testing.T, path string) *harness.Report {
 	t.Helper()
-	var want []string
+	r, err := harness.ReadReport(path)
+	require.NoError(t, err)
+	return r
+}
+
+// size is what a figure's files should say: PNG pixels and the SVG
+// root's width and height attributes, as vgsvg writes them (points, five
+// significant digits).
+type size struct {
+	w, h       vg.Length
+	px, py     int
+	svgW, svgH string
+}
+
+// defaultSize: 16 cm = 453.54 pt = 604.72 px at 96 DPI, rounded to 605;
+// 10 cm = 283.46 pt = 377.95 px, 378.
+var defaultSize = size{16 * vg.Centimeter, 10 * vg.Centimeter, 605, 378, "453.54pt", "283.46pt"}
+
+// checkFiles: the paths are exactly the figures names in both formats,
+// in order; each file is non-empty and decodes to the stated size.
+func checkFiles(t *testing.T, paths []string, names []string, sz size) {
+	t.Helper()
+	var want, got []string
 	for _, n := range names {
 		want = append(want, n+".png", n+".svg")
 	}
-	var got []string
 	for _, p := range paths {
 		got = append(got, filepath.Base(p))
 	}
 	require.Equal(t, want, got)
+	// The stated pixel size is the one vgimg computes.
+	require.Equal(t, [2]int{sz.px, sz.py}, [2]int{Pixels(sz.w), Pixels(sz.h)})
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			raw, err := os.ReadFile(path)
@@ -66,7 +90,7 @@ func checkFiles(t *testing.T, paths []string, names []string, w, h vg.Length) {
 			if strings.HasSuffix(path, ".png") {
 				cfg, err := png.DecodeConfig(bytes.NewReader(raw))
 				require.NoError(t, err)
-				require.Equal(t, [2]int{pixels(w), pixels(h)}, [2]int{cfg.Width, cfg.Height})
+				require.Equal(t, [2]int{sz.px, sz.py}, [2]int{cfg.Width, cfg.Height})
 				_, err = png.Decode(bytes.NewReader(raw))
 				require.NoError(t, err)
 				return
@@ -77,12 +101,13 @@ func checkFiles(t *testing.T, paths []string, names []string, w, h vg.Length) {
 				Height  string `xml:"height,attr"`
 			}
 			require.NoError(t, xml.Unmarshal(raw, &svg))
+			require.Contains(t, string(raw), "font-family:'Liberation Serif','Times New Roman',Times,serif;", "fallback fonts of the same metrics")
 			require.Equal(t, "svg", svg.XMLName.Local)
+			require.Equal(t, [2]string{sz.svgW, sz.svgH}, [2]string{svg.Width, svg.Height})
 			for _, d := range []struct {
 				attr string
 				want vg.Length
-			}{{svg.Width, w}, {svg.Height, h}} {
-				require.True(t, strings.HasSuffix(d.attr, "pt"), d.attr)
+			}{{svg.Width, sz.w}, {svg.Height, sz.h}} {
 				v, err := strconv.ParseFloat(strings.TrimSuffix(d.attr, "pt"), 64)
 				require.NoError(t, err)
 				require.InDelta(t, d.want.Points(), v, 0.005, "svg size in points")
@@ -92,55 +117,185 @@ func checkFiles(t *testing.T, paths []string, names []string, w, h vg.Length) {
 }
 
 func TestWrite(t *testing.T) {
-	r := report(t)
+	all := []string{"paired", "sweep", "gate", "loss"}
 	for _, tc := range []struct {
-		name string
-		opt  Options
-		w, h vg.Length
+		name  string
+		r     func(*testing.T) *harness.Report
+		opt   Options
+		sz    size
+		names []string
 	}{
-		{"default", Options{}, 16 * vg.Centimeter, 10 * vg.Centimeter},
-		{"wide", Options{Width: 8 * vg.Inch, Height: 3 * vg.Inch}, 8 * vg.Inch, 3 * vg.Inch},
+		{"tiny", report, Options{}, defaultSize, all},
+		// 8 in = 576 pt = 768 px; 3 in = 216 pt = 288 px.
+		{"tiny/8x3in", report, Options{Width: 8 * vg.Inch, Height: 3 * vg.Inch}, size{8 * vg.Inch, 3 * vg.Inch, 768, 288, "576pt", "216pt"}, all},
+		// A width alone keeps the default height.
+		{"tiny/width-only", report, Options{Width: 4 * vg.Inch}, size{4 * vg.Inch, 10 * vg.Centimeter, 384, 378, "288pt", "283.46pt"}, all},
+		{"golden-ci", func(t *testing.T) *harness.Report { return readReport(t, "../golden/ci_1.snap.json") }, Options{}, defaultSize, all},
+		// The seed report's schema: no per-position signature, no loss
+		// curves, no validation summaries.
+		{"seed-report", func(t *testing.T) *harness.Report { return readReport(t, "../harness/testdata/seed-report.json") }, Options{}, defaultSize, []string{"paired", "sweep"}},
+		{"no-training-no-layers", func(t *testing.T) *harness.Report {
+			r := report(t)
+			r.Training, r.MechanismSignature.MechanismSignature.Layers = nil, nil
+			return r
+		}, Options{}, defaultSize, []string{"paired", "sweep"}},
+		// Layers of a report from before gain_by_position.
+		{"layers-without-positions", func(t *testing.T) *harness.Report {
+			r := report(t)
+			for l := range r.MechanismSignature.MechanismSignature.Layers {
+				ls := &r.MechanismSignature.MechanismSignature.Layers[l]
+				ls.GainByPosition, ls.StateByPosition = nil, nil
+			}
+			return r
+		}, Options{}, defaultSize, []string{"paired", "sweep", "loss"}},
+		// One seed: no interval, the rest drawn.
+		{"one-seed", func(t *testing.T) *harness.Report {
+			r := report(t)
+			r.Baseline.Full.PerSeed, r.Idea.PerSeed = r.Baseline.Full.PerSeed[:1], r.Idea.PerSeed[:1]
+			r.Comparison.PerSeedDiffs = r.Comparison.PerSeedDiffs[:1]
+			return r
+		}, Options{}, defaultSize, all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			paths, err := Write(r, dir, tc.opt)
+			dir := filepath.Join(t.TempDir(), "new", "dir")
+			paths, err := Write(tc.r(t), dir, tc.opt)
 			require.NoError(t, err)
-			checkFiles(t, paths, []string{"paired", "sweep", "gate", "loss"}, tc.w, tc.h)
-			tmp, _ := filepath.Glob(filepath.Join(dir, ".*"))
-			require.Empty(t, tmp, "no temporary files")
+			checkFiles(t, paths, tc.names, tc.sz)
+			tmp, err := filepath.Glob(filepath.Join(dir, ".*"))
+			require.NoError(t, err)
+			require.Empty(t, tmp, "no temporary files left")
 		})
 	}
 }
 
-// TestWriteOldReport: a report without per-position signatures or loss
-// curves (the seed report's schema) still gets its other figures.
-func TestWriteOldReport(t *testing.T) {
-	r, err := harness.ReadReport("../harness/testdata/seed-report.json")
+// TestWriteSameBytes: drawing a report twice gives the same files.
+func TestWriteSameBytes(t *testing.T) {
+	r := report(t)
+	a, err := Write(r, t.TempDir(), Options{})
 	require.NoError(t, err)
-	paths, err := Write(r, t.TempDir(), Options{})
+	b, err := Write(r, t.TempDir(), Options{})
 	require.NoError(t, err)
-	checkFiles(t, paths, []string{"paired", "sweep"}, 16*vg.Centimeter, 10*vg.Centimeter)
+	require.Len(t, b, len(a))
+	for k := range a {
+		fa, err := os.ReadFile(a[k])
+		require.NoError(t, err)
+		fb, err := os.ReadFile(b[k])
+		require.NoError(t, err)
+		require.Equal(t, fa, fb, filepath.Base(a[k]))
+	}
 }
 
-func TestWriteErrors(t *testing.T) {
-	_, err := Write(&harness.Report{}, t.TempDir(), Options{})
-	require.ErrorContains(t, err, "baseline.full.per_seed has 0 values")
-	f := filepath.Join(t.TempDir(), "file")
-	require.NoError(t, os.WriteFile(f, nil, 0o644))
-	_, err = Write(report(t), filepath.Join(f, "sub"), Options{})
-	require.Error(t, err)
-	_, err = Write(nil, t.TempDir(), Options{})
-	require.ErrorContains(t, err, "no report")
+// TestWriteOdd: a report that cannot be drawn is an error naming the
+// field, never a panic, and writes nothing.
+func TestWriteOdd(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name   string
+		edit   func(*harness.Report)
+		opt    Options
+		errMsg string
+	}{
+		{"empty", func(r *harness.Report) { *r = harness.Report{} }, Options{}, "paired: baseline.full.per_seed is empty"},
+		{"idea-short", func(r *harness.Report) { r.Idea.PerSeed = r.Idea.PerSeed[1:] }, Options{}, "idea.per_seed has 2 values, baseline.full.per_seed 3"},
+		{"diffs-missing", func(r *harness.Report) { r.Comparison.PerSeedDiffs = nil }, Options{}, "comparison.per_seed_diffs has 0 values"},
+		{"nan-per-seed", func(r *harness.Report) { r.Baseline.Full.PerSeed[1] = nan }, Options{}, "baseline.full.per_seed[1] is NaN"},
+		{"inf-diff", func(r *harness.Report) { r.Comparison.PerSeedDiffs[2] = math.Inf(1) }, Options{}, "comparison.per_seed_diffs[2] is +Inf"},
+		{"nan-delta", func(r *harness.Report) { r.Comparison.DeltaMean = nan }, Options{}, "comparison.delta_mean is NaN"},
+		{"direction", func(r *harness.Report) { r.MetricDirection = "sideways" }, Options{}, "metric_direction: stats: metric direction \"sideways\" is unknown"},
+		{"no-baseline-sweep", func(r *harness.Report) { r.Baseline.Sweep = nil }, Options{}, "sweep: baseline.sweep is empty"},
+		{"no-idea-sweep", func(r *harness.Report) { r.MechanismSignature.IdeaSweep = nil }, Options{}, "sweep: mechanism_signature.idea_sweep is empty"},
+		{"zero-lr", func(r *harness.Report) { r.Baseline.Sweep[1].Cfg.LR = 0 }, Options{}, "baseline.sweep[1].cfg.lr is 0; the log axis needs a positive lr"},
+		{"val-missing", func(r *harness.Report) { r.MechanismSignature.IdeaSweep[0].Val = nil }, Options{}, "mechanism_signature.idea_sweep[0].val is missing"},
+		{"nan-val", func(r *harness.Report) { r.Baseline.Sweep[0].Val.Std = nan }, Options{}, "baseline.sweep[0]: mean"},
+		{"gain-nan", func(r *harness.Report) { r.MechanismSignature.MechanismSignature.Layers[1].GainByPosition[3] = nan }, Options{}, "gate: mechanism_signature.mechanism_signature.layers[1].gain_by_position[3] is NaN"},
+		{"steady-inf", func(r *harness.Report) {
+			r.MechanismSignature.MechanismSignature.Layers[0].PredictedSteadyGain = math.Inf(-1)
+		}, Options{}, "layers[0].predicted_steady_gain is -Inf"},
+		{"state-short", func(r *harness.Report) {
+			ls := &r.MechanismSignature.MechanismSignature.Layers[1]
+			ls.StateByPosition = ls.StateByPosition[:4]
+		}, Options{}, "layers[1] has 16 gains and 4 states by position"},
+		{"loss-nan", func(r *harness.Report) { r.Training.Idea.EpochLosses[0][1] = nan }, Options{}, "loss: training.idea.epoch_losses[0][1] is NaN"},
+		{"loss-empty", func(r *harness.Report) { r.Training.Baseline.EpochLosses = nil }, Options{}, "training.baseline.epoch_losses has no epoch"},
+		{"negative-size", func(*harness.Report) {}, Options{Width: -vg.Inch}, "figure size -72pt x 283.46pt"},
+		{"infinite-size", func(*harness.Report) {}, Options{Height: vg.Length(math.Inf(1))}, "need each in (0, 1 m]"},
+		{"nan-size", func(*harness.Report) {}, Options{Width: vg.Length(nan)}, "figure size NaNpt x 283.46pt"},
+		// 1 m and a bit: past the bound.
+		{"huge-size", func(*harness.Report) {}, Options{Width: 100.1 * vg.Centimeter}, "figure size 2837.5pt x 283.46pt; need each in (0, 1 m]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := report(t)
+			tc.edit(r)
+			dir := filepath.Join(t.TempDir(), "plots")
+			paths, err := Write(r, dir, tc.opt)
+			require.ErrorContains(t, err, tc.errMsg)
+			require.Empty(t, paths)
+			require.NoDirExists(t, dir, "nothing written")
+		})
+	}
+	t.Run("nil", func(t *testing.T) {
+		_, err := Write(nil, t.TempDir(), Options{})
+		require.ErrorContains(t, err, "no report")
+	})
+}
+
+func TestWriteUnwritable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	for _, tc := range []struct {
+		name, dir string
+	}{
+		{"dir-is-a-file", file},
+		{"under-a-file", filepath.Join(file, "sub")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			paths, err := Write(report(t), tc.dir, Options{})
+			require.ErrorContains(t, err, "plots: ")
+			require.ErrorContains(t, err, tc.dir)
+			require.Empty(t, paths)
+		})
+	}
+	t.Run("figure-path-is-a-dir", func(t *testing.T) {
+		// paired.png cannot replace a directory: the error names it, the
+		// files before it stay listed, and no temporary file is left.
+		dir := t.TempDir()
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "paired.svg"), 0o755))
+		paths, err := Write(report(t), dir, Options{})
+		require.ErrorContains(t, err, "writing "+filepath.Join(dir, "paired.svg"))
+		require.Equal(t, []string{filepath.Join(dir, "paired.png")}, paths)
+		tmp, err := filepath.Glob(filepath.Join(dir, ".*"))
+		require.NoError(t, err)
+		require.Empty(t, tmp)
+	})
 }
 
 func TestInterval(t *testing.T) {
 	// d = (1, 2, 3): mean 2, s = 1; for ν = 2 the t quantile has the
 	// closed form t_p = (2p-1)/√(2p(1-p)), so t(0.975, 2) = 0.95/√0.04875.
-	lo, hi, err := Interval([]float64{1, 2, 3})
-	require.NoError(t, err)
 	half := 0.95 / math.Sqrt(0.04875) / math.Sqrt(3)
-	require.InDelta(t, 2-half, lo, 1e-12)
-	require.InDelta(t, 2+half, hi, 1e-12)
-	_, _, err = Interval([]float64{1})
-	require.ErrorContains(t, err, "at least 2")
+	for _, tc := range []struct {
+		name   string
+		d      []float64
+		lo, hi float64
+		errMsg string
+	}{
+		{"n=3", []float64{1, 2, 3}, 2 - half, 2 + half, ""},
+		// Shifting every difference shifts the interval.
+		{"n=3-shifted", []float64{-9, -8, -7}, -8 - half, -8 + half, ""},
+		// All equal: s = 0, the interval is the point.
+		{"constant", []float64{0.5, 0.5, 0.5, 0.5}, 0.5, 0.5, ""},
+		{"n=1", []float64{1}, 0, 0, "at least 2"},
+		{"n=0", nil, 0, 0, "at least 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lo, hi, err := Interval(tc.d)
+			if tc.errMsg != "" {
+				require.ErrorContains(t, err, tc.errMsg)
+				return
+			}
+			require.NoError(t, err)
+			require.InDelta(t, tc.lo, lo, 1e-12)
+			require.InDelta(t, tc.hi, hi, 1e-12)
+		})
+	}
 }

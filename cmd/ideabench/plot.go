@@ -9,8 +9,10 @@ import (
 	"github.com/ideabench/ideabench/plots"
 )
 
-// cmdPlot draws a report's figures: ideabench plot REPORT.json [--out DIR]
-// (flags before or after the report).
+// cmdPlot draws a report's figures: ideabench plot REPORT.json [--out DIR].
+// Flags go before or after the report (the flags are parsed, then the
+// report is taken, then the flags after it), so "plot r.json --out d" and
+// "plot --out d r.json" are the same.
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -36,7 +38,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	return writePlots(r, *out, stdout)
 }
 
-// writePlots draws r into dir and lists the files.
+// writePlots draws r's figures into dir at the default size (plots.Write)
+// and prints "plot: PATH" for each file written, also those written before
+// an error. run --plots DIR calls it with the report it just wrote.
 func writePlots(r *harness.Report, dir string, stdout io.Writer) error {
 	paths, err := plots.Write(r, dir, plots.Options{})
 	for _, p := range paths {
