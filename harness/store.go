@@ -158,22 +158,31 @@ var ErrCorrupt = errors.New("corrupt trial record")
 // error wrapping ErrCorrupt when the file is truncated, fails its
 // checksum or holds another key. The caller recomputes in both cases.
 func (s *Store) Load(k TrialKey) (res Result, ok bool, err error) {
-	id := k.ID()
+	_, res, ok, err = s.read(k.ID())
+	if err != nil {
+		return Result{}, false, fmt.Errorf("harness: trial record %s: %w", s.path(k.ID()), err)
+	}
+	return res, ok, nil
+}
+
+// read reads and checks the record of trial id: ok false when there is
+// none; an error wrapping ErrCorrupt when it cannot be trusted.
+func (s *Store) read(id string) (rec record, res Result, ok bool, err error) {
 	raw, err := os.ReadFile(s.path(id))
 	if errors.Is(err, fs.ErrNotExist) {
-		return Result{}, false, nil
+		return record{}, Result{}, false, nil
 	}
 	if err != nil {
-		return Result{}, false, fmt.Errorf("harness: trial record %s: %w", s.path(id), err)
+		return record{}, Result{}, false, err
 	}
-	rec, res, err := decodeRecord(raw)
+	rec, res, err = decodeRecord(raw)
 	if err == nil && rec.ID != id {
 		err = fmt.Errorf("%w: it holds trial %s, not %s", ErrCorrupt, rec.ID, id)
 	}
 	if err != nil {
-		return Result{}, false, fmt.Errorf("harness: trial record %s: %w", s.path(id), err)
+		return record{}, Result{}, false, err
 	}
-	return res, true, nil
+	return rec, res, true, nil
 }
 
 // decodeRecord parses and checks one record file.
@@ -362,20 +371,14 @@ func Merge(dirs []string) (*Outcome, error) {
 		var found []byte
 		var from string
 		for _, dir := range dirs {
-			path := (&Store{Dir: dir}).path(k.ID())
-			raw, err := os.ReadFile(path)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("harness: merge: %w", err)
-			}
-			rec, res, err := decodeRecord(raw)
-			if err == nil && rec.ID != k.ID() {
-				err = fmt.Errorf("%w: it holds another trial", ErrCorrupt)
-			}
+			st := &Store{Dir: dir}
+			path := st.path(k.ID())
+			rec, res, ok, err := st.read(k.ID())
 			if err != nil {
 				return nil, fmt.Errorf("harness: merge: %s: %w; delete it and rerun its shard", path, err)
+			}
+			if !ok {
+				continue
 			}
 			if found != nil && !bytes.Equal(found, rec.Result) {
 				return nil, fmt.Errorf("harness: merge: trial %s (%s cfg %d seed %d) has different results in %s and %s", k.ID(), t.Arm, t.Cfg, t.Seed, from, path)

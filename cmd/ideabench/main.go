@@ -267,12 +267,11 @@ type progress struct {
 
 func (p *progress) update(done, total int) {
 	if !p.started {
+		// A first update with trials done reports the reused ones: time
+		// the rest from now.
 		p.started, p.first = true, done
 		if done > 0 {
-			p.first = done
 			p.start = time.Now()
-		} else {
-			p.first = 0
 		}
 	}
 	if p.quiet {
