@@ -6,12 +6,10 @@ import (
 	"github.com/ideabench/ideabench/track"
 )
 
-// Data is a protocol's track, built: the dataset, the names of its input
-// channels (model order) and the identity of its source data, which trial
-// ids include.
+// Data is a protocol's track, built: the dataset and the identity of its
+// source data, which trial ids include.
 type Data struct {
 	*track.Dataset
-	Channels []string
 	// SHA256 is the hex SHA-256 of the csv track's file; empty for the
 	// sequence track, which its config fixes.
 	SHA256 string
@@ -33,13 +31,13 @@ func (p Protocol) Data() (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Data{Dataset: ds, Channels: ds.Channels, SHA256: tab.SHA256}, nil
+		return &Data{Dataset: ds, SHA256: tab.SHA256}, nil
 	default:
 		ds, err := track.Sequence(p.Sequence)
 		if err != nil {
 			return nil, fmt.Errorf("harness: sequence: %w", err)
 		}
-		return &Data{Dataset: ds, Channels: []string{"x"}}, nil
+		return &Data{Dataset: ds}, nil
 	}
 }
 

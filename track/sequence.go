@@ -189,6 +189,7 @@ func Sequence(c SequenceConfig) (*Dataset, error) {
 	}
 	d.NoiseFloor = arNoiseFloor(c.ARCoef, c.NoiseStd, c.H) / (d.Norm.Std[0] * d.Norm.Std[0])
 	d.HasNoiseFloor = true
+	d.Channels = []string{"x"}
 	return d, nil
 }
 

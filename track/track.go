@@ -86,8 +86,8 @@ type Dataset struct {
 	NoiseFloor float64
 	// HasNoiseFloor reports whether NoiseFloor is known.
 	HasNoiseFloor bool
-	// Channels names the input channels in model order (the CSV
-	// columns); nil for the sequence track.
+	// Channels names the input channels in model order: the CSV
+	// columns, or "x" for the sequence track.
 	Channels []string
 }
 
