@@ -254,6 +254,21 @@ func (v *verifier) signature(r *Report) {
 		p := fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d]", i)
 		v.floatEq(p+".predicted_steady_gain", l.PredictedSteadyGain, gate.SteadyGain(s.Beta, l.MeanState))
 		v.boolEq(p+".confirmed", l.Confirmed, Confirm(s.Rho, l.FittedStatePole, l.InitialGain, l.FinalGain, l.PredictedSteadyGain))
+		// The by-position means end where the summary fields are read.
+		if g, st := l.GainByPosition, l.StateByPosition; len(g) > 0 {
+			v.intEq(p+".state_by_position (count)", len(st), len(g))
+			v.floatEq(p+".gain_by_position[0]", g[0], l.InitialGain)
+			v.floatEq(p+".gain_by_position[T-1]", g[len(g)-1], l.FinalGain)
+			if len(st) == len(g) {
+				v.floatEq(p+".state_by_position[T-1]", st[len(st)-1], l.MeanState)
+			}
+		}
+	}
+	if tr := r.Training; tr != nil {
+		v.cfgEq("training.baseline.cfg", tr.Baseline.Cfg, r.Baseline.BestCfg)
+		v.cfgEq("training.idea.cfg", tr.Idea.Cfg, m.ObservedBestCfg)
+		v.intEq("training.baseline.epoch_losses (seeds)", len(tr.Baseline.EpochLosses), r.NSeeds)
+		v.intEq("training.idea.epoch_losses (seeds)", len(tr.Idea.EpochLosses), r.NSeeds)
 	}
 }
 

@@ -2,7 +2,9 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,6 +68,39 @@ func TestVerifyCatchesTampering(t *testing.T) {
 				fields = append(fields, f.Field)
 			}
 			require.Contains(t, fields, tc.field)
+		})
+	}
+}
+
+// TestVerifyPositionsAndCurves: the per-position gate means must end on
+// the summary fields, and the loss curves belong to the chosen cfgs.
+func TestVerifyPositionsAndCurves(t *testing.T) {
+	o, err := Run(context.Background(), tinyProtocol(), Options{})
+	require.NoError(t, err)
+	require.Empty(t, Verify(o.Report, VerifyOptions{}).Mismatches())
+	raw, err := o.Report.Marshal()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, field string
+		edit        func(r *Report)
+	}{
+		{"gain", "layers[0].gain_by_position[0]", func(r *Report) { r.MechanismSignature.MechanismSignature.Layers[0].GainByPosition[0] += 0.1 }},
+		{"state", "layers[1].state_by_position[T-1]", func(r *Report) {
+			st := r.MechanismSignature.MechanismSignature.Layers[1].StateByPosition
+			st[len(st)-1] *= 2
+		}},
+		{"curve_cfg", "training.idea.cfg", func(r *Report) { r.Training.Idea.Cfg.LR *= 2 }},
+		{"curve_seeds", "training.baseline.epoch_losses (seeds)", func(r *Report) { r.Training.Baseline.EpochLosses = r.Training.Baseline.EpochLosses[1:] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r Report
+			require.NoError(t, json.Unmarshal(raw, &r))
+			tc.edit(&r)
+			var fields []string
+			for _, f := range Verify(&r, VerifyOptions{}).Mismatches() {
+				fields = append(fields, f.Field)
+			}
+			require.Contains(t, strings.Join(fields, "\n"), tc.field)
 		})
 	}
 }
