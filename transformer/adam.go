@@ -3,6 +3,8 @@ package transformer
 import (
 	"fmt"
 	"math"
+
+	"github.com/ideabench/ideabench/internal/vmath"
 )
 
 // Adam is the Adam optimizer (Kingma and Ba 2015, Algorithm 1) with bias
@@ -23,6 +25,7 @@ func NewAdam[F Float](n int) *Adam[F] {
 }
 
 // Step updates params in place from grads (both (P)) with learning rate lr.
+// float32 runs vmath.Adam (vectorized, this loop's op sequence and bits).
 func (a *Adam[F]) Step(params, grads []F, lr float64) {
 	if len(params) != len(a.m) || len(grads) != len(a.m) {
 		panic(fmt.Sprintf("transformer: Adam sized for %d parameters, got %d and %d", len(a.m), len(params), len(grads)))
@@ -32,6 +35,12 @@ func (a *Adam[F]) Step(params, grads []F, lr float64) {
 	c1 := F(1 - math.Pow(a.Beta1, float64(a.step)))
 	c2 := F(1 - math.Pow(a.Beta2, float64(a.step)))
 	lrF, eps := F(lr), F(a.Eps)
+	if p32, ok := any(params).([]float32); ok {
+		vmath.Adam(p32, any(grads).([]float32), any(a.m).([]float32), any(a.v).([]float32),
+			vmath.AdamCoef{B1: float32(b1), B2: float32(b2), OmB1: float32(1 - b1), OmB2: float32(1 - b2),
+				C1: float32(c1), C2: float32(c2), LR: float32(lrF), Eps: float32(eps)})
+		return
+	}
 	m, v := a.m, a.v[:len(a.m)]
 	grads = grads[:len(m)]
 	params = params[:len(m)]

@@ -31,7 +31,7 @@ func (m *Model[F]) Backward(dx, dpred []F) {
 		// h_out = res2 + fc2(gelu(fc1(ln2(res2)))): dres is d h_out.
 		dgelu, dfc := m.dgelu[:bt*4*d], m.dfc[:bt*4*d]
 		kernel.LinearBackward(dgelu, gw.FC2W, gw.FC2B, dres, a.gelu[:bt*4*d], w.FC2W, bt, 4*d, d)
-		geluBackward(dfc, a.fc1[:bt*4*d], dgelu)
+		geluBackward(dfc, a.geluGrad[:bt*4*d], dgelu)
 		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
 		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, m.lnG[:bt], m.lnGX[:bt], bt, d)
 		// res2 = res + gate(proj(attn(ln1(res)))): dres is now d res2.

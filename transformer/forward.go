@@ -27,7 +27,7 @@ type blockActs[F Float] struct {
 	ln2       []F // (B,T,D)
 	ln2Mean   []F // (B,T)
 	ln2Rstd   []F // (B,T)
-	fc1       []F // (B,T,4D) pre-activation
+	geluGrad  []F // (B,T,4D) gelu' at the MLP pre-activation (which it holds until GELU runs)
 	gelu      []F // (B,T,4D)
 	fc2       []F // (B,T,D)
 }
@@ -85,7 +85,7 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 			qkv: mk(bt * 3 * d), att: mk(maxBatch * c.Heads * t * t), atty: mk(bt * d),
 			proj: mk(bt * d), gateState: mk(bt), gated: mk(bt * d), res2: mk(bt * d),
 			ln2: mk(bt * d), ln2Mean: mk(bt), ln2Rstd: mk(bt),
-			fc1: mk(bt * 4 * d), gelu: mk(bt * 4 * d), fc2: mk(bt * d),
+			geluGrad: mk(bt * 4 * d), gelu: mk(bt * 4 * d), fc2: mk(bt * d),
 		}
 	}
 	m.resF, m.lnf, m.lnfM, m.lnfR, m.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
@@ -132,8 +132,8 @@ func (m *Model[F]) Forward(x []F, b int) []F {
 			res2[i] = v + a.gated[i]
 		}
 		layerNormForward(a.ln2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], res2, w.LN2W, w.LN2B, bt, d)
-		kernel.Linear(a.fc1[:bt*4*d], a.ln2[:bt*d], w.FC1W, w.FC1B, bt, d, 4*d)
-		geluForward(a.gelu[:bt*4*d], a.fc1[:bt*4*d])
+		kernel.Linear(a.geluGrad[:bt*4*d], a.ln2[:bt*d], w.FC1W, w.FC1B, bt, d, 4*d)
+		geluForward(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d], a.geluGrad[:bt*4*d])
 		kernel.Linear(a.fc2[:bt*d], a.gelu[:bt*4*d], w.FC2W, w.FC2B, bt, 4*d, d)
 		out := m.resF[:bt*d]
 		if l+1 < len(m.blocks) {

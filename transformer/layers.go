@@ -141,39 +141,38 @@ func lnGradMeans2[F Float](x0, dy0, x1, dy1, w, mean, rstd []F) (gm0, gx0, gm1, 
 // Gimpel 2016, eq. for "approximate='tanh'" in PyTorch).
 var geluScale = math.Sqrt(2 / math.Pi)
 
-// geluForward overwrites out with GELU(inp), tanh approximation:
+// geluForward overwrites out with GELU(inp), tanh approximation, and grad
+// with its derivative gelu'(inp), for geluBackward; grad may be inp:
 //
-//	gelu(x) = ½·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+//	gelu(x)  = ½·x·(1 + tanh(u)),  u = √(2/π)·(x + 0.044715·x³)
+//	gelu'(x) = ½(1+tanh u) + ½·x·(1-tanh² u)·√(2/π)·(1 + 3·0.044715·x²)
 //
-// float32 runs vmath.GELU (vectorized, the same bits on every CPU);
-// float64, the gradient check, runs the formula through math.Tanh.
-func geluForward[F Float](out, inp []F) {
+// float32 runs vmath.GELUWithGrad (vectorized, the same bits on every CPU,
+// and those of vmath.GELU and vmath.GELUBackward); float64, the gradient
+// check, runs the formulas through math.Tanh.
+func geluForward[F Float](out, grad, inp []F) {
 	if o32, ok := any(out).([]float32); ok {
-		vmath.GELU(o32[:len(inp)], any(inp).([]float32))
+		vmath.GELUWithGrad(o32[:len(inp)], any(grad).([]float32)[:len(inp)], any(inp).([]float32))
 		return
 	}
-	out = out[:len(inp)]
-	for i, v := range inp {
-		x := float64(v)
-		out[i] = F(0.5 * x * (1 + math.Tanh(geluScale*(x+0.044715*x*x*x))))
-	}
-}
-
-// geluBackward overwrites dinp with dout·gelu'(inp):
-//
-//	gelu'(x) = ½(1+tanh u) + ½·x·(1-tanh² u)·√(2/π)·(1 + 3·0.044715·x²),  u = √(2/π)(x+0.044715x³)
-func geluBackward[F Float](dinp, inp, dout []F) {
-	if d32, ok := any(dinp).([]float32); ok {
-		vmath.GELUBackward(d32[:len(inp)], any(inp).([]float32), any(dout).([]float32)[:len(inp)])
-		return
-	}
-	dinp = dinp[:len(inp)]
-	dout = dout[:len(inp)]
+	out, grad = out[:len(inp)], grad[:len(inp)]
 	for i, v := range inp {
 		x := float64(v)
 		th := math.Tanh(geluScale * (x + 0.044715*x*x*x))
-		sech2 := 1 - th*th
-		d := 0.5*(1+th) + 0.5*x*sech2*geluScale*(1+3*0.044715*x*x)
-		dinp[i] = F(d) * dout[i]
+		out[i] = F(0.5 * x * (1 + th))
+		grad[i] = F(0.5*(1+th) + 0.5*x*(1-th*th)*geluScale*(1+3*0.044715*x*x))
+	}
+}
+
+// geluBackward overwrites dinp with dout·grad, grad being gelu' at the
+// forward input as geluForward left it.
+func geluBackward[F Float](dinp, grad, dout []F) {
+	if d32, ok := any(dinp).([]float32); ok {
+		vmath.Mul(d32[:len(grad)], any(grad).([]float32), any(dout).([]float32)[:len(grad)])
+		return
+	}
+	dinp, dout = dinp[:len(grad)], dout[:len(grad)]
+	for i, g := range grad {
+		dinp[i] = g * dout[i]
 	}
 }

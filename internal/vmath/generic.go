@@ -29,7 +29,7 @@ const (
 
 // genericImpl is the pure-Go reference: the fallback, the tail of every asm
 // call and the oracle of the bit-identity tests.
-var genericImpl = impl{"generic", expGeneric, geluGeneric, geluBackwardGeneric}
+var genericImpl = impl{"generic", expGeneric, geluGeneric, geluBackwardGeneric, geluWithGradGeneric, mulGeneric, adamGeneric}
 
 func expGeneric(dst, src []float32) {
 	dst = dst[:len(src)]
@@ -87,4 +87,39 @@ func geluArg(x float32) (x2, m float32) {
 	x2 = float32(x * x)
 	x3 := float32(x2 * x)
 	return x2, float32(geluK * (x + float32(geluC*x3)))
+}
+
+func geluWithGradGeneric(dst, grad, src []float32) {
+	dst, grad = dst[:len(src)], grad[:len(src)]
+	for i, x := range src {
+		x2, m := geluArg(x)
+		e := exp32(m)
+		d := e + one
+		s := one / d
+		a := float32(geluK2 * (float32(geluC3*x2) + one))
+		dst[i] = x / d
+		grad[i] = float32(float32(float32(float32(e*s)*s)*x)*a) + s
+	}
+}
+
+func mulGeneric(dst, x, y []float32) {
+	dst, y = dst[:len(x)], y[:len(x)]
+	for i, v := range x {
+		dst[i] = v * y[i]
+	}
+}
+
+// adamGeneric is Adam's op sequence. The square root runs in float64 and
+// is rounded once to float32, which gives the correctly rounded float32
+// square root (SQRTPS): double rounding is harmless for √ when the wider
+// format has at least 2·24+2 bits (Figueroa, "When is double rounding
+// innocuous?", SIGNUM Newsletter 30(3), 1995).
+func adamGeneric(p, g, m, v []float32, k *AdamCoef) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	for i, gi := range g {
+		mi := float32(k.B1*m[i]) + float32(k.OmB1*gi)
+		vi := float32(k.B2*v[i]) + float32(float32(k.OmB2*gi)*gi)
+		m[i], v[i] = mi, vi
+		p[i] -= float32(k.LR*(mi/k.C1)) / (float32(math.Sqrt(float64(vi/k.C2))) + k.Eps)
+	}
 }

@@ -7,6 +7,9 @@ type impl struct {
 	exp          func(dst, src []float32)
 	gelu         func(dst, src []float32)
 	geluBackward func(dinp, inp, dout []float32)
+	geluWithGrad func(dst, grad, src []float32)
+	mul          func(dst, x, y []float32)
+	adam         func(p, g, m, v []float32, k *AdamCoef)
 }
 
 // best is the fastest implementation this CPU runs, the last of impls
@@ -47,4 +50,53 @@ func GELUBackward(dinp, inp, dout []float32) {
 		panic("vmath: GELUBackward: length mismatch")
 	}
 	best.geluBackward(dinp, inp, dout)
+}
+
+// GELUWithGrad sets dst[i] = gelu(src[i]) and grad[i] = gelu'(src[i]) in
+// one pass, sharing the exp: the bits of GELU and of GELUBackward with a
+// dout of ones. A training forward pass keeps grad so that its backward
+// pass is one multiplication (Mul).
+//
+//	dst (N) overwritten; grad (N) overwritten; src (N)
+//
+// Either destination may be src itself, but dst and grad must not overlap.
+func GELUWithGrad(dst, grad, src []float32) {
+	if len(dst) != len(src) || len(grad) != len(src) {
+		panic("vmath: GELUWithGrad: length mismatch")
+	}
+	best.geluWithGrad(dst, grad, src)
+}
+
+// Mul sets dst[i] = x[i]·y[i], one rounded float32 product each.
+//
+//	dst (N) overwritten; x (N); y (N)
+func Mul(dst, x, y []float32) {
+	if len(dst) != len(x) || len(y) != len(x) {
+		panic("vmath: Mul: length mismatch")
+	}
+	best.mul(dst, x, y)
+}
+
+// AdamCoef are the float32 coefficients of one Adam update (Kingma and Ba
+// 2015, Algorithm 1). The asm kernels read them in this field order.
+type AdamCoef struct {
+	B1, B2     float32 // β1, β2
+	OmB1, OmB2 float32 // 1−β1 and 1−β2, each one float32 subtraction
+	C1, C2     float32 // the bias corrections 1−β1ᵗ and 1−β2ᵗ
+	LR, Eps    float32 // learning rate and ε
+}
+
+// Adam applies one Adam update to every parameter, in this op sequence
+// (each operation one rounded float32 operation; √ is correctly rounded):
+//
+//	m = B1·m + OmB1·g
+//	v = B2·v + (OmB2·g)·g
+//	p = p − (LR·(m/C1)) / (√(v/C2) + Eps)
+//
+//	p (P) updated; g (P); m, v (P) the moment estimates, updated
+func Adam(p, g, m, v []float32, k AdamCoef) {
+	if len(g) != len(p) || len(m) != len(p) || len(v) != len(p) {
+		panic("vmath: Adam: length mismatch")
+	}
+	best.adam(p, g, m, v, &k)
 }

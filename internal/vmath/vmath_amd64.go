@@ -30,13 +30,19 @@ var impls = func() []impl {
 		s = append(s, impl{"avx2",
 			unary(8, expAVX2, expGeneric),
 			unary(8, geluAVX2, geluGeneric),
-			binary(8, geluBackwardAVX2, geluBackwardGeneric)})
+			binary(8, geluBackwardAVX2, geluBackwardGeneric),
+			binaryLast(8, geluWithGradAVX2, geluWithGradGeneric),
+			binary(8, mulAVX2, mulGeneric),
+			adam(8, adamAVX2)})
 	}
 	if cpu.X86.HasAVX512F {
 		s = append(s, impl{"avx512",
 			unary(16, expAVX512, expGeneric),
 			unary(16, geluAVX512, geluGeneric),
-			binary(16, geluBackwardAVX512, geluBackwardGeneric)})
+			binary(16, geluBackwardAVX512, geluBackwardGeneric),
+			binaryLast(16, geluWithGradAVX512, geluWithGradGeneric),
+			binary(16, mulAVX512, mulGeneric),
+			adam(16, adamAVX512)})
 	}
 	return s
 }()
@@ -54,15 +60,43 @@ func unary(lanes int, kernel func(dst, src *float32, n int), tail func(dst, src 
 	}
 }
 
-// binary is unary for GELUBackward's signature.
-func binary(lanes int, kernel func(dinp, inp, dout *float32, n int), tail func(dinp, inp, dout []float32)) func(dinp, inp, dout []float32) {
-	return func(dinp, inp, dout []float32) {
-		dinp, dout = dinp[:len(inp)], dout[:len(inp)]
-		n := len(inp) &^ (lanes - 1)
+// binary is unary for three slices of the length of the second (the
+// signatures of GELUBackward and Mul).
+func binary(lanes int, kernel func(x, y, z *float32, n int), tail func(x, y, z []float32)) func(x, y, z []float32) {
+	return func(x, y, z []float32) {
+		n0 := len(y)
+		x, z = x[:n0], z[:n0]
+		n := n0 &^ (lanes - 1)
 		if n > 0 {
-			kernel(&dinp[0], &inp[0], &dout[0], n)
+			kernel(&x[0], &y[0], &z[0], n)
 		}
-		tail(dinp[n:], inp[n:], dout[n:])
+		tail(x[n:], y[n:], z[n:])
+	}
+}
+
+// binaryLast is binary with the length of the third slice (GELUWithGrad's
+// source).
+func binaryLast(lanes int, kernel func(x, y, z *float32, n int), tail func(x, y, z []float32)) func(x, y, z []float32) {
+	return func(x, y, z []float32) {
+		n0 := len(z)
+		x, y = x[:n0], y[:n0]
+		n := n0 &^ (lanes - 1)
+		if n > 0 {
+			kernel(&x[0], &y[0], &z[0], n)
+		}
+		tail(x[n:], y[n:], z[n:])
+	}
+}
+
+// adam is unary for Adam.
+func adam(lanes int, kernel func(p, g, m, v *float32, n int, k *AdamCoef)) func(p, g, m, v []float32, k *AdamCoef) {
+	return func(p, g, m, v []float32, k *AdamCoef) {
+		g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+		n := len(p) &^ (lanes - 1)
+		if n > 0 {
+			kernel(&p[0], &g[0], &m[0], &v[0], n, k)
+		}
+		adamGeneric(p[n:], g[n:], m[n:], v[n:], k)
 	}
 }
 
@@ -86,3 +120,23 @@ func geluAVX512(dst, src *float32, n int)
 
 //go:noescape
 func geluBackwardAVX512(dinp, inp, dout *float32, n int)
+
+// geluWithGrad kernels: dst, grad, then the source.
+
+//go:noescape
+func geluWithGradAVX2(dst, grad, src *float32, n int)
+
+//go:noescape
+func geluWithGradAVX512(dst, grad, src *float32, n int)
+
+//go:noescape
+func mulAVX2(dst, x, y *float32, n int)
+
+//go:noescape
+func mulAVX512(dst, x, y *float32, n int)
+
+//go:noescape
+func adamAVX2(p, grad, m, v *float32, n int, k *AdamCoef)
+
+//go:noescape
+func adamAVX512(p, grad, m, v *float32, n int, k *AdamCoef)

@@ -77,6 +77,68 @@
 	VMULPS  A, G, G; \
 	VADDPS  S, G, G
 
+// GELUBOTH sets P = gelu(X) and G = gelu'(X) from one exp; X2, M, N, T, S
+// and A are scratch. The ops are those of GELU and GELUGRAD.
+#define GELUBOTH(X, X2, M, N, T, S, A, G, P) \
+	VMULPS  X, X, X2; \
+	VMULPS  X, X2, M; \
+	VMULPS  K_C, M, M; \
+	VADDPS  X, M, M; \
+	VMULPS  K_K, M, M; \
+	EXP(M, N, T, G); \
+	VADDPS  K_ONE, G, S; \
+	VDIVPS  S, X, P; \
+	VMOVUPS K_ONE, A; \
+	VDIVPS  S, A, S; \
+	VMULPS  K_C3, X2, A; \
+	VADDPS  K_ONE, A, A; \
+	VMULPS  K_K2, A, A; \
+	VMULPS  S, G, G; \
+	VMULPS  S, G, G; \
+	VMULPS  X, G, G; \
+	VMULPS  A, G, G; \
+	VADDPS  S, G, G
+
+// ADAM updates one vector of parameters at (DI), gradients at (SI), first
+// moments at (DX) and second moments at (R8), the coefficients of AdamCoef
+// in B1, B2, OB1, OB2, C1, C2, LR and EPS; T0…T5 are scratch. The op
+// sequence is adamGeneric's.
+#define ADAM(B1, B2, OB1, OB2, C1, C2, LR, EPS, T0, T1, T2, T3, T4, T5) \
+	VMOVUPS (SI), T0; \
+	VMULPS  (DX), B1, T1; \
+	VMULPS  T0, OB1, T2; \
+	VADDPS  T2, T1, T1; \
+	VMOVUPS T1, (DX); \
+	VMULPS  (R8), B2, T3; \
+	VMULPS  T0, OB2, T4; \
+	VMULPS  T0, T4, T4; \
+	VADDPS  T4, T3, T3; \
+	VMOVUPS T3, (R8); \
+	VDIVPS  C1, T1, T1; \
+	VMULPS  LR, T1, T1; \
+	VDIVPS  C2, T3, T3; \
+	VSQRTPS T3, T3; \
+	VADDPS  EPS, T3, T3; \
+	VDIVPS  T3, T1, T1; \
+	VMOVUPS (DI), T5; \
+	VSUBPS  T1, T5, T5; \
+	VMOVUPS T5, (DI)
+
+#define ADAM_ARGS \
+	MOVQ p+0(FP), DI; \
+	MOVQ grad+8(FP), SI; \
+	MOVQ m+16(FP), DX; \
+	MOVQ v+24(FP), R8; \
+	MOVQ n+32(FP), CX; \
+	MOVQ k+40(FP), AX
+
+#define ADAM_STEP(BYTES, LANES) \
+	ADDQ $BYTES, DI; \
+	ADDQ $BYTES, SI; \
+	ADDQ $BYTES, DX; \
+	ADDQ $BYTES, R8; \
+	SUBQ $LANES, CX
+
 // The kernels' loops: DI the destination, SI the input, DX dout (unused,
 // but advanced all the same, in the unary kernels), CX the elements left.
 // STEP advances by one vector of BYTES bytes and LANES lanes and leaves the
@@ -174,6 +236,59 @@ loop:
 	VMOVUPS Z7, (DI)
 	STEP(64, 16)
 	JNZ     loop
+	VZEROUPPER
+	RET
+
+// func geluWithGradAVX512(dst, grad, src *float32, n int)
+TEXT ·geluWithGradAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ grad+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	BROADCAST_CONSTS
+
+loop:
+	VMOVUPS (SI), Z0
+	GELUBOTH(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8)
+	VMOVUPS Z8, (DI)
+	VMOVUPS Z7, (DX)
+	STEP(64, 16)
+	JNZ     loop
+	VZEROUPPER
+	RET
+
+// func mulAVX512(dst, x, y *float32, n int)
+TEXT ·mulAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVUPS (SI), Z0
+	VMULPS  (DX), Z0, Z0
+	VMOVUPS Z0, (DI)
+	STEP(64, 16)
+	JNZ     loop
+	VZEROUPPER
+	RET
+
+// func adamAVX512(p, grad, m, v *float32, n int, k *AdamCoef)
+TEXT ·adamAVX512(SB), NOSPLIT, $0-48
+	ADAM_ARGS
+	VBROADCASTSS 0(AX), Z16
+	VBROADCASTSS 4(AX), Z17
+	VBROADCASTSS 8(AX), Z18
+	VBROADCASTSS 12(AX), Z19
+	VBROADCASTSS 16(AX), Z20
+	VBROADCASTSS 20(AX), Z21
+	VBROADCASTSS 24(AX), Z22
+	VBROADCASTSS 28(AX), Z23
+
+loop:
+	ADAM(Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z0, Z1, Z2, Z3, Z4, Z5)
+	ADAM_STEP(64, 16)
+	JNZ loop
 	VZEROUPPER
 	RET
 
@@ -548,5 +663,57 @@ loop:
 	VMOVUPS Y7, (DI)
 	STEP(32, 8)
 	JNZ     loop
+	VZEROUPPER
+	RET
+
+// func geluWithGradAVX2(dst, grad, src *float32, n int)
+TEXT ·geluWithGradAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ grad+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVUPS (SI), Y0
+	GELUBOTH(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8)
+	VMOVUPS Y8, (DI)
+	VMOVUPS Y7, (DX)
+	STEP(32, 8)
+	JNZ     loop
+	VZEROUPPER
+	RET
+
+// func mulAVX2(dst, x, y *float32, n int)
+TEXT ·mulAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	STEP(32, 8)
+	JNZ     loop
+	VZEROUPPER
+	RET
+
+// func adamAVX2(p, grad, m, v *float32, n int, k *AdamCoef)
+TEXT ·adamAVX2(SB), NOSPLIT, $0-48
+	ADAM_ARGS
+	VBROADCASTSS 0(AX), Y8
+	VBROADCASTSS 4(AX), Y9
+	VBROADCASTSS 8(AX), Y10
+	VBROADCASTSS 12(AX), Y11
+	VBROADCASTSS 16(AX), Y12
+	VBROADCASTSS 20(AX), Y13
+	VBROADCASTSS 24(AX), Y14
+	VBROADCASTSS 28(AX), Y15
+
+loop:
+	ADAM(Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15, Y0, Y1, Y2, Y3, Y4, Y5)
+	ADAM_STEP(32, 8)
+	JNZ loop
 	VZEROUPPER
 	RET

@@ -45,6 +45,15 @@ var fns = []fn{
 	{"geluBackward", func(m impl) func(dst, src []float32) {
 		return func(dst, src []float32) { m.geluBackward(dst, src, douts(len(src))) }
 	}},
+	{"geluWithGrad/value", func(m impl) func(dst, src []float32) {
+		return func(dst, src []float32) { m.geluWithGrad(dst, make([]float32, len(src)), src) }
+	}},
+	{"geluWithGrad/grad", func(m impl) func(dst, src []float32) {
+		return func(dst, src []float32) { m.geluWithGrad(make([]float32, len(src)), dst, src) }
+	}},
+	{"mul", func(m impl) func(dst, src []float32) {
+		return func(dst, src []float32) { m.mul(dst, src, douts(len(src))) }
+	}},
 }
 
 // douts returns the gradients dout of length n, the same on every call.
@@ -140,6 +149,107 @@ func TestAliasing(t *testing.T) {
 	}
 }
 
+// TestGELUWithGrad checks that the fused pass gives the bits of GELU and
+// of GELUBackward with a dout of ones, also when a destination is src.
+func TestGELUWithGrad(t *testing.T) {
+	x := append(uniform(rand.New(rand.NewPCG(8, 9)), 1000, -12, 12), edges...)
+	ones := make([]float32, len(x))
+	for i := range ones {
+		ones[i] = 1
+	}
+	for _, m := range impls {
+		t.Run("impl="+m.name, func(t *testing.T) {
+			wantY, wantG := make([]float32, len(x)), make([]float32, len(x))
+			m.gelu(wantY, x)
+			m.geluBackward(wantG, x, ones)
+			y, g := make([]float32, len(x)), make([]float32, len(x))
+			m.geluWithGrad(y, g, x)
+			requireSameBits(t, x, y, wantY)
+			requireSameBits(t, x, g, wantG)
+			g = append([]float32(nil), x...)
+			m.geluWithGrad(y, g, g) // grad == src
+			requireSameBits(t, x, y, wantY)
+			requireSameBits(t, x, g, wantG)
+			y = append([]float32(nil), x...)
+			m.geluWithGrad(y, g, y) // dst == src
+			requireSameBits(t, x, y, wantY)
+			requireSameBits(t, x, g, wantG)
+		})
+	}
+}
+
+// adamState is one Adam problem: parameters, gradients and moments.
+type adamState struct{ p, g, m, v []float32 }
+
+func newAdamState(r *rand.Rand, n int) adamState {
+	s := adamState{uniform(r, n, -1, 1), uniform(r, n, -1e-2, 1e-2), uniform(r, n, -1e-3, 1e-3), uniform(r, n, 0, 1e-5)}
+	if n > 3 {
+		s.g[1], s.g[2], s.v[3] = 0, float32(math.Copysign(0, -1)), 0 // zero gradients and moments
+	}
+	return s
+}
+
+func (s adamState) clone() adamState {
+	c := func(x []float32) []float32 { return append([]float32(nil), x...) }
+	return adamState{c(s.p), c(s.g), c(s.m), c(s.v)}
+}
+
+// adamCoef is step t of Adam with the paper's defaults.
+func adamCoef(t int, lr float32) AdamCoef {
+	b1, b2 := float32(0.9), float32(0.999)
+	return AdamCoef{B1: b1, B2: b2, OmB1: 1 - b1, OmB2: 1 - b2,
+		C1: float32(1 - math.Pow(0.9, float64(t))), C2: float32(1 - math.Pow(0.999, float64(t))), LR: lr, Eps: 1e-8}
+}
+
+// TestAdamBitIdentical runs three steps of every implementation against the
+// generic one on every tail length.
+func TestAdamBitIdentical(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	for _, n := range []int{0, 1, 7, 8, 15, 16, 17, 33, 1000, 27_000} {
+		s0 := newAdamState(r, n)
+		for _, m := range impls[1:] {
+			t.Run(fmt.Sprintf("impl=%s/n=%d", m.name, n), func(t *testing.T) {
+				want, got := s0.clone(), s0.clone()
+				for step := 1; step <= 3; step++ {
+					k := adamCoef(step, 1e-3)
+					genericImpl.adam(want.p, want.g, want.m, want.v, &k)
+					m.adam(got.p, got.g, got.m, got.v, &k)
+				}
+				requireSameBits(t, s0.p, got.p, want.p)
+				requireSameBits(t, s0.m, got.m, want.m)
+				requireSameBits(t, s0.v, got.v, want.v)
+			})
+		}
+	}
+}
+
+// TestAdamFirstStep checks the hand-derived first update: from zero moments,
+// m = (1−β1)·g and v = (1−β2)·g², so m/(1−β1) = g, √(v/(1−β2)) = |g| and the
+// step is lr·g/(|g|+ε), lr·sign(g) up to rounding and ε. The float32
+// coefficients move it: 1−β1 = 1−0.9 rounds to 0.1·(1+2.4e−7) and
+// 1−β2 = 1−float32(0.999) is 0.001·(1−1.3e−5), so the step is lr·sign(g)
+// within a relative 1e−5 and m is (1−β1)·g within 3e−7.
+func TestAdamFirstStep(t *testing.T) {
+	g := []float32{0.5, -0.25, 1e-3, -3, 0}
+	for _, m := range impls {
+		t.Run("impl="+m.name, func(t *testing.T) {
+			p := make([]float32, len(g))
+			mom, v := make([]float32, len(g)), make([]float32, len(g))
+			k := adamCoef(1, 0.01)
+			m.adam(p, g, mom, v, &k)
+			for i, gi := range g {
+				want := -0.01 * float64(gi) / (math.Abs(float64(gi)) + 1e-8)
+				if math.Abs(float64(p[i])-want) > 1e-5*math.Abs(want)+1e-12 {
+					t.Errorf("g = %v: p = %v, want %v", gi, p[i], want)
+				}
+				if wm := 0.1 * float64(gi); math.Abs(float64(mom[i])-wm) > 3e-7*math.Abs(wm) {
+					t.Errorf("g = %v: m = %v, want %v", gi, mom[i], wm)
+				}
+			}
+		})
+	}
+}
+
 func TestLengthMismatchPanics(t *testing.T) {
 	a, b := make([]float32, 3), make([]float32, 4)
 	for _, tc := range []struct {
@@ -150,6 +260,10 @@ func TestLengthMismatchPanics(t *testing.T) {
 		{"GELU", func() { GELU(b, a) }},
 		{"GELUBackward/inp", func() { GELUBackward(a, b, a) }},
 		{"GELUBackward/dout", func() { GELUBackward(a, a, b) }},
+		{"GELUWithGrad/grad", func() { GELUWithGrad(a, b, a) }},
+		{"GELUWithGrad/src", func() { GELUWithGrad(a, a, b) }},
+		{"Mul", func() { Mul(a, a, b) }},
+		{"Adam", func() { Adam(a, a, b, a, AdamCoef{}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
