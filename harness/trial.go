@@ -157,7 +157,7 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, sig
 		}
 		b := len(idx)
 		gather(x, y, s, idx)
-		pred := m.Forward(x[:b*s.T*s.C], b)
+		pred := m.Predict(x[:b*s.T*s.C], b)
 		sse += transformer.LastPositionSSE(pred, y[:b*(s.T+s.H)], b, s.T, s.H)
 		if sig != nil {
 			sig.add(m, b)

@@ -12,6 +12,9 @@ import (
 func (m *Model[F]) Backward(dx, dpred []F) {
 	c, b := m.Config, m.b
 	bt, d, t := b*c.T, c.D, c.T
+	if !m.train {
+		panic("transformer: Backward without a Forward (the last call was Predict)")
+	}
 	if len(dpred) != bt*c.H {
 		panic("transformer: dpred length is not B·T·H of the last Forward")
 	}

@@ -41,7 +41,8 @@ type Model[F Float] struct {
 	Params   *Params[F] // trained weights
 	Grads    *Params[F] // gradients, same layout; Backward accumulates here
 
-	b      int // batch of the last Forward
+	b      int  // batch of the last Forward or Predict
+	train  bool // the last call was Forward, so Backward may run
 	x      []F // (B,T,CIn) input of the last Forward, not owned
 	blocks []blockActs[F]
 	resF   []F // (B,T,D) output of the last block
@@ -97,12 +98,20 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 }
 
 // Forward runs the model on b windows x (B,T,CIn) and returns the forecasts
-// pred (B,T,H), a view into the model valid until the next Forward. The
-// model keeps x (not a copy) for Backward. Per block:
+// pred (B,T,H), a view into the model valid until the next Forward or
+// Predict. The model keeps x (not a copy) and what else Backward needs.
+// Per block:
 //
 //	h = h + gate(proj(attn(ln1(h))))
 //	h = h + fc2(gelu(fc1(ln2(h))))
-func (m *Model[F]) Forward(x []F, b int) []F {
+func (m *Model[F]) Forward(x []F, b int) []F { return m.forward(x, b, true) }
+
+// Predict is Forward for evaluation: the same forecasts, bit for bit, without
+// the work kept only for Backward (GELU's derivative). Backward may not
+// follow it. GateState and GateInput describe it as they do Forward.
+func (m *Model[F]) Predict(x []F, b int) []F { return m.forward(x, b, false) }
+
+func (m *Model[F]) forward(x []F, b int, train bool) []F {
 	c := m.Config
 	if b <= 0 || b > m.MaxBatch {
 		panic(fmt.Sprintf("transformer: batch %d outside [1,%d]", b, m.MaxBatch))
@@ -110,7 +119,7 @@ func (m *Model[F]) Forward(x []F, b int) []F {
 	if len(x) != b*c.T*c.CIn {
 		panic("transformer: input length is not B·T·CIn")
 	}
-	m.b, m.x = b, x
+	m.b, m.x, m.train = b, x, train
 	p := m.Params
 	bt, d, t := b*c.T, c.D, c.T
 
@@ -133,7 +142,11 @@ func (m *Model[F]) Forward(x []F, b int) []F {
 		}
 		layerNormForward(a.ln2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], res2, w.LN2W, w.LN2B, bt, d)
 		kernel.Linear(a.geluGrad[:bt*4*d], a.ln2[:bt*d], w.FC1W, w.FC1B, bt, d, 4*d)
-		geluForward(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d], a.geluGrad[:bt*4*d])
+		if train {
+			geluForward(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d], a.geluGrad[:bt*4*d])
+		} else {
+			geluValue(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d])
+		}
 		kernel.Linear(a.fc2[:bt*d], a.gelu[:bt*4*d], w.FC2W, w.FC2B, bt, 4*d, d)
 		out := m.resF[:bt*d]
 		if l+1 < len(m.blocks) {
@@ -150,12 +163,14 @@ func (m *Model[F]) Forward(x []F, b int) []F {
 	return pred
 }
 
-// GateState returns block l's gate state s (B,T) of the last Forward.
+// GateState returns block l's gate state s (B,T) of the last Forward or
+// Predict.
 func (m *Model[F]) GateState(l int) []F {
 	return m.blocks[l].gateState[:m.b*m.Config.T]
 }
 
-// GateInput returns block l's gate input a (B,T,D) of the last Forward:
+// GateInput returns block l's gate input a (B,T,D) of the last Forward or
+// Predict:
 // the attention branch after its output projection.
 func (m *Model[F]) GateInput(l int) []F {
 	return m.blocks[l].proj[:m.b*m.Config.T*m.Config.D]

@@ -164,6 +164,20 @@ func geluForward[F Float](out, grad, inp []F) {
 	}
 }
 
+// geluValue overwrites out with GELU(inp) alone: geluForward's first output,
+// bit for bit.
+func geluValue[F Float](out, inp []F) {
+	if o32, ok := any(out).([]float32); ok {
+		vmath.GELU(o32[:len(inp)], any(inp).([]float32))
+		return
+	}
+	out = out[:len(inp)]
+	for i, v := range inp {
+		x := float64(v)
+		out[i] = F(0.5 * x * (1 + math.Tanh(geluScale*(x+0.044715*x*x*x))))
+	}
+}
+
 // geluBackward overwrites dinp with dout·grad, grad being gelu' at the
 // forward input as geluForward left it.
 func geluBackward[F Float](dinp, grad, dout []F) {

@@ -158,6 +158,39 @@ func TestForwardPanicsOnBadShapes(t *testing.T) {
 	require.Panics(t, func() { m.Forward(make([]float32, 5), 1) })
 }
 
+// TestPredictMatchesForward: the evaluation pass gives Forward's forecasts
+// and gate states bit for bit, in both element types and with the gate on,
+// and Backward refuses to follow it.
+func TestPredictMatchesForward(t *testing.T) {
+	c := DefaultConfig()
+	c.Gate = gate.Params{Rho: 0.8, Beta: 0.5}
+	const b = 3
+	t.Run("float32", func(t *testing.T) {
+		m, err := New[float32](c, b)
+		require.NoError(t, err)
+		m.Params.Init(rand.New(rand.NewPCG(4, 4)))
+		x, _ := sineBatch(c, b, 0.5, 0.2)
+		want := append([]float32(nil), m.Forward(x, b)...)
+		wantS := append([]float32(nil), m.GateState(1)...)
+		require.True(t, equal(want, m.Predict(x, b)))
+		require.True(t, equal(wantS, m.GateState(1)))
+		require.PanicsWithValue(t, "transformer: Backward without a Forward (the last call was Predict)",
+			func() { m.Backward(nil, make([]float32, b*c.T*c.H)) })
+	})
+	t.Run("float64", func(t *testing.T) {
+		m, err := New[float64](c, b)
+		require.NoError(t, err)
+		m.Params.Init(rand.New(rand.NewPCG(4, 4)))
+		x32, _ := sineBatch(c, b, 0.5, 0.2)
+		x := make([]float64, len(x32))
+		for i, v := range x32 {
+			x[i] = float64(v)
+		}
+		want := append([]float64(nil), m.Forward(x, b)...)
+		require.Equal(t, want, m.Predict(x, b))
+	})
+}
+
 // TestBaselineGateIsIdentity: β = 0 must reproduce the gateless model bit
 // for bit whatever ρ is.
 func TestBaselineGateIsIdentity(t *testing.T) {
