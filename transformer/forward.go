@@ -43,7 +43,7 @@ type Model[F Float] struct {
 
 	b      int  // batch of the last Forward or Predict
 	train  bool // the last call was Forward, so Backward may run
-	x      []F // (B,T,CIn) input of the last Forward, not owned
+	x      []F  // (B,T,CIn) input of the last Forward, not owned
 	blocks []blockActs[F]
 	resF   []F // (B,T,D) output of the last block
 	lnf    []F // (B,T,D)
