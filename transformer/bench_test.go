@@ -77,3 +77,34 @@ func BenchmarkBackward(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLayerNorm times the LayerNorm passes on one (B·T, D) activation
+// of the default model at batch 32, in ns per row.
+func BenchmarkLayerNorm(b *testing.B) {
+	c := DefaultConfig()
+	n, d := 32*c.T, c.D
+	r := rand.New(rand.NewPCG(2, 3))
+	v := func(k int) []float32 {
+		s := make([]float32, k)
+		for i := range s {
+			s[i] = float32(r.NormFloat64())
+		}
+		return s
+	}
+	x, dout, w, bias := v(n*d), v(n*d), v(d), v(d)
+	out, dx, dw, db := make([]float32, n*d), make([]float32, n*d), make([]float32, d), make([]float32, d)
+	mean, rstd, gm, gxm := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	b.Run("pass=forward", func(b *testing.B) {
+		for b.Loop() {
+			layerNormForward(out, mean, rstd, x, w, bias, n, d)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/row")
+	})
+	b.Run("pass=backward", func(b *testing.B) {
+		layerNormForward(out, mean, rstd, x, w, bias, n, d)
+		for b.Loop() {
+			layerNormBackward(dx, dw, db, dout, x, mean, rstd, w, gm, gxm, n, d)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/row")
+	})
+}

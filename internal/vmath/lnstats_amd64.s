@@ -1,0 +1,404 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// LayerNorm row statistics with rows in lanes. Each row's sums run over its
+// features j = 0, 1, … in turn, so a vector kernel that keeps one row per
+// lane needs columns of 16 rows: the kernels transpose each 16x16 block of
+// 16 rows into a scratch buffer (16·C floats per operand, column j at
+// byte 64·j) and then walk the columns, one vector add per feature. The
+// operations per lane are those of layerNormStatsGeneric and
+// layerNormGradMeansGeneric. AVX512F instructions only.
+
+// TRANSPOSE16 transposes the 16x16 matrix whose rows are Z0…Z15 in place,
+// through Z16…Z31: afterwards Zk holds column k. Stage 1 interleaves row
+// pairs (ps), stage 2 row quads (pd); then within each 128-bit lane L
+// register k (k < 4) holds column 4L+k of rows 0-3, register 4+k of rows
+// 4-7 and so on, and two 128-bit shuffles gather the four lanes.
+#define TRANSPOSE16 \
+	VUNPCKLPS Z1, Z0, Z16; \
+	VUNPCKHPS Z1, Z0, Z17; \
+	VUNPCKLPS Z3, Z2, Z18; \
+	VUNPCKHPS Z3, Z2, Z19; \
+	VUNPCKLPS Z5, Z4, Z20; \
+	VUNPCKHPS Z5, Z4, Z21; \
+	VUNPCKLPS Z7, Z6, Z22; \
+	VUNPCKHPS Z7, Z6, Z23; \
+	VUNPCKLPS Z9, Z8, Z24; \
+	VUNPCKHPS Z9, Z8, Z25; \
+	VUNPCKLPS Z11, Z10, Z26; \
+	VUNPCKHPS Z11, Z10, Z27; \
+	VUNPCKLPS Z13, Z12, Z28; \
+	VUNPCKHPS Z13, Z12, Z29; \
+	VUNPCKLPS Z15, Z14, Z30; \
+	VUNPCKHPS Z15, Z14, Z31; \
+	VUNPCKLPD Z18, Z16, Z0; \
+	VUNPCKHPD Z18, Z16, Z1; \
+	VUNPCKLPD Z19, Z17, Z2; \
+	VUNPCKHPD Z19, Z17, Z3; \
+	VUNPCKLPD Z22, Z20, Z4; \
+	VUNPCKHPD Z22, Z20, Z5; \
+	VUNPCKLPD Z23, Z21, Z6; \
+	VUNPCKHPD Z23, Z21, Z7; \
+	VUNPCKLPD Z26, Z24, Z8; \
+	VUNPCKHPD Z26, Z24, Z9; \
+	VUNPCKLPD Z27, Z25, Z10; \
+	VUNPCKHPD Z27, Z25, Z11; \
+	VUNPCKLPD Z30, Z28, Z12; \
+	VUNPCKHPD Z30, Z28, Z13; \
+	VUNPCKLPD Z31, Z29, Z14; \
+	VUNPCKHPD Z31, Z29, Z15; \
+	VSHUFF32X4 $0x88, Z4, Z0, Z16; \
+	VSHUFF32X4 $0xdd, Z4, Z0, Z20; \
+	VSHUFF32X4 $0x88, Z12, Z8, Z24; \
+	VSHUFF32X4 $0xdd, Z12, Z8, Z28; \
+	VSHUFF32X4 $0x88, Z5, Z1, Z17; \
+	VSHUFF32X4 $0xdd, Z5, Z1, Z21; \
+	VSHUFF32X4 $0x88, Z13, Z9, Z25; \
+	VSHUFF32X4 $0xdd, Z13, Z9, Z29; \
+	VSHUFF32X4 $0x88, Z6, Z2, Z18; \
+	VSHUFF32X4 $0xdd, Z6, Z2, Z22; \
+	VSHUFF32X4 $0x88, Z14, Z10, Z26; \
+	VSHUFF32X4 $0xdd, Z14, Z10, Z30; \
+	VSHUFF32X4 $0x88, Z7, Z3, Z19; \
+	VSHUFF32X4 $0xdd, Z7, Z3, Z23; \
+	VSHUFF32X4 $0x88, Z15, Z11, Z27; \
+	VSHUFF32X4 $0xdd, Z15, Z11, Z31; \
+	VSHUFF32X4 $0x88, Z24, Z16, Z0; \
+	VSHUFF32X4 $0x88, Z28, Z20, Z4; \
+	VSHUFF32X4 $0xdd, Z24, Z16, Z8; \
+	VSHUFF32X4 $0xdd, Z28, Z20, Z12; \
+	VSHUFF32X4 $0x88, Z25, Z17, Z1; \
+	VSHUFF32X4 $0x88, Z29, Z21, Z5; \
+	VSHUFF32X4 $0xdd, Z25, Z17, Z9; \
+	VSHUFF32X4 $0xdd, Z29, Z21, Z13; \
+	VSHUFF32X4 $0x88, Z26, Z18, Z2; \
+	VSHUFF32X4 $0x88, Z30, Z22, Z6; \
+	VSHUFF32X4 $0xdd, Z26, Z18, Z10; \
+	VSHUFF32X4 $0xdd, Z30, Z22, Z14; \
+	VSHUFF32X4 $0x88, Z27, Z19, Z3; \
+	VSHUFF32X4 $0x88, Z31, Z23, Z7; \
+	VSHUFF32X4 $0xdd, Z27, Z19, Z11; \
+	VSHUFF32X4 $0xdd, Z31, Z23, Z15
+
+
+// func layerNormStatsAVX512(mean, rstd, x, scratch *float32, n, c int, eps float64)
+// n and c are positive multiples of 16; scratch holds 16·c floats.
+TEXT ·layerNormStatsAVX512(SB), NOSPLIT, $0-56
+	MOVQ mean+0(FP), DI
+	MOVQ rstd+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ scratch+24(FP), R8
+	MOVQ n+32(FP), R9
+	MOVQ c+40(FP), R10
+	MOVQ R10, R11
+	SHLQ $2, R11
+
+rows:
+
+	// Transpose the 16 rows at DX (stride R11), 16 columns at a time, into R8.
+	MOVQ DX, AX
+	MOVQ R8, BX
+	MOVQ R10, CX
+
+tblocks:
+	MOVQ AX, R13
+	VMOVUPS (R13), Z0
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z1
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z2
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z3
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z4
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z5
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z6
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z7
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z8
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z9
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z10
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z11
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z12
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z13
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z14
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z15
+	TRANSPOSE16
+	VMOVUPS Z0, 0(BX)
+	VMOVUPS Z1, 64(BX)
+	VMOVUPS Z2, 128(BX)
+	VMOVUPS Z3, 192(BX)
+	VMOVUPS Z4, 256(BX)
+	VMOVUPS Z5, 320(BX)
+	VMOVUPS Z6, 384(BX)
+	VMOVUPS Z7, 448(BX)
+	VMOVUPS Z8, 512(BX)
+	VMOVUPS Z9, 576(BX)
+	VMOVUPS Z10, 640(BX)
+	VMOVUPS Z11, 704(BX)
+	VMOVUPS Z12, 768(BX)
+	VMOVUPS Z13, 832(BX)
+	VMOVUPS Z14, 896(BX)
+	VMOVUPS Z15, 960(BX)
+	ADDQ $1024, BX
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JNZ  tblocks
+
+
+	// Constants, after the transposes have used every register: c (Z30)
+	// in float32, eps (Z29) and 1 (Z28) in float64.
+	VPBROADCASTD R10, Z30
+	VCVTDQ2PS    Z30, Z30
+	VBROADCASTSD eps+48(FP), Z29
+	MOVQ         $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z28
+
+	// Pass 1: s = Σ_j x_j, mean = s/c.
+	VPXORD Z0, Z0, Z0
+	MOVQ   R8, BX
+	MOVQ   R10, CX
+
+sum:
+	VADDPS (BX), Z0, Z0
+	ADDQ   $64, BX
+	DECQ   CX
+	JNZ    sum
+	VDIVPS  Z30, Z0, Z0
+	VMOVUPS Z0, (DI)
+
+	// Pass 2: v = Σ_j (x_j − mean)², then v/c.
+	VPXORD Z1, Z1, Z1
+	MOVQ   R8, BX
+	MOVQ   R10, CX
+
+dev:
+	VMOVUPS (BX), Z2
+	VSUBPS  Z0, Z2, Z2
+	VMULPS  Z2, Z2, Z2
+	VADDPS  Z2, Z1, Z1
+	ADDQ    $64, BX
+	DECQ    CX
+	JNZ     dev
+	VDIVPS  Z30, Z1, Z1
+
+	// rstd = 1/√(float64(v/c) + eps), rounded to float32, 8 lanes at a time.
+	VCVTPS2PD     Y1, Z2
+	VADDPD        Z29, Z2, Z2
+	VSQRTPD       Z2, Z2
+	VDIVPD        Z2, Z28, Z2
+	VCVTPD2PS     Z2, Y2
+	VEXTRACTF64X4 $1, Z1, Y3
+	VCVTPS2PD     Y3, Z3
+	VADDPD        Z29, Z3, Z3
+	VSQRTPD       Z3, Z3
+	VDIVPD        Z3, Z28, Z3
+	VCVTPD2PS     Z3, Y3
+	VINSERTF64X4  $1, Y3, Z2, Z2
+
+	VMOVUPS Z2, (SI)
+
+	ADDQ $64, DI
+	ADDQ $64, SI
+	MOVQ R11, AX
+	SHLQ $4, AX
+	ADDQ AX, DX
+	SUBQ $16, R9
+	JNZ  rows
+	VZEROUPPER
+	RET
+
+// func layerNormGradMeansAVX512(gm, gxm, dy, x, w, mean, rstd, scratch *float32, n, c int)
+// n and c are positive multiples of 16; scratch holds 32·c floats: xᵀ, then dyᵀ.
+TEXT ·layerNormGradMeansAVX512(SB), NOSPLIT, $0-80
+	MOVQ gm+0(FP), DI
+	MOVQ gxm+8(FP), SI
+	MOVQ dy+16(FP), DX
+	MOVQ x+24(FP), R8
+	MOVQ scratch+56(FP), R12
+	MOVQ n+64(FP), R9
+	MOVQ c+72(FP), R10
+	MOVQ R10, R11
+	SHLQ $2, R11
+	MOVQ R10, R14
+	SHLQ $6, R14 // bytes of one transposed operand
+
+grows:
+
+	// Transpose the 16 rows at R8 (stride R11), 16 columns at a time, into R12.
+	MOVQ R8, AX
+	MOVQ R12, BX
+	MOVQ R10, CX
+
+gxblocks:
+	MOVQ AX, R13
+	VMOVUPS (R13), Z0
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z1
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z2
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z3
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z4
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z5
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z6
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z7
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z8
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z9
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z10
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z11
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z12
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z13
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z14
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z15
+	TRANSPOSE16
+	VMOVUPS Z0, 0(BX)
+	VMOVUPS Z1, 64(BX)
+	VMOVUPS Z2, 128(BX)
+	VMOVUPS Z3, 192(BX)
+	VMOVUPS Z4, 256(BX)
+	VMOVUPS Z5, 320(BX)
+	VMOVUPS Z6, 384(BX)
+	VMOVUPS Z7, 448(BX)
+	VMOVUPS Z8, 512(BX)
+	VMOVUPS Z9, 576(BX)
+	VMOVUPS Z10, 640(BX)
+	VMOVUPS Z11, 704(BX)
+	VMOVUPS Z12, 768(BX)
+	VMOVUPS Z13, 832(BX)
+	VMOVUPS Z14, 896(BX)
+	VMOVUPS Z15, 960(BX)
+	ADDQ $1024, BX
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JNZ  gxblocks
+
+	LEAQ (R12)(R14*1), BX
+
+	// Transpose the 16 rows at DX (stride R11), 16 columns at a time, into BX.
+	MOVQ DX, AX
+	MOVQ R10, CX
+
+gdyblocks:
+	MOVQ AX, R13
+	VMOVUPS (R13), Z0
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z1
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z2
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z3
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z4
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z5
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z6
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z7
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z8
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z9
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z10
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z11
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z12
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z13
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z14
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z15
+	TRANSPOSE16
+	VMOVUPS Z0, 0(BX)
+	VMOVUPS Z1, 64(BX)
+	VMOVUPS Z2, 128(BX)
+	VMOVUPS Z3, 192(BX)
+	VMOVUPS Z4, 256(BX)
+	VMOVUPS Z5, 320(BX)
+	VMOVUPS Z6, 384(BX)
+	VMOVUPS Z7, 448(BX)
+	VMOVUPS Z8, 512(BX)
+	VMOVUPS Z9, 576(BX)
+	VMOVUPS Z10, 640(BX)
+	VMOVUPS Z11, 704(BX)
+	VMOVUPS Z12, 768(BX)
+	VMOVUPS Z13, 832(BX)
+	VMOVUPS Z14, 896(BX)
+	VMOVUPS Z15, 960(BX)
+	ADDQ $1024, BX
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JNZ  gdyblocks
+
+
+	VPBROADCASTD R10, Z30
+	VCVTDQ2PS    Z30, Z30
+	MOVQ         DI, R13
+	SUBQ         gm+0(FP), R13 // byte offset of the row group in mean and rstd
+	MOVQ         mean+40(FP), AX
+	VMOVUPS      (AX)(R13*1), Z28
+	MOVQ         rstd+48(FP), AX
+	VMOVUPS      (AX)(R13*1), Z29
+
+	// One pass: x̂ = (x − mean)·rstd, g = dy·w, gs += g, gx += g·x̂.
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	MOVQ   w+32(FP), BX
+	MOVQ   R12, AX
+	MOVQ   R10, CX
+
+gpass:
+	VMOVUPS      (AX), Z2
+	VSUBPS       Z28, Z2, Z2
+	VMULPS       Z29, Z2, Z2
+	VBROADCASTSS (BX), Z3
+	VMULPS       (AX)(R14*1), Z3, Z3
+	VADDPS       Z3, Z0, Z0
+	VMULPS       Z2, Z3, Z3
+	VADDPS       Z3, Z1, Z1
+	ADDQ         $64, AX
+	ADDQ         $4, BX
+	DECQ         CX
+	JNZ          gpass
+	VDIVPS       Z30, Z0, Z0
+	VDIVPS       Z30, Z1, Z1
+	VMOVUPS      Z0, (DI)
+	VMOVUPS      Z1, (SI)
+
+	ADDQ $64, DI
+	ADDQ $64, SI
+	MOVQ R11, AX
+	SHLQ $4, AX
+	ADDQ AX, DX
+	ADDQ AX, R8
+	SUBQ $16, R9
+	JNZ  grows
+	VZEROUPPER
+	RET
