@@ -69,7 +69,25 @@ func Forward[F Float](y, s, a []F, B, T, C int, p Params) {
 		return
 	}
 	rho, drive, beta, c := F(p.Rho), F(1-p.Rho), F(p.Beta), F(C)
-	for b := range B {
+	// Four sequences at a time: their energy sums are independent chains.
+	b := 0
+	for ; b+4 <= B; b += 4 {
+		var prev [4]F
+		for t := range T {
+			var i [4]int
+			var sum [4]F
+			for k := range i {
+				i[k] = (b+k)*T + t
+			}
+			sum[0], sum[1], sum[2], sum[3] = sumSq4(a[i[0]*C:][:C], a[i[1]*C:][:C], a[i[2]*C:][:C], a[i[3]*C:][:C])
+			for k, ik := range i {
+				st := F(rho*prev[k]) + F(drive*(sum[k]/c))
+				scaleRow(y[ik*C:][:C], a[ik*C:][:C], 1/(1+F(beta*st)))
+				s[ik], prev[k] = st, st
+			}
+		}
+	}
+	for ; b < B; b++ {
 		var prev F
 		for t := range T {
 			i := b*T + t
@@ -79,13 +97,44 @@ func Forward[F Float](y, s, a []F, B, T, C int, p Params) {
 				sum += F(x * x)
 			}
 			st := F(rho*prev) + F(drive*(sum/c))
-			g := 1 / (1 + F(beta*st))
-			for j, x := range row {
-				y[i*C+j] = g * x
-			}
+			scaleRow(y[i*C:][:C], row, 1/(1+F(beta*st)))
 			s[i] = st
 			prev = st
 		}
+	}
+}
+
+// sumSq4 returns Σ_j x_j² of four rows of equal length, each summed in
+// increasing j.
+func sumSq4[F Float](r0, r1, r2, r3 []F) (s0, s1, s2, s3 F) {
+	r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
+	for j, x := range r0 {
+		s0 += F(x * x)
+		s1 += F(r1[j] * r1[j])
+		s2 += F(r2[j] * r2[j])
+		s3 += F(r3[j] * r3[j])
+	}
+	return
+}
+
+// dot4 returns Σ_j x_j·y_j of four row pairs of equal length, each summed
+// in increasing j.
+func dot4[F Float](x0, y0, x1, y1, x2, y2, x3, y3 []F) (s0, s1, s2, s3 F) {
+	y0, x1, y1, x2, y2, x3, y3 = y0[:len(x0)], x1[:len(x0)], y1[:len(x0)], x2[:len(x0)], y2[:len(x0)], x3[:len(x0)], y3[:len(x0)]
+	for j, x := range x0 {
+		s0 += F(x * y0[j])
+		s1 += F(x1[j] * y1[j])
+		s2 += F(x2[j] * y2[j])
+		s3 += F(x3[j] * y3[j])
+	}
+	return
+}
+
+// scaleRow sets y = g·x (y may be x).
+func scaleRow[F Float](y, x []F, g F) {
+	y = y[:len(x)]
+	for j, v := range x {
+		y[j] = g * v
 	}
 }
 
@@ -126,8 +175,20 @@ func Backward[F Float](da, ds, dy, a, s []F, B, T, C int, p Params) {
 	rho, drive, beta, c := F(p.Rho), F(1-p.Rho), F(p.Beta), F(C)
 	scan := ds[:T] // (T)
 	for b := range B {
-		// Local adjoint of each state.
-		for t := range T {
+		// Local adjoint of each state, four positions at a time: their dot
+		// products are independent chains.
+		t := 0
+		for ; t+4 <= T; t += 4 {
+			i := b*T + t
+			var dg [4]F
+			dg[0], dg[1], dg[2], dg[3] = dot4(dy[i*C:][:C], a[i*C:][:C], dy[(i+1)*C:][:C], a[(i+1)*C:][:C],
+				dy[(i+2)*C:][:C], a[(i+2)*C:][:C], dy[(i+3)*C:][:C], a[(i+3)*C:][:C])
+			for k := range dg {
+				g := 1 / (1 + F(beta*s[i+k]))
+				scan[t+k] = -beta * g * g * dg[k]
+			}
+		}
+		for ; t < T; t++ {
 			i := b*T + t
 			g := 1 / (1 + F(beta*s[i]))
 			var dg F
@@ -146,8 +207,9 @@ func Backward[F Float](da, ds, dy, a, s []F, B, T, C int, p Params) {
 			i := b*T + t
 			g := 1 / (1 + F(beta*s[i]))
 			k := 2 * scan[t] / c
-			for j, d := range dy[i*C : i*C+C] {
-				da[i*C+j] += F(d*g) + F(k*a[i*C+j])
+			dar, dyr, ar := da[i*C:][:C], dy[i*C:][:C], a[i*C:][:C]
+			for j, d := range dyr {
+				dar[j] += F(d*g) + F(k*ar[j])
 			}
 		}
 	}
