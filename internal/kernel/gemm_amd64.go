@@ -40,25 +40,27 @@ const (
 	flagBias = 2 // add bias after the sum
 )
 
-// gemm8x32AVX512 computes an 8-row, 32-column tile of C, of which the
-// columns set in masks (bit j for column j) are read and written; rows of
-// A start at a, a+rsa, … (strides in elements). k ≥ 1.
+// gemm8x32AVX512 computes rows (a positive multiple of 8) rows of a
+// 32-column panel of C, one 8-row tile after another, of which the columns
+// set in masks (bit j for column j) are read and written; rows of A start
+// at a, a+rsa, … (strides in elements). k ≥ 1.
 //
 //go:noescape
-func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
+func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int)
 
 // gemm8x16AVX512 is gemm8x32AVX512 for a tile of at most 16 columns
 // (masks bits 0…15): half the work per step for narrow products such as
 // one attention head (16 columns or fewer).
 //
 //go:noescape
-func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
+func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int)
 
-// gemm8x8AVX computes a full 8-row, 8-column tile on ymm registers (the
-// AVX-512 path's kernel for exactly 8 columns left).
+// gemm8x8AVX computes rows (a positive multiple of 8) rows of an
+// exactly-8-column panel on ymm registers (the AVX-512 path's kernel for
+// exactly 8 columns left).
 //
 //go:noescape
-func gemm8x8AVX(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, flags int)
+func gemm8x8AVX(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, flags, rows int)
 
 // gemm1x32AVX512 is gemm8x32AVX512 for one row.
 //
@@ -98,20 +100,17 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 		if bias != nil {
 			bp = &bias[j0]
 		}
-		i := 0
-		tile := gemm8x32AVX512
-		if nc <= 16 {
-			tile = gemm8x16AVX512
+		m8 := m / 8 * 8
+		switch {
+		case m8 == 0:
+		case nc == 8:
+			gemm8x8AVX(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, flags, m8)
+		case nc <= 16:
+			gemm8x16AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags, m8)
+		default:
+			gemm8x32AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags, m8)
 		}
-		if nc == 8 {
-			for ; i+8 <= m; i += 8 {
-				gemm8x8AVX(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, flags)
-			}
-		}
-		for ; i+8 <= m; i += 8 {
-			tile(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)
-		}
-		for ; i < m; i++ {
+		for i := m8; i < m; i++ {
 			gemm1x32AVX512(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)
 		}
 	}
@@ -128,8 +127,8 @@ func gemmAVX2(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb 
 		if bias != nil {
 			bp = &bias[0]
 		}
-		for i := 0; i < m8; i += 8 {
-			gemm8x8AVX(&c[i*ldc], &a[i*rsa], &b[0], bp, ldc, rsa, csa, ldb, k, flags)
+		if m8 > 0 {
+			gemm8x8AVX(&c[0], &a[0], &b[0], bp, ldc, rsa, csa, ldb, k, flags, m8)
 		}
 		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, m8, m, 0, n, k, acc)
 		return

@@ -30,8 +30,8 @@
 	VADDPS Z16, z0, z0; \
 	VADDPS Z17, z1, z1
 
-// func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
-TEXT ·gemm8x32AVX512(SB), NOSPLIT, $0-88
+// func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int)
+TEXT ·gemm8x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ c+0(FP), DI
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), SI
@@ -52,6 +52,11 @@ TEXT ·gemm8x32AVX512(SB), NOSPLIT, $0-88
 	MOVQ flags+80(FP), R14
 
 	// CX = row 3 of A, DX = row 6.
+	// One 8-row tile per pass, rows/8 passes: C and A move down 8 rows,
+	// B and K start over.
+tile832:
+	MOVQ b+16(FP), SI
+	MOVQ k+64(FP), R12
 	LEAQ (AX)(BX*2), CX
 	ADDQ BX, CX
 	LEAQ (CX)(BX*2), DX
@@ -142,6 +147,12 @@ store8:
 	STOREC2(DI, Z12, Z13)
 	ADDQ R9, DI
 	STOREC2(DI, Z14, Z15)
+	ADDQ R9, DI
+	MOVQ a+8(FP), AX
+	LEAQ (AX)(BX*8), AX
+	MOVQ AX, a+8(FP)
+	SUBQ $8, rows+88(FP)
+	JNZ  tile832
 	VZEROUPPER
 	RET
 
@@ -285,8 +296,8 @@ store4:
 	VMULPS.BCST addr, Z16, t0; \
 	VADDPS      t0, z0, z0
 
-// func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags int)
-TEXT ·gemm8x16AVX512(SB), NOSPLIT, $0-88
+// func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int)
+TEXT ·gemm8x16AVX512(SB), NOSPLIT, $0-96
 	MOVQ  c+0(FP), DI
 	MOVQ  a+8(FP), AX
 	MOVQ  b+16(FP), SI
@@ -304,6 +315,11 @@ TEXT ·gemm8x16AVX512(SB), NOSPLIT, $0-88
 	KMOVW R13, K1
 	MOVQ  flags+80(FP), R14
 
+	// One 8-row tile per pass, rows/8 passes: C and A move down 8 rows,
+	// B and K start over.
+tile816:
+	MOVQ b+16(FP), SI
+	MOVQ k+64(FP), R12
 	LEAQ (AX)(BX*2), CX
 	ADDQ BX, CX
 	LEAQ (CX)(BX*2), DX
@@ -381,6 +397,12 @@ store816:
 	VMOVUPS Z6, K1, (DI)
 	ADDQ    R9, DI
 	VMOVUPS Z7, K1, (DI)
+	ADDQ R9, DI
+	MOVQ a+8(FP), AX
+	LEAQ (AX)(BX*8), AX
+	MOVQ AX, a+8(FP)
+	SUBQ $8, rows+88(FP)
+	JNZ  tile816
 	VZEROUPPER
 	RET
 
@@ -391,13 +413,13 @@ store816:
 	VMULPS       Y8, Y9, t0; \
 	VADDPS       t0, y0, y0
 
-// func gemm8x8AVX(c, a, b, bias *float32, ldc, rsa, csa, ldb, k, flags int)
+// func gemm8x8AVX(c, a, b, bias *float32, ldc, rsa, csa, ldb, k, flags, rows int)
 //
 // An 8-row, exactly-8-column tile on ymm registers. Zen 4 issues two ymm
 // multiplies and two ymm adds per cycle but only one of each on zmm, so a
 // head-sized product (8 columns) runs twice as fast here as in a masked
 // zmm tile. Same operation order as every other kernel.
-TEXT ·gemm8x8AVX(SB), NOSPLIT, $0-80
+TEXT ·gemm8x8AVX(SB), NOSPLIT, $0-88
 	MOVQ c+0(FP), DI
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), SI
@@ -413,6 +435,11 @@ TEXT ·gemm8x8AVX(SB), NOSPLIT, $0-80
 	MOVQ k+64(FP), R12
 	MOVQ flags+72(FP), R14
 
+	// One 8-row tile per pass, rows/8 passes: C and A move down 8 rows,
+	// B and K start over.
+tile88:
+	MOVQ b+16(FP), SI
+	MOVQ k+64(FP), R12
 	LEAQ (AX)(BX*2), CX
 	ADDQ BX, CX
 	LEAQ (CX)(BX*2), DX
@@ -490,5 +517,11 @@ store88:
 	VMOVUPS Y6, (DI)
 	ADDQ    R9, DI
 	VMOVUPS Y7, (DI)
+	ADDQ R9, DI
+	MOVQ a+8(FP), AX
+	LEAQ (AX)(BX*8), AX
+	MOVQ AX, a+8(FP)
+	SUBQ $8, rows+80(FP)
+	JNZ  tile88
 	VZEROUPPER
 	RET
