@@ -52,11 +52,12 @@ func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 	}
 }
 
-// attentionBackward mirrors attentionForward, accumulating into dqkv
-// (B,T,3D) from dout (B,T,D); ds (T·T) and dot (hs·T) are scratch. With
-// P the probabilities and G = dO·Vᵀ:
+// attentionBackward mirrors attentionForward, overwriting dqkv (B,T,3D)
+// from dout (B,T,D); ds (T·T) and dot (hs·T) are scratch. Every element of
+// dqkv is one Gemm sum, started from +0. With P the probabilities and
+// G = dO·Vᵀ:
 //
-//	dV += Pᵀ·dO,  dS_ij = P_ij·(G_ij - Σ_k P_ik G_ik)/√hs,  dQ += dS·K,  dK += dSᵀ·Q
+//	dV = Pᵀ·dO,  dS_ij = P_ij·(G_ij - Σ_k P_ik G_ik)/√hs,  dQ = dS·K,  dK = dSᵀ·Q
 //
 // G and dS are kept transposed like P (Gᵀ = V·dOᵀ, dOᵀ packed into dot).
 func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh int) {
@@ -72,21 +73,21 @@ func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh i
 			packT(dot, do, t, hs, d)
 			for j0 := 0; j0 < t; j0 += attnTile {
 				rows := min(attnTile, t-j0)
-				// dV[j] += Σ_{i≥j0} P[i,j]·dO[i]
-				kernel.Gemm(dqkv[v+j0*ld:], ld, st[j0*t+j0:], t, 1, do[j0*d:], d, nil, rows, hs, t-j0, true)
+				// dV[j] = Σ_{i≥j0} P[i,j]·dO[i]
+				kernel.Gemm(dqkv[v+j0*ld:], ld, st[j0*t+j0:], t, 1, do[j0*d:], d, nil, rows, hs, t-j0, false)
 				// Gᵀ[j,i] = v_j·dO_i for i ≥ j0
 				kernel.Gemm(ds[j0*t+j0:], t, qkv[v+j0*ld:], ld, 1, dot[j0:], t, nil, rows, t-j0, hs, false)
 			}
 			causalSoftmaxGradT(ds, st, t, scale)
 			for i0 := 0; i0 < t; i0 += attnTile {
 				rows, inner := min(attnTile, t-i0), min(t, i0+attnTile)
-				// dQ[i] += Σ_{j≤i} dS[i,j]·k_j
-				kernel.Gemm(dqkv[q+i0*ld:], ld, ds[i0:], 1, t, qkv[k:], ld, nil, rows, hs, inner, true)
+				// dQ[i] = Σ_{j≤i} dS[i,j]·k_j
+				kernel.Gemm(dqkv[q+i0*ld:], ld, ds[i0:], 1, t, qkv[k:], ld, nil, rows, hs, inner, false)
 			}
 			for j0 := 0; j0 < t; j0 += attnTile {
 				rows := min(attnTile, t-j0)
-				// dK[j] += Σ_{i≥j0} dS[i,j]·q_i
-				kernel.Gemm(dqkv[k+j0*ld:], ld, ds[j0*t+j0:], t, 1, qkv[q+j0*ld:], ld, nil, rows, hs, t-j0, true)
+				// dK[j] = Σ_{i≥j0} dS[i,j]·q_i
+				kernel.Gemm(dqkv[k+j0*ld:], ld, ds[j0*t+j0:], t, 1, qkv[q+j0*ld:], ld, nil, rows, hs, t-j0, false)
 			}
 		}
 	}

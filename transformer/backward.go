@@ -42,7 +42,6 @@ func (m *Model[F]) Backward(dx, dpred []F) {
 		clear(dproj)
 		gate.Backward(dproj, m.dgs, dres, a.proj[:bt*d], a.gateState[:bt], b, t, d, c.Gate)
 		kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
-		clear(dqkv)
 		attentionBackward(dqkv, m.datt, m.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
 		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, m.lnG[:bt], m.lnGX[:bt], bt, d)
