@@ -9,10 +9,13 @@ import (
 // with respect to the last Forward's forecasts, it accumulates parameter
 // gradients into m.Grads and, when dx is not nil, writes the input
 // gradient into dx (B,T,CIn). Steps run in the reverse order of Forward.
-func (m *Model[F]) Backward(dx, dpred []F) {
-	c, b := m.Config, m.b
+func (m *Model[F]) Backward(dx, dpred []F) { m.backward(m.full, dx, dpred) }
+
+// backward is Backward for the pass that forward left in s.
+func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
+	c, b := m.Config, s.b
 	bt, d, t := b*c.T, c.D, c.T
-	if !m.train {
+	if !s.train {
 		panic("transformer: Backward without a Forward (the last call was Predict)")
 	}
 	if len(dpred) != bt*c.H {
@@ -22,33 +25,33 @@ func (m *Model[F]) Backward(dx, dpred []F) {
 		panic("transformer: dx length is not B·T·CIn")
 	}
 	p, g := m.Params, m.Grads
-	dres, dln := m.dres[:bt*d], m.dln[:bt*d]
+	dres, dln := s.dres[:bt*d], s.dln[:bt*d]
 
-	last := m.resF[:bt*d]
-	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dpred, m.lnf[:bt*d], p.HeadW, bt, d, c.H)
+	last := s.resF[:bt*d]
+	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dpred, s.lnf[:bt*d], p.HeadW, bt, d, c.H)
 	clear(dres)
-	layerNormBackward(dres, g.LNFW, g.LNFB, dln, last, m.lnfM[:bt], m.lnfR[:bt], p.LNFW, m.lnG[:bt], m.lnGX[:bt], bt, d)
+	layerNormBackward(dres, g.LNFW, g.LNFB, dln, last, s.lnfM[:bt], s.lnfR[:bt], p.LNFW, s.lnG[:bt], s.lnGX[:bt], bt, d)
 
-	for l := len(m.blocks) - 1; l >= 0; l-- {
-		a, w, gw := &m.blocks[l], &p.Blocks[l], &g.Blocks[l]
+	for l := len(s.blocks) - 1; l >= 0; l-- {
+		a, w, gw := &s.blocks[l], &p.Blocks[l], &g.Blocks[l]
 		// h_out = res2 + fc2(gelu(fc1(ln2(res2)))): dres is d h_out.
-		dgelu, dfc := m.dgelu[:bt*4*d], m.dfc[:bt*4*d]
+		dgelu, dfc := s.dgelu[:bt*4*d], s.dfc[:bt*4*d]
 		kernel.LinearBackward(dgelu, gw.FC2W, gw.FC2B, dres, a.gelu[:bt*4*d], w.FC2W, bt, 4*d, d)
 		geluBackward(dfc, a.geluGrad[:bt*4*d], dgelu)
 		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
-		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, m.lnG[:bt], m.lnGX[:bt], bt, d)
+		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, s.lnG[:bt], s.lnGX[:bt], bt, d)
 		// res2 = res + gate(proj(attn(ln1(res)))): dres is now d res2.
-		dproj, datty, dqkv := m.dproj[:bt*d], m.datty[:bt*d], m.dqkv[:bt*3*d]
+		dproj, datty, dqkv := s.dproj[:bt*d], s.datty[:bt*d], s.dqkv[:bt*3*d]
 		clear(dproj)
-		gate.Backward(dproj, m.dgs, dres, a.proj[:bt*d], a.gateState[:bt], b, t, d, c.Gate)
+		gate.Backward(dproj, s.dgs, dres, a.proj[:bt*d], a.gateState[:bt], b, t, d, c.Gate)
 		kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
-		attentionBackward(dqkv, m.datt, m.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
+		attentionBackward(dqkv, s.datt, s.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
-		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, m.lnG[:bt], m.lnGX[:bt], bt, d)
+		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, s.lnG[:bt], s.lnGX[:bt], bt, d)
 	}
 	// emb = x·Wᵀ + b + pos: dres is now d emb.
 	for r := range bt {
 		kernel.Axpy(g.Pos[(r%t)*d:(r%t)*d+d], 1, dres[r*d:r*d+d])
 	}
-	kernel.LinearBackward(dx, g.EmbW, g.EmbB, dres, m.x, p.EmbW, bt, c.CIn, d)
+	kernel.LinearBackward(dx, g.EmbW, g.EmbB, dres, s.x, p.EmbW, bt, c.CIn, d)
 }

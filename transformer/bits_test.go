@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/ideabench/ideabench/gate"
+	"github.com/stretchr/testify/require"
 )
 
 // trainedBitsSHA256 pins the exact bits of 20 Adam steps of the default
@@ -39,4 +41,64 @@ func TestTrainingBitsPinned(t *testing.T) {
 	if got := hex.EncodeToString(h.Sum(nil)); got != trainedBitsSHA256 {
 		t.Fatalf("trained parameter bits: sha256 %s, want %s", got, trainedBitsSHA256)
 	}
+}
+
+// TestTrainStepChunksKeepBits: TrainStep runs TrainChunk windows at a
+// time; over batches that are, are not and are less than a multiple of
+// it, in both element types, its loss, gradients and updated parameters
+// equal those of one Forward, MSELoss and Backward over the whole batch
+// followed by the same Adam step.
+func TestTrainStepChunksKeepBits(t *testing.T) {
+	c := DefaultConfig()
+	c.Gate = gate.Params{Rho: 0.8, Beta: 0.7}
+	for _, b := range []int{1, TrainChunk - 1, TrainChunk, 2*TrainChunk + 3, 32} {
+		t.Run(fmt.Sprintf("float32/b=%d", b), func(t *testing.T) { chunkCase[float32](t, c, b) })
+	}
+	t.Run("float64/b=19", func(t *testing.T) { chunkCase[float64](t, c, 19) })
+}
+
+func chunkCase[F Float](t *testing.T, c Config, b int) {
+	whole, err := New[F](c, b)
+	require.NoError(t, err)
+	chunked, err := New[F](c, b)
+	require.NoError(t, err)
+	whole.Params.Init(rand.New(rand.NewPCG(6, 6)))
+	copy(chunked.Params.Data, whole.Params.Data)
+	optW, optC := NewAdam[F](c.NumParams()), NewAdam[F](c.NumParams())
+	for step := range 3 {
+		x32, y32 := sineBatch(c, b, float64(step)*5+0.25, 0.29)
+		x, y := make([]F, len(x32)), make([]F, len(y32))
+		for i, v := range x32 {
+			x[i] = F(v)
+		}
+		for i, v := range y32 {
+			y[i] = F(v)
+		}
+		pred := whole.Forward(x, b)
+		dpred := make([]F, len(pred))
+		wantLoss := MSELoss(dpred, pred, y, b, c.T, c.H)
+		clear(whole.Grads.Data)
+		whole.Backward(nil, dpred)
+		wantGrads := append([]F(nil), whole.Grads.Data...)
+		optW.Step(whole.Params.Data, whole.Grads.Data, 2e-3)
+
+		gotLoss := chunked.TrainStep(optC, x, y, b, 2e-3)
+		require.Equal(t, math.Float64bits(wantLoss), math.Float64bits(gotLoss), "step %d: loss %v, want %v", step, gotLoss, wantLoss)
+		require.True(t, bitsEqual(wantGrads, chunked.Grads.Data), "step %d: gradients differ", step)
+		require.True(t, bitsEqual(whole.Params.Data, chunked.Params.Data), "step %d: parameters differ", step)
+	}
+}
+
+// bitsEqual compares two float slices bit for bit (NaN payloads and signed
+// zeros included).
+func bitsEqual[F Float](a, b []F) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(float64(a[i])) != math.Float64bits(float64(b[i])) {
+			return false
+		}
+	}
+	return true
 }

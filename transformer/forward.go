@@ -32,18 +32,14 @@ type blockActs[F Float] struct {
 	fc2       []F // (B,T,D)
 }
 
-// Model is transformer_tiny with its parameters, gradients and the
-// activation cache of the last Forward call, sized for up to MaxBatch
-// windows. A Model is not safe for concurrent use; run one per goroutine.
-type Model[F Float] struct {
-	Config   Config
-	MaxBatch int
-	Params   *Params[F] // trained weights
-	Grads    *Params[F] // gradients, same layout; Backward accumulates here
-
-	b      int  // batch of the last Forward or Predict
-	train  bool // the last call was Forward, so Backward may run
-	x      []F  // (B,T,CIn) input of the last Forward, not owned
+// acts is one set of activations and backward scratch, with room for up
+// to n windows: the model keeps one for MaxBatch (Forward, Predict,
+// Backward) and one for TrainChunk (TrainStep).
+type acts[F Float] struct {
+	n      int  // windows it has room for
+	b      int  // windows of the last forward pass
+	train  bool // the last pass was a training one, so backward may run
+	x      []F  // (B,T,CIn) input of the last pass, not owned
 	blocks []blockActs[F]
 	resF   []F // (B,T,D) output of the last block
 	lnf    []F // (B,T,D)
@@ -67,6 +63,82 @@ type Model[F Float] struct {
 	dpred []F // (B,T,H)
 }
 
+func newActs[F Float](c Config, n int) *acts[F] {
+	bt, d, t := n*c.T, c.D, c.T
+	mk := func(k int) []F { return make([]F, k) }
+	s := &acts[F]{n: n, blocks: make([]blockActs[F], c.Layers)}
+	for l := range s.blocks {
+		s.blocks[l] = blockActs[F]{
+			res: mk(bt * d), ln1: mk(bt * d), ln1Mean: mk(bt), ln1Rstd: mk(bt),
+			qkv: mk(bt * 3 * d), att: mk(n * c.Heads * t * t), atty: mk(bt * d),
+			proj: mk(bt * d), gateState: mk(bt), gated: mk(bt * d), res2: mk(bt * d),
+			ln2: mk(bt * d), ln2Mean: mk(bt), ln2Rstd: mk(bt),
+			geluGrad: mk(bt * 4 * d), gelu: mk(bt * 4 * d), fc2: mk(bt * d),
+		}
+	}
+	s.resF, s.lnf, s.lnfM, s.lnfR, s.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
+	s.dres, s.dln, s.dqkv, s.datty, s.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
+	s.dfc, s.dgelu, s.datt, s.dgs, s.dpred = mk(bt*4*d), mk(bt*4*d), mk(t*t), mk(t), mk(bt*c.H)
+	s.kt = mk(d / c.Heads * t)
+	s.lnG, s.lnGX = mk(bt), mk(bt)
+	return s
+}
+
+// TrainChunk is the number of windows TrainStep runs forward and backward
+// at a time. A step's gradients are sums over its rows in increasing
+// order, which chunks keep (each Gemm, LayerNorm and positional gradient
+// accumulates from the previous chunk's value), so the chunk size changes
+// no bit; it keeps one chunk's activations, about 0.4 MB for the default
+// model, in the core's L2 cache.
+const TrainChunk = 8
+
+// packedW holds the linear weights transposed, (In,Out), the layout Gemm
+// streams: Forward packs them once per call, TrainStep once per step.
+type packedW[F Float] struct {
+	emb, head           []F
+	qkv, proj, fc1, fc2 [][]F // (L)
+}
+
+func newPackedW[F Float](c Config) *packedW[F] {
+	d := c.D
+	w := &packedW[F]{emb: make([]F, c.CIn*d), head: make([]F, d*c.H)}
+	for range c.Layers {
+		w.qkv = append(w.qkv, make([]F, d*3*d))
+		w.proj = append(w.proj, make([]F, d*d))
+		w.fc1 = append(w.fc1, make([]F, d*4*d))
+		w.fc2 = append(w.fc2, make([]F, 4*d*d))
+	}
+	return w
+}
+
+// pack transposes p's linear weights into w.
+func (w *packedW[F]) pack(c Config, p *Params[F]) {
+	d := c.D
+	kernel.PackT(w.emb, p.EmbW, d, c.CIn)
+	kernel.PackT(w.head, p.HeadW, c.H, d)
+	for l := range p.Blocks {
+		b := &p.Blocks[l]
+		kernel.PackT(w.qkv[l], b.QKVW, 3*d, d)
+		kernel.PackT(w.proj[l], b.ProjW, d, d)
+		kernel.PackT(w.fc1[l], b.FC1W, 4*d, d)
+		kernel.PackT(w.fc2[l], b.FC2W, d, 4*d)
+	}
+}
+
+// Model is transformer_tiny with its parameters, gradients and the
+// activation cache of the last Forward call, sized for up to MaxBatch
+// windows. A Model is not safe for concurrent use; run one per goroutine.
+type Model[F Float] struct {
+	Config   Config
+	MaxBatch int
+	Params   *Params[F] // trained weights
+	Grads    *Params[F] // gradients, same layout; Backward accumulates here
+
+	full  *acts[F] // Forward, Predict and Backward
+	chunk *acts[F] // TrainStep, TrainChunk windows at a time
+	wt    *packedW[F]
+}
+
 // New returns a model for c with zeroed parameters and room for maxBatch
 // windows per call.
 func New[F Float](c Config, maxBatch int) (*Model[F], error) {
@@ -76,25 +148,8 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 	if maxBatch <= 0 {
 		return nil, fmt.Errorf("transformer: batch = %d must be positive", maxBatch)
 	}
-	m := &Model[F]{Config: c, MaxBatch: maxBatch, Params: NewParams[F](c), Grads: NewParams[F](c)}
-	bt, d, t := maxBatch*c.T, c.D, c.T
-	mk := func(n int) []F { return make([]F, n) }
-	m.blocks = make([]blockActs[F], c.Layers)
-	for l := range m.blocks {
-		m.blocks[l] = blockActs[F]{
-			res: mk(bt * d), ln1: mk(bt * d), ln1Mean: mk(bt), ln1Rstd: mk(bt),
-			qkv: mk(bt * 3 * d), att: mk(maxBatch * c.Heads * t * t), atty: mk(bt * d),
-			proj: mk(bt * d), gateState: mk(bt), gated: mk(bt * d), res2: mk(bt * d),
-			ln2: mk(bt * d), ln2Mean: mk(bt), ln2Rstd: mk(bt),
-			geluGrad: mk(bt * 4 * d), gelu: mk(bt * 4 * d), fc2: mk(bt * d),
-		}
-	}
-	m.resF, m.lnf, m.lnfM, m.lnfR, m.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
-	m.dres, m.dln, m.dqkv, m.datty, m.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
-	m.dfc, m.dgelu, m.datt, m.dgs, m.dpred = mk(bt*4*d), mk(bt*4*d), mk(t*t), mk(t), mk(bt*c.H)
-	m.kt = mk(d / c.Heads * t)
-	m.lnG, m.lnGX = mk(bt), mk(bt)
-	return m, nil
+	return &Model[F]{Config: c, MaxBatch: maxBatch, Params: NewParams[F](c), Grads: NewParams[F](c),
+		full: newActs[F](c, maxBatch), chunk: newActs[F](c, min(maxBatch, TrainChunk)), wt: newPackedW[F](c)}, nil
 }
 
 // Forward runs the model on b windows x (B,T,CIn) and returns the forecasts
@@ -104,74 +159,87 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 //
 //	h = h + gate(proj(attn(ln1(h))))
 //	h = h + fc2(gelu(fc1(ln2(h))))
-func (m *Model[F]) Forward(x []F, b int) []F { return m.forward(x, b, true) }
+func (m *Model[F]) Forward(x []F, b int) []F {
+	m.checkBatch(x, b)
+	m.wt.pack(m.Config, m.Params)
+	return m.forward(m.full, x, b, true)
+}
 
 // Predict is Forward for evaluation: the same forecasts, bit for bit, without
 // the work kept only for Backward (GELU's derivative). Backward may not
 // follow it. GateState and GateInput describe it as they do Forward.
-func (m *Model[F]) Predict(x []F, b int) []F { return m.forward(x, b, false) }
+func (m *Model[F]) Predict(x []F, b int) []F {
+	m.checkBatch(x, b)
+	m.wt.pack(m.Config, m.Params)
+	return m.forward(m.full, x, b, false)
+}
 
-func (m *Model[F]) forward(x []F, b int, train bool) []F {
-	c := m.Config
+func (m *Model[F]) checkBatch(x []F, b int) {
 	if b <= 0 || b > m.MaxBatch {
 		panic(fmt.Sprintf("transformer: batch %d outside [1,%d]", b, m.MaxBatch))
 	}
-	if len(x) != b*c.T*c.CIn {
+	if len(x) != b*m.Config.T*m.Config.CIn {
 		panic("transformer: input length is not B·T·CIn")
 	}
-	m.b, m.x, m.train = b, x, train
-	p := m.Params
+}
+
+// forward runs the model on b windows into s, with the weights packed in
+// m.wt; b is at most s.n.
+func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
+	c := m.Config
+	s.b, s.x, s.train = b, x, train
+	p, wt := m.Params, m.wt
 	bt, d, t := b*c.T, c.D, c.T
 
-	emb := m.blocks[0].res[:bt*d]
-	kernel.Linear(emb, x, p.EmbW, p.EmbB, bt, c.CIn, d)
+	emb := s.blocks[0].res[:bt*d]
+	kernel.LinearT(emb, x, wt.emb, p.EmbB, bt, c.CIn, d)
 	for r := range bt {
 		kernel.Axpy(emb[r*d:r*d+d], 1, p.Pos[(r%t)*d:(r%t)*d+d])
 	}
 	h := emb
-	for l := range m.blocks {
-		a, w := &m.blocks[l], &p.Blocks[l]
+	for l := range s.blocks {
+		a, w := &s.blocks[l], &p.Blocks[l]
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
-		kernel.Linear(a.qkv[:bt*3*d], a.ln1[:bt*d], w.QKVW, w.QKVB, bt, d, 3*d)
-		attentionForward(a.atty[:bt*d], a.att, m.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
-		kernel.Linear(a.proj[:bt*d], a.atty[:bt*d], w.ProjW, w.ProjB, bt, d, d)
+		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
+		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
+		kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
 		gate.Forward(a.gated[:bt*d], a.gateState[:bt], a.proj[:bt*d], b, t, d, c.Gate)
 		res2 := a.res2[:bt*d]
 		for i, v := range h {
 			res2[i] = v + a.gated[i]
 		}
 		layerNormForward(a.ln2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], res2, w.LN2W, w.LN2B, bt, d)
-		kernel.Linear(a.geluGrad[:bt*4*d], a.ln2[:bt*d], w.FC1W, w.FC1B, bt, d, 4*d)
+		kernel.LinearT(a.geluGrad[:bt*4*d], a.ln2[:bt*d], wt.fc1[l], w.FC1B, bt, d, 4*d)
 		if train {
 			geluForward(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d], a.geluGrad[:bt*4*d])
 		} else {
 			geluValue(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d])
 		}
-		kernel.Linear(a.fc2[:bt*d], a.gelu[:bt*4*d], w.FC2W, w.FC2B, bt, 4*d, d)
-		out := m.resF[:bt*d]
-		if l+1 < len(m.blocks) {
-			out = m.blocks[l+1].res[:bt*d]
+		kernel.LinearT(a.fc2[:bt*d], a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, bt, 4*d, d)
+		out := s.resF[:bt*d]
+		if l+1 < len(s.blocks) {
+			out = s.blocks[l+1].res[:bt*d]
 		}
 		for i, v := range res2 {
 			out[i] = v + a.fc2[i]
 		}
 		h = out
 	}
-	layerNormForward(m.lnf[:bt*d], m.lnfM[:bt], m.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)
-	pred := m.pred[:bt*c.H]
-	kernel.Linear(pred, m.lnf[:bt*d], p.HeadW, p.HeadB, bt, d, c.H)
+	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)
+	pred := s.pred[:bt*c.H]
+	kernel.LinearT(pred, s.lnf[:bt*d], wt.head, p.HeadB, bt, d, c.H)
 	return pred
 }
 
 // GateState returns block l's gate state s (B,T) of the last Forward or
 // Predict.
 func (m *Model[F]) GateState(l int) []F {
-	return m.blocks[l].gateState[:m.b*m.Config.T]
+	return m.full.blocks[l].gateState[:m.full.b*m.Config.T]
 }
 
 // GateInput returns block l's gate input a (B,T,D) of the last Forward or
 // Predict:
 // the attention branch after its output projection.
 func (m *Model[F]) GateInput(l int) []F {
-	return m.blocks[l].proj[:m.b*m.Config.T*m.Config.D]
+	return m.full.blocks[l].proj[:m.full.b*m.Config.T*m.Config.D]
 }

@@ -15,7 +15,13 @@ func MSELoss[F Float](dpred, pred, y []F, b, t, h int) float64 {
 		panic("transformer: MSELoss shapes do not match (B,T,H) and (B,T+H)")
 	}
 	scale := 1 / float64(b*t*h)
-	var sum float64
+	return mseSum(dpred, pred, y, b, t, h, scale, 0) * scale
+}
+
+// mseSum adds the squared errors of b windows to sum, in MSELoss's order,
+// and returns it; dpred gets 2·scale·(pred − target). TrainStep runs it
+// chunk after chunk with the whole batch's scale, which is MSELoss's sum.
+func mseSum[F Float](dpred, pred, y []F, b, t, h int, scale, sum float64) float64 {
 	for bi := range b {
 		for ti := range t {
 			p := pred[(bi*t+ti)*h:][:h]
@@ -28,7 +34,7 @@ func MSELoss[F Float](dpred, pred, y []F, b, t, h int) float64 {
 			}
 		}
 	}
-	return sum * scale
+	return sum
 }
 
 // LastPositionSSE returns the sum of squared errors of the last position's

@@ -1,16 +1,36 @@
 package transformer
 
+import "fmt"
+
 // TrainStep runs one optimization step on b windows: forward, MSELoss,
 // gradients zeroed then accumulated by Backward, one Adam update with
 // learning rate lr. x is (B,T,CIn), y (B,T+H). It returns the loss before
 // the update.
+//
+// The windows run forward and backward TrainChunk at a time. That gives
+// the bits of one Forward, MSELoss and Backward over the whole batch: every
+// quantity is either per window or a sum over rows in increasing order,
+// which the chunks continue. TrainStep leaves nothing for GateState,
+// GateInput or Backward.
 func (m *Model[F]) TrainStep(opt *Adam[F], x, y []F, b int, lr float64) float64 {
 	c := m.Config
-	pred := m.Forward(x, b)
-	dpred := m.dpred[:len(pred)]
-	loss := MSELoss(dpred, pred, y, b, c.T, c.H)
+	m.checkBatch(x, b)
+	if len(y) != b*(c.T+c.H) {
+		panic(fmt.Sprintf("transformer: TrainStep: y has length %d, want B·(T+H) = %d", len(y), b*(c.T+c.H)))
+	}
+	m.wt.pack(c, m.Params)
 	clear(m.Grads.Data)
-	m.Backward(nil, dpred)
+	s := m.chunk
+	scale := 1 / float64(b*c.T*c.H)
+	var sum float64
+	xw, yw := c.T*c.CIn, c.T+c.H // one window of x and y
+	for b0 := 0; b0 < b; b0 += s.n {
+		cb := min(s.n, b-b0)
+		pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
+		dpred := s.dpred[:len(pred)]
+		sum = mseSum(dpred, pred, y[b0*yw:(b0+cb)*yw], cb, c.T, c.H, scale, sum)
+		m.backward(s, nil, dpred)
+	}
 	opt.Step(m.Params.Data, m.Grads.Data, lr)
-	return loss
+	return sum * scale
 }

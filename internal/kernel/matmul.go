@@ -26,10 +26,34 @@ func Linear[F Float](out, inp, w, bias []F, n, in, outF int) {
 	}
 	wt, entry := scratch[F](in * outF)
 	defer release(entry)
+	PackT(wt, w, outF, in)
+	LinearT(out, inp, wt, bias, n, in, outF)
+}
+
+// PackT overwrites wt (In,Out) with the transpose of w (Out,In), the
+// operand layout of LinearT.
+func PackT[F Float](wt, w []F, outF, in int) {
+	checkLen("PackT: wt", wt, outF*in)
+	checkLen("PackT: w", w, outF*in)
 	for o := range outF {
 		for i, v := range w[o*in : o*in+in] {
 			wt[i*outF+o] = v
 		}
+	}
+}
+
+// LinearT is Linear with the weight already transposed by PackT, wt
+// (In,Out): the same Gemm and the same bits, without the packing, for
+// callers that reuse one packed weight across calls.
+func LinearT[F Float](out, inp, wt, bias []F, n, in, outF int) {
+	checkLen("LinearT: out", out, n*outF)
+	checkLen("LinearT: inp", inp, n*in)
+	checkLen("LinearT: wt", wt, outF*in)
+	if bias != nil {
+		checkLen("LinearT: bias", bias, outF)
+	}
+	if n == 0 || outF == 0 {
+		return
 	}
 	Gemm(out, outF, inp, in, 1, wt, outF, bias, n, outF, in, false)
 }
