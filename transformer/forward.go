@@ -84,6 +84,29 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	return s
 }
 
+// view returns the activations of windows [b0, b0+cb) of s as an acts of
+// their own: the same memory, so forward passes over consecutive views
+// fill s as one pass over all their windows would. Backward scratch is
+// shared.
+func (s *acts[F]) view(c Config, b0, cb int) *acts[F] {
+	r0, r1 := b0*c.T, (b0+cb)*c.T
+	d := c.D
+	rows := func(x []F, w int) []F { return x[r0*w : r1*w] }
+	v := *s
+	v.n, v.blocks = cb, make([]blockActs[F], len(s.blocks))
+	for l, a := range s.blocks {
+		v.blocks[l] = blockActs[F]{
+			res: rows(a.res, d), ln1: rows(a.ln1, d), ln1Mean: rows(a.ln1Mean, 1), ln1Rstd: rows(a.ln1Rstd, 1),
+			qkv: rows(a.qkv, 3*d), att: a.att[b0*c.Heads*c.T*c.T : (b0+cb)*c.Heads*c.T*c.T], atty: rows(a.atty, d),
+			proj: rows(a.proj, d), gateState: rows(a.gateState, 1), gated: rows(a.gated, d), res2: rows(a.res2, d),
+			ln2: rows(a.ln2, d), ln2Mean: rows(a.ln2Mean, 1), ln2Rstd: rows(a.ln2Rstd, 1),
+			geluGrad: rows(a.geluGrad, 4*d), gelu: rows(a.gelu, 4*d), fc2: rows(a.fc2, d),
+		}
+	}
+	v.resF, v.lnf, v.lnfM, v.lnfR, v.pred = rows(s.resF, d), rows(s.lnf, d), rows(s.lnfM, 1), rows(s.lnfR, 1), rows(s.pred, c.H)
+	return &v
+}
+
 // TrainChunk is the number of windows TrainStep runs forward and backward
 // at a time. A step's gradients are sums over its rows in increasing
 // order, which chunks keep (each Gemm, LayerNorm and positional gradient
@@ -134,9 +157,10 @@ type Model[F Float] struct {
 	Params   *Params[F] // trained weights
 	Grads    *Params[F] // gradients, same layout; Backward accumulates here
 
-	full  *acts[F] // Forward, Predict and Backward
-	chunk *acts[F] // TrainStep, TrainChunk windows at a time
-	wt    *packedW[F]
+	full   *acts[F]   // Forward, Predict and Backward
+	chunk  *acts[F]   // TrainStep, TrainChunk windows at a time
+	chunks []*acts[F] // views of full, TrainChunk windows each (Predict)
+	wt     *packedW[F]
 }
 
 // New returns a model for c with zeroed parameters and room for maxBatch
@@ -148,8 +172,12 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 	if maxBatch <= 0 {
 		return nil, fmt.Errorf("transformer: batch = %d must be positive", maxBatch)
 	}
-	return &Model[F]{Config: c, MaxBatch: maxBatch, Params: NewParams[F](c), Grads: NewParams[F](c),
-		full: newActs[F](c, maxBatch), chunk: newActs[F](c, min(maxBatch, TrainChunk)), wt: newPackedW[F](c)}, nil
+	m := &Model[F]{Config: c, MaxBatch: maxBatch, Params: NewParams[F](c), Grads: NewParams[F](c),
+		full: newActs[F](c, maxBatch), chunk: newActs[F](c, min(maxBatch, TrainChunk)), wt: newPackedW[F](c)}
+	for b0 := 0; b0 < maxBatch; b0 += TrainChunk {
+		m.chunks = append(m.chunks, m.full.view(c, b0, min(TrainChunk, maxBatch-b0)))
+	}
+	return m, nil
 }
 
 // Forward runs the model on b windows x (B,T,CIn) and returns the forecasts
@@ -166,12 +194,24 @@ func (m *Model[F]) Forward(x []F, b int) []F {
 }
 
 // Predict is Forward for evaluation: the same forecasts, bit for bit, without
-// the work kept only for Backward (GELU's derivative). Backward may not
+// the work kept only for Backward (GELU's derivative), TrainChunk windows
+// at a time (every forward quantity is per window). Backward may not
 // follow it. GateState and GateInput describe it as they do Forward.
 func (m *Model[F]) Predict(x []F, b int) []F {
 	m.checkBatch(x, b)
-	m.wt.pack(m.Config, m.Params)
-	return m.forward(m.full, x, b, false)
+	c := m.Config
+	m.wt.pack(c, m.Params)
+	xw := c.T * c.CIn
+	for i, v := range m.chunks {
+		b0 := i * TrainChunk
+		if b0 >= b {
+			break
+		}
+		cb := min(v.n, b-b0)
+		m.forward(v, x[b0*xw:(b0+cb)*xw], cb, false)
+	}
+	m.full.b, m.full.x, m.full.train = b, x, false
+	return m.full.pred[:b*c.T*c.H]
 }
 
 func (m *Model[F]) checkBatch(x []F, b int) {

@@ -1,6 +1,7 @@
 package transformer
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -164,21 +165,26 @@ func TestForwardPanicsOnBadShapes(t *testing.T) {
 func TestPredictMatchesForward(t *testing.T) {
 	c := DefaultConfig()
 	c.Gate = gate.Params{Rho: 0.8, Beta: 0.5}
-	const b = 3
-	t.Run("float32", func(t *testing.T) {
-		m, err := New[float32](c, b)
-		require.NoError(t, err)
-		m.Params.Init(rand.New(rand.NewPCG(4, 4)))
-		x, _ := sineBatch(c, b, 0.5, 0.2)
-		want := append([]float32(nil), m.Forward(x, b)...)
-		wantS := append([]float32(nil), m.GateState(1)...)
-		require.True(t, equal(want, m.Predict(x, b)))
-		require.True(t, equal(wantS, m.GateState(1)))
-		require.PanicsWithValue(t, "transformer: Backward without a Forward (the last call was Predict)",
-			func() { m.Backward(nil, make([]float32, b*c.T*c.H)) })
-	})
+	const maxB = 2*TrainChunk + 4 // Predict runs chunks of TrainChunk windows
+	for _, b := range []int{3, TrainChunk, maxB - 1, maxB} {
+		t.Run(fmt.Sprintf("float32/b=%d", b), func(t *testing.T) {
+			m, err := New[float32](c, maxB)
+			require.NoError(t, err)
+			m.Params.Init(rand.New(rand.NewPCG(4, 4)))
+			x, _ := sineBatch(c, b, 0.5, 0.2)
+			want := append([]float32(nil), m.Forward(x, b)...)
+			wantS := append([]float32(nil), m.GateState(1)...)
+			wantA := append([]float32(nil), m.GateInput(0)...)
+			require.True(t, equal(want, m.Predict(x, b)))
+			require.True(t, equal(wantS, m.GateState(1)))
+			require.True(t, equal(wantA, m.GateInput(0)))
+			require.PanicsWithValue(t, "transformer: Backward without a Forward (the last call was Predict)",
+				func() { m.Backward(nil, make([]float32, b*c.T*c.H)) })
+		})
+	}
 	t.Run("float64", func(t *testing.T) {
-		m, err := New[float64](c, b)
+		const b = maxB - 1
+		m, err := New[float64](c, maxB)
 		require.NoError(t, err)
 		m.Params.Init(rand.New(rand.NewPCG(4, 4)))
 		x32, _ := sineBatch(c, b, 0.5, 0.2)
