@@ -42,16 +42,23 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, s.lnG[:bt], s.lnGX[:bt], bt, d)
 		// res2 = res + gate(proj(attn(ln1(res)))): dres is now d res2.
 		dproj, datty, dqkv := s.dproj[:bt*d], s.datty[:bt*d], s.dqkv[:bt*3*d]
-		clear(dproj)
-		gate.Backward(dproj, s.dgs, dres, a.proj[:bt*d], a.gateState[:bt], b, t, d, c.Gate)
+		if c.Gate.Identity() {
+			// d proj = d res2. gate.Backward would add it to a cleared dproj,
+			// turning −0 into +0, which changes no sum downstream: every sum
+			// starts from +0 or a gradient, and x + (±0) is x.
+			dproj = dres
+		} else {
+			clear(dproj)
+			gate.Backward(dproj, s.dgs, dres, a.proj[:bt*d], a.gateState[:bt], b, t, d, c.Gate)
+		}
 		kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
 		attentionBackward(dqkv, s.datt, s.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
 		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, s.lnG[:bt], s.lnGX[:bt], bt, d)
 	}
 	// emb = x·Wᵀ + b + pos: dres is now d emb.
-	for r := range bt {
-		kernel.Axpy(g.Pos[(r%t)*d:(r%t)*d+d], 1, dres[r*d:r*d+d])
+	for r0 := 0; r0 < bt; r0 += t { // d pos, window after window
+		add(g.Pos, g.Pos, dres[r0*d:(r0+t)*d])
 	}
 	kernel.LinearBackward(dx, g.EmbW, g.EmbB, dres, s.x, p.EmbW, bt, c.CIn, d)
 }

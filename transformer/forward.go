@@ -233,8 +233,8 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 
 	emb := s.blocks[0].res[:bt*d]
 	kernel.LinearT(emb, x, wt.emb, p.EmbB, bt, c.CIn, d)
-	for r := range bt {
-		kernel.Axpy(emb[r*d:r*d+d], 1, p.Pos[(r%t)*d:(r%t)*d+d])
+	for r0 := 0; r0 < bt; r0 += t { // + pos, one window at a time
+		add(emb[r0*d:(r0+t)*d], emb[r0*d:(r0+t)*d], p.Pos)
 	}
 	h := emb
 	for l := range s.blocks {
@@ -243,10 +243,13 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
 		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
-		gate.Forward(a.gated[:bt*d], a.gateState[:bt], a.proj[:bt*d], b, t, d, c.Gate)
 		res2 := a.res2[:bt*d]
-		for i, v := range h {
-			res2[i] = v + a.gated[i]
+		if c.Gate.Identity() { // gate.Forward would copy proj and zero the state
+			clear(a.gateState[:bt])
+			add(res2, h, a.proj[:bt*d])
+		} else {
+			gate.Forward(a.gated[:bt*d], a.gateState[:bt], a.proj[:bt*d], b, t, d, c.Gate)
+			add(res2, h, a.gated[:bt*d])
 		}
 		layerNormForward(a.ln2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], res2, w.LN2W, w.LN2B, bt, d)
 		kernel.LinearT(a.geluGrad[:bt*4*d], a.ln2[:bt*d], wt.fc1[l], w.FC1B, bt, d, 4*d)
@@ -260,9 +263,7 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		if l+1 < len(s.blocks) {
 			out = s.blocks[l+1].res[:bt*d]
 		}
-		for i, v := range res2 {
-			out[i] = v + a.fc2[i]
-		}
+		add(out, res2, a.fc2[:bt*d])
 		h = out
 	}
 	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)

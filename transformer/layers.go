@@ -135,3 +135,16 @@ func geluBackward[F Float](dinp, grad, dout []F) {
 		dinp[i] = g * dout[i]
 	}
 }
+
+// add sets dst = x + y elementwise (dst may be x or y); float32 runs
+// vmath.Add.
+func add[F Float](dst, x, y []F) {
+	if d32, ok := any(dst).([]float32); ok {
+		vmath.Add(d32[:len(x)], any(x).([]float32), any(y).([]float32)[:len(x)])
+		return
+	}
+	dst, y = dst[:len(x)], y[:len(x)]
+	for i, v := range x {
+		dst[i] = v + y[i]
+	}
+}

@@ -29,7 +29,7 @@ const (
 
 // genericImpl is the pure-Go reference: the fallback, the tail of every asm
 // call and the oracle of the bit-identity tests.
-var genericImpl = impl{"generic", expGeneric, geluGeneric, geluBackwardGeneric, geluWithGradGeneric, mulGeneric, adamGeneric}
+var genericImpl = impl{"generic", expGeneric, geluGeneric, geluBackwardGeneric, geluWithGradGeneric, mulGeneric, addGeneric, adamGeneric}
 
 func expGeneric(dst, src []float32) {
 	dst = dst[:len(src)]
@@ -99,6 +99,13 @@ func geluWithGradGeneric(dst, grad, src []float32) {
 		a := float32(geluK2 * (float32(geluC3*x2) + one))
 		dst[i] = x / d
 		grad[i] = float32(float32(float32(float32(e*s)*s)*x)*a) + s
+	}
+}
+
+func addGeneric(dst, x, y []float32) {
+	dst, y = dst[:len(x)], y[:len(x)]
+	for i, v := range x {
+		dst[i] = v + y[i]
 	}
 }
 

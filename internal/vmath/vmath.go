@@ -9,6 +9,7 @@ type impl struct {
 	geluBackward func(dinp, inp, dout []float32)
 	geluWithGrad func(dst, grad, src []float32)
 	mul          func(dst, x, y []float32)
+	add          func(dst, x, y []float32)
 	adam         func(p, g, m, v []float32, k *AdamCoef)
 }
 
@@ -75,6 +76,17 @@ func Mul(dst, x, y []float32) {
 		panic("vmath: Mul: length mismatch")
 	}
 	best.mul(dst, x, y)
+}
+
+// Add sets dst[i] = x[i] + y[i], one rounded float32 sum each (dst may be
+// x or y: a residual connection accumulates in place).
+//
+//	dst (N) overwritten; x (N); y (N)
+func Add(dst, x, y []float32) {
+	if len(dst) != len(x) || len(y) != len(x) {
+		panic("vmath: Add: length mismatch")
+	}
+	best.add(dst, x, y)
 }
 
 // AdamCoef are the float32 coefficients of one Adam update (Kingma and Ba

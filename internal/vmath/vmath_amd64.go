@@ -33,6 +33,7 @@ var impls = func() []impl {
 			binary(8, geluBackwardAVX2, geluBackwardGeneric),
 			binaryLast(8, geluWithGradAVX2, geluWithGradGeneric),
 			binary(8, mulAVX2, mulGeneric),
+			binary(8, addAVX2, addGeneric),
 			adam(8, adamAVX2)})
 	}
 	if cpu.X86.HasAVX512F {
@@ -42,6 +43,7 @@ var impls = func() []impl {
 			binary(16, geluBackwardAVX512, geluBackwardGeneric),
 			binaryLast(16, geluWithGradAVX512, geluWithGradGeneric),
 			binary(16, mulAVX512, mulGeneric),
+			binary(16, addAVX512, addGeneric),
 			adam(16, adamAVX512)})
 	}
 	return s
@@ -134,6 +136,12 @@ func mulAVX2(dst, x, y *float32, n int)
 
 //go:noescape
 func mulAVX512(dst, x, y *float32, n int)
+
+//go:noescape
+func addAVX2(dst, x, y *float32, n int)
+
+//go:noescape
+func addAVX512(dst, x, y *float32, n int)
 
 //go:noescape
 func adamAVX2(p, grad, m, v *float32, n int, k *AdamCoef)

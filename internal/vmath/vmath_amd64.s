@@ -257,6 +257,22 @@ loop:
 	VZEROUPPER
 	RET
 
+// func addAVX512(dst, x, y *float32, n int)
+TEXT ·addAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVUPS (SI), Z0
+	VADDPS  (DX), Z0, Z0
+	VMOVUPS Z0, (DI)
+	STEP(64, 16)
+	JNZ     loop
+	VZEROUPPER
+	RET
+
 // func mulAVX512(dst, x, y *float32, n int)
 TEXT ·mulAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -678,6 +694,22 @@ loop:
 	GELUBOTH(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8)
 	VMOVUPS Y8, (DI)
 	VMOVUPS Y7, (DX)
+	STEP(32, 8)
+	JNZ     loop
+	VZEROUPPER
+	RET
+
+// func addAVX2(dst, x, y *float32, n int)
+TEXT ·addAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVUPS (SI), Y0
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
 	STEP(32, 8)
 	JNZ     loop
 	VZEROUPPER

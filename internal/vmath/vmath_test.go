@@ -54,6 +54,9 @@ var fns = []fn{
 	{"mul", func(m impl) func(dst, src []float32) {
 		return func(dst, src []float32) { m.mul(dst, src, douts(len(src))) }
 	}},
+	{"add", func(m impl) func(dst, src []float32) {
+		return func(dst, src []float32) { m.add(dst, src, douts(len(src))) }
+	}},
 }
 
 // douts returns the gradients dout of length n, the same on every call.
@@ -263,6 +266,7 @@ func TestLengthMismatchPanics(t *testing.T) {
 		{"GELUWithGrad/grad", func() { GELUWithGrad(a, b, a) }},
 		{"GELUWithGrad/src", func() { GELUWithGrad(a, a, b) }},
 		{"Mul", func() { Mul(a, a, b) }},
+		{"Add", func() { Add(a, b, a) }},
 		{"Adam", func() { Adam(a, a, b, a, AdamCoef{}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
