@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/ideabench/ideabench/internal/vmath"
 )
 
 // Float is the element type of the gate's tensors.
@@ -69,6 +71,21 @@ func Forward[F Float](y, s, a []F, B, T, C int, p Params) {
 		return
 	}
 	rho, drive, beta, c := F(p.Rho), F(1-p.Rho), F(p.Beta), F(C)
+	if y32, ok := any(y).([]float32); ok {
+		// The energies of every row (vectorized), the scan in place, then
+		// the gains: the same operations in the same order.
+		s32, a32 := any(s).([]float32), any(a).([]float32)
+		vmath.RowSumSq(s32, a32, B*T, C)
+		for b := range B {
+			var prev F
+			for i := b * T; i < (b+1)*T; i++ {
+				st := F(rho*prev) + F(drive*(s[i]/c))
+				s[i], prev = st, st
+			}
+		}
+		vmath.GateScale(y32, a32, s32, float32(beta), B*T, C)
+		return
+	}
 	// Four sequences at a time: their energy sums are independent chains.
 	b := 0
 	for ; b+4 <= B; b += 4 {
@@ -174,6 +191,24 @@ func Backward[F Float](da, ds, dy, a, s []F, B, T, C int, p Params) {
 	}
 	rho, drive, beta, c := F(p.Rho), F(1-p.Rho), F(p.Beta), F(C)
 	scan := ds[:T] // (T)
+	if da32, ok := any(da).([]float32); ok {
+		f := func(x []F, lo, hi int) []float32 { return any(x).([]float32)[lo:hi] }
+		for b := range B {
+			lo, hi := b*T*C, (b+1)*T*C
+			vmath.RowDot(f(scan, 0, T), f(dy, lo, hi), f(a, lo, hi), T, C) // dg_t
+			for t := range T {
+				g := 1 / (1 + F(beta*s[b*T+t]))
+				scan[t] = -beta * g * g * scan[t]
+			}
+			var acc F
+			for t := T - 1; t >= 0; t-- {
+				acc = scan[t] + F(rho*acc)
+				scan[t] = drive * acc
+			}
+			vmath.GateGradApply(da32[lo:hi], f(dy, lo, hi), f(a, lo, hi), f(s, b*T, (b+1)*T), f(scan, 0, T), float32(beta), T, C)
+		}
+		return
+	}
 	for b := range B {
 		// Local adjoint of each state, four positions at a time: their dot
 		// products are independent chains.

@@ -402,3 +402,334 @@ gpass:
 	JNZ  grows
 	VZEROUPPER
 	RET
+
+// Row sums of the gate: Σ_j x_j² (rowSumSqAVX512) and Σ_j x_j·y_j
+// (rowDotAVX512), each over a row's features in increasing j, rows in
+// lanes as above.
+
+// func rowSumSqAVX512(dst, x, scratch *float32, n, c int)
+// n and c are positive multiples of 16; scratch holds 16·c floats.
+TEXT ·rowSumSqAVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), DX
+	MOVQ scratch+16(FP), R8
+	MOVQ n+24(FP), R9
+	MOVQ c+32(FP), R10
+	MOVQ R10, R11
+	SHLQ $2, R11
+
+sqrows:
+	MOVQ DX, AX
+	MOVQ R8, BX
+	MOVQ R10, CX
+
+sqblocks:
+	MOVQ AX, R13
+	VMOVUPS (R13), Z0
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z1
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z2
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z3
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z4
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z5
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z6
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z7
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z8
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z9
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z10
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z11
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z12
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z13
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z14
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z15
+	TRANSPOSE16
+	VMOVUPS Z0, 0(BX)
+	VMOVUPS Z1, 64(BX)
+	VMOVUPS Z2, 128(BX)
+	VMOVUPS Z3, 192(BX)
+	VMOVUPS Z4, 256(BX)
+	VMOVUPS Z5, 320(BX)
+	VMOVUPS Z6, 384(BX)
+	VMOVUPS Z7, 448(BX)
+	VMOVUPS Z8, 512(BX)
+	VMOVUPS Z9, 576(BX)
+	VMOVUPS Z10, 640(BX)
+	VMOVUPS Z11, 704(BX)
+	VMOVUPS Z12, 768(BX)
+	VMOVUPS Z13, 832(BX)
+	VMOVUPS Z14, 896(BX)
+	VMOVUPS Z15, 960(BX)
+	ADDQ $1024, BX
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JNZ  sqblocks
+
+	VPXORD Z0, Z0, Z0
+	MOVQ   R8, BX
+	MOVQ   R10, CX
+
+sqsum:
+	VMOVUPS (BX), Z1
+	VMULPS  Z1, Z1, Z1
+	VADDPS  Z1, Z0, Z0
+	ADDQ    $64, BX
+	DECQ    CX
+	JNZ     sqsum
+	VMOVUPS Z0, (DI)
+
+	ADDQ $64, DI
+	MOVQ R11, AX
+	SHLQ $4, AX
+	ADDQ AX, DX
+	SUBQ $16, R9
+	JNZ  sqrows
+	VZEROUPPER
+	RET
+
+// func rowDotAVX512(dst, x, y, scratch *float32, n, c int)
+// n and c are positive multiples of 16; scratch holds 32·c floats.
+TEXT ·rowDotAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), DX
+	MOVQ y+16(FP), R8
+	MOVQ scratch+24(FP), R12
+	MOVQ n+32(FP), R9
+	MOVQ c+40(FP), R10
+	MOVQ R10, R11
+	SHLQ $2, R11
+	MOVQ R10, R14
+	SHLQ $6, R14
+
+dotrows:
+	MOVQ DX, AX
+	MOVQ R12, BX
+	MOVQ R10, CX
+
+dxblocks:
+	MOVQ AX, R13
+	VMOVUPS (R13), Z0
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z1
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z2
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z3
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z4
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z5
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z6
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z7
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z8
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z9
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z10
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z11
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z12
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z13
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z14
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z15
+	TRANSPOSE16
+	VMOVUPS Z0, 0(BX)
+	VMOVUPS Z1, 64(BX)
+	VMOVUPS Z2, 128(BX)
+	VMOVUPS Z3, 192(BX)
+	VMOVUPS Z4, 256(BX)
+	VMOVUPS Z5, 320(BX)
+	VMOVUPS Z6, 384(BX)
+	VMOVUPS Z7, 448(BX)
+	VMOVUPS Z8, 512(BX)
+	VMOVUPS Z9, 576(BX)
+	VMOVUPS Z10, 640(BX)
+	VMOVUPS Z11, 704(BX)
+	VMOVUPS Z12, 768(BX)
+	VMOVUPS Z13, 832(BX)
+	VMOVUPS Z14, 896(BX)
+	VMOVUPS Z15, 960(BX)
+	ADDQ $1024, BX
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JNZ  dxblocks
+	LEAQ (R12)(R14*1), BX
+	MOVQ R8, AX
+	MOVQ R10, CX
+
+dyblocks:
+	MOVQ AX, R13
+	VMOVUPS (R13), Z0
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z1
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z2
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z3
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z4
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z5
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z6
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z7
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z8
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z9
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z10
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z11
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z12
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z13
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z14
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z15
+	TRANSPOSE16
+	VMOVUPS Z0, 0(BX)
+	VMOVUPS Z1, 64(BX)
+	VMOVUPS Z2, 128(BX)
+	VMOVUPS Z3, 192(BX)
+	VMOVUPS Z4, 256(BX)
+	VMOVUPS Z5, 320(BX)
+	VMOVUPS Z6, 384(BX)
+	VMOVUPS Z7, 448(BX)
+	VMOVUPS Z8, 512(BX)
+	VMOVUPS Z9, 576(BX)
+	VMOVUPS Z10, 640(BX)
+	VMOVUPS Z11, 704(BX)
+	VMOVUPS Z12, 768(BX)
+	VMOVUPS Z13, 832(BX)
+	VMOVUPS Z14, 896(BX)
+	VMOVUPS Z15, 960(BX)
+	ADDQ $1024, BX
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JNZ  dyblocks
+
+	VPXORD Z0, Z0, Z0
+	MOVQ   R12, AX
+	MOVQ   R10, CX
+
+dotsum:
+	VMOVUPS (AX), Z1
+	VMULPS  (AX)(R14*1), Z1, Z1
+	VADDPS  Z1, Z0, Z0
+	ADDQ    $64, AX
+	DECQ    CX
+	JNZ     dotsum
+	VMOVUPS Z0, (DI)
+
+	ADDQ $64, DI
+	MOVQ R11, AX
+	SHLQ $4, AX
+	ADDQ AX, DX
+	ADDQ AX, R8
+	SUBQ $16, R9
+	JNZ  dotrows
+	VZEROUPPER
+	RET
+
+// GATEGAIN sets Z0 = 1/(1 + beta·s) from the float32 at S, all lanes; Z30
+// holds beta, Z31 ones.
+#define GATEGAIN(S) \
+	VBROADCASTSS S, Z0; \
+	VMULPS       Z30, Z0, Z0; \
+	VADDPS       Z31, Z0, Z0; \
+	VDIVPS       Z0, Z31, Z0
+
+// func gateScaleAVX512(y, a, s *float32, n, c int, beta float32)
+// y[i,·] = a[i,·]/(1 + beta·s[i]) as g = 1/(1 + beta·s[i]), y = g·a;
+// c is a positive multiple of 16, n ≥ 1.
+TEXT ·gateScaleAVX512(SB), NOSPLIT, $0-44
+	MOVQ         y+0(FP), DI
+	MOVQ         a+8(FP), SI
+	MOVQ         s+16(FP), DX
+	MOVQ         n+24(FP), R9
+	MOVQ         c+32(FP), R10
+	VBROADCASTSS beta+40(FP), Z30
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z31
+
+gsrow:
+	GATEGAIN((DX))
+	MOVQ R10, CX
+
+gscol:
+	VMULPS  (SI), Z0, Z1
+	VMOVUPS Z1, (DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	SUBQ    $16, CX
+	JNZ     gscol
+	ADDQ    $4, DX
+	DECQ    R9
+	JNZ     gsrow
+	VZEROUPPER
+	RET
+
+// func gateGradApplyAVX512(da, dy, a, s, u *float32, n, c int, beta, cf float32)
+// da[i,·] += dy·g + k·a with g = 1/(1 + beta·s[i]) and k = (2·u[i])/cf;
+// c is a positive multiple of 16, n ≥ 1.
+TEXT ·gateGradApplyAVX512(SB), NOSPLIT, $0-64
+	MOVQ         da+0(FP), DI
+	MOVQ         dy+8(FP), SI
+	MOVQ         a+16(FP), DX
+	MOVQ         s+24(FP), R8
+	MOVQ         u+32(FP), R12
+	MOVQ         n+40(FP), R9
+	MOVQ         c+48(FP), R10
+	VBROADCASTSS beta+56(FP), Z30
+	VBROADCASTSS cf+60(FP), Z29
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z31
+
+ggrow:
+	GATEGAIN((R8))
+	VBROADCASTSS (R12), Z2
+	VADDPS       Z2, Z2, Z2
+	VDIVPS       Z29, Z2, Z2
+	MOVQ         R10, CX
+
+ggcol:
+	VMULPS  (SI), Z0, Z3
+	VMULPS  (DX), Z2, Z4
+	VADDPS  Z4, Z3, Z3
+	VADDPS  (DI), Z3, Z3
+	VMOVUPS Z3, (DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DX
+	ADDQ    $64, DI
+	SUBQ    $16, CX
+	JNZ     ggcol
+	ADDQ    $4, R8
+	ADDQ    $4, R12
+	DECQ    R9
+	JNZ     ggrow
+	VZEROUPPER
+	RET

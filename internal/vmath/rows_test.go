@@ -1,0 +1,72 @@
+package vmath
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestRowsBitIdentical checks every implementation of the gate's row
+// kernels against one-row-at-a-time loops of their definitions, on row
+// counts around the 16-row groups and widths the kernels take and leave
+// to Go.
+func TestRowsBitIdentical(t *testing.T) {
+	for _, im := range rowImpls {
+		for _, s := range [][2]int{{0, 16}, {1, 1}, {3, 5}, {15, 16}, {16, 16}, {17, 32}, {32, 32}, {1024, 32}, {48, 48}, {32, 128}, {16, 144}, {20, 33}} {
+			n, c := s[0], s[1]
+			t.Run(fmt.Sprintf("impl=%s/n=%d/c=%d", im.name, n, c), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(23, uint64(n*1000+c)))
+				x, y := uniform(r, n*c, -2, 2), uniform(r, n*c, -2, 2)
+				st, u := uniform(r, n, 0, 3), uniform(r, n, -1, 1)
+				const beta = 0.7
+				wantSq, wantDot := make([]float32, n), make([]float32, n)
+				wantY, wantDa := make([]float32, n*c), uniform(r, n*c, -1, 1)
+				gotDa := append([]float32(nil), wantDa...)
+				for i := range n {
+					var sq, dot float32
+					for j := range c {
+						v, w := x[i*c+j], y[i*c+j]
+						sq += float32(v * v)
+						dot += float32(v * w)
+					}
+					wantSq[i], wantDot[i] = sq, dot
+					g := 1 / (1 + float32(beta*st[i]))
+					k := 2 * u[i] / float32(c)
+					for j := range c {
+						wantY[i*c+j] = g * x[i*c+j]
+						wantDa[i*c+j] += float32(y[i*c+j]*g) + float32(k*x[i*c+j])
+					}
+				}
+				gotSq, gotDot, gotY := make([]float32, n), make([]float32, n), make([]float32, n*c)
+				im.sumSq(gotSq, x, n, c)
+				im.dot(gotDot, x, y, n, c)
+				im.gateScale(gotY, x, st, beta, n, c)
+				im.gateGradApply(gotDa, y, x, st, u, beta, n, c)
+				requireBits(t, "sumSq", wantSq, gotSq)
+				requireBits(t, "dot", wantDot, gotDot)
+				requireBits(t, "gateScale", wantY, gotY)
+				requireBits(t, "gateGradApply", wantDa, gotDa)
+			})
+		}
+	}
+}
+
+// TestRowsHandDerived: the row (1, −2, 3) has energy 1+4+9 = 14 and dot
+// product 1·2 − 2·0 + 3·(−1) = −1 with (2, 0, −1); at s = 2, β = 0.5 the
+// gain is 1/(1+1) = ½.
+func TestRowsHandDerived(t *testing.T) {
+	x, y := []float32{1, -2, 3}, []float32{2, 0, -1}
+	sq, dot := make([]float32, 1), make([]float32, 1)
+	RowSumSq(sq, x, 1, 3)
+	RowDot(dot, x, y, 1, 3)
+	out := make([]float32, 3)
+	GateScale(out, x, []float32{2}, 0.5, 1, 3)
+	da := []float32{1, 1, 1}
+	GateGradApply(da, y, x, []float32{2}, []float32{1.5}, 0.5, 1, 3) // k = 2·1.5/3 = 1
+	if sq[0] != 14 || dot[0] != -1 || out[0] != 0.5 || out[1] != -1 || out[2] != 1.5 {
+		t.Fatalf("sumSq %v, dot %v, scaled %v", sq, dot, out)
+	}
+	if want := []float32{1 + 1 + 1, 1 + 0 - 2, 1 - 0.5 + 3}; da[0] != want[0] || da[1] != want[1] || da[2] != want[2] {
+		t.Fatalf("da = %v, want %v", da, want)
+	}
+}
