@@ -35,7 +35,18 @@ func Linear[F Float](out, inp, w, bias []F, n, in, outF int) {
 func PackT[F Float](wt, w []F, outF, in int) {
 	checkLen("PackT: wt", wt, outF*in)
 	checkLen("PackT: w", w, outF*in)
-	for o := range outF {
+	// Blocks of 8 rows of w, so that each row of wt is written in runs of 8
+	// contiguous values and the 8 source rows stay in L1.
+	o := 0
+	for ; o+8 <= outF; o += 8 {
+		w0, w1, w2, w3 := w[o*in:][:in], w[(o+1)*in:][:in], w[(o+2)*in:][:in], w[(o+3)*in:][:in]
+		w4, w5, w6, w7 := w[(o+4)*in:][:in], w[(o+5)*in:][:in], w[(o+6)*in:][:in], w[(o+7)*in:][:in]
+		for i, v := range w0 {
+			d := wt[i*outF+o:][:8]
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = v, w1[i], w2[i], w3[i], w4[i], w5[i], w6[i], w7[i]
+		}
+	}
+	for ; o < outF; o++ {
 		for i, v := range w[o*in : o*in+in] {
 			wt[i*outF+o] = v
 		}

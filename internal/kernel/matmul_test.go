@@ -141,3 +141,26 @@ func f32(v []float64) []float32 {
 	}
 	return out
 }
+
+// TestPackT checks the transpose on shapes whose row count is and is not a
+// multiple of its 8-row blocks.
+func TestPackT(t *testing.T) {
+	for _, s := range [][2]int{{1, 1}, {3, 5}, {8, 32}, {13, 7}, {96, 32}, {8, 1}, {17, 128}} {
+		outF, in := s[0], s[1]
+		t.Run(fmt.Sprintf("out=%d/in=%d", outF, in), func(t *testing.T) {
+			w := make([]float32, outF*in)
+			for i := range w {
+				w[i] = float32(i)
+			}
+			wt := make([]float32, outF*in)
+			PackT(wt, w, outF, in)
+			for o := range outF {
+				for i := range in {
+					if wt[i*outF+o] != w[o*in+i] {
+						t.Fatalf("wt[%d,%d] = %v, want %v", i, o, wt[i*outF+o], w[o*in+i])
+					}
+				}
+			}
+		})
+	}
+}
