@@ -97,6 +97,10 @@ func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh i
 // into dst (hs,T).
 func packT[F Float](dst, src []F, t, hs, ld int) {
 	if hs == 8 {
+		if d32, ok := any(dst).([]float32); ok {
+			vmath.Transpose8(d32[:8*t], any(src).([]float32)[:(t-1)*ld+8], t, ld)
+			return
+		}
 		packT8(dst[:8*t], src, t, ld)
 		return
 	}
@@ -107,8 +111,9 @@ func packT[F Float](dst, src []F, t, hs, ld int) {
 	}
 }
 
-// packT8 is packT for 8-wide heads (the default model), with the eight
-// destination rows sliced once so the inner loop carries no bounds checks.
+// packT8 is packT for 8-wide heads (the default model; float32 runs
+// vmath.Transpose8), with the eight destination rows sliced once so the
+// inner loop carries no bounds checks.
 func packT8[F Float](dst, src []F, t, ld int) {
 	d0, d1, d2, d3 := dst[0*t:1*t], dst[1*t:2*t], dst[2*t:3*t], dst[3*t:4*t]
 	d4, d5, d6, d7 := dst[4*t:5*t], dst[5*t:6*t], dst[6*t:7*t], dst[7*t:8*t]

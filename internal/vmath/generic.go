@@ -29,7 +29,7 @@ const (
 
 // genericImpl is the pure-Go reference: the fallback, the tail of every asm
 // call and the oracle of the bit-identity tests.
-var genericImpl = impl{"generic", expGeneric, geluGeneric, geluBackwardGeneric, geluWithGradGeneric, mulGeneric, addGeneric, adamGeneric}
+var genericImpl = impl{"generic", expGeneric, geluGeneric, geluBackwardGeneric, geluWithGradGeneric, mulGeneric, addGeneric, transpose8Generic, adamGeneric}
 
 func expGeneric(dst, src []float32) {
 	dst = dst[:len(src)]
@@ -128,5 +128,17 @@ func adamGeneric(p, g, m, v []float32, k *AdamCoef) {
 		vi := float32(k.B2*v[i]) + float32(float32(k.OmB2*gi)*gi)
 		m[i], v[i] = mi, vi
 		p[i] -= float32(k.LR*(mi/k.C1)) / (float32(math.Sqrt(float64(vi/k.C2))) + k.Eps)
+	}
+}
+
+// transpose8Generic slices the eight destination rows once, so the loop
+// carries no bounds checks.
+func transpose8Generic(dst, src []float32, t, ld int) {
+	d0, d1, d2, d3 := dst[0*t:1*t], dst[1*t:2*t], dst[2*t:3*t], dst[3*t:4*t]
+	d4, d5, d6, d7 := dst[4*t:5*t], dst[5*t:6*t], dst[6*t:7*t], dst[7*t:8*t]
+	for i := range d0 {
+		s := src[i*ld : i*ld+8 : i*ld+8]
+		d0[i], d1[i], d2[i], d3[i] = s[0], s[1], s[2], s[3]
+		d4[i], d5[i], d6[i], d7[i] = s[4], s[5], s[6], s[7]
 	}
 }

@@ -70,3 +70,30 @@ func TestRowsHandDerived(t *testing.T) {
 		t.Fatalf("da = %v, want %v", da, want)
 	}
 }
+
+// TestTranspose8 checks every implementation against the definition on
+// row counts around the 8-row blocks and row strides of one head (8), of
+// q in qkv (96) and of an odd layout.
+func TestTranspose8(t *testing.T) {
+	for _, m := range impls {
+		for _, tt := range []int{0, 1, 7, 8, 9, 16, 31, 32, 33} {
+			for _, ld := range []int{8, 13, 96} {
+				t.Run(fmt.Sprintf("impl=%s/t=%d/ld=%d", m.name, tt, ld), func(t *testing.T) {
+					src := make([]float32, max(0, (tt-1)*ld+8))
+					for i := range src {
+						src[i] = float32(i)
+					}
+					dst := make([]float32, 8*tt)
+					m.transpose8(dst, src, tt, ld)
+					for i := range tt {
+						for c := range 8 {
+							if dst[c*tt+i] != src[i*ld+c] {
+								t.Fatalf("dst[%d,%d] = %v, want %v", c, i, dst[c*tt+i], src[i*ld+c])
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}

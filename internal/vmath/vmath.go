@@ -10,6 +10,7 @@ type impl struct {
 	geluWithGrad func(dst, grad, src []float32)
 	mul          func(dst, x, y []float32)
 	add          func(dst, x, y []float32)
+	transpose8   func(dst, src []float32, t, ld int)
 	adam         func(p, g, m, v []float32, k *AdamCoef)
 }
 
@@ -87,6 +88,16 @@ func Add(dst, x, y []float32) {
 		panic("vmath: Add: length mismatch")
 	}
 	best.add(dst, x, y)
+}
+
+// Transpose8 overwrites dst (8,T) with the transpose of the (T,8) matrix
+// whose row i is src[i·ld : i·ld+8] (ld ≥ 8): one attention head's
+// queries or output gradients, packed for a Gemm operand.
+func Transpose8(dst, src []float32, t, ld int) {
+	if t < 0 || ld < 8 || len(dst) != 8*t || (t > 0 && len(src) < (t-1)*ld+8) {
+		panic("vmath: Transpose8: slice lengths do not match (T,8) with row stride ld")
+	}
+	best.transpose8(dst, src, t, ld)
 }
 
 // AdamCoef are the float32 coefficients of one Adam update (Kingma and Ba

@@ -34,6 +34,7 @@ var impls = func() []impl {
 			binaryLast(8, geluWithGradAVX2, geluWithGradGeneric),
 			binary(8, mulAVX2, mulGeneric),
 			binary(8, addAVX2, addGeneric),
+			transpose8,
 			adam(8, adamAVX2)})
 	}
 	if cpu.X86.HasAVX512F {
@@ -44,6 +45,7 @@ var impls = func() []impl {
 			binaryLast(16, geluWithGradAVX512, geluWithGradGeneric),
 			binary(16, mulAVX512, mulGeneric),
 			binary(16, addAVX512, addGeneric),
+			transpose8,
 			adam(16, adamAVX512)})
 	}
 	return s
@@ -148,3 +150,28 @@ func adamAVX2(p, grad, m, v *float32, n int, k *AdamCoef)
 
 //go:noescape
 func adamAVX512(p, grad, m, v *float32, n int, k *AdamCoef)
+
+// transpose8 runs the ymm kernel on the rows in whole blocks of 8 and the
+// Go code on the rest; a transpose moves values, so the two agree.
+func transpose8(dst, src []float32, t, ld int) {
+	t8 := t &^ 7
+	if t8 > 0 {
+		transpose8AVX(&dst[0], &src[0], t8, t, ld)
+	}
+	if t8 < t {
+		// The tail columns of each destination row, through a (8,t-t8) buffer.
+		var tail [8 * 8]float32
+		r := t - t8
+		transpose8Generic(tail[:8*r], src[t8*ld:], r, ld)
+		for k := range 8 {
+			copy(dst[k*t+t8:(k+1)*t], tail[k*r:(k+1)*r])
+		}
+	}
+}
+
+// transpose8AVX transposes rows [0, t8) (t8 a positive multiple of 8) of
+// the (T,8) source into the first t8 columns of dst (8,T), one 8x8 block
+// in ymm registers at a time.
+//
+//go:noescape
+func transpose8AVX(dst, src *float32, t8, t, ld int)

@@ -749,3 +749,85 @@ loop:
 	JNZ loop
 	VZEROUPPER
 	RET
+
+// func transpose8AVX(dst, src *float32, t8, t, ld int)
+// Per block of 8 source rows Y0…Y7: unpack row pairs, shuffle quads, then
+// swap 128-bit halves, leaving column k of the block in Y(8+k)… as below.
+TEXT ·transpose8AVX(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ t8+16(FP), CX
+	MOVQ t+24(FP), R9
+	SHLQ $2, R9
+	MOVQ ld+32(FP), R10
+	SHLQ $2, R10
+
+tblock:
+	MOVQ    SI, AX
+	VMOVUPS (AX), Y0
+	ADDQ    R10, AX
+	VMOVUPS (AX), Y1
+	ADDQ    R10, AX
+	VMOVUPS (AX), Y2
+	ADDQ    R10, AX
+	VMOVUPS (AX), Y3
+	ADDQ    R10, AX
+	VMOVUPS (AX), Y4
+	ADDQ    R10, AX
+	VMOVUPS (AX), Y5
+	ADDQ    R10, AX
+	VMOVUPS (AX), Y6
+	ADDQ    R10, AX
+	VMOVUPS (AX), Y7
+	ADDQ    R10, AX
+	MOVQ    AX, SI
+
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+
+	// Columns 0…3 from the low halves, 4…7 from the high ones.
+	MOVQ       DI, AX
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VMOVUPS    Y8, (AX)
+	ADDQ       R9, AX
+	VPERM2F128 $0x20, Y5, Y1, Y8
+	VMOVUPS    Y8, (AX)
+	ADDQ       R9, AX
+	VPERM2F128 $0x20, Y6, Y2, Y8
+	VMOVUPS    Y8, (AX)
+	ADDQ       R9, AX
+	VPERM2F128 $0x20, Y7, Y3, Y8
+	VMOVUPS    Y8, (AX)
+	ADDQ       R9, AX
+	VPERM2F128 $0x31, Y4, Y0, Y8
+	VMOVUPS    Y8, (AX)
+	ADDQ       R9, AX
+	VPERM2F128 $0x31, Y5, Y1, Y8
+	VMOVUPS    Y8, (AX)
+	ADDQ       R9, AX
+	VPERM2F128 $0x31, Y6, Y2, Y8
+	VMOVUPS    Y8, (AX)
+	ADDQ       R9, AX
+	VPERM2F128 $0x31, Y7, Y3, Y8
+	VMOVUPS    Y8, (AX)
+
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JNZ  tblock
+	VZEROUPPER
+	RET
