@@ -60,3 +60,12 @@ func BenchmarkGELU(b *testing.B) {
 func BenchmarkGELUBackward(b *testing.B) {
 	benchmark(b, func(m impl, dst, x, dout []float32) { m.geluBackward(dst, x, dout) })
 }
+
+func BenchmarkGELUWithGrad(b *testing.B) {
+	grad := make([]float32, benchN)
+	benchmark(b, func(m impl, dst, x, _ []float32) {
+		if m.geluWithGrad != nil {
+			m.geluWithGrad(dst, grad, x)
+		}
+	})
+}
