@@ -51,6 +51,8 @@ func (p Params) Identity() bool { return p.Beta == 0 }
 //	y_{b,t,j} = a_{b,t,j} / (1 + β·s_{b,t})
 //
 // Arithmetic runs in F; each energy sum runs over j in increasing order.
+// float32 runs the row kernels of internal/vmath (RowSumSq, GateScale;
+// vectorized where the CPU allows), which perform the same operations.
 // When p.Identity(), y is a bit-exact copy of a and s is zeroed.
 //
 // y may be a itself (in place, since each row of a is read in full before
@@ -166,7 +168,8 @@ func scaleRow[F Float](y, x []F, g F) {
 //	du_t     = (1-ρ)·S_t
 //	da_{t,j} += dy_{t,j}·g_t + du_t·2·a_{t,j}/C    since ∂u_t/∂a_{t,j} = 2·a_{t,j}/C
 //
-// ds (len >= T) is scratch for the reverse scan; its first T entries are
+// float32 runs vmath.RowDot and vmath.GateGradApply around the scan, the
+// same operations. ds (len >= T) is scratch for the reverse scan; its first T entries are
 // overwritten and carry no meaning afterwards. Passing it in keeps the hot
 // path free of allocations. When p.Identity(), Backward adds dy into da
 // and leaves ds alone.

@@ -41,6 +41,13 @@
 // of each, as in PyTorch's nn.MultiheadAttention-free GPT-2 code.
 // Checkpoints store these tensors as float32 under these names.
 //
+// TrainStep runs the batch forward and backward TrainChunk windows at a
+// time, which keeps one chunk's activations in the core's L2 cache; since
+// every quantity is per window or a sum over rows in increasing order that
+// the chunks continue, the result has the bits of one pass over the whole
+// batch. Predict, the evaluation pass, skips the work kept only for the
+// backward pass (GELU's derivative).
+//
 // The code is generic over the element type: training runs in float32,
 // the gradient check in float64 (same code, so it checks what trains).
 // Initialization: weights and pos_embed N(0, 0.02²), biases 0, LayerNorm

@@ -1,5 +1,8 @@
-// Package vmath holds vectorized float32 elementwise math for the hot loops
-// of the transformer: exp, the tanh-approximate GELU and its backward pass.
+// Package vmath holds vectorized float32 math for the hot loops of the
+// transformer: exp, the tanh-approximate GELU and its derivative, the
+// causal softmax, LayerNorm's row statistics and elementwise passes, the
+// gate's row sums and gains, Adam, and small helpers (Add, Mul,
+// Transpose8).
 //
 // Design stance: results are bit-identical on every CPU. Each function has
 // three implementations, AVX-512 (16 lanes), AVX2 (8 lanes) and pure Go
@@ -97,6 +100,28 @@
 // Over every float32 in [−10, 10] the absolute error against the float64
 // formula is at most 2.4e−7. For |x| ≳ 1.8e19, x² overflows and gelu'(x)
 // is ±Inf; the model never gets there.
+//
+// GELUWithGrad computes both gelu(x) and gelu'(x) from one exp, with the
+// operations above (so its two outputs have the bits of GELU and of
+// GELUBackward with dout = 1).
+//
+// # Row sums
+//
+// Sums over a row's C features (LayerNormStats, LayerNormGradMeans, RowSumSq,
+// RowDot) run over j = 0, 1, …, C−1 in turn, starting from +0, each
+// product rounded before it is added. The AVX-512 kernels keep that order
+// while vectorizing by putting one row in each lane: they transpose each
+// 16x16 block of 16 rows in registers into a scratch buffer on the stack,
+// then add one column vector per feature. They take rows in groups of 16
+// when C is a multiple of 16 (at most 128); other rows and widths, and
+// other CPUs, run the Go loops.
+//
+// # Adam
+//
+// Adam's update is the op sequence of AdamCoef's doc, one rounded float32
+// operation each, with VSQRTPS for the square root; the Go code takes the
+// square root in float64 and rounds it once, which gives the same, correctly
+// rounded float32.
 //
 // NaN inputs of GELU and GELUBackward give NaN outputs. On amd64 the three
 // implementations agree on NaN bits too; across architectures only non-NaN
