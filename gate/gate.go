@@ -73,88 +73,16 @@ func Forward[F Float](y, s, a []F, B, T, C int, p Params) {
 		return
 	}
 	rho, drive, beta, c := F(p.Rho), F(1-p.Rho), F(p.Beta), F(C)
-	if y32, ok := any(y).([]float32); ok {
-		// The energies of every row (vectorized), the scan in place, then
-		// the gains: the same operations in the same order.
-		s32, a32 := any(s).([]float32), any(a).([]float32)
-		vmath.RowSumSq(s32, a32, B*T, C)
-		for b := range B {
-			var prev F
-			for i := b * T; i < (b+1)*T; i++ {
-				st := F(rho*prev) + F(drive*(s[i]/c))
-				s[i], prev = st, st
-			}
-		}
-		vmath.GateScale(y32, a32, s32, float32(beta), B*T, C)
-		return
-	}
-	// Four sequences at a time: their energy sums are independent chains.
-	b := 0
-	for ; b+4 <= B; b += 4 {
-		var prev [4]F
-		for t := range T {
-			var i [4]int
-			var sum [4]F
-			for k := range i {
-				i[k] = (b+k)*T + t
-			}
-			sum[0], sum[1], sum[2], sum[3] = sumSq4(a[i[0]*C:][:C], a[i[1]*C:][:C], a[i[2]*C:][:C], a[i[3]*C:][:C])
-			for k, ik := range i {
-				st := F(rho*prev[k]) + F(drive*(sum[k]/c))
-				scaleRow(y[ik*C:][:C], a[ik*C:][:C], 1/(1+F(beta*st)))
-				s[ik], prev[k] = st, st
-			}
-		}
-	}
-	for ; b < B; b++ {
+	// The energies of every row into s, the scan in place, then the gains.
+	rowSumSq(s, a, B*T, C)
+	for b := range B {
 		var prev F
-		for t := range T {
-			i := b*T + t
-			row := a[i*C : i*C+C] // (C)
-			var sum F
-			for _, x := range row {
-				sum += F(x * x)
-			}
-			st := F(rho*prev) + F(drive*(sum/c))
-			scaleRow(y[i*C:][:C], row, 1/(1+F(beta*st)))
-			s[i] = st
-			prev = st
+		for i := b * T; i < (b+1)*T; i++ {
+			st := F(rho*prev) + F(drive*(s[i]/c))
+			s[i], prev = st, st
 		}
 	}
-}
-
-// sumSq4 returns Σ_j x_j² of four rows of equal length, each summed in
-// increasing j.
-func sumSq4[F Float](r0, r1, r2, r3 []F) (s0, s1, s2, s3 F) {
-	r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
-	for j, x := range r0 {
-		s0 += F(x * x)
-		s1 += F(r1[j] * r1[j])
-		s2 += F(r2[j] * r2[j])
-		s3 += F(r3[j] * r3[j])
-	}
-	return
-}
-
-// dot4 returns Σ_j x_j·y_j of four row pairs of equal length, each summed
-// in increasing j.
-func dot4[F Float](x0, y0, x1, y1, x2, y2, x3, y3 []F) (s0, s1, s2, s3 F) {
-	y0, x1, y1, x2, y2, x3, y3 = y0[:len(x0)], x1[:len(x0)], y1[:len(x0)], x2[:len(x0)], y2[:len(x0)], x3[:len(x0)], y3[:len(x0)]
-	for j, x := range x0 {
-		s0 += F(x * y0[j])
-		s1 += F(x1[j] * y1[j])
-		s2 += F(x2[j] * y2[j])
-		s3 += F(x3[j] * y3[j])
-	}
-	return
-}
-
-// scaleRow sets y = g·x (y may be x).
-func scaleRow[F Float](y, x []F, g F) {
-	y = y[:len(x)]
-	for j, v := range x {
-		y[j] = g * v
-	}
+	gateScale(y, a, s, beta, B*T, C)
 }
 
 // Backward accumulates into da (B,T,C) the gradient of the loss given
@@ -192,48 +120,15 @@ func Backward[F Float](da, ds, dy, a, s []F, B, T, C int, p Params) {
 		}
 		return
 	}
-	rho, drive, beta, c := F(p.Rho), F(1-p.Rho), F(p.Beta), F(C)
+	rho, drive, beta := F(p.Rho), F(1-p.Rho), F(p.Beta)
 	scan := ds[:T] // (T)
-	if da32, ok := any(da).([]float32); ok {
-		f := func(x []F, lo, hi int) []float32 { return any(x).([]float32)[lo:hi] }
-		for b := range B {
-			lo, hi := b*T*C, (b+1)*T*C
-			vmath.RowDot(f(scan, 0, T), f(dy, lo, hi), f(a, lo, hi), T, C) // dg_t
-			for t := range T {
-				g := 1 / (1 + F(beta*s[b*T+t]))
-				scan[t] = -beta * g * g * scan[t]
-			}
-			var acc F
-			for t := T - 1; t >= 0; t-- {
-				acc = scan[t] + F(rho*acc)
-				scan[t] = drive * acc
-			}
-			vmath.GateGradApply(da32[lo:hi], f(dy, lo, hi), f(a, lo, hi), f(s, b*T, (b+1)*T), f(scan, 0, T), float32(beta), T, C)
-		}
-		return
-	}
 	for b := range B {
-		// Local adjoint of each state, four positions at a time: their dot
-		// products are independent chains.
-		t := 0
-		for ; t+4 <= T; t += 4 {
-			i := b*T + t
-			var dg [4]F
-			dg[0], dg[1], dg[2], dg[3] = dot4(dy[i*C:][:C], a[i*C:][:C], dy[(i+1)*C:][:C], a[(i+1)*C:][:C],
-				dy[(i+2)*C:][:C], a[(i+2)*C:][:C], dy[(i+3)*C:][:C], a[(i+3)*C:][:C])
-			for k := range dg {
-				g := 1 / (1 + F(beta*s[i+k]))
-				scan[t+k] = -beta * g * g * dg[k]
-			}
-		}
-		for ; t < T; t++ {
-			i := b*T + t
-			g := 1 / (1 + F(beta*s[i]))
-			var dg F
-			for j, d := range dy[i*C : i*C+C] {
-				dg += F(d * a[i*C+j])
-			}
-			scan[t] = -beta * g * g * dg
+		lo, hi := b*T*C, (b+1)*T*C
+		// Local adjoint of each state: dg_t, then ds_t.
+		rowDot(scan, dy[lo:hi], a[lo:hi], T, C)
+		for t := range T {
+			g := 1 / (1 + F(beta*s[b*T+t]))
+			scan[t] = -beta * g * g * scan[t]
 		}
 		// Reverse scan, leaving du_t in place of ds_t.
 		var acc F
@@ -241,14 +136,73 @@ func Backward[F Float](da, ds, dy, a, s []F, B, T, C int, p Params) {
 			acc = scan[t] + F(rho*acc)
 			scan[t] = drive * acc
 		}
-		for t := range T {
-			i := b*T + t
-			g := 1 / (1 + F(beta*s[i]))
-			k := 2 * scan[t] / c
-			dar, dyr, ar := da[i*C:][:C], dy[i*C:][:C], a[i*C:][:C]
-			for j, d := range dyr {
-				dar[j] += F(d*g) + F(k*ar[j])
-			}
+		gateGradApply(da[lo:hi], dy[lo:hi], a[lo:hi], s[b*T:(b+1)*T], scan, beta, T, C)
+	}
+}
+
+// The row passes of Forward and Backward: float32 runs the kernels of
+// internal/vmath, other types these loops, the same operations.
+
+// rowSumSq sets dst[i] = Σ_j x[i,j]² over each row's C features in order.
+func rowSumSq[F Float](dst, x []F, n, c int) {
+	if d32, ok := any(dst).([]float32); ok {
+		vmath.RowSumSq(d32, any(x).([]float32), n, c)
+		return
+	}
+	for i := range n {
+		var sum F
+		for _, v := range x[i*c : i*c+c] {
+			sum += F(v * v)
+		}
+		dst[i] = sum
+	}
+}
+
+// rowDot sets dst[i] = Σ_j x[i,j]·y[i,j] over each row's C features in order.
+func rowDot[F Float](dst, x, y []F, n, c int) {
+	if d32, ok := any(dst).([]float32); ok {
+		vmath.RowDot(d32, any(x).([]float32), any(y).([]float32), n, c)
+		return
+	}
+	for i := range n {
+		var sum F
+		yr := y[i*c : i*c+c]
+		for j, v := range x[i*c : i*c+c] {
+			sum += F(v * yr[j])
+		}
+		dst[i] = sum
+	}
+}
+
+// gateScale sets y[i,·] = g_i·a[i,·] with g_i = 1/(1+β·s_i); y may be a.
+func gateScale[F Float](y, a, s []F, beta F, n, c int) {
+	if y32, ok := any(y).([]float32); ok {
+		vmath.GateScale(y32, any(a).([]float32), any(s).([]float32), float32(beta), n, c)
+		return
+	}
+	for i := range n {
+		g := 1 / (1 + F(beta*s[i]))
+		yr := y[i*c : i*c+c]
+		for j, v := range a[i*c : i*c+c] {
+			yr[j] = g * v
+		}
+	}
+}
+
+// gateGradApply adds dy·g_i + k_i·a to each row of da, with
+// g_i = 1/(1+β·s_i) and k_i = 2·u_i/C.
+func gateGradApply[F Float](da, dy, a, s, u []F, beta F, n, c int) {
+	if da32, ok := any(da).([]float32); ok {
+		f := func(x []F) []float32 { return any(x).([]float32) }
+		vmath.GateGradApply(da32, f(dy), f(a), f(s), f(u), float32(beta), n, c)
+		return
+	}
+	for i := range n {
+		g := 1 / (1 + F(beta*s[i]))
+		k := 2 * u[i] / F(c)
+		dar, dyr, ar := da[i*c:i*c+c], dy[i*c:i*c+c], a[i*c:i*c+c]
+		for j, d := range dyr {
+			dar[j] += F(d*g) + F(k*ar[j])
 		}
 	}
 }
