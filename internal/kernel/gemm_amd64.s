@@ -30,6 +30,17 @@
 	VADDPS Z16, z0, z0; \
 	VADDPS Z17, z1, z1
 
+// NEXT_TILE moves to the next 8-row tile of a panel after a tile's store
+// has left DI on its last row: C (DI) and A (the a argument, kept in its
+// slot) move down 8 rows, and it loops to LABEL while rows remain.
+#define NEXT_TILE(LABEL, ROWS) \
+	ADDQ R9, DI; \
+	MOVQ a+8(FP), AX; \
+	LEAQ (AX)(BX*8), AX; \
+	MOVQ AX, a+8(FP); \
+	SUBQ $8, ROWS; \
+	JNZ  LABEL
+
 // func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int)
 TEXT ·gemm8x32AVX512(SB), NOSPLIT, $0-96
 	MOVQ c+0(FP), DI
@@ -147,12 +158,7 @@ store8:
 	STOREC2(DI, Z12, Z13)
 	ADDQ R9, DI
 	STOREC2(DI, Z14, Z15)
-	ADDQ R9, DI
-	MOVQ a+8(FP), AX
-	LEAQ (AX)(BX*8), AX
-	MOVQ AX, a+8(FP)
-	SUBQ $8, rows+88(FP)
-	JNZ  tile832
+	NEXT_TILE(tile832, rows+88(FP))
 	VZEROUPPER
 	RET
 
@@ -397,12 +403,7 @@ store816:
 	VMOVUPS Z6, K1, (DI)
 	ADDQ    R9, DI
 	VMOVUPS Z7, K1, (DI)
-	ADDQ R9, DI
-	MOVQ a+8(FP), AX
-	LEAQ (AX)(BX*8), AX
-	MOVQ AX, a+8(FP)
-	SUBQ $8, rows+88(FP)
-	JNZ  tile816
+	NEXT_TILE(tile816, rows+88(FP))
 	VZEROUPPER
 	RET
 
@@ -517,11 +518,6 @@ store88:
 	VMOVUPS Y6, (DI)
 	ADDQ    R9, DI
 	VMOVUPS Y7, (DI)
-	ADDQ R9, DI
-	MOVQ a+8(FP), AX
-	LEAQ (AX)(BX*8), AX
-	MOVQ AX, a+8(FP)
-	SUBQ $8, rows+80(FP)
-	JNZ  tile88
+	NEXT_TILE(tile88, rows+80(FP))
 	VZEROUPPER
 	RET
