@@ -94,33 +94,17 @@ func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh i
 }
 
 // packT writes the transpose of the (T,hs) matrix src (row stride ld)
-// into dst (hs,T).
+// into dst (hs,T); float32 8-wide heads (the default model) run
+// vmath.Transpose8.
 func packT[F Float](dst, src []F, t, hs, ld int) {
-	if hs == 8 {
-		if d32, ok := any(dst).([]float32); ok {
-			vmath.Transpose8(d32[:8*t], any(src).([]float32)[:(t-1)*ld+8], t, ld)
-			return
-		}
-		packT8(dst[:8*t], src, t, ld)
+	if d32, ok := any(dst).([]float32); ok && hs == 8 {
+		vmath.Transpose8(d32[:8*t], any(src).([]float32)[:(t-1)*ld+8], t, ld)
 		return
 	}
 	for i := range t {
 		for c, x := range src[i*ld : i*ld+hs] {
 			dst[c*t+i] = x
 		}
-	}
-}
-
-// packT8 is packT for 8-wide heads (the default model; float32 runs
-// vmath.Transpose8), with the eight destination rows sliced once so the
-// inner loop carries no bounds checks.
-func packT8[F Float](dst, src []F, t, ld int) {
-	d0, d1, d2, d3 := dst[0*t:1*t], dst[1*t:2*t], dst[2*t:3*t], dst[3*t:4*t]
-	d4, d5, d6, d7 := dst[4*t:5*t], dst[5*t:6*t], dst[6*t:7*t], dst[7*t:8*t]
-	for i := range d0 {
-		s := src[i*ld : i*ld+8 : i*ld+8]
-		d0[i], d1[i], d2[i], d3[i] = s[0], s[1], s[2], s[3]
-		d4[i], d5[i], d6[i], d7[i] = s[4], s[5], s[6], s[7]
 	}
 }
 
