@@ -111,7 +111,7 @@
 // RowDot) run over j = 0, 1, …, C−1 in turn, starting from +0, each
 // product rounded before it is added. The AVX-512 kernels keep that order
 // while vectorizing by putting one row in each lane: they transpose each
-// 16x16 block of 16 rows in registers into a scratch buffer on the stack,
+// 16x16 block of 16 rows in registers into a scratch buffer in their frame,
 // then add one column vector per feature. They take rows in groups of 16
 // when C is a multiple of 16 (at most 128); other rows and widths, and
 // other CPUs, run the Go loops.

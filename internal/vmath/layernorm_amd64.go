@@ -38,7 +38,7 @@ func layerNormApplyAVX512(y, x, w, b, mean, rstd *float32, n, c int)
 func layerNormGradApplyAVX512(dx, dw, db, dy, x, w, mean, rstd, gm, gxm *float32, n, c, width int)
 
 // lnMaxC is the widest row the statistics kernels transpose: their scratch
-// lives on the stack.
+// is their stack frame (16 or 32 rows of lnMaxC floats).
 const lnMaxC = 128
 
 // layerNormStats512 runs the kernel on the rows in whole groups of 16 when
@@ -49,8 +49,7 @@ func layerNormStats512(mean, rstd, x []float32, n, c int, eps float64) {
 		n16 = n &^ 15
 	}
 	if n16 > 0 {
-		var scratch [16 * lnMaxC]float32
-		layerNormStatsAVX512(&mean[0], &rstd[0], &x[0], &scratch[0], n16, c, eps)
+		layerNormStatsAVX512(&mean[0], &rstd[0], &x[0], n16, c, eps)
 	}
 	layerNormStatsGeneric(mean[n16:], rstd[n16:], x[n16*c:], n-n16, c, eps)
 }
@@ -62,20 +61,19 @@ func layerNormGradMeans512(gm, gxm, dy, x, w, mean, rstd []float32, n, c int) {
 		n16 = n &^ 15
 	}
 	if n16 > 0 {
-		var scratch [32 * lnMaxC]float32
-		layerNormGradMeansAVX512(&gm[0], &gxm[0], &dy[0], &x[0], &w[0], &mean[0], &rstd[0], &scratch[0], n16, c)
+		layerNormGradMeansAVX512(&gm[0], &gxm[0], &dy[0], &x[0], &w[0], &mean[0], &rstd[0], n16, c)
 	}
 	layerNormGradMeansGeneric(gm[n16:], gxm[n16:], dy[n16*c:], x[n16*c:], w, mean[n16:], rstd[n16:], n-n16, c)
 }
 
 // layerNormStatsAVX512 computes the statistics of n rows (a multiple of
-// 16) of c features (a multiple of 16); scratch holds 16·c floats.
+// 16) of c features (a multiple of 16, at most lnMaxC).
 //
 //go:noescape
-func layerNormStatsAVX512(mean, rstd, x, scratch *float32, n, c int, eps float64)
+func layerNormStatsAVX512(mean, rstd, x *float32, n, c int, eps float64)
 
 // layerNormGradMeansAVX512 is layerNormStatsAVX512 for the backward
-// means; scratch holds 32·c floats.
+// means.
 //
 //go:noescape
-func layerNormGradMeansAVX512(gm, gxm, dy, x, w, mean, rstd, scratch *float32, n, c int)
+func layerNormGradMeansAVX512(gm, gxm, dy, x, w, mean, rstd *float32, n, c int)

@@ -26,8 +26,7 @@ func rowGroups(n, c int) int {
 func rowSumSq512(dst, x []float32, n, c int) {
 	n16 := rowGroups(n, c)
 	if n16 > 0 {
-		var scratch [16 * lnMaxC]float32
-		rowSumSqAVX512(&dst[0], &x[0], &scratch[0], n16, c)
+		rowSumSqAVX512(&dst[0], &x[0], n16, c)
 	}
 	rowSumSqGeneric(dst[n16:], x[n16*c:], n-n16, c)
 }
@@ -35,8 +34,7 @@ func rowSumSq512(dst, x []float32, n, c int) {
 func rowDot512(dst, x, y []float32, n, c int) {
 	n16 := rowGroups(n, c)
 	if n16 > 0 {
-		var scratch [32 * lnMaxC]float32
-		rowDotAVX512(&dst[0], &x[0], &y[0], &scratch[0], n16, c)
+		rowDotAVX512(&dst[0], &x[0], &y[0], n16, c)
 	}
 	rowDotGeneric(dst[n16:], x[n16*c:], y[n16*c:], n-n16, c)
 }
@@ -58,10 +56,10 @@ func gateGradApply512(da, dy, a, s, u []float32, beta float32, n, c int) {
 }
 
 //go:noescape
-func rowSumSqAVX512(dst, x, scratch *float32, n, c int)
+func rowSumSqAVX512(dst, x *float32, n, c int)
 
 //go:noescape
-func rowDotAVX512(dst, x, y, scratch *float32, n, c int)
+func rowDotAVX512(dst, x, y *float32, n, c int)
 
 //go:noescape
 func gateScaleAVX512(y, a, s *float32, n, c int, beta float32)

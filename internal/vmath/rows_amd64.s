@@ -5,7 +5,8 @@
 // LayerNorm row statistics with rows in lanes. Each row's sums run over its
 // features j = 0, 1, … in turn, so a vector kernel that keeps one row per
 // lane needs columns of 16 rows: the kernels transpose each 16x16 block of
-// 16 rows into a scratch buffer (16·C floats per operand, column j at
+// 16 rows into a scratch buffer in their stack frame, which Go does not
+// zero (16·C floats per operand, column j at
 // byte 64·j) and then walk the columns, one vector add per feature. The
 // operations per lane are those of layerNormStatsGeneric and
 // layerNormGradMeansGeneric. AVX512F instructions only.
@@ -135,15 +136,16 @@
 	VMOVUPS Z14, 896(BX); \
 	VMOVUPS Z15, 960(BX)
 
-// func layerNormStatsAVX512(mean, rstd, x, scratch *float32, n, c int, eps float64)
-// n and c are positive multiples of 16; scratch holds 16·c floats.
-TEXT ·layerNormStatsAVX512(SB), NOSPLIT, $0-56
+// func layerNormStatsAVX512(mean, rstd, x *float32, n, c int, eps float64)
+// n and c are positive multiples of 16, c at most 128; the scratch (16·c
+// floats) is the frame.
+TEXT ·layerNormStatsAVX512(SB), $8192-48
 	MOVQ mean+0(FP), DI
 	MOVQ rstd+8(FP), SI
 	MOVQ x+16(FP), DX
-	MOVQ scratch+24(FP), R8
-	MOVQ n+32(FP), R9
-	MOVQ c+40(FP), R10
+	LEAQ scratch-8192(SP), R8
+	MOVQ n+24(FP), R9
+	MOVQ c+32(FP), R10
 	MOVQ R10, R11
 	SHLQ $2, R11
 
@@ -164,7 +166,7 @@ tblocks:
 	// in float32, eps (Z29) and 1 (Z28) in float64.
 	VPBROADCASTD R10, Z30
 	VCVTDQ2PS    Z30, Z30
-	VBROADCASTSD eps+48(FP), Z29
+	VBROADCASTSD eps+40(FP), Z29
 	MOVQ         $0x3ff0000000000000, AX
 	VPBROADCASTQ AX, Z28
 
@@ -222,16 +224,17 @@ dev:
 	VZEROUPPER
 	RET
 
-// func layerNormGradMeansAVX512(gm, gxm, dy, x, w, mean, rstd, scratch *float32, n, c int)
-// n and c are positive multiples of 16; scratch holds 32·c floats: xᵀ, then dyᵀ.
-TEXT ·layerNormGradMeansAVX512(SB), NOSPLIT, $0-80
+// func layerNormGradMeansAVX512(gm, gxm, dy, x, w, mean, rstd *float32, n, c int)
+// n and c are positive multiples of 16, c at most 128; the scratch (32·c
+// floats: xᵀ, then dyᵀ) is the frame.
+TEXT ·layerNormGradMeansAVX512(SB), $16384-72
 	MOVQ gm+0(FP), DI
 	MOVQ gxm+8(FP), SI
 	MOVQ dy+16(FP), DX
 	MOVQ x+24(FP), R8
-	MOVQ scratch+56(FP), R12
-	MOVQ n+64(FP), R9
-	MOVQ c+72(FP), R10
+	LEAQ scratch-16384(SP), R12
+	MOVQ n+56(FP), R9
+	MOVQ c+64(FP), R10
 	MOVQ R10, R11
 	SHLQ $2, R11
 	MOVQ R10, R14
@@ -312,14 +315,15 @@ gpass:
 // (rowDotAVX512), each over a row's features in increasing j, rows in
 // lanes as above.
 
-// func rowSumSqAVX512(dst, x, scratch *float32, n, c int)
-// n and c are positive multiples of 16; scratch holds 16·c floats.
-TEXT ·rowSumSqAVX512(SB), NOSPLIT, $0-40
+// func rowSumSqAVX512(dst, x *float32, n, c int)
+// n and c are positive multiples of 16, c at most 128; the scratch (16·c
+// floats) is the frame.
+TEXT ·rowSumSqAVX512(SB), $8192-32
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), DX
-	MOVQ scratch+16(FP), R8
-	MOVQ n+24(FP), R9
-	MOVQ c+32(FP), R10
+	LEAQ scratch-8192(SP), R8
+	MOVQ n+16(FP), R9
+	MOVQ c+24(FP), R10
 	MOVQ R10, R11
 	SHLQ $2, R11
 
@@ -357,15 +361,16 @@ sqsum:
 	VZEROUPPER
 	RET
 
-// func rowDotAVX512(dst, x, y, scratch *float32, n, c int)
-// n and c are positive multiples of 16; scratch holds 32·c floats.
-TEXT ·rowDotAVX512(SB), NOSPLIT, $0-48
+// func rowDotAVX512(dst, x, y *float32, n, c int)
+// n and c are positive multiples of 16, c at most 128; the scratch (32·c
+// floats) is the frame.
+TEXT ·rowDotAVX512(SB), $16384-40
 	MOVQ dst+0(FP), DI
 	MOVQ x+8(FP), DX
 	MOVQ y+16(FP), R8
-	MOVQ scratch+24(FP), R12
-	MOVQ n+32(FP), R9
-	MOVQ c+40(FP), R10
+	LEAQ scratch-16384(SP), R12
+	MOVQ n+24(FP), R9
+	MOVQ c+32(FP), R10
 	MOVQ R10, R11
 	SHLQ $2, R11
 	MOVQ R10, R14
