@@ -7,7 +7,8 @@ import "golang.org/x/sys/cpu"
 // The assembly kernels need AVX-512F (zmm, opmasks, embedded broadcast) or
 // AVX2; x/sys/cpu reports a feature only when the OS saves its registers.
 var (
-	hasAVX512 = cpu.X86.HasAVX512F
+	hasAVX512   = cpu.X86.HasAVX512F
+	hasAVX512VL = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 	hasAVX2   = cpu.X86.HasAVX2
 )
 
@@ -62,6 +63,12 @@ func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uin
 //go:noescape
 func gemm8x8AVX(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, flags, rows int)
 
+// gemm16x8AVX512 is gemm8x8AVX for rows a positive multiple of 16, on
+// AVX-512VL (16-row tiles, embedded-broadcast multiplies).
+//
+//go:noescape
+func gemm16x8AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, flags, rows int)
+
 // gemm1x32AVX512 is gemm8x32AVX512 for one row.
 //
 //go:noescape
@@ -104,7 +111,16 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 		switch {
 		case m8 == 0:
 		case nc == 8:
-			gemm8x8AVX(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, flags, m8)
+			m16 := 0
+			if hasAVX512VL {
+				m16 = m / 16 * 16
+			}
+			if m16 > 0 {
+				gemm16x8AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, flags, m16)
+			}
+			if m16 < m8 {
+				gemm8x8AVX(&c[m16*ldc+j0], &a[m16*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, flags, m8-m16)
+			}
 		case nc <= 16:
 			gemm8x16AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags, m8)
 		default:

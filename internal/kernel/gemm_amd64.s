@@ -521,3 +521,191 @@ store88:
 	NEXT_TILE(tile88, rows+80(FP))
 	VZEROUPPER
 	RET
+
+// func gemm16x8AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k, flags, rows int)
+//
+// gemm8x8AVX for 16-row tiles (rows a positive multiple of 16), on the 16
+// extra ymm registers of AVX-512VL and with embedded-broadcast multiplies:
+// half the tiles and no separate broadcast instructions. Rows of A are
+// addressed from three bases (rows 0, 7 and 14) and the index registers
+// BX = rsa, R13 = 3·rsa, R14 = 5·rsa. Same operation order as every other
+// kernel.
+TEXT ·gemm16x8AVX512(SB), NOSPLIT, $0-88
+	MOVQ bias+24(FP), R8
+	MOVQ ldc+32(FP), R9
+	SHLQ $2, R9
+	MOVQ rsa+40(FP), BX
+	SHLQ $2, BX
+	MOVQ csa+48(FP), R10
+	SHLQ $2, R10
+	MOVQ ldb+56(FP), R11
+	SHLQ $2, R11
+	LEAQ (BX)(BX*2), R13
+	LEAQ (BX)(BX*4), R14
+	MOVQ c+0(FP), DI
+
+tile168:
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), SI
+	MOVQ k+64(FP), R12
+	LEAQ (AX)(R13*2), CX
+	ADDQ BX, CX
+	LEAQ (CX)(R13*2), DX
+	ADDQ BX, DX
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	TESTQ  $1, flags+72(FP)
+	JZ     loop168
+	MOVQ   DI, R12
+	VMOVUPS (R12), Y0
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y1
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y2
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y3
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y4
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y5
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y6
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y7
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y8
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y9
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y10
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y11
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y12
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y13
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y14
+	ADDQ    R9, R12
+	VMOVUPS (R12), Y15
+	MOVQ   k+64(FP), R12
+
+loop168:
+	VMOVUPS (SI), Y16
+	VMULPS.BCST (AX), Y16, Y17
+	VADDPS      Y17, Y0, Y0
+	VMULPS.BCST (AX)(BX*1), Y16, Y18
+	VADDPS      Y18, Y1, Y1
+	VMULPS.BCST (AX)(BX*2), Y16, Y19
+	VADDPS      Y19, Y2, Y2
+	VMULPS.BCST (AX)(R13*1), Y16, Y20
+	VADDPS      Y20, Y3, Y3
+	VMULPS.BCST (AX)(BX*4), Y16, Y21
+	VADDPS      Y21, Y4, Y4
+	VMULPS.BCST (AX)(R14*1), Y16, Y22
+	VADDPS      Y22, Y5, Y5
+	VMULPS.BCST (AX)(R13*2), Y16, Y23
+	VADDPS      Y23, Y6, Y6
+	VMULPS.BCST (CX), Y16, Y24
+	VADDPS      Y24, Y7, Y7
+	VMULPS.BCST (CX)(BX*1), Y16, Y17
+	VADDPS      Y17, Y8, Y8
+	VMULPS.BCST (CX)(BX*2), Y16, Y18
+	VADDPS      Y18, Y9, Y9
+	VMULPS.BCST (CX)(R13*1), Y16, Y19
+	VADDPS      Y19, Y10, Y10
+	VMULPS.BCST (CX)(BX*4), Y16, Y20
+	VADDPS      Y20, Y11, Y11
+	VMULPS.BCST (CX)(R14*1), Y16, Y21
+	VADDPS      Y21, Y12, Y12
+	VMULPS.BCST (CX)(R13*2), Y16, Y22
+	VADDPS      Y22, Y13, Y13
+	VMULPS.BCST (DX), Y16, Y23
+	VADDPS      Y23, Y14, Y14
+	VMULPS.BCST (DX)(BX*1), Y16, Y24
+	VADDPS      Y24, Y15, Y15
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R11, SI
+	DECQ R12
+	JNZ  loop168
+
+	TESTQ $2, flags+72(FP)
+	JZ    store168
+	VMOVUPS (R8), Y16
+	VADDPS Y16, Y0, Y0
+	VADDPS Y16, Y1, Y1
+	VADDPS Y16, Y2, Y2
+	VADDPS Y16, Y3, Y3
+	VADDPS Y16, Y4, Y4
+	VADDPS Y16, Y5, Y5
+	VADDPS Y16, Y6, Y6
+	VADDPS Y16, Y7, Y7
+	VADDPS Y16, Y8, Y8
+	VADDPS Y16, Y9, Y9
+	VADDPS Y16, Y10, Y10
+	VADDPS Y16, Y11, Y11
+	VADDPS Y16, Y12, Y12
+	VADDPS Y16, Y13, Y13
+	VADDPS Y16, Y14, Y14
+	VADDPS Y16, Y15, Y15
+
+store168:
+	VMOVUPS Y0, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y2, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y3, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y4, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y5, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y6, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y7, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y8, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y9, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y10, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y11, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y12, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y13, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y14, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y15, (DI)
+	ADDQ    R9, DI
+	MOVQ a+8(FP), AX
+	SHLQ $4, BX
+	ADDQ BX, AX
+	SHRQ $4, BX
+	MOVQ AX, a+8(FP)
+	SUBQ $16, rows+80(FP)
+	JNZ  tile168
+	VZEROUPPER
+	RET
+

@@ -53,6 +53,13 @@ func gemmCases() []gemmCase {
 	for _, s := range [][3]int{{1024, 96, 32}, {1024, 128, 32}, {1024, 32, 128}, {96, 32, 1024}, {32, 32, 8}, {32, 8, 32}} {
 		cs = append(cs, gemmCase{m: s[0], n: s[1], k: s[2], layout: "rows", acc: true, withBias: true})
 	}
+	// 8-column panels (attention heads): the 16-row and 8-row tiles and the
+	// row tail, every layout.
+	for i, m := range []int{16, 24, 32, 40, 48, 65} {
+		for j, l := range layouts {
+			cs = append(cs, gemmCase{m: m, n: 8, k: []int{1, 16, 32, 7}[(i+j)%4], layout: l, pad: j % 2 * 5, acc: (i+j)%2 == 0, withBias: i%2 == 0})
+		}
+	}
 	return cs
 }
 
