@@ -9,7 +9,7 @@ import "golang.org/x/sys/cpu"
 var (
 	hasAVX512   = cpu.X86.HasAVX512F
 	hasAVX512VL = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
-	hasAVX2   = cpu.X86.HasAVX2
+	hasAVX2     = cpu.X86.HasAVX2
 )
 
 // impls lists the float32 implementations this machine can run, fastest
