@@ -90,10 +90,11 @@ func kernelFlags(bias []float32, acc bool) int {
 	return f
 }
 
-// gemmAVX512 tiles C into 8x32 blocks (8x16 when at most 16 columns are
-// left, 8x8 on ymm when exactly 8; column tails masked, row tails one row at a time). The column
-// panel of B is the outer loop, so it stays in L1 while the row tiles
-// stream past.
+// gemmAVX512 tiles C into 8x32 blocks: 8x16 when at most 16 columns are
+// left, and for exactly 8 columns 16x8 tiles on ymm (AVX-512VL) with an
+// 8x8 one for the rest; column tails are masked, row tails one row at a
+// time. The column panel of B is the outer loop, so it stays in L1 while
+// the row tiles stream past.
 func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
 	if k == 0 {
 		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
