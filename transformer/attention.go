@@ -43,11 +43,8 @@ func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 				kernel.Gemm(st[j0*t+j0:], t, qkv[k+j0*ld:], ld, 1, qt[j0:], t, nil, rows, t-j0, hs, false)
 			}
 			causalSoftmaxT(st, t, scale)
-			o := out[bi*t*d+h*hs:]
-			for i0 := 0; i0 < t; i0 += attnTile {
-				rows, inner := min(attnTile, t-i0), min(t, i0+attnTile)
-				kernel.Gemm(o[i0*d:], d, st[i0:], 1, t, qkv[v:], ld, nil, rows, hs, inner, false)
-			}
+			// out = P·V, P lower triangular, read from Pᵀ.
+			kernel.TriGemm(out[bi*t*d+h*hs:], d, st, 1, t, qkv[v:], ld, t, hs, false)
 		}
 	}
 }
@@ -71,24 +68,18 @@ func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh i
 			do := dout[bi*t*d+h*hs:]
 			st := att[(bi*nh+h)*t*t:][:t*t]
 			packT(dot, do, t, hs, d)
+			// dV[j] = Σ_{i≥j} P[i,j]·dO[i]: Pᵀ upper triangular.
+			kernel.TriGemm(dqkv[v:], ld, st, t, 1, do, d, t, hs, true)
 			for j0 := 0; j0 < t; j0 += attnTile {
 				rows := min(attnTile, t-j0)
-				// dV[j] = Σ_{i≥j0} P[i,j]·dO[i]
-				kernel.Gemm(dqkv[v+j0*ld:], ld, st[j0*t+j0:], t, 1, do[j0*d:], d, nil, rows, hs, t-j0, false)
 				// Gᵀ[j,i] = v_j·dO_i for i ≥ j0
 				kernel.Gemm(ds[j0*t+j0:], t, qkv[v+j0*ld:], ld, 1, dot[j0:], t, nil, rows, t-j0, hs, false)
 			}
 			causalSoftmaxGradT(ds, st, t, scale)
-			for i0 := 0; i0 < t; i0 += attnTile {
-				rows, inner := min(attnTile, t-i0), min(t, i0+attnTile)
-				// dQ[i] = Σ_{j≤i} dS[i,j]·k_j
-				kernel.Gemm(dqkv[q+i0*ld:], ld, ds[i0:], 1, t, qkv[k:], ld, nil, rows, hs, inner, false)
-			}
-			for j0 := 0; j0 < t; j0 += attnTile {
-				rows := min(attnTile, t-j0)
-				// dK[j] = Σ_{i≥j0} dS[i,j]·q_i
-				kernel.Gemm(dqkv[k+j0*ld:], ld, ds[j0*t+j0:], t, 1, qkv[q+j0*ld:], ld, nil, rows, hs, t-j0, false)
-			}
+			// dQ[i] = Σ_{j≤i} dS[i,j]·k_j: dS lower, read from dSᵀ.
+			kernel.TriGemm(dqkv[q:], ld, ds, 1, t, qkv[k:], ld, t, hs, false)
+			// dK[j] = Σ_{i≥j} dS[i,j]·q_i: dSᵀ upper.
+			kernel.TriGemm(dqkv[k:], ld, ds, t, 1, qkv[q:], ld, t, hs, true)
 		}
 	}
 }

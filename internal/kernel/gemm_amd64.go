@@ -168,3 +168,25 @@ func gemmAVX2(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb 
 	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m4, n16, n, k, acc)
 	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, m4, m, 0, n, k, acc)
 }
+
+// tri8AVX512 is TriGemm for N = 8 and T a positive multiple of 8, one
+// 8x8 ymm tile (embedded-broadcast multiplies, AVX-512VL) per 8 rows, all
+// tiles in one call. upper is 0 (lower) or 1.
+//
+//go:noescape
+func tri8AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
+
+// triAsm runs TriGemm's float32 kernel when this machine and shape have
+// one (the AVX-512 Gemm, N = 8, T a multiple of 8) and reports whether it
+// did. Bounds were checked by the caller.
+func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool) bool {
+	if n != 8 || t%8 != 0 || !hasAVX512VL || Impl() != "avx512" {
+		return false
+	}
+	u := 0
+	if upper {
+		u = 1
+	}
+	tri8AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
+	return true
+}

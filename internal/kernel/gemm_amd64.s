@@ -709,3 +709,102 @@ store168:
 	VZEROUPPER
 	RET
 
+
+// func tri8AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
+//
+// R14 is the tile's first row r0. A lower tile starts A at row r0, column
+// 0 and B at row 0, and runs K = r0+8; an upper one starts A at (r0, r0)
+// and B at row r0, and runs K = T−r0. AX addresses A's rows 0–3 of the
+// tile and CX rows 4–7 (R13 = 3·rsa).
+TEXT ·tri8AVX512(SB), NOSPLIT, $0-72
+	MOVQ ldc+24(FP), R9
+	SHLQ $2, R9
+	MOVQ rsa+32(FP), BX
+	SHLQ $2, BX
+	MOVQ csa+40(FP), R10
+	SHLQ $2, R10
+	MOVQ ldb+48(FP), R11
+	SHLQ $2, R11
+	MOVQ t+56(FP), R8
+	LEAQ (BX)(BX*2), R13
+	XORQ R14, R14
+
+tri8tile:
+	MOVQ  a+8(FP), AX
+	MOVQ  R14, DX
+	IMULQ BX, DX
+	ADDQ  DX, AX
+	MOVQ  b+16(FP), SI
+	CMPQ  upper+64(FP), $0
+	JNE   tri8upper
+	LEAQ  8(R14), R12
+	JMP   tri8start
+
+tri8upper:
+	MOVQ  R14, DX
+	IMULQ R10, DX
+	ADDQ  DX, AX
+	MOVQ  R14, DX
+	IMULQ R11, DX
+	ADDQ  DX, SI
+	MOVQ  R8, R12
+	SUBQ  R14, R12
+
+tri8start:
+	LEAQ   (AX)(BX*4), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+tri8loop:
+	VMOVUPS     (SI), Y8
+	VMULPS.BCST (AX), Y8, Y9
+	VADDPS      Y9, Y0, Y0
+	VMULPS.BCST (AX)(BX*1), Y8, Y10
+	VADDPS      Y10, Y1, Y1
+	VMULPS.BCST (AX)(BX*2), Y8, Y11
+	VADDPS      Y11, Y2, Y2
+	VMULPS.BCST (AX)(R13*1), Y8, Y12
+	VADDPS      Y12, Y3, Y3
+	VMULPS.BCST (CX), Y8, Y13
+	VADDPS      Y13, Y4, Y4
+	VMULPS.BCST (CX)(BX*1), Y8, Y14
+	VADDPS      Y14, Y5, Y5
+	VMULPS.BCST (CX)(BX*2), Y8, Y15
+	VADDPS      Y15, Y6, Y6
+	VMULPS.BCST (CX)(R13*1), Y8, Y16
+	VADDPS      Y16, Y7, Y7
+	ADDQ        R10, AX
+	ADDQ        R10, CX
+	ADDQ        R11, SI
+	DECQ        R12
+	JNZ         tri8loop
+
+	MOVQ    R14, DI
+	IMULQ   R9, DI
+	ADDQ    c+0(FP), DI
+	VMOVUPS Y0, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y2, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y3, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y4, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y5, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y6, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y7, (DI)
+	ADDQ    $8, R14
+	CMPQ    R14, R8
+	JLT     tri8tile
+	VZEROUPPER
+	RET

@@ -12,3 +12,8 @@ var impls = []impl{{"generic", gemm32}}
 func gemm32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
 	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
 }
+
+// triAsm reports that no assembly TriGemm kernel runs on this build.
+func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool) bool {
+	return false
+}

@@ -99,6 +99,180 @@
 	VMULPS  A, G, G; \
 	VADDPS  S, G, G
 
+// EXP3 is EXP on three independent vectors, op by op interleaved: one EXP
+// is a chain of dependent ops too long for the out-of-order window to
+// overlap with the next, so the kernels interleave by hand. Each vector
+// sees exactly EXP's ops.
+#define EXP3(Xa, Na, Ta, Pa, Xb, Nb, Tb, Pb, Xc, Nc, Tc, Pc) \
+	VMAXPS    K_LO, Xa, Xa; \
+	VMAXPS    K_LO, Xb, Xb; \
+	VMAXPS    K_LO, Xc, Xc; \
+	VMINPS    K_HI, Xa, Xa; \
+	VMINPS    K_HI, Xb, Xb; \
+	VMINPS    K_HI, Xc, Xc; \
+	VMULPS    K_LOG2E, Xa, Ta; \
+	VMULPS    K_LOG2E, Xb, Tb; \
+	VMULPS    K_LOG2E, Xc, Tc; \
+	VCVTPS2DQ Ta, Na; \
+	VCVTPS2DQ Tb, Nb; \
+	VCVTPS2DQ Tc, Nc; \
+	VCVTDQ2PS Na, Ta; \
+	VCVTDQ2PS Nb, Tb; \
+	VCVTDQ2PS Nc, Tc; \
+	VMULPS    K_C1, Ta, Pa; \
+	VMULPS    K_C1, Tb, Pb; \
+	VMULPS    K_C1, Tc, Pc; \
+	VSUBPS    Pa, Xa, Xa; \
+	VSUBPS    Pb, Xb, Xb; \
+	VSUBPS    Pc, Xc, Xc; \
+	VMULPS    K_C2, Ta, Pa; \
+	VMULPS    K_C2, Tb, Pb; \
+	VMULPS    K_C2, Tc, Pc; \
+	VSUBPS    Pa, Xa, Xa; \
+	VSUBPS    Pb, Xb, Xb; \
+	VSUBPS    Pc, Xc, Xc; \
+	VPSLLD    $23, Na, Na; \
+	VPSLLD    $23, Nb, Nb; \
+	VPSLLD    $23, Nc, Nc; \
+	VPADDD    K_ONE, Na, Na; \
+	VPADDD    K_ONE, Nb, Nb; \
+	VPADDD    K_ONE, Nc, Nc; \
+	VMULPS    K_P0, Xa, Pa; \
+	VMULPS    K_P0, Xb, Pb; \
+	VMULPS    K_P0, Xc, Pc; \
+	VADDPS    K_P1, Pa, Pa; \
+	VADDPS    K_P1, Pb, Pb; \
+	VADDPS    K_P1, Pc, Pc; \
+	VMULPS    Xa, Pa, Pa; \
+	VMULPS    Xb, Pb, Pb; \
+	VMULPS    Xc, Pc, Pc; \
+	VADDPS    K_P2, Pa, Pa; \
+	VADDPS    K_P2, Pb, Pb; \
+	VADDPS    K_P2, Pc, Pc; \
+	VMULPS    Xa, Pa, Pa; \
+	VMULPS    Xb, Pb, Pb; \
+	VMULPS    Xc, Pc, Pc; \
+	VADDPS    K_P3, Pa, Pa; \
+	VADDPS    K_P3, Pb, Pb; \
+	VADDPS    K_P3, Pc, Pc; \
+	VMULPS    Xa, Pa, Pa; \
+	VMULPS    Xb, Pb, Pb; \
+	VMULPS    Xc, Pc, Pc; \
+	VADDPS    K_P4, Pa, Pa; \
+	VADDPS    K_P4, Pb, Pb; \
+	VADDPS    K_P4, Pc, Pc; \
+	VMULPS    Xa, Pa, Pa; \
+	VMULPS    Xb, Pb, Pb; \
+	VMULPS    Xc, Pc, Pc; \
+	VADDPS    K_P5, Pa, Pa; \
+	VADDPS    K_P5, Pb, Pb; \
+	VADDPS    K_P5, Pc, Pc; \
+	VMULPS    Xa, Xa, Ta; \
+	VMULPS    Xb, Xb, Tb; \
+	VMULPS    Xc, Xc, Tc; \
+	VMULPS    Ta, Pa, Pa; \
+	VMULPS    Tb, Pb, Pb; \
+	VMULPS    Tc, Pc, Pc; \
+	VADDPS    Xa, Pa, Pa; \
+	VADDPS    Xb, Pb, Pb; \
+	VADDPS    Xc, Pc, Pc; \
+	VADDPS    K_ONE, Pa, Pa; \
+	VADDPS    K_ONE, Pb, Pb; \
+	VADDPS    K_ONE, Pc, Pc; \
+	VMULPS    Na, Pa, Pa; \
+	VMULPS    Nb, Pb, Pb; \
+	VMULPS    Nc, Pc, Pc
+
+// GELUBOTH2 is GELUBOTH on two vectors, interleaved like EXP3; it needs
+// K_ONE in a register (AVX-512 only), which frees GELUBOTH's A (1/S is
+// K_ONE/S directly, and M, dead after EXP, holds A's values). Each vector
+// sees exactly GELUBOTH's ops.
+#define GELUBOTH2(Xa, X2a, Ma, Na, Ta, Sa, Ga, Pa, Xb, X2b, Mb, Nb, Tb, Sb, Gb, Pb) \
+	VMULPS    Xa, Xa, X2a; \
+	VMULPS    Xb, Xb, X2b; \
+	VMULPS    Xa, X2a, Ma; \
+	VMULPS    Xb, X2b, Mb; \
+	VMULPS    K_C, Ma, Ma; \
+	VMULPS    K_C, Mb, Mb; \
+	VADDPS    Xa, Ma, Ma; \
+	VADDPS    Xb, Mb, Mb; \
+	VMULPS    K_K, Ma, Ma; \
+	VMULPS    K_K, Mb, Mb; \
+	VMAXPS    K_LO, Ma, Ma; \
+	VMAXPS    K_LO, Mb, Mb; \
+	VMINPS    K_HI, Ma, Ma; \
+	VMINPS    K_HI, Mb, Mb; \
+	VMULPS    K_LOG2E, Ma, Ta; \
+	VMULPS    K_LOG2E, Mb, Tb; \
+	VCVTPS2DQ Ta, Na; \
+	VCVTPS2DQ Tb, Nb; \
+	VCVTDQ2PS Na, Ta; \
+	VCVTDQ2PS Nb, Tb; \
+	VMULPS    K_C1, Ta, Ga; \
+	VMULPS    K_C1, Tb, Gb; \
+	VSUBPS    Ga, Ma, Ma; \
+	VSUBPS    Gb, Mb, Mb; \
+	VMULPS    K_C2, Ta, Ga; \
+	VMULPS    K_C2, Tb, Gb; \
+	VSUBPS    Ga, Ma, Ma; \
+	VSUBPS    Gb, Mb, Mb; \
+	VPSLLD    $23, Na, Na; \
+	VPSLLD    $23, Nb, Nb; \
+	VPADDD    K_ONE, Na, Na; \
+	VPADDD    K_ONE, Nb, Nb; \
+	VMULPS    K_P0, Ma, Ga; \
+	VMULPS    K_P0, Mb, Gb; \
+	VADDPS    K_P1, Ga, Ga; \
+	VADDPS    K_P1, Gb, Gb; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VADDPS    K_P2, Ga, Ga; \
+	VADDPS    K_P2, Gb, Gb; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VADDPS    K_P3, Ga, Ga; \
+	VADDPS    K_P3, Gb, Gb; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VADDPS    K_P4, Ga, Ga; \
+	VADDPS    K_P4, Gb, Gb; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VADDPS    K_P5, Ga, Ga; \
+	VADDPS    K_P5, Gb, Gb; \
+	VMULPS    Ma, Ma, Ta; \
+	VMULPS    Mb, Mb, Tb; \
+	VMULPS    Ta, Ga, Ga; \
+	VMULPS    Tb, Gb, Gb; \
+	VADDPS    Ma, Ga, Ga; \
+	VADDPS    Mb, Gb, Gb; \
+	VADDPS    K_ONE, Ga, Ga; \
+	VADDPS    K_ONE, Gb, Gb; \
+	VMULPS    Na, Ga, Ga; \
+	VMULPS    Nb, Gb, Gb; \
+	VADDPS    K_ONE, Ga, Sa; \
+	VADDPS    K_ONE, Gb, Sb; \
+	VDIVPS    Sa, Xa, Pa; \
+	VDIVPS    Sb, Xb, Pb; \
+	VDIVPS    Sa, K_ONE, Sa; \
+	VDIVPS    Sb, K_ONE, Sb; \
+	VMULPS    K_C3, X2a, Ma; \
+	VMULPS    K_C3, X2b, Mb; \
+	VADDPS    K_ONE, Ma, Ma; \
+	VADDPS    K_ONE, Mb, Mb; \
+	VMULPS    K_K2, Ma, Ma; \
+	VMULPS    K_K2, Mb, Mb; \
+	VMULPS    Sa, Ga, Ga; \
+	VMULPS    Sb, Gb, Gb; \
+	VMULPS    Sa, Ga, Ga; \
+	VMULPS    Sb, Gb, Gb; \
+	VMULPS    Xa, Ga, Ga; \
+	VMULPS    Xb, Gb, Gb; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VADDPS    Sa, Ga, Ga; \
+	VADDPS    Sb, Gb, Gb
+
 // ADAM updates one vector of parameters at (DI), gradients at (SI), first
 // moments at (DX) and second moments at (R8), the coefficients of AdamCoef
 // in B1, B2, OB1, OB2, C1, C2, LR and EPS; T0…T5 are scratch. The op
@@ -247,13 +421,32 @@ TEXT ·geluWithGradAVX512(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), CX
 	BROADCAST_CONSTS
 
+	// Two vectors per pass while 32 lanes are left, then one (n is a
+	// positive multiple of 16).
+	CMPQ CX, $32
+	JLT  one
+
 loop:
+	VMOVUPS   (SI), Z0
+	VMOVUPS   64(SI), Z8
+	GELUBOTH2(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	VMOVUPS   Z7, (DI)
+	VMOVUPS   Z15, 64(DI)
+	VMOVUPS   Z6, (DX)
+	VMOVUPS   Z14, 64(DX)
+	STEP(128, 32)
+	CMPQ      CX, $32
+	JGE       loop
+
+one:
+	TESTQ   CX, CX
+	JZ      done
 	VMOVUPS (SI), Z0
 	GELUBOTH(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8)
 	VMOVUPS Z8, (DI)
 	VMOVUPS Z7, (DX)
-	STEP(64, 16)
-	JNZ     loop
+
+done:
 	VZEROUPPER
 	RET
 
@@ -312,7 +505,9 @@ loop:
 // c0…c0+15, of a (T,T) block with row stride T: K1 masks the lanes < T,
 // K3 the lanes visible from row j (lane index > j−1). Rows j ≥ c0+16 see
 // no lane of the chunk and are only zeroed. Z13 holds the lane indices,
-// Z14 the broadcast j−1, Z15 ones, Z7 sixteens, Z8 T.
+// Z14 the broadcast j−1, Z15 ones, Z7 sixteens, Z8 T. The forward kernel's
+// three-row pass uses K3–K5 and Z0–Z6, Z9 and Z28–Z31 (GELU's constants,
+// which the softmax does not need) as scratch.
 
 // SOFTMAX_CHUNK_SETUP sets K1, R11 = min(T, c0+16) and SI = &st[0, c0].
 #define SOFTMAX_CHUNK_SETUP(BASE) \
@@ -326,6 +521,12 @@ loop:
 #define ROWMASK \
 	VPCMPGTD Z14, Z13, K3; \
 	KANDW    K1, K3, K3; \
+	VPADDD   Z15, Z14, Z14
+
+// ROWMASKK is ROWMASK into mask register K.
+#define ROWMASKK(K) \
+	VPCMPGTD Z14, Z13, K; \
+	KANDW    K1, K, K; \
 	VPADDD   Z15, Z14, Z14
 
 #define RESET_J \
@@ -344,8 +545,6 @@ TEXT ·causalSoftmaxTAVX512(SB), NOSPLIT, $0-20
 	VPBROADCASTD AX, Z15
 	MOVL         $16, AX
 	VPBROADCASTD AX, Z7
-	MOVL         $0xff800000, AX
-	VPBROADCASTD AX, Z9
 	MOVL         $-1, R12
 	VMOVDQU32    ·iota16(SB), Z13
 	XORQ         R10, R10
@@ -356,7 +555,8 @@ chunk:
 	// Pass 1: v = scale·st, stored back; running max over visible rows.
 	MOVQ    R11, CX
 	MOVQ    SI, DX
-	VMOVAPS Z9, Z10
+	MOVL    $0xff800000, AX
+	VPBROADCASTD AX, Z10
 	RESET_J
 
 scalemax:
@@ -369,11 +569,42 @@ scalemax:
 	DECQ      CX
 	JNZ       scalemax
 
-	// Pass 2: e = exp(v − max), zero where not visible; sum over rows.
+	// Pass 2: e = exp(v − max), zero where not visible; sum over rows in
+	// increasing j. Three rows per pass (EXP3), then one at a time.
 	MOVQ   R11, CX
 	MOVQ   SI, DX
 	VPXORD Z11, Z11, Z11
 	RESET_J
+	CMPQ   CX, $3
+	JLT    expsum
+
+expsum3:
+	ROWMASKK(K3)
+	ROWMASKK(K4)
+	ROWMASKK(K5)
+	VMOVUPS.Z (DX), K1, Z0
+	VMOVUPS.Z (DX)(R9*1), K1, Z4
+	VMOVUPS.Z (DX)(R9*2), K1, Z28
+	VSUBPS    Z10, Z0, Z0
+	VSUBPS    Z10, Z4, Z4
+	VSUBPS    Z10, Z28, Z28
+	EXP3(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z9, Z28, Z29, Z30, Z31)
+	VMOVAPS.Z Z3, K3, Z3
+	VADDPS    Z3, Z11, K3, Z11
+	VMOVUPS   Z3, K1, (DX)
+	VMOVAPS.Z Z9, K4, Z9
+	VADDPS    Z9, Z11, K4, Z11
+	VMOVUPS   Z9, K1, (DX)(R9*1)
+	VMOVAPS.Z Z31, K5, Z31
+	VADDPS    Z31, Z11, K5, Z11
+	VMOVUPS   Z31, K1, (DX)(R9*2)
+	LEAQ      (DX)(R9*2), DX
+	ADDQ      R9, DX
+	SUBQ      $3, CX
+	CMPQ      CX, $3
+	JGE       expsum3
+	TESTQ     CX, CX
+	JZ        expdone
 
 expsum:
 	ROWMASK
@@ -386,6 +617,8 @@ expsum:
 	ADDQ      R9, DX
 	DECQ      CX
 	JNZ       expsum
+
+expdone:
 
 	// Pass 3: scale by 1/sum.
 	VDIVPS Z11, K_ONE, Z4
