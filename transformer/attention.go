@@ -7,10 +7,12 @@ import (
 	"github.com/ideabench/ideabench/internal/vmath"
 )
 
-// attnTile is the row-block height of the causal products: a block of
-// rows [r0, r0+attnTile) touches only the part of the other operand on
-// its side of the diagonal, so tiles wholly across it are never computed.
-const attnTile = 16
+// The causal products skip the tiles wholly across the diagonal:
+// kernel.UpperGemm writes the score-like products Sᵀ and Gᵀ only on and
+// above the diagonal's 16-row tiles, and kernel.TriGemm sums the four
+// 8-column products (P·V, Pᵀ·dO, dS·K, dSᵀ·Q) over the 8-row tiles on the
+// nonzero side. What they leave out is exact zeros (or entries the
+// softmax overwrites), so every sum keeps Gemm's order and bits.
 
 // Attention keeps each head's probabilities transposed, key-major:
 // att[b,h,j,i] = P[i,j], the weight of key j in query i's output. Queries
@@ -26,8 +28,8 @@ const attnTile = 16
 //	P[i,j] = softmax_{j≤i}(q_i·k_j / √hs),  out[b,i,h] = Σ_{j≤i} P[i,j]·v_j
 //
 // Per (b,h): Sᵀ = K·Qᵀ (Qᵀ packed into qt), the softmax, and out = P·V
-// with P read through Gemm's strides; every sum runs in increasing order
-// of its inner index.
+// with P read through the kernels' strides; every sum runs in increasing
+// order of its inner index.
 func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 	hs := d / nh
 	scale := F(1 / math.Sqrt(float64(hs)))
@@ -38,10 +40,8 @@ func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 			q, k, v := base+h*hs, base+d+h*hs, base+2*d+h*hs
 			packT(qt, qkv[q:], t, hs, ld)
 			st := att[(bi*nh+h)*t*t:][:t*t]
-			for j0 := 0; j0 < t; j0 += attnTile {
-				rows := min(attnTile, t-j0)
-				kernel.Gemm(st[j0*t+j0:], t, qkv[k+j0*ld:], ld, 1, qt[j0:], t, nil, rows, t-j0, hs, false)
-			}
+			// Sᵀ = K·Qᵀ on and above the diagonal's tiles.
+			kernel.UpperGemm(st, t, qkv[k:], ld, qt, t, t, hs)
 			causalSoftmaxT(st, t, scale)
 			// out = P·V, P lower triangular, read from Pᵀ.
 			kernel.TriGemm(out[bi*t*d+h*hs:], d, st, 1, t, qkv[v:], ld, t, hs, false)
@@ -70,11 +70,8 @@ func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh i
 			packT(dot, do, t, hs, d)
 			// dV[j] = Σ_{i≥j} P[i,j]·dO[i]: Pᵀ upper triangular.
 			kernel.TriGemm(dqkv[v:], ld, st, t, 1, do, d, t, hs, true)
-			for j0 := 0; j0 < t; j0 += attnTile {
-				rows := min(attnTile, t-j0)
-				// Gᵀ[j,i] = v_j·dO_i for i ≥ j0
-				kernel.Gemm(ds[j0*t+j0:], t, qkv[v+j0*ld:], ld, 1, dot[j0:], t, nil, rows, t-j0, hs, false)
-			}
+			// Gᵀ[j,i] = v_j·dO_i on and above the diagonal's tiles.
+			kernel.UpperGemm(ds, t, qkv[v:], ld, dot, t, t, hs)
 			causalSoftmaxGradT(ds, st, t, scale)
 			// dQ[i] = Σ_{j≤i} dS[i,j]·k_j: dS lower, read from dSᵀ.
 			kernel.TriGemm(dqkv[q:], ld, ds, 1, t, qkv[k:], ld, t, hs, false)

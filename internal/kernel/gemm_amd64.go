@@ -190,3 +190,20 @@ func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb in
 	tri8AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
 	return true
 }
+
+// upper32x8AVX512 is UpperGemm for T = 32 and K = 8: B's 8x32 block stays
+// in Z16–Z31 while the rows of C go by, two zmm each for rows 0–15 and
+// the right one for rows 16–31.
+//
+//go:noescape
+func upper32x8AVX512(c, a, b *float32, ldc, lda, ldb int)
+
+// upperAsm runs UpperGemm's float32 kernel when this machine and shape
+// have one (the AVX-512 Gemm, T = 32, K = 8) and reports whether it did.
+func upperAsm(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int) bool {
+	if t != 32 || k != 8 || Impl() != "avx512" {
+		return false
+	}
+	upper32x8AVX512(&c[0], &a[0], &b[0], ldc, lda, ldb)
+	return true
+}

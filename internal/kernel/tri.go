@@ -44,3 +44,39 @@ func triTiles[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n
 
 // TriTile is the row-tile height of TriGemm.
 const TriTile = 8
+
+// UpperGemm writes the part on and above the diagonal, in tiles of
+// UpperTile rows, of C = A·B for A (T,K) with row stride lda, B (K,T) with
+// row stride ldb and C (T,T) with row stride ldc: row j of C gets columns
+// i ≥ j0, j0 = UpperTile·⌊j/UpperTile⌋, each
+//
+//	C[j,i] = Σ_p A[j,p]·B[p,i]
+//
+// summed from +0 in increasing p (Gemm's order); columns left of j0 are
+// not written. These are the score-like products of one attention head
+// kept key-major (Sᵀ = K·Qᵀ, Gᵀ = V·dOᵀ), whose consumers read only
+// i ≥ j.
+func UpperGemm[F Float](c []F, ldc int, a []F, lda int, b []F, ldb int, t, k int) {
+	if t < 0 || k < 0 {
+		panic("kernel: UpperGemm: negative size")
+	}
+	if t == 0 {
+		return
+	}
+	checkGemm(len(c), ldc, len(a), lda, 1, len(b), ldb, 0, false, t, t, k)
+	if c32, ok := any(c).([]float32); ok && k > 0 && upperAsm(c32, ldc, any(a).([]float32), lda, any(b).([]float32), ldb, t, k) {
+		return
+	}
+	upperTiles(c, ldc, a, lda, b, ldb, t, k)
+}
+
+// upperTiles is UpperGemm through Gemm, one call per row tile.
+func upperTiles[F Float](c []F, ldc int, a []F, lda int, b []F, ldb int, t, k int) {
+	for j0 := 0; j0 < t; j0 += UpperTile {
+		rows := min(UpperTile, t-j0)
+		Gemm(c[j0*ldc+j0:], ldc, a[j0*lda:], lda, 1, b[j0:], ldb, nil, rows, t-j0, k, false)
+	}
+}
+
+// UpperTile is the row-tile height of UpperGemm, one zmm of float32.
+const UpperTile = 16
