@@ -176,6 +176,12 @@ func gemmAVX2(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb 
 //go:noescape
 func tri8AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
 
+// tri16AVX512 is tri8AVX512 for T a positive multiple of 16, in 16-row
+// tiles of two phases each (the same sums, half the tiles).
+//
+//go:noescape
+func tri16AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
+
 // triAsm runs TriGemm's float32 kernel when this machine and shape have
 // one (the AVX-512 Gemm, N = 8, T a multiple of 8) and reports whether it
 // did. Bounds were checked by the caller.
@@ -187,7 +193,11 @@ func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb in
 	if upper {
 		u = 1
 	}
-	tri8AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
+	if t%16 == 0 {
+		tri16AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
+	} else {
+		tri8AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
+	}
 	return true
 }
 

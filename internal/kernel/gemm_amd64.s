@@ -1039,3 +1039,246 @@ upper_hi:
 	JNZ     upper_hi
 	VZEROUPPER
 	RET
+
+// func tri16AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
+//
+// tri8AVX512 in 16-row tiles, each in two phases over K, which halves the
+// tiles' fixed cost. A lower tile [r0, r0+16) runs p < r0+8 on all 16 rows,
+// then p in [r0+8, r0+16) on its last 8 (its first 8 see only zeros
+// there); an upper tile runs p in [r0, r0+8) on its first 8 rows, then
+// p ≥ r0+8 on all 16. AX, CX, DX and R8 address A's rows 0, 4, 8 and 12
+// of the tile (R13 = 3·rsa), SI B's row; Y0–Y15 are the rows' sums.
+TEXT ·tri16AVX512(SB), NOSPLIT, $0-72
+	MOVQ ldc+24(FP), R9
+	SHLQ $2, R9
+	MOVQ rsa+32(FP), BX
+	SHLQ $2, BX
+	MOVQ csa+40(FP), R10
+	SHLQ $2, R10
+	MOVQ ldb+48(FP), R11
+	SHLQ $2, R11
+	LEAQ (BX)(BX*2), R13
+	XORQ R14, R14
+
+tri16tile:
+	MOVQ  a+8(FP), AX
+	MOVQ  R14, DX
+	IMULQ BX, DX
+	ADDQ  DX, AX
+	MOVQ  b+16(FP), SI
+	CMPQ  upper+64(FP), $0
+	JEQ   tri16ptrs
+	MOVQ  R14, DX
+	IMULQ R10, DX
+	ADDQ  DX, AX
+	MOVQ  R14, DX
+	IMULQ R11, DX
+	ADDQ  DX, SI
+
+tri16ptrs:
+	LEAQ (AX)(BX*4), CX
+	LEAQ (CX)(BX*4), DX
+	LEAQ (DX)(BX*4), R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	VXORPS Y14, Y14, Y14
+	VXORPS Y15, Y15, Y15
+	CMPQ upper+64(FP), $0
+	JNE  tri16up
+
+	// Lower: all rows for p < r0+8, then the last 8 for 8 more.
+	LEAQ 8(R14), R12
+tri16lo1:
+	VMOVUPS     (SI), Y16
+	VMULPS.BCST (AX), Y16, Y17
+	VADDPS      Y17, Y0, Y0
+	VMULPS.BCST (AX)(BX*1), Y16, Y18
+	VADDPS      Y18, Y1, Y1
+	VMULPS.BCST (AX)(BX*2), Y16, Y19
+	VADDPS      Y19, Y2, Y2
+	VMULPS.BCST (AX)(R13*1), Y16, Y20
+	VADDPS      Y20, Y3, Y3
+	VMULPS.BCST (CX), Y16, Y21
+	VADDPS      Y21, Y4, Y4
+	VMULPS.BCST (CX)(BX*1), Y16, Y22
+	VADDPS      Y22, Y5, Y5
+	VMULPS.BCST (CX)(BX*2), Y16, Y23
+	VADDPS      Y23, Y6, Y6
+	VMULPS.BCST (CX)(R13*1), Y16, Y24
+	VADDPS      Y24, Y7, Y7
+	VMULPS.BCST (DX), Y16, Y17
+	VADDPS      Y17, Y8, Y8
+	VMULPS.BCST (DX)(BX*1), Y16, Y18
+	VADDPS      Y18, Y9, Y9
+	VMULPS.BCST (DX)(BX*2), Y16, Y19
+	VADDPS      Y19, Y10, Y10
+	VMULPS.BCST (DX)(R13*1), Y16, Y20
+	VADDPS      Y20, Y11, Y11
+	VMULPS.BCST (R8), Y16, Y21
+	VADDPS      Y21, Y12, Y12
+	VMULPS.BCST (R8)(BX*1), Y16, Y22
+	VADDPS      Y22, Y13, Y13
+	VMULPS.BCST (R8)(BX*2), Y16, Y23
+	VADDPS      Y23, Y14, Y14
+	VMULPS.BCST (R8)(R13*1), Y16, Y24
+	VADDPS      Y24, Y15, Y15
+	ADDQ        R10, AX
+	ADDQ        R10, CX
+	ADDQ        R10, DX
+	ADDQ        R10, R8
+	ADDQ        R11, SI
+	DECQ        R12
+	JNZ         tri16lo1
+	MOVQ        $8, R12
+tri16lo2:
+	VMOVUPS     (SI), Y16
+	VMULPS.BCST (DX), Y16, Y17
+	VADDPS      Y17, Y8, Y8
+	VMULPS.BCST (DX)(BX*1), Y16, Y18
+	VADDPS      Y18, Y9, Y9
+	VMULPS.BCST (DX)(BX*2), Y16, Y19
+	VADDPS      Y19, Y10, Y10
+	VMULPS.BCST (DX)(R13*1), Y16, Y20
+	VADDPS      Y20, Y11, Y11
+	VMULPS.BCST (R8), Y16, Y21
+	VADDPS      Y21, Y12, Y12
+	VMULPS.BCST (R8)(BX*1), Y16, Y22
+	VADDPS      Y22, Y13, Y13
+	VMULPS.BCST (R8)(BX*2), Y16, Y23
+	VADDPS      Y23, Y14, Y14
+	VMULPS.BCST (R8)(R13*1), Y16, Y24
+	VADDPS      Y24, Y15, Y15
+	ADDQ        R10, AX
+	ADDQ        R10, CX
+	ADDQ        R10, DX
+	ADDQ        R10, R8
+	ADDQ        R11, SI
+	DECQ        R12
+	JNZ         tri16lo2
+	JMP         tri16store
+
+	// Upper: the first 8 rows for p in [r0, r0+8), then all rows to T.
+tri16up:
+	MOVQ $8, R12
+tri16up1:
+	VMOVUPS     (SI), Y16
+	VMULPS.BCST (AX), Y16, Y17
+	VADDPS      Y17, Y0, Y0
+	VMULPS.BCST (AX)(BX*1), Y16, Y18
+	VADDPS      Y18, Y1, Y1
+	VMULPS.BCST (AX)(BX*2), Y16, Y19
+	VADDPS      Y19, Y2, Y2
+	VMULPS.BCST (AX)(R13*1), Y16, Y20
+	VADDPS      Y20, Y3, Y3
+	VMULPS.BCST (CX), Y16, Y21
+	VADDPS      Y21, Y4, Y4
+	VMULPS.BCST (CX)(BX*1), Y16, Y22
+	VADDPS      Y22, Y5, Y5
+	VMULPS.BCST (CX)(BX*2), Y16, Y23
+	VADDPS      Y23, Y6, Y6
+	VMULPS.BCST (CX)(R13*1), Y16, Y24
+	VADDPS      Y24, Y7, Y7
+	ADDQ        R10, AX
+	ADDQ        R10, CX
+	ADDQ        R10, DX
+	ADDQ        R10, R8
+	ADDQ        R11, SI
+	DECQ        R12
+	JNZ         tri16up1
+	MOVQ        t+56(FP), R12
+	SUBQ        R14, R12
+	SUBQ        $8, R12
+tri16up2:
+	VMOVUPS     (SI), Y16
+	VMULPS.BCST (AX), Y16, Y17
+	VADDPS      Y17, Y0, Y0
+	VMULPS.BCST (AX)(BX*1), Y16, Y18
+	VADDPS      Y18, Y1, Y1
+	VMULPS.BCST (AX)(BX*2), Y16, Y19
+	VADDPS      Y19, Y2, Y2
+	VMULPS.BCST (AX)(R13*1), Y16, Y20
+	VADDPS      Y20, Y3, Y3
+	VMULPS.BCST (CX), Y16, Y21
+	VADDPS      Y21, Y4, Y4
+	VMULPS.BCST (CX)(BX*1), Y16, Y22
+	VADDPS      Y22, Y5, Y5
+	VMULPS.BCST (CX)(BX*2), Y16, Y23
+	VADDPS      Y23, Y6, Y6
+	VMULPS.BCST (CX)(R13*1), Y16, Y24
+	VADDPS      Y24, Y7, Y7
+	VMULPS.BCST (DX), Y16, Y17
+	VADDPS      Y17, Y8, Y8
+	VMULPS.BCST (DX)(BX*1), Y16, Y18
+	VADDPS      Y18, Y9, Y9
+	VMULPS.BCST (DX)(BX*2), Y16, Y19
+	VADDPS      Y19, Y10, Y10
+	VMULPS.BCST (DX)(R13*1), Y16, Y20
+	VADDPS      Y20, Y11, Y11
+	VMULPS.BCST (R8), Y16, Y21
+	VADDPS      Y21, Y12, Y12
+	VMULPS.BCST (R8)(BX*1), Y16, Y22
+	VADDPS      Y22, Y13, Y13
+	VMULPS.BCST (R8)(BX*2), Y16, Y23
+	VADDPS      Y23, Y14, Y14
+	VMULPS.BCST (R8)(R13*1), Y16, Y24
+	VADDPS      Y24, Y15, Y15
+	ADDQ        R10, AX
+	ADDQ        R10, CX
+	ADDQ        R10, DX
+	ADDQ        R10, R8
+	ADDQ        R11, SI
+	DECQ        R12
+	JNZ         tri16up2
+
+tri16store:
+	MOVQ    R14, DI
+	IMULQ   R9, DI
+	ADDQ    c+0(FP), DI
+	VMOVUPS Y0, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y1, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y2, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y3, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y4, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y5, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y6, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y7, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y8, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y9, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y10, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y11, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y12, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y13, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y14, (DI)
+	ADDQ    R9, DI
+	VMOVUPS Y15, (DI)
+	ADDQ    $16, R14
+	CMPQ    R14, t+56(FP)
+	JLT     tri16tile
+	VZEROUPPER
+	RET

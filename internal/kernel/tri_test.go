@@ -16,7 +16,7 @@ import (
 // that the skipped products include −0.
 func TestTriGemmBitIdentical(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, tt := range []int{1, 7, 8, 9, 16, 24, 32, 33, 40} {
+	for _, tt := range []int{1, 7, 8, 9, 16, 24, 32, 33, 40, 48} {
 		for _, n := range []int{1, 8, 9} {
 			for _, upper := range []bool{false, true} {
 				for _, layout := range []string{"rows", "cols"} {
