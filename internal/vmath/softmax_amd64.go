@@ -12,7 +12,10 @@ var softmaxImpls = func() []softmaxImpl {
 	if cpu.X86.HasAVX512F {
 		s = append(s, softmaxImpl{"avx512",
 			func(st []float32, t int, scale float32) {
-				if t > 0 {
+				switch {
+				case t == 32:
+					causalSoftmaxT32AVX512(&st[0], scale)
+				case t > 0:
 					causalSoftmaxTAVX512(&st[0], t, scale)
 				}
 			},
@@ -30,6 +33,12 @@ var iota16 = [16]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 
 //go:noescape
 func causalSoftmaxTAVX512(st *float32, t int, scale float32)
+
+// causalSoftmaxT32AVX512 is causalSoftmaxTAVX512 for T = 32 (the default
+// model), both 16-query chunks in the same passes.
+//
+//go:noescape
+func causalSoftmaxT32AVX512(st *float32, scale float32)
 
 //go:noescape
 func causalSoftmaxGradTAVX512(ds, pt *float32, t int, scale float32)

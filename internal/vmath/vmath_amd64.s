@@ -183,6 +183,61 @@
 	VMULPS    Nb, Pb, Pb; \
 	VMULPS    Nc, Pc, Pc
 
+// EXP2 is EXP3 for two vectors.
+#define EXP2(Xa, Na, Ta, Pa, Xb, Nb, Tb, Pb) \
+	VMAXPS    K_LO, Xa, Xa; \
+	VMAXPS    K_LO, Xb, Xb; \
+	VMINPS    K_HI, Xa, Xa; \
+	VMINPS    K_HI, Xb, Xb; \
+	VMULPS    K_LOG2E, Xa, Ta; \
+	VMULPS    K_LOG2E, Xb, Tb; \
+	VCVTPS2DQ Ta, Na; \
+	VCVTPS2DQ Tb, Nb; \
+	VCVTDQ2PS Na, Ta; \
+	VCVTDQ2PS Nb, Tb; \
+	VMULPS    K_C1, Ta, Pa; \
+	VMULPS    K_C1, Tb, Pb; \
+	VSUBPS    Pa, Xa, Xa; \
+	VSUBPS    Pb, Xb, Xb; \
+	VMULPS    K_C2, Ta, Pa; \
+	VMULPS    K_C2, Tb, Pb; \
+	VSUBPS    Pa, Xa, Xa; \
+	VSUBPS    Pb, Xb, Xb; \
+	VPSLLD    $23, Na, Na; \
+	VPSLLD    $23, Nb, Nb; \
+	VPADDD    K_ONE, Na, Na; \
+	VPADDD    K_ONE, Nb, Nb; \
+	VMULPS    K_P0, Xa, Pa; \
+	VMULPS    K_P0, Xb, Pb; \
+	VADDPS    K_P1, Pa, Pa; \
+	VADDPS    K_P1, Pb, Pb; \
+	VMULPS    Xa, Pa, Pa; \
+	VMULPS    Xb, Pb, Pb; \
+	VADDPS    K_P2, Pa, Pa; \
+	VADDPS    K_P2, Pb, Pb; \
+	VMULPS    Xa, Pa, Pa; \
+	VMULPS    Xb, Pb, Pb; \
+	VADDPS    K_P3, Pa, Pa; \
+	VADDPS    K_P3, Pb, Pb; \
+	VMULPS    Xa, Pa, Pa; \
+	VMULPS    Xb, Pb, Pb; \
+	VADDPS    K_P4, Pa, Pa; \
+	VADDPS    K_P4, Pb, Pb; \
+	VMULPS    Xa, Pa, Pa; \
+	VMULPS    Xb, Pb, Pb; \
+	VADDPS    K_P5, Pa, Pa; \
+	VADDPS    K_P5, Pb, Pb; \
+	VMULPS    Xa, Xa, Ta; \
+	VMULPS    Xb, Xb, Tb; \
+	VMULPS    Ta, Pa, Pa; \
+	VMULPS    Tb, Pb, Pb; \
+	VADDPS    Xa, Pa, Pa; \
+	VADDPS    Xb, Pb, Pb; \
+	VADDPS    K_ONE, Pa, Pa; \
+	VADDPS    K_ONE, Pb, Pb; \
+	VMULPS    Na, Pa, Pa; \
+	VMULPS    Nb, Pb, Pb
+
 // GELUBOTH2 is GELUBOTH on two vectors, interleaved like EXP3; it needs
 // K_ONE in a register (AVX-512 only), which frees GELUBOTH's A (1/S is
 // K_ONE/S directly, and M, dead after EXP, holds A's values). Each vector
@@ -650,6 +705,133 @@ nextchunk:
 	ADDQ   $16, R10
 	CMPQ   R10, R8
 	JLT    chunk
+	VZEROUPPER
+	RET
+
+// func causalSoftmaxT32AVX512(st *float32, scale float32)
+//
+// causalSoftmaxTAVX512 for T = 32, both 16-query chunks in the same
+// passes, so that each pass overlaps the two chunks' dependency chains
+// (the running max, the exp and the sum) instead of running one after the
+// other. Row j of st is 128 bytes: the low chunk (queries 0–15) at 0, the
+// high one (16–31) at 64. The low chunk sees rows 0–15, lane i from row
+// j ≤ i; the high chunk sees rows 0–15 in full and, from row 16+r, lanes
+// r… — both the mask 0xffff<<r (R13, into K3/K4). Z8/Z9 are the low and
+// high running max, Z10/Z11 the sums; per lane the ops are those of
+// causalSoftmaxTAVX512.
+TEXT ·causalSoftmaxT32AVX512(SB), NOSPLIT, $0-12
+	MOVQ         st+0(FP), DI
+	VBROADCASTSS scale+8(FP), Z12
+	BROADCAST_CONSTS
+	MOVL         $0xff800000, AX
+	VPBROADCASTD AX, Z8
+	VPBROADCASTD AX, Z9
+
+	// Pass 1: v = scale·st, stored back; running max over visible rows.
+	MOVQ DI, DX
+	MOVL $0xffff, R13
+	MOVQ $16, CX
+
+sm32max0:
+	KMOVW     R13, K3
+	VMOVUPS   (DX), Z0
+	VMOVUPS   64(DX), Z1
+	VMULPS    Z12, Z0, Z0
+	VMULPS    Z12, Z1, Z1
+	VMOVUPS   Z0, (DX)
+	VMOVUPS   Z1, 64(DX)
+	VMAXPS    Z8, Z0, K3, Z8
+	VMAXPS    Z9, Z1, Z9
+	SHLL      $1, R13
+	ADDQ      $128, DX
+	DECQ      CX
+	JNZ       sm32max0
+	MOVL      $0xffff, R13
+	MOVQ      $16, CX
+
+sm32max1:
+	KMOVW     R13, K3
+	VMOVUPS   64(DX), Z1
+	VMULPS    Z12, Z1, Z1
+	VMOVUPS   Z1, 64(DX)
+	VMAXPS    Z9, Z1, K3, Z9
+	SHLL      $1, R13
+	ADDQ      $128, DX
+	DECQ      CX
+	JNZ       sm32max1
+
+	// Pass 2: e = exp(v − max), zero where not visible; sums in
+	// increasing j. Rows 0–15: both chunks; rows 16–31: the high chunk,
+	// two rows at a time.
+	MOVQ   DI, DX
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVL   $0xffff, R13
+	MOVQ   $16, CX
+
+sm32exp0:
+	KMOVW     R13, K3
+	VMOVUPS   (DX), Z0
+	VMOVUPS   64(DX), Z4
+	VSUBPS    Z8, Z0, Z0
+	VSUBPS    Z9, Z4, Z4
+	EXP2(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	VMOVAPS.Z Z3, K3, Z3
+	VADDPS    Z3, Z10, K3, Z10
+	VMOVUPS   Z3, (DX)
+	VADDPS    Z7, Z11, Z11
+	VMOVUPS   Z7, 64(DX)
+	SHLL      $1, R13
+	ADDQ      $128, DX
+	DECQ      CX
+	JNZ       sm32exp0
+	MOVL      $0xffff, R13
+	MOVQ      $8, CX
+
+sm32exp1:
+	KMOVW     R13, K3
+	SHLL      $1, R13
+	KMOVW     R13, K4
+	SHLL      $1, R13
+	VMOVUPS   64(DX), Z0
+	VMOVUPS   192(DX), Z4
+	VSUBPS    Z9, Z0, Z0
+	VSUBPS    Z9, Z4, Z4
+	EXP2(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	VMOVAPS.Z Z3, K3, Z3
+	VADDPS    Z3, Z11, K3, Z11
+	VMOVUPS   Z3, 64(DX)
+	VMOVAPS.Z Z7, K4, Z7
+	VADDPS    Z7, Z11, K4, Z11
+	VMOVUPS   Z7, 192(DX)
+	ADDQ      $256, DX
+	DECQ      CX
+	JNZ       sm32exp1
+
+	// Pass 3: scale by 1/sum; the low chunk's rows 16–31 are zero.
+	VDIVPS Z10, K_ONE, Z4
+	VDIVPS Z11, K_ONE, Z5
+	MOVQ   DI, DX
+	MOVQ   $16, CX
+
+sm32norm0:
+	VMULPS  (DX), Z4, Z0
+	VMULPS  64(DX), Z5, Z1
+	VMOVUPS Z0, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ    $128, DX
+	DECQ    CX
+	JNZ     sm32norm0
+	VPXORD  Z2, Z2, Z2
+	MOVQ    $16, CX
+
+sm32norm1:
+	VMULPS  64(DX), Z5, Z1
+	VMOVUPS Z2, (DX)
+	VMOVUPS Z1, 64(DX)
+	ADDQ    $128, DX
+	DECQ    CX
+	JNZ     sm32norm1
 	VZEROUPPER
 	RET
 
