@@ -35,9 +35,9 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	for l := len(s.blocks) - 1; l >= 0; l-- {
 		a, w, gw := &s.blocks[l], &p.Blocks[l], &g.Blocks[l]
 		// h_out = res2 + fc2(gelu(fc1(ln2(res2)))): dres is d h_out.
-		dgelu, dfc := s.dgelu[:bt*4*d], s.dfc[:bt*4*d]
-		kernel.LinearBackward(dgelu, gw.FC2W, gw.FC2B, dres, a.gelu[:bt*4*d], w.FC2W, bt, 4*d, d)
-		geluBackward(dfc, a.geluGrad[:bt*4*d], dgelu)
+		// d fc1 = (dres·W2)⊙gelu', the product in the Gemm's epilogue.
+		dfc := s.dfc[:bt*4*d]
+		kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dres, a.gelu[:bt*4*d], w.FC2W, a.geluGrad[:bt*4*d], bt, 4*d, d)
 		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
 		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, s.lnG[:bt], s.lnGX[:bt], bt, d)
 		// res2 = res + gate(proj(attn(ln1(res)))): dres is now d res2.

@@ -54,7 +54,6 @@ type acts[F Float] struct {
 	datty []F // (B,T,D)
 	dproj []F // (B,T,D)
 	dfc   []F // (B,T,4D)
-	dgelu []F // (B,T,4D)
 	datt  []F // (T,T) attention score gradients
 	kt    []F // (hs,T) packed Kᵀ or Vᵀ of one head
 	dgs   []F // (T) gate reverse-scan scratch
@@ -78,7 +77,7 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	}
 	s.resF, s.lnf, s.lnfM, s.lnfR, s.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
 	s.dres, s.dln, s.dqkv, s.datty, s.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
-	s.dfc, s.dgelu, s.datt, s.dgs, s.dpred = mk(bt*4*d), mk(bt*4*d), mk(t*t), mk(t), mk(bt*c.H)
+	s.dfc, s.datt, s.dgs, s.dpred = mk(bt*4*d), mk(t*t), mk(t), mk(bt*c.H)
 	s.kt = mk(d / c.Heads * t)
 	s.lnG, s.lnGX = mk(bt), mk(bt)
 	return s

@@ -87,7 +87,8 @@ func layerNormBackward[F Float](dinp, dw, db, dout, inp, mean, rstd, w, gm, gxm 
 var geluScale = math.Sqrt(2 / math.Pi)
 
 // geluForward overwrites out with GELU(inp), tanh approximation, and grad
-// with its derivative gelu'(inp), for geluBackward; grad may be inp:
+// with its derivative gelu'(inp), for the backward pass
+// (kernel.LinearBackwardScaled); grad may be inp:
 //
 //	gelu(x)  = ½·x·(1 + tanh(u)),  u = √(2/π)·(x + 0.044715·x³)
 //	gelu'(x) = ½(1+tanh u) + ½·x·(1-tanh² u)·√(2/π)·(1 + 3·0.044715·x²)
@@ -120,19 +121,6 @@ func geluValue[F Float](out, inp []F) {
 	for i, v := range inp {
 		x := float64(v)
 		out[i] = F(0.5 * x * (1 + math.Tanh(geluScale*(x+0.044715*x*x*x))))
-	}
-}
-
-// geluBackward overwrites dinp with dout·grad, grad being gelu' at the
-// forward input as geluForward left it.
-func geluBackward[F Float](dinp, grad, dout []F) {
-	if d32, ok := any(dinp).([]float32); ok {
-		vmath.Mul(d32[:len(grad)], any(grad).([]float32), any(dout).([]float32)[:len(grad)])
-		return
-	}
-	dinp, dout = dinp[:len(grad)], dout[:len(grad)]
-	for i, g := range grad {
-		dinp[i] = g * dout[i]
 	}
 }
 

@@ -34,6 +34,51 @@ func Gemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F
 	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
 }
 
+// GemmScaled is Gemm with acc false followed by an elementwise product
+// with S, which has C's shape and leading dimension ldc:
+//
+//	C[i,j] = ((Σ_p A[i,p]·B[p,j]) (+ bias[j])) · S[i,j]
+//
+// The product is rounded once, as a separate multiply after Gemm would
+// round it, so the bits are those of Gemm followed by C[i,j] *= S[i,j]
+// (a backward pass through an elementwise activation: dx = (dy·W)⊙f').
+// The AVX-512 kernel applies S in its epilogue while the tile is in
+// registers, saving a pass over C.
+func GemmScaled[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias, s []F, m, n, k int) {
+	checkGemm(len(c), ldc, len(a), rsa, csa, len(b), ldb, len(bias), bias != nil, m, n, k)
+	if m == 0 || n == 0 {
+		return
+	}
+	if len(s) < (m-1)*ldc+n {
+		panic(fmt.Sprintf("kernel: GemmScaled (M=%d N=%d K=%d): S too short", m, n, k))
+	}
+	if c32, ok := any(c).([]float32); ok {
+		a32, b32, s32 := any(a).([]float32), any(b).([]float32), any(s).([]float32)
+		var bias32 []float32
+		if bias != nil {
+			bias32 = any(bias).([]float32)
+		}
+		gemmScaled32(c32, ldc, a32, rsa, csa, b32, ldb, bias32, s32, m, n, k)
+		return
+	}
+	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, false)
+	scaleBlock(c, s, ldc, 0, m, 0, n)
+}
+
+// scaleBlock multiplies the block rows [i0,i1), columns [j0,j1) of C by
+// the same block of S (leading dimension ldc); nothing when s is nil.
+func scaleBlock[F Float](c, s []F, ldc, i0, i1, j0, j1 int) {
+	if s == nil {
+		return
+	}
+	for i := i0; i < i1; i++ {
+		row, sr := c[i*ldc+j0:i*ldc+j1], s[i*ldc+j0:i*ldc+j1]
+		for j, v := range sr {
+			row[j] *= v
+		}
+	}
+}
+
 // gemmGeneric is Gemm on the sub-block rows [i0,i1) and columns [j0,j1)
 // of C, in the canonical summation order. It walks a row of C as a
 // sequence of axpy updates, which keeps every element's sum in increasing

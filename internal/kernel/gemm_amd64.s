@@ -42,6 +42,14 @@
 	VMOVUPS z0, K1, (ptr); \
 	VMOVUPS z1, K2, 64(ptr)
 
+// SCALEC2 multiplies z0|z1, one row of the tile, by the row of S at ptr
+// (masked like C): C = (A·B)⊙S, flagScale.
+#define SCALEC2(ptr, z0, z1) \
+	VMOVUPS.Z (ptr), K1, Z16; \
+	VMOVUPS.Z 64(ptr), K2, Z17; \
+	VMULPS    Z16, z0, z0;      \
+	VMULPS    Z17, z1, z1
+
 #define ADDBIAS2(z0, z1) \
 	VADDPS Z16, z0, z0; \
 	VADDPS Z17, z1, z1
@@ -57,8 +65,8 @@
 	SUBQ $8, ROWS; \
 	JNZ  LABEL
 
-// func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int)
-TEXT ·gemm8x32AVX512(SB), NOSPLIT, $0-96
+// func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int, s *float32)
+TEXT ·gemm8x32AVX512(SB), NOSPLIT, $0-104
 	MOVQ c+0(FP), DI
 	MOVQ a+8(FP), AX
 	MOVQ b+16(FP), SI
@@ -167,6 +175,28 @@ done8:
 	ADDBIAS2(Z14, Z15)
 
 store8:
+	TESTQ $8, R14
+	JZ    store8c
+	MOVQ  s+96(FP), R13
+	SCALEC2(R13, Z0, Z1)
+	ADDQ  R9, R13
+	SCALEC2(R13, Z2, Z3)
+	ADDQ  R9, R13
+	SCALEC2(R13, Z4, Z5)
+	ADDQ  R9, R13
+	SCALEC2(R13, Z6, Z7)
+	ADDQ  R9, R13
+	SCALEC2(R13, Z8, Z9)
+	ADDQ  R9, R13
+	SCALEC2(R13, Z10, Z11)
+	ADDQ  R9, R13
+	SCALEC2(R13, Z12, Z13)
+	ADDQ  R9, R13
+	SCALEC2(R13, Z14, Z15)
+	ADDQ  R9, R13
+	MOVQ  R13, s+96(FP)
+
+store8c:
 	STOREC2(DI, Z0, Z1)
 	ADDQ R9, DI
 	STOREC2(DI, Z2, Z3)

@@ -81,13 +81,40 @@ func LinearT[F Float](out, inp, wt, bias []F, n, in, outF int) {
 // transposed through its strides) and dbias = 1ᵀ·dout (A a broadcast
 // one, so the products are exact and the sum is a plain left-to-right sum).
 func LinearBackward[F Float](dinp, dw, dbias, dout, inp, w []F, n, in, outF int) {
+	linearBackward(dinp, dw, dbias, dout, inp, w, nil, n, in, outF)
+}
+
+// LinearBackwardScaled is LinearBackward for a layer whose input is an
+// elementwise function of x, inp = f(x), with s (N,In) = f'(x): the input
+// gradient lands on x directly,
+//
+//	dinp[n,i] = (Σ_o dout[n,o]·w[o,i])·s[n,i]
+//
+// one rounding after the sum, so the bits are those of LinearBackward
+// followed by a separate elementwise multiply (GemmScaled); dinp must not
+// be nil. dw and dbias are LinearBackward's.
+func LinearBackwardScaled[F Float](dinp, dw, dbias, dout, inp, w, s []F, n, in, outF int) {
+	if dinp == nil {
+		panic("kernel: LinearBackwardScaled: dinp is nil")
+	}
+	checkLen("LinearBackwardScaled: s", s, n*in)
+	linearBackward(dinp, dw, dbias, dout, inp, w, s, n, in, outF)
+}
+
+// linearBackward is LinearBackward, the input gradient scaled by s when s
+// is not nil.
+func linearBackward[F Float](dinp, dw, dbias, dout, inp, w, s []F, n, in, outF int) {
 	checkLen("LinearBackward: dout", dout, n*outF)
 	checkLen("LinearBackward: inp", inp, n*in)
 	checkLen("LinearBackward: w", w, outF*in)
 	checkLen("LinearBackward: dw", dw, outF*in)
 	if dinp != nil {
 		checkLen("LinearBackward: dinp", dinp, n*in)
-		Gemm(dinp, in, dout, outF, 1, w, in, nil, n, in, outF, false)
+		if s != nil {
+			GemmScaled(dinp, in, dout, outF, 1, w, in, nil, s, n, in, outF)
+		} else {
+			Gemm(dinp, in, dout, outF, 1, w, in, nil, n, in, outF, false)
+		}
 	}
 	Gemm(dw, in, dout, 1, outF, inp, in, nil, outF, in, n, true)
 	if dbias != nil {
