@@ -116,7 +116,15 @@ func linearBackward[F Float](dinp, dw, dbias, dout, inp, w, s []F, n, in, outF i
 			Gemm(dinp, in, dout, outF, 1, w, in, nil, n, in, outF, false)
 		}
 	}
-	Gemm(dw, in, dout, 1, outF, inp, in, nil, outF, in, n, true)
+	if in == 1 {
+		// dW is one column, (Out,1) = (1,Out) in memory: as the row
+		// inpᵀ·dout it is a single streaming row kernel instead of Out rows
+		// of one column each; the same products (x·y = y·x) in the same
+		// order.
+		Gemm(dw, outF, inp, 0, 1, dout, outF, nil, 1, outF, n, true)
+	} else {
+		Gemm(dw, in, dout, 1, outF, inp, in, nil, outF, in, n, true)
+	}
 	if dbias != nil {
 		checkLen("LinearBackward: dbias", dbias, outF)
 		one := []F{1}

@@ -38,6 +38,7 @@ func randn(r *rand.Rand, n int) []float64 {
 var shapes = []struct{ n, in, out int }{
 	{0, 3, 4}, {1, 1, 1}, {3, 5, 7}, {17, 33, 9}, // edge and odd sizes
 	{64, 32, 96}, {64, 32, 128}, {64, 128, 32}, // the model's shapes, fewer rows
+	{256, 1, 32}, {9, 1, 40}, // one input feature: dW as a row
 }
 
 func TestLinear(t *testing.T) {
@@ -160,6 +161,25 @@ func TestPackT(t *testing.T) {
 						t.Fatalf("wt[%d,%d] = %v, want %v", i, o, wt[i*outF+o], w[o*in+i])
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestLinearBackwardOneInputBits checks that the one-input dW (a row
+// product) has the bits of the (Out,1) column product, the pure-Go
+// doutᵀ·inp it replaces, at the model's embedding shape and a ragged one.
+func TestLinearBackwardOneInputBits(t *testing.T) {
+	for _, s := range []struct{ n, out int }{{256, 32}, {9, 40}} {
+		t.Run(fmt.Sprintf("n=%d/out=%d", s.n, s.out), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(9, uint64(s.n)))
+			x, w, g := f32(randn(r, s.n)), f32(randn(r, s.out)), f32(randn(r, s.n*s.out))
+			want, got := f32(randn(r, s.out)), make([]float32, s.out)
+			copy(got, want)
+			gemmGeneric(want, 1, g, 1, s.out, x, 1, nil, 0, s.out, 0, 1, s.n, true)
+			LinearBackward(nil, got, nil, g, x, w, s.n, 1, s.out)
+			for o := range want {
+				require.Equalf(t, math.Float32bits(want[o]), math.Float32bits(got[o]), "dW[%d] = %v, want %v", o, got[o], want[o])
 			}
 		})
 	}
