@@ -328,6 +328,158 @@
 	VADDPS    Sa, Ga, Ga; \
 	VADDPS    Sb, Gb, Gb
 
+// M_* are the constants as memory operands for embedded broadcast
+// ({1to16} of a ·consts row), which leaves all 32 registers to data.
+#define M_LO ·consts+0(SB)
+#define M_HI ·consts+32(SB)
+#define M_LOG2E ·consts+64(SB)
+#define M_C1 ·consts+96(SB)
+#define M_C2 ·consts+128(SB)
+#define M_P0 ·consts+160(SB)
+#define M_P1 ·consts+192(SB)
+#define M_P2 ·consts+224(SB)
+#define M_P3 ·consts+256(SB)
+#define M_P4 ·consts+288(SB)
+#define M_P5 ·consts+320(SB)
+#define M_ONE ·consts+352(SB)
+#define M_C ·consts+384(SB)
+#define M_K ·consts+416(SB)
+#define M_C3 ·consts+448(SB)
+#define M_K2 ·consts+480(SB)
+
+// GELUBOTH3 is GELUBOTH2 on three vectors, the constants from memory
+// (M_*) except ONE, a register holding 1 (the dividend of 1/S). One
+// vector's GELUBOTH is a chain of about 45 dependent ops; three in step,
+// with the next pass's overlapping, keep the FP pipes busy where two leave
+// them waiting. Each vector sees exactly GELUBOTH's ops.
+#define GELUBOTH3(Xa, X2a, Ma, Na, Ta, Sa, Ga, Pa, Xb, X2b, Mb, Nb, Tb, Sb, Gb, Pb, Xc, X2c, Mc, Nc, Tc, Sc, Gc, Pc, ONE) \
+	VMULPS    Xa, Xa, X2a; \
+	VMULPS    Xb, Xb, X2b; \
+	VMULPS    Xc, Xc, X2c; \
+	VMULPS    Xa, X2a, Ma; \
+	VMULPS    Xb, X2b, Mb; \
+	VMULPS    Xc, X2c, Mc; \
+	VMULPS.BCST M_C, Ma, Ma; \
+	VMULPS.BCST M_C, Mb, Mb; \
+	VMULPS.BCST M_C, Mc, Mc; \
+	VADDPS    Xa, Ma, Ma; \
+	VADDPS    Xb, Mb, Mb; \
+	VADDPS    Xc, Mc, Mc; \
+	VMULPS.BCST M_K, Ma, Ma; \
+	VMULPS.BCST M_K, Mb, Mb; \
+	VMULPS.BCST M_K, Mc, Mc; \
+	VMAXPS.BCST M_LO, Ma, Ma; \
+	VMAXPS.BCST M_LO, Mb, Mb; \
+	VMAXPS.BCST M_LO, Mc, Mc; \
+	VMINPS.BCST M_HI, Ma, Ma; \
+	VMINPS.BCST M_HI, Mb, Mb; \
+	VMINPS.BCST M_HI, Mc, Mc; \
+	VMULPS.BCST M_LOG2E, Ma, Ta; \
+	VMULPS.BCST M_LOG2E, Mb, Tb; \
+	VMULPS.BCST M_LOG2E, Mc, Tc; \
+	VCVTPS2DQ Ta, Na; \
+	VCVTPS2DQ Tb, Nb; \
+	VCVTPS2DQ Tc, Nc; \
+	VCVTDQ2PS Na, Ta; \
+	VCVTDQ2PS Nb, Tb; \
+	VCVTDQ2PS Nc, Tc; \
+	VMULPS.BCST M_C1, Ta, Ga; \
+	VMULPS.BCST M_C1, Tb, Gb; \
+	VMULPS.BCST M_C1, Tc, Gc; \
+	VSUBPS    Ga, Ma, Ma; \
+	VSUBPS    Gb, Mb, Mb; \
+	VSUBPS    Gc, Mc, Mc; \
+	VMULPS.BCST M_C2, Ta, Ga; \
+	VMULPS.BCST M_C2, Tb, Gb; \
+	VMULPS.BCST M_C2, Tc, Gc; \
+	VSUBPS    Ga, Ma, Ma; \
+	VSUBPS    Gb, Mb, Mb; \
+	VSUBPS    Gc, Mc, Mc; \
+	VPSLLD    $23, Na, Na; \
+	VPSLLD    $23, Nb, Nb; \
+	VPSLLD    $23, Nc, Nc; \
+	VPADDD.BCST M_ONE, Na, Na; \
+	VPADDD.BCST M_ONE, Nb, Nb; \
+	VPADDD.BCST M_ONE, Nc, Nc; \
+	VMULPS.BCST M_P0, Ma, Ga; \
+	VMULPS.BCST M_P0, Mb, Gb; \
+	VMULPS.BCST M_P0, Mc, Gc; \
+	VADDPS.BCST M_P1, Ga, Ga; \
+	VADDPS.BCST M_P1, Gb, Gb; \
+	VADDPS.BCST M_P1, Gc, Gc; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VMULPS    Mc, Gc, Gc; \
+	VADDPS.BCST M_P2, Ga, Ga; \
+	VADDPS.BCST M_P2, Gb, Gb; \
+	VADDPS.BCST M_P2, Gc, Gc; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VMULPS    Mc, Gc, Gc; \
+	VADDPS.BCST M_P3, Ga, Ga; \
+	VADDPS.BCST M_P3, Gb, Gb; \
+	VADDPS.BCST M_P3, Gc, Gc; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VMULPS    Mc, Gc, Gc; \
+	VADDPS.BCST M_P4, Ga, Ga; \
+	VADDPS.BCST M_P4, Gb, Gb; \
+	VADDPS.BCST M_P4, Gc, Gc; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VMULPS    Mc, Gc, Gc; \
+	VADDPS.BCST M_P5, Ga, Ga; \
+	VADDPS.BCST M_P5, Gb, Gb; \
+	VADDPS.BCST M_P5, Gc, Gc; \
+	VMULPS    Ma, Ma, Ta; \
+	VMULPS    Mb, Mb, Tb; \
+	VMULPS    Mc, Mc, Tc; \
+	VMULPS    Ta, Ga, Ga; \
+	VMULPS    Tb, Gb, Gb; \
+	VMULPS    Tc, Gc, Gc; \
+	VADDPS    Ma, Ga, Ga; \
+	VADDPS    Mb, Gb, Gb; \
+	VADDPS    Mc, Gc, Gc; \
+	VADDPS.BCST M_ONE, Ga, Ga; \
+	VADDPS.BCST M_ONE, Gb, Gb; \
+	VADDPS.BCST M_ONE, Gc, Gc; \
+	VMULPS    Na, Ga, Ga; \
+	VMULPS    Nb, Gb, Gb; \
+	VMULPS    Nc, Gc, Gc; \
+	VADDPS.BCST M_ONE, Ga, Sa; \
+	VADDPS.BCST M_ONE, Gb, Sb; \
+	VADDPS.BCST M_ONE, Gc, Sc; \
+	VDIVPS    Sa, Xa, Pa; \
+	VDIVPS    Sb, Xb, Pb; \
+	VDIVPS    Sc, Xc, Pc; \
+	VDIVPS    Sa, ONE, Sa; \
+	VDIVPS    Sb, ONE, Sb; \
+	VDIVPS    Sc, ONE, Sc; \
+	VMULPS.BCST M_C3, X2a, Ma; \
+	VMULPS.BCST M_C3, X2b, Mb; \
+	VMULPS.BCST M_C3, X2c, Mc; \
+	VADDPS.BCST M_ONE, Ma, Ma; \
+	VADDPS.BCST M_ONE, Mb, Mb; \
+	VADDPS.BCST M_ONE, Mc, Mc; \
+	VMULPS.BCST M_K2, Ma, Ma; \
+	VMULPS.BCST M_K2, Mb, Mb; \
+	VMULPS.BCST M_K2, Mc, Mc; \
+	VMULPS    Sa, Ga, Ga; \
+	VMULPS    Sb, Gb, Gb; \
+	VMULPS    Sc, Gc, Gc; \
+	VMULPS    Sa, Ga, Ga; \
+	VMULPS    Sb, Gb, Gb; \
+	VMULPS    Sc, Gc, Gc; \
+	VMULPS    Xa, Ga, Ga; \
+	VMULPS    Xb, Gb, Gb; \
+	VMULPS    Xc, Gc, Gc; \
+	VMULPS    Ma, Ga, Ga; \
+	VMULPS    Mb, Gb, Gb; \
+	VMULPS    Mc, Gc, Gc; \
+	VADDPS    Sa, Ga, Ga; \
+	VADDPS    Sb, Gb, Gb; \
+	VADDPS    Sc, Gc, Gc
+
 // ADAM updates one vector of parameters at (DI), gradients at (SI), first
 // moments at (DX) and second moments at (R8), the coefficients of AdamCoef
 // in B1, B2, OB1, OB2, C1, C2, LR and EPS; T0…T5 are scratch. The op
@@ -474,12 +626,34 @@ TEXT ·geluWithGradAVX512(SB), NOSPLIT, $0-32
 	MOVQ grad+8(FP), DX
 	MOVQ src+16(FP), SI
 	MOVQ n+24(FP), CX
-	BROADCAST_CONSTS
 
-	// Two vectors per pass while 32 lanes are left, then one (n is a
-	// positive multiple of 16).
-	CMPQ CX, $32
-	JLT  one
+	// Three vectors per pass while 48 lanes are left (GELUBOTH3), then
+	// two, then one (n is a positive multiple of 16).
+	CMPQ         CX, $48
+	JLT          tail
+	VBROADCASTSS ·consts+352(SB), Z24
+
+loop3:
+	VMOVUPS   (SI), Z0
+	VMOVUPS   64(SI), Z8
+	VMOVUPS   128(SI), Z16
+	GELUBOTH3(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24)
+	VMOVUPS   Z7, (DI)
+	VMOVUPS   Z15, 64(DI)
+	VMOVUPS   Z23, 128(DI)
+	VMOVUPS   Z6, (DX)
+	VMOVUPS   Z14, 64(DX)
+	VMOVUPS   Z22, 128(DX)
+	STEP(192, 48)
+	CMPQ      CX, $48
+	JGE       loop3
+
+tail:
+	TESTQ CX, CX
+	JZ    done
+	BROADCAST_CONSTS
+	CMPQ  CX, $32
+	JLT   one
 
 loop:
 	VMOVUPS   (SI), Z0
