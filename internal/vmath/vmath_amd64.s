@@ -347,138 +347,181 @@
 #define M_C3 ·consts+448(SB)
 #define M_K2 ·consts+480(SB)
 
-// GELUBOTH3 is GELUBOTH2 on three vectors, the constants from memory
-// (M_*) except ONE, a register holding 1 (the dividend of 1/S). One
-// vector's GELUBOTH is a chain of about 45 dependent ops; three in step,
-// with the next pass's overlapping, keep the FP pipes busy where two leave
-// them waiting. Each vector sees exactly GELUBOTH's ops.
-#define GELUBOTH3(Xa, X2a, Ma, Na, Ta, Sa, Ga, Pa, Xb, X2b, Mb, Nb, Tb, Sb, Gb, Pb, Xc, X2c, Mc, Nc, Tc, Sc, Gc, Pc, ONE) \
+// GELUBOTH4 is GELUBOTH2 on four vectors, the constants from memory
+// (M_*) except ONE, a register holding 1 (the dividend of 1/S), and P in
+// T's register (T is dead after EXP): seven registers per vector. One
+// vector's GELUBOTH is a chain of about 45 dependent ops; four in step
+// keep the FP pipes busy where two leave them waiting. Each vector sees
+// exactly GELUBOTH's ops.
+#define GELUBOTH4(Xa, X2a, Ma, Na, Ta, Sa, Ga, Xb, X2b, Mb, Nb, Tb, Sb, Gb, Xc, X2c, Mc, Nc, Tc, Sc, Gc, Xd, X2d, Md, Nd, Td, Sd, Gd, ONE) \
 	VMULPS    Xa, Xa, X2a; \
 	VMULPS    Xb, Xb, X2b; \
 	VMULPS    Xc, Xc, X2c; \
+	VMULPS    Xd, Xd, X2d; \
 	VMULPS    Xa, X2a, Ma; \
 	VMULPS    Xb, X2b, Mb; \
 	VMULPS    Xc, X2c, Mc; \
+	VMULPS    Xd, X2d, Md; \
 	VMULPS.BCST M_C, Ma, Ma; \
 	VMULPS.BCST M_C, Mb, Mb; \
 	VMULPS.BCST M_C, Mc, Mc; \
+	VMULPS.BCST M_C, Md, Md; \
 	VADDPS    Xa, Ma, Ma; \
 	VADDPS    Xb, Mb, Mb; \
 	VADDPS    Xc, Mc, Mc; \
+	VADDPS    Xd, Md, Md; \
 	VMULPS.BCST M_K, Ma, Ma; \
 	VMULPS.BCST M_K, Mb, Mb; \
 	VMULPS.BCST M_K, Mc, Mc; \
+	VMULPS.BCST M_K, Md, Md; \
 	VMAXPS.BCST M_LO, Ma, Ma; \
 	VMAXPS.BCST M_LO, Mb, Mb; \
 	VMAXPS.BCST M_LO, Mc, Mc; \
+	VMAXPS.BCST M_LO, Md, Md; \
 	VMINPS.BCST M_HI, Ma, Ma; \
 	VMINPS.BCST M_HI, Mb, Mb; \
 	VMINPS.BCST M_HI, Mc, Mc; \
+	VMINPS.BCST M_HI, Md, Md; \
 	VMULPS.BCST M_LOG2E, Ma, Ta; \
 	VMULPS.BCST M_LOG2E, Mb, Tb; \
 	VMULPS.BCST M_LOG2E, Mc, Tc; \
+	VMULPS.BCST M_LOG2E, Md, Td; \
 	VCVTPS2DQ Ta, Na; \
 	VCVTPS2DQ Tb, Nb; \
 	VCVTPS2DQ Tc, Nc; \
+	VCVTPS2DQ Td, Nd; \
 	VCVTDQ2PS Na, Ta; \
 	VCVTDQ2PS Nb, Tb; \
 	VCVTDQ2PS Nc, Tc; \
+	VCVTDQ2PS Nd, Td; \
 	VMULPS.BCST M_C1, Ta, Ga; \
 	VMULPS.BCST M_C1, Tb, Gb; \
 	VMULPS.BCST M_C1, Tc, Gc; \
+	VMULPS.BCST M_C1, Td, Gd; \
 	VSUBPS    Ga, Ma, Ma; \
 	VSUBPS    Gb, Mb, Mb; \
 	VSUBPS    Gc, Mc, Mc; \
+	VSUBPS    Gd, Md, Md; \
 	VMULPS.BCST M_C2, Ta, Ga; \
 	VMULPS.BCST M_C2, Tb, Gb; \
 	VMULPS.BCST M_C2, Tc, Gc; \
+	VMULPS.BCST M_C2, Td, Gd; \
 	VSUBPS    Ga, Ma, Ma; \
 	VSUBPS    Gb, Mb, Mb; \
 	VSUBPS    Gc, Mc, Mc; \
+	VSUBPS    Gd, Md, Md; \
 	VPSLLD    $23, Na, Na; \
 	VPSLLD    $23, Nb, Nb; \
 	VPSLLD    $23, Nc, Nc; \
+	VPSLLD    $23, Nd, Nd; \
 	VPADDD.BCST M_ONE, Na, Na; \
 	VPADDD.BCST M_ONE, Nb, Nb; \
 	VPADDD.BCST M_ONE, Nc, Nc; \
+	VPADDD.BCST M_ONE, Nd, Nd; \
 	VMULPS.BCST M_P0, Ma, Ga; \
 	VMULPS.BCST M_P0, Mb, Gb; \
 	VMULPS.BCST M_P0, Mc, Gc; \
+	VMULPS.BCST M_P0, Md, Gd; \
 	VADDPS.BCST M_P1, Ga, Ga; \
 	VADDPS.BCST M_P1, Gb, Gb; \
 	VADDPS.BCST M_P1, Gc, Gc; \
+	VADDPS.BCST M_P1, Gd, Gd; \
 	VMULPS    Ma, Ga, Ga; \
 	VMULPS    Mb, Gb, Gb; \
 	VMULPS    Mc, Gc, Gc; \
+	VMULPS    Md, Gd, Gd; \
 	VADDPS.BCST M_P2, Ga, Ga; \
 	VADDPS.BCST M_P2, Gb, Gb; \
 	VADDPS.BCST M_P2, Gc, Gc; \
+	VADDPS.BCST M_P2, Gd, Gd; \
 	VMULPS    Ma, Ga, Ga; \
 	VMULPS    Mb, Gb, Gb; \
 	VMULPS    Mc, Gc, Gc; \
+	VMULPS    Md, Gd, Gd; \
 	VADDPS.BCST M_P3, Ga, Ga; \
 	VADDPS.BCST M_P3, Gb, Gb; \
 	VADDPS.BCST M_P3, Gc, Gc; \
+	VADDPS.BCST M_P3, Gd, Gd; \
 	VMULPS    Ma, Ga, Ga; \
 	VMULPS    Mb, Gb, Gb; \
 	VMULPS    Mc, Gc, Gc; \
+	VMULPS    Md, Gd, Gd; \
 	VADDPS.BCST M_P4, Ga, Ga; \
 	VADDPS.BCST M_P4, Gb, Gb; \
 	VADDPS.BCST M_P4, Gc, Gc; \
+	VADDPS.BCST M_P4, Gd, Gd; \
 	VMULPS    Ma, Ga, Ga; \
 	VMULPS    Mb, Gb, Gb; \
 	VMULPS    Mc, Gc, Gc; \
+	VMULPS    Md, Gd, Gd; \
 	VADDPS.BCST M_P5, Ga, Ga; \
 	VADDPS.BCST M_P5, Gb, Gb; \
 	VADDPS.BCST M_P5, Gc, Gc; \
+	VADDPS.BCST M_P5, Gd, Gd; \
 	VMULPS    Ma, Ma, Ta; \
 	VMULPS    Mb, Mb, Tb; \
 	VMULPS    Mc, Mc, Tc; \
+	VMULPS    Md, Md, Td; \
 	VMULPS    Ta, Ga, Ga; \
 	VMULPS    Tb, Gb, Gb; \
 	VMULPS    Tc, Gc, Gc; \
+	VMULPS    Td, Gd, Gd; \
 	VADDPS    Ma, Ga, Ga; \
 	VADDPS    Mb, Gb, Gb; \
 	VADDPS    Mc, Gc, Gc; \
+	VADDPS    Md, Gd, Gd; \
 	VADDPS.BCST M_ONE, Ga, Ga; \
 	VADDPS.BCST M_ONE, Gb, Gb; \
 	VADDPS.BCST M_ONE, Gc, Gc; \
+	VADDPS.BCST M_ONE, Gd, Gd; \
 	VMULPS    Na, Ga, Ga; \
 	VMULPS    Nb, Gb, Gb; \
 	VMULPS    Nc, Gc, Gc; \
+	VMULPS    Nd, Gd, Gd; \
 	VADDPS.BCST M_ONE, Ga, Sa; \
 	VADDPS.BCST M_ONE, Gb, Sb; \
 	VADDPS.BCST M_ONE, Gc, Sc; \
-	VDIVPS    Sa, Xa, Pa; \
-	VDIVPS    Sb, Xb, Pb; \
-	VDIVPS    Sc, Xc, Pc; \
+	VADDPS.BCST M_ONE, Gd, Sd; \
+	VDIVPS    Sa, Xa, Ta; \
+	VDIVPS    Sb, Xb, Tb; \
+	VDIVPS    Sc, Xc, Tc; \
+	VDIVPS    Sd, Xd, Td; \
 	VDIVPS    Sa, ONE, Sa; \
 	VDIVPS    Sb, ONE, Sb; \
 	VDIVPS    Sc, ONE, Sc; \
+	VDIVPS    Sd, ONE, Sd; \
 	VMULPS.BCST M_C3, X2a, Ma; \
 	VMULPS.BCST M_C3, X2b, Mb; \
 	VMULPS.BCST M_C3, X2c, Mc; \
+	VMULPS.BCST M_C3, X2d, Md; \
 	VADDPS.BCST M_ONE, Ma, Ma; \
 	VADDPS.BCST M_ONE, Mb, Mb; \
 	VADDPS.BCST M_ONE, Mc, Mc; \
+	VADDPS.BCST M_ONE, Md, Md; \
 	VMULPS.BCST M_K2, Ma, Ma; \
 	VMULPS.BCST M_K2, Mb, Mb; \
 	VMULPS.BCST M_K2, Mc, Mc; \
+	VMULPS.BCST M_K2, Md, Md; \
 	VMULPS    Sa, Ga, Ga; \
 	VMULPS    Sb, Gb, Gb; \
 	VMULPS    Sc, Gc, Gc; \
+	VMULPS    Sd, Gd, Gd; \
 	VMULPS    Sa, Ga, Ga; \
 	VMULPS    Sb, Gb, Gb; \
 	VMULPS    Sc, Gc, Gc; \
+	VMULPS    Sd, Gd, Gd; \
 	VMULPS    Xa, Ga, Ga; \
 	VMULPS    Xb, Gb, Gb; \
 	VMULPS    Xc, Gc, Gc; \
+	VMULPS    Xd, Gd, Gd; \
 	VMULPS    Ma, Ga, Ga; \
 	VMULPS    Mb, Gb, Gb; \
 	VMULPS    Mc, Gc, Gc; \
+	VMULPS    Md, Gd, Gd; \
 	VADDPS    Sa, Ga, Ga; \
 	VADDPS    Sb, Gb, Gb; \
-	VADDPS    Sc, Gc, Gc
+	VADDPS    Sc, Gc, Gc; \
+	VADDPS    Sd, Gd, Gd
 
 // ADAM updates one vector of parameters at (DI), gradients at (SI), first
 // moments at (DX) and second moments at (R8), the coefficients of AdamCoef
@@ -627,26 +670,29 @@ TEXT ·geluWithGradAVX512(SB), NOSPLIT, $0-32
 	MOVQ src+16(FP), SI
 	MOVQ n+24(FP), CX
 
-	// Three vectors per pass while 48 lanes are left (GELUBOTH3), then
+	// Four vectors per pass while 64 lanes are left (GELUBOTH4), then
 	// two, then one (n is a positive multiple of 16).
-	CMPQ         CX, $48
+	CMPQ         CX, $64
 	JLT          tail
-	VBROADCASTSS ·consts+352(SB), Z24
+	VBROADCASTSS ·consts+352(SB), Z31
 
-loop3:
+loop4:
 	VMOVUPS   (SI), Z0
-	VMOVUPS   64(SI), Z8
-	VMOVUPS   128(SI), Z16
-	GELUBOTH3(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24)
-	VMOVUPS   Z7, (DI)
-	VMOVUPS   Z15, 64(DI)
-	VMOVUPS   Z23, 128(DI)
+	VMOVUPS   64(SI), Z7
+	VMOVUPS   128(SI), Z14
+	VMOVUPS   192(SI), Z21
+	GELUBOTH4(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23, Z24, Z25, Z26, Z27, Z31)
+	VMOVUPS   Z4, (DI)
+	VMOVUPS   Z11, 64(DI)
+	VMOVUPS   Z18, 128(DI)
+	VMOVUPS   Z25, 192(DI)
 	VMOVUPS   Z6, (DX)
-	VMOVUPS   Z14, 64(DX)
-	VMOVUPS   Z22, 128(DX)
-	STEP(192, 48)
-	CMPQ      CX, $48
-	JGE       loop3
+	VMOVUPS   Z13, 64(DX)
+	VMOVUPS   Z20, 128(DX)
+	VMOVUPS   Z27, 192(DX)
+	STEP(256, 64)
+	CMPQ      CX, $64
+	JGE       loop4
 
 tail:
 	TESTQ CX, CX
