@@ -82,6 +82,23 @@
 	VSHUFF32X4 $0xdd, Z27, Z19, Z11; \
 	VSHUFF32X4 $0xdd, Z31, Z23, Z15
 
+// LNRSTD sets R = 1/√(float64(V) + eps), rounded to float32, 8 lanes at a
+// time (V = v/c, eps in Z29, 1.0 in Z28 as float64); T is scratch. Each
+// register is named twice, as ymm and zmm.
+#define LNRSTD(VY, VZ, RY, RZ, TY, TZ) \
+	VCVTPS2PD     VY, RZ; \
+	VADDPD        Z29, RZ, RZ; \
+	VSQRTPD       RZ, RZ; \
+	VDIVPD        RZ, Z28, RZ; \
+	VCVTPD2PS     RZ, RY; \
+	VEXTRACTF64X4 $1, VZ, TY; \
+	VCVTPS2PD     TY, TZ; \
+	VADDPD        Z29, TZ, TZ; \
+	VSQRTPD       TZ, TZ; \
+	VDIVPD        TZ, Z28, TZ; \
+	VCVTPD2PS     TZ, TY; \
+	VINSERTF64X4  $1, TY, RZ, RZ
+
 // TBLOCK transposes one 16x16 block: 16 rows of 16 floats at AX (row
 // stride R11 bytes) into 16 columns of 16 at BX (64 bytes apart). R13 is
 // scratch.
@@ -139,17 +156,103 @@
 // func layerNormStatsAVX512(mean, rstd, x *float32, n, c int, eps float64)
 // n and c are positive multiples of 16, c at most 128; the scratch (16·c
 // floats) is the frame.
-TEXT ·layerNormStatsAVX512(SB), $8192-48
+TEXT ·layerNormStatsAVX512(SB), $16384-48
 	MOVQ mean+0(FP), DI
 	MOVQ rstd+8(FP), SI
 	MOVQ x+16(FP), DX
-	LEAQ scratch-8192(SP), R8
+	LEAQ scratch-16384(SP), R8
 	MOVQ n+24(FP), R9
 	MOVQ c+32(FP), R10
 	MOVQ R10, R11
 	SHLQ $2, R11
+	MOVQ R10, R14
+	SHLQ $6, R14 // bytes of one transposed group
+
+	// Two groups of 16 rows per pass while 32 rows are left: their sum
+	// chains run side by side (one chain's adds wait on each other, two
+	// chains fill the wait), then one group at a time as below.
+rows2:
+	CMPQ R9, $32
+	JLT  rows
+	MOVQ DX, AX
+	MOVQ R8, BX
+	MOVQ R10, CX
+
+t2a:
+	TBLOCK
+	ADDQ $1024, BX
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JNZ  t2a
+	MOVQ R11, AX
+	SHLQ $4, AX
+	ADDQ DX, AX
+	MOVQ R10, CX
+
+t2b:
+	TBLOCK
+	ADDQ $1024, BX
+	ADDQ $64, AX
+	SUBQ $16, CX
+	JNZ  t2b
+
+	VPBROADCASTD R10, Z30
+	VCVTDQ2PS    Z30, Z30
+	VBROADCASTSD eps+40(FP), Z29
+	MOVQ         $0x3ff0000000000000, AX
+	VPBROADCASTQ AX, Z28
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z4, Z4, Z4
+	MOVQ   R8, BX
+	MOVQ   R10, CX
+
+sum2:
+	VADDPS (BX), Z0, Z0
+	VADDPS (BX)(R14*1), Z4, Z4
+	ADDQ   $64, BX
+	DECQ   CX
+	JNZ    sum2
+	VDIVPS  Z30, Z0, Z0
+	VDIVPS  Z30, Z4, Z4
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z4, 64(DI)
+
+	VPXORD Z1, Z1, Z1
+	VPXORD Z5, Z5, Z5
+	MOVQ   R8, BX
+	MOVQ   R10, CX
+
+dev2:
+	VMOVUPS (BX), Z2
+	VMOVUPS (BX)(R14*1), Z6
+	VSUBPS  Z0, Z2, Z2
+	VSUBPS  Z4, Z6, Z6
+	VMULPS  Z2, Z2, Z2
+	VMULPS  Z6, Z6, Z6
+	VADDPS  Z2, Z1, Z1
+	VADDPS  Z6, Z5, Z5
+	ADDQ    $64, BX
+	DECQ    CX
+	JNZ     dev2
+	VDIVPS  Z30, Z1, Z1
+	VDIVPS  Z30, Z5, Z5
+	LNRSTD(Y1, Z1, Y2, Z2, Y3, Z3)
+	LNRSTD(Y5, Z5, Y6, Z6, Y7, Z7)
+	VMOVUPS Z2, (SI)
+	VMOVUPS Z6, 64(SI)
+
+	ADDQ $128, DI
+	ADDQ $128, SI
+	MOVQ R11, AX
+	SHLQ $5, AX
+	ADDQ AX, DX
+	SUBQ $32, R9
+	JMP  rows2
 
 rows:
+	TESTQ R9, R9
+	JZ    statsdone
 	// Transpose the 16 rows at DX, 16 columns at a time, into R8.
 	MOVQ DX, AX
 	MOVQ R8, BX
@@ -198,20 +301,7 @@ dev:
 	JNZ     dev
 	VDIVPS  Z30, Z1, Z1
 
-	// rstd = 1/√(float64(v/c) + eps), rounded to float32, 8 lanes at a time.
-	VCVTPS2PD     Y1, Z2
-	VADDPD        Z29, Z2, Z2
-	VSQRTPD       Z2, Z2
-	VDIVPD        Z2, Z28, Z2
-	VCVTPD2PS     Z2, Y2
-	VEXTRACTF64X4 $1, Z1, Y3
-	VCVTPS2PD     Y3, Z3
-	VADDPD        Z29, Z3, Z3
-	VSQRTPD       Z3, Z3
-	VDIVPD        Z3, Z28, Z3
-	VCVTPD2PS     Z3, Y3
-	VINSERTF64X4  $1, Y3, Z2, Z2
-
+	LNRSTD(Y1, Z1, Y2, Z2, Y3, Z3)
 	VMOVUPS Z2, (SI)
 
 	ADDQ $64, DI
@@ -221,6 +311,8 @@ dev:
 	ADDQ AX, DX
 	SUBQ $16, R9
 	JNZ  rows
+
+statsdone:
 	VZEROUPPER
 	RET
 

@@ -1150,6 +1150,33 @@ TEXT ·layerNormApplyAVX512(SB), NOSPLIT, $0-64
 	MOVQ rstd+40(FP), R11
 	MOVQ n+48(FP), R12
 	MOVQ c+56(FP), R13
+	TESTQ $15, R13
+	JNZ   lnrow
+
+	// C a multiple of 16: whole vectors, no masks; the row's mean and rstd
+	// and w, b are operands (embedded broadcast, memory).
+lnrowu:
+	XORQ BX, BX
+	MOVQ R13, DX
+
+lncolu:
+	VMOVUPS     (SI)(BX*1), Z0
+	VSUBPS.BCST (R10), Z0, Z0
+	VMULPS.BCST (R11), Z0, Z0
+	VMULPS      (R8)(BX*1), Z0, Z0
+	VADDPS      (R9)(BX*1), Z0, Z0
+	VMOVUPS     Z0, (DI)(BX*1)
+	ADDQ        $64, BX
+	SUBQ        $16, DX
+	JNZ         lncolu
+	LEAQ        (SI)(R13*4), SI
+	LEAQ        (DI)(R13*4), DI
+	ADDQ        $4, R10
+	ADDQ        $4, R11
+	DECQ        R12
+	JNZ         lnrowu
+	VZEROUPPER
+	RET
 
 lnrow:
 	VBROADCASTSS (R10), Z1
@@ -1207,6 +1234,36 @@ TEXT ·layerNormGradApplyAVX512(SB), NOSPLIT, $0-104
 	VMOVUPS.Z (R8), K1, Z4
 	VMOVUPS.Z (R9), K1, Z5
 	VMOVUPS.Z (R10), K1, Z6
+	CMPQ      width+96(FP), $16
+	JNE       lngrow
+
+	// A whole 16-column chunk: plain loads and stores, the row's mean,
+	// rstd, gm and gxm as embedded-broadcast operands; the same ops.
+lngrowu:
+	VMOVUPS     (SI), Z0
+	VSUBPS.BCST (R11), Z0, Z0
+	VMULPS.BCST (R12), Z0, Z0
+	VMOVUPS     (DX), Z3
+	VMULPS      Z6, Z3, Z9
+	VADDPS      Z3, Z5, Z5
+	VMULPS      Z0, Z3, Z10
+	VADDPS      Z10, Z4, Z4
+	VSUBPS.BCST (R13), Z9, Z9
+	VMULPS.BCST (R14), Z0, Z11
+	VSUBPS      Z11, Z9, Z9
+	VMULPS.BCST (R12), Z9, Z9
+	VADDPS      (DI), Z9, Z12
+	VMOVUPS     Z12, (DI)
+	ADDQ        BX, DI
+	ADDQ        BX, DX
+	ADDQ        BX, SI
+	ADDQ        $4, R11
+	ADDQ        $4, R12
+	ADDQ        $4, R13
+	ADDQ        $4, R14
+	DECQ        CX
+	JNZ         lngrowu
+	JMP         lngdone
 
 lngrow:
 	VBROADCASTSS (R11), Z1
@@ -1238,6 +1295,7 @@ lngrow:
 	DECQ         CX
 	JNZ          lngrow
 
+lngdone:
 	VMOVUPS Z4, K1, (R8)
 	VMOVUPS Z5, K1, (R9)
 	VZEROUPPER
