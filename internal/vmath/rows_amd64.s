@@ -154,8 +154,8 @@
 	VMOVUPS Z15, 960(BX)
 
 // func layerNormStatsAVX512(mean, rstd, x *float32, n, c int, eps float64)
-// n and c are positive multiples of 16, c at most 128; the scratch (16·c
-// floats) is the frame.
+// n and c are positive multiples of 16, c at most 128; the scratch (two
+// groups of 16·c floats) is the frame.
 TEXT ·layerNormStatsAVX512(SB), $16384-48
 	MOVQ mean+0(FP), DI
 	MOVQ rstd+8(FP), SI
