@@ -20,7 +20,10 @@ var softmaxImpls = func() []softmaxImpl {
 				}
 			},
 			func(ds, pt []float32, t int, scale float32) {
-				if t > 0 {
+				switch {
+				case t == 32:
+					causalSoftmaxGradT32AVX512(&ds[0], &pt[0], scale)
+				case t > 0:
 					causalSoftmaxGradTAVX512(&ds[0], &pt[0], t, scale)
 				}
 			}})
@@ -39,6 +42,12 @@ func causalSoftmaxTAVX512(st *float32, t int, scale float32)
 //
 //go:noescape
 func causalSoftmaxT32AVX512(st *float32, scale float32)
+
+// causalSoftmaxGradT32AVX512 is causalSoftmaxGradTAVX512 for T = 32, both
+// 16-query chunks in the same passes.
+//
+//go:noescape
+func causalSoftmaxGradT32AVX512(ds, pt *float32, scale float32)
 
 //go:noescape
 func causalSoftmaxGradTAVX512(ds, pt *float32, t int, scale float32)

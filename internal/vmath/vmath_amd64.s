@@ -1055,6 +1055,103 @@ sm32norm1:
 	VZEROUPPER
 	RET
 
+// func causalSoftmaxGradT32AVX512(ds, pt *float32, scale float32)
+//
+// causalSoftmaxGradTAVX512 for T = 32 with both 16-query chunks in the
+// same passes, laid out and masked as in causalSoftmaxT32AVX512: Z10/Z11
+// are the low and high chunks' d = Σ P·G, DX walks ds and R14 pt. Per
+// lane the ops are those of causalSoftmaxGradTAVX512.
+TEXT ·causalSoftmaxGradT32AVX512(SB), NOSPLIT, $0-20
+	MOVQ         ds+0(FP), DI
+	MOVQ         pt+8(FP), BX
+	VBROADCASTSS scale+16(FP), Z12
+
+	// Pass 1: d = Σ P·G over visible rows.
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   DI, DX
+	MOVQ   BX, R14
+	MOVL   $0xffff, R13
+	MOVQ   $16, CX
+
+smg32dot0:
+	KMOVW   R13, K3
+	VMOVUPS (DX), Z0
+	VMOVUPS (R14), Z1
+	VMOVUPS 64(DX), Z4
+	VMOVUPS 64(R14), Z5
+	VMULPS  Z0, Z1, Z2
+	VMULPS  Z4, Z5, Z6
+	VADDPS  Z2, Z10, K3, Z10
+	VADDPS  Z6, Z11, Z11
+	SHLL    $1, R13
+	ADDQ    $128, DX
+	ADDQ    $128, R14
+	DECQ    CX
+	JNZ     smg32dot0
+	MOVL    $0xffff, R13
+	MOVQ    $16, CX
+
+smg32dot1:
+	KMOVW   R13, K3
+	VMOVUPS 64(DX), Z4
+	VMOVUPS 64(R14), Z5
+	VMULPS  Z4, Z5, Z6
+	VADDPS  Z6, Z11, K3, Z11
+	SHLL    $1, R13
+	ADDQ    $128, DX
+	ADDQ    $128, R14
+	DECQ    CX
+	JNZ     smg32dot1
+
+	// Pass 2: ds = (P·(G − d))·scale, zero where not visible.
+	MOVQ DI, DX
+	MOVQ BX, R14
+	MOVL $0xffff, R13
+	MOVQ $16, CX
+
+smg32apply0:
+	KMOVW     R13, K3
+	VMOVUPS   (DX), Z0
+	VMOVUPS   (R14), Z1
+	VMOVUPS   64(DX), Z4
+	VMOVUPS   64(R14), Z5
+	VSUBPS    Z10, Z0, Z0
+	VSUBPS    Z11, Z4, Z4
+	VMULPS    Z0, Z1, Z0
+	VMULPS    Z4, Z5, Z4
+	VMULPS    Z12, Z0, Z0
+	VMULPS    Z12, Z4, Z4
+	VMOVAPS.Z Z0, K3, Z0
+	VMOVUPS   Z0, (DX)
+	VMOVUPS   Z4, 64(DX)
+	SHLL      $1, R13
+	ADDQ      $128, DX
+	ADDQ      $128, R14
+	DECQ      CX
+	JNZ       smg32apply0
+	MOVL      $0xffff, R13
+	MOVQ      $16, CX
+	VPXORD    Z2, Z2, Z2
+
+smg32apply1:
+	KMOVW     R13, K3
+	VMOVUPS   64(DX), Z4
+	VMOVUPS   64(R14), Z5
+	VSUBPS    Z11, Z4, Z4
+	VMULPS    Z4, Z5, Z4
+	VMULPS    Z12, Z4, Z4
+	VMOVAPS.Z Z4, K3, Z4
+	VMOVUPS   Z2, (DX)
+	VMOVUPS   Z4, 64(DX)
+	SHLL      $1, R13
+	ADDQ      $128, DX
+	ADDQ      $128, R14
+	DECQ      CX
+	JNZ       smg32apply1
+	VZEROUPPER
+	RET
+
 // func causalSoftmaxGradTAVX512(ds, pt *float32, t int, scale float32)
 TEXT ·causalSoftmaxGradTAVX512(SB), NOSPLIT, $0-28
 	MOVQ         ds+0(FP), DI
