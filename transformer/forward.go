@@ -29,7 +29,6 @@ type blockActs[F Float] struct {
 	ln2Rstd   []F // (B,T)
 	geluGrad  []F // (B,T,4D) gelu' at the MLP pre-activation (which it holds until GELU runs)
 	gelu      []F // (B,T,4D)
-	fc2       []F // (B,T,D)
 }
 
 // acts is one set of activations and backward scratch, with room for up
@@ -72,7 +71,7 @@ func newActs[F Float](c Config, n int) *acts[F] {
 			qkv: mk(bt * 3 * d), att: mk(n * c.Heads * t * t), atty: mk(bt * d),
 			proj: mk(bt * d), gateState: mk(bt), gated: mk(bt * d), res2: mk(bt * d),
 			ln2: mk(bt * d), ln2Mean: mk(bt), ln2Rstd: mk(bt),
-			geluGrad: mk(bt * 4 * d), gelu: mk(bt * 4 * d), fc2: mk(bt * d),
+			geluGrad: mk(bt * 4 * d), gelu: mk(bt * 4 * d),
 		}
 	}
 	s.resF, s.lnf, s.lnfM, s.lnfR, s.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
@@ -99,7 +98,7 @@ func (s *acts[F]) view(c Config, b0, cb int) *acts[F] {
 			qkv: rows(a.qkv, 3*d), att: a.att[b0*c.Heads*c.T*c.T : (b0+cb)*c.Heads*c.T*c.T], atty: rows(a.atty, d),
 			proj: rows(a.proj, d), gateState: rows(a.gateState, 1), gated: rows(a.gated, d), res2: rows(a.res2, d),
 			ln2: rows(a.ln2, d), ln2Mean: rows(a.ln2Mean, 1), ln2Rstd: rows(a.ln2Rstd, 1),
-			geluGrad: rows(a.geluGrad, 4*d), gelu: rows(a.gelu, 4*d), fc2: rows(a.fc2, d),
+			geluGrad: rows(a.geluGrad, 4*d), gelu: rows(a.gelu, 4*d),
 		}
 	}
 	v.resF, v.lnf, v.lnfM, v.lnfR, v.pred = rows(s.resF, d), rows(s.lnf, d), rows(s.lnfM, 1), rows(s.lnfR, 1), rows(s.pred, c.H)
@@ -257,12 +256,12 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		} else {
 			geluValue(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d])
 		}
-		kernel.LinearT(a.fc2[:bt*d], a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, bt, 4*d, d)
 		out := s.resF[:bt*d]
 		if l+1 < len(s.blocks) {
 			out = s.blocks[l+1].res[:bt*d]
 		}
-		add(out, res2, a.fc2[:bt*d])
+		// out = res2 + fc2(gelu), the residual added in the Gemm's epilogue.
+		kernel.LinearTAdd(out, a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, res2, bt, 4*d, d)
 		h = out
 	}
 	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)

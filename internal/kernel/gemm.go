@@ -45,36 +45,56 @@ func Gemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F
 // The AVX-512 kernel applies S in its epilogue while the tile is in
 // registers, saving a pass over C.
 func GemmScaled[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias, s []F, m, n, k int) {
+	gemmEpi(c, ldc, a, rsa, csa, b, ldb, bias, s, false, m, n, k)
+}
+
+// GemmAdd is GemmScaled with a sum in place of the product, a residual
+// connection after a layer:
+//
+//	C[i,j] = ((Σ_p A[i,p]·B[p,j]) (+ bias[j])) + R[i,j]
+//
+// with the bits of Gemm followed by C[i,j] += R[i,j]. C must not overlap R.
+func GemmAdd[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias, r []F, m, n, k int) {
+	gemmEpi(c, ldc, a, rsa, csa, b, ldb, bias, r, true, m, n, k)
+}
+
+// gemmEpi is GemmScaled (add false) and GemmAdd (add true).
+func gemmEpi[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias, e []F, add bool, m, n, k int) {
 	checkGemm(len(c), ldc, len(a), rsa, csa, len(b), ldb, len(bias), bias != nil, m, n, k)
 	if m == 0 || n == 0 {
 		return
 	}
-	if len(s) < (m-1)*ldc+n {
-		panic(fmt.Sprintf("kernel: GemmScaled (M=%d N=%d K=%d): S too short", m, n, k))
+	if len(e) < (m-1)*ldc+n {
+		panic(fmt.Sprintf("kernel: GemmScaled/GemmAdd (M=%d N=%d K=%d): the elementwise operand is too short", m, n, k))
 	}
 	if c32, ok := any(c).([]float32); ok {
-		a32, b32, s32 := any(a).([]float32), any(b).([]float32), any(s).([]float32)
+		a32, b32, e32 := any(a).([]float32), any(b).([]float32), any(e).([]float32)
 		var bias32 []float32
 		if bias != nil {
 			bias32 = any(bias).([]float32)
 		}
-		gemmScaled32(c32, ldc, a32, rsa, csa, b32, ldb, bias32, s32, m, n, k)
+		gemmEpi32(c32, ldc, a32, rsa, csa, b32, ldb, bias32, e32, add, m, n, k)
 		return
 	}
 	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, false)
-	scaleBlock(c, s, ldc, 0, m, 0, n)
+	epiBlock(c, e, add, ldc, 0, m, 0, n)
 }
 
-// scaleBlock multiplies the block rows [i0,i1), columns [j0,j1) of C by
-// the same block of S (leading dimension ldc); nothing when s is nil.
-func scaleBlock[F Float](c, s []F, ldc, i0, i1, j0, j1 int) {
-	if s == nil {
+// epiBlock applies the elementwise op to the block rows [i0,i1), columns
+// [j0,j1) of C with the same block of E (leading dimension ldc): C += E
+// when add, C *= E otherwise; nothing when e is nil.
+func epiBlock[F Float](c, e []F, add bool, ldc, i0, i1, j0, j1 int) {
+	if e == nil {
 		return
 	}
 	for i := i0; i < i1; i++ {
-		row, sr := c[i*ldc+j0:i*ldc+j1], s[i*ldc+j0:i*ldc+j1]
-		for j, v := range sr {
-			row[j] *= v
+		row, er := c[i*ldc+j0:i*ldc+j1], e[i*ldc+j0:i*ldc+j1]
+		for j, v := range er {
+			if add {
+				row[j] += v
+			} else {
+				row[j] *= v
+			}
 		}
 	}
 }

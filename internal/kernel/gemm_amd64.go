@@ -31,15 +31,20 @@ func Impl() string { return impls[len(impls)-1].name }
 
 var gemm32 = impls[len(impls)-1].gemm
 
-// gemmScaled32 is GemmScaled's float32 core: in the AVX-512 kernels'
-// epilogue where they run, after Gemm otherwise.
-func gemmScaled32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, s []float32, m, n, k int) {
+// gemmEpi32 is the float32 core of GemmScaled (add false) and GemmAdd
+// (add true): in the AVX-512 kernels' epilogue where they run, after Gemm
+// otherwise.
+func gemmEpi32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, add bool, m, n, k int) {
 	if Impl() == "avx512" {
-		gemmAVX512Scaled(c, ldc, a, rsa, csa, b, ldb, bias, s, m, n, k, false)
+		op := flagScale
+		if add {
+			op = flagAddE
+		}
+		gemmAVX512Epi(c, ldc, a, rsa, csa, b, ldb, bias, e, op, m, n, k, false)
 		return
 	}
 	gemm32(c, ldc, a, rsa, csa, b, ldb, bias, m, n, k, false)
-	scaleBlock(c, s, ldc, 0, m, 0, n)
+	epiBlock(c, e, add, ldc, 0, m, 0, n)
 }
 
 func gemmGeneric32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
@@ -48,17 +53,18 @@ func gemmGeneric32(c []float32, ldc int, a []float32, rsa, csa int, b []float32,
 
 // Flags of the assembly micro-kernels.
 const (
-	flagAcc   = 1 // start from C instead of zero
-	flagBias  = 2 // add bias after the sum
-	flagScale = 8 // multiply by S after the sum (gemm8x32AVX512 only); 4 is the kernel's own
+	flagAcc   = 1  // start from C instead of zero
+	flagBias  = 2  // add bias after the sum
+	flagScale = 8  // multiply by E after the sum (gemm8x32AVX512 only); 4 is the kernel's own
+	flagAddE  = 16 // add E after the sum (gemm8x32AVX512 only)
 )
 
 // gemm8x32AVX512 computes rows (a positive multiple of 8) rows of a
 // 32-column panel of C, one 8-row tile after another, of which the columns
 // set in masks (bit j for column j) are read and written; rows of A start
-// at a, a+rsa, … (strides in elements). k ≥ 1. With flagScale each result
-// is multiplied by the matching element of S (at s, row stride ldc)
-// before the store.
+// at a, a+rsa, … (strides in elements). k ≥ 1. With flagScale (flagAddE)
+// each result is multiplied by (added to) the matching element of E (at
+// s, row stride ldc) before the store, after the bias.
 //
 //go:noescape
 func gemm8x32AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int, s *float32)
@@ -110,16 +116,16 @@ func kernelFlags(bias []float32, acc bool) int {
 // time. The column panel of B is the outer loop, so it stays in L1 while
 // the row tiles stream past.
 func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {
-	gemmAVX512Scaled(c, ldc, a, rsa, csa, b, ldb, bias, nil, m, n, k, acc)
+	gemmAVX512Epi(c, ldc, a, rsa, csa, b, ldb, bias, nil, 0, m, n, k, acc)
 }
 
-// gemmAVX512Scaled is gemmAVX512, then C ⊙= S (S with C's layout) when s
-// is not nil: in the 8x32 kernel's epilogue, after the other kernels by
-// scaleBlock.
-func gemmAVX512Scaled(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, s []float32, m, n, k int, acc bool) {
+// gemmAVX512Epi is gemmAVX512 followed by the epilogue op (flagScale:
+// C ⊙= E, flagAddE: C += E, E with C's layout) when e is not nil: in the
+// 8x32 kernel's epilogue, after the other kernels by epiBlock.
+func gemmAVX512Epi(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, op int, m, n, k int, acc bool) {
 	if k == 0 {
 		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
-		scaleBlock(c, s, ldc, 0, m, 0, n)
+		epiBlock(c, e, op == flagAddE, ldc, 0, m, 0, n)
 		return
 	}
 	flags := kernelFlags(bias, acc)
@@ -144,13 +150,13 @@ func gemmAVX512Scaled(c []float32, ldc int, a []float32, rsa, csa int, b []float
 			if m16 < m8 {
 				gemm8x8AVX(&c[m16*ldc+j0], &a[m16*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, flags, m8-m16)
 			}
-			scaleBlock(c, s, ldc, 0, m8, j0, j0+nc)
+			epiBlock(c, e, op == flagAddE, ldc, 0, m8, j0, j0+nc)
 		case nc <= 16:
 			gemm8x16AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags, m8)
-			scaleBlock(c, s, ldc, 0, m8, j0, j0+nc)
+			epiBlock(c, e, op == flagAddE, ldc, 0, m8, j0, j0+nc)
 		default:
-			if s != nil {
-				gemm8x32AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags|flagScale, m8, &s[j0])
+			if e != nil {
+				gemm8x32AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags|op, m8, &e[j0])
 			} else {
 				gemm8x32AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags, m8, nil)
 			}
@@ -158,7 +164,7 @@ func gemmAVX512Scaled(c []float32, ldc int, a []float32, rsa, csa int, b []float
 		for i := m8; i < m; i++ {
 			gemm1x32AVX512(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)
 		}
-		scaleBlock(c, s, ldc, m8, m, j0, j0+nc)
+		epiBlock(c, e, op == flagAddE, ldc, m8, m, j0, j0+nc)
 	}
 }
 

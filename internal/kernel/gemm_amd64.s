@@ -42,13 +42,21 @@
 	VMOVUPS z0, K1, (ptr); \
 	VMOVUPS z1, K2, 64(ptr)
 
-// SCALEC2 multiplies z0|z1, one row of the tile, by the row of S at ptr
-// (masked like C): C = (A·B)⊙S, flagScale.
+// SCALEC2 multiplies z0|z1, one row of the tile, by the row of E at ptr
+// (masked like C): C = (A·B)⊙E, flagScale.
 #define SCALEC2(ptr, z0, z1) \
 	VMOVUPS.Z (ptr), K1, Z16; \
 	VMOVUPS.Z 64(ptr), K2, Z17; \
 	VMULPS    Z16, z0, z0;      \
 	VMULPS    Z17, z1, z1
+
+// ADDC2 adds the row of E at ptr to z0|z1 (masked like C): C = A·B + E,
+// flagAddE.
+#define ADDC2(ptr, z0, z1) \
+	VMOVUPS.Z (ptr), K1, Z16; \
+	VMOVUPS.Z 64(ptr), K2, Z17; \
+	VADDPS    Z16, z0, z0;      \
+	VADDPS    Z17, z1, z1
 
 #define ADDBIAS2(z0, z1) \
 	VADDPS Z16, z0, z0; \
@@ -175,9 +183,11 @@ done8:
 	ADDBIAS2(Z14, Z15)
 
 store8:
-	TESTQ $8, R14
+	TESTQ $24, R14
 	JZ    store8c
 	MOVQ  s+96(FP), R13
+	TESTQ $16, R14
+	JNZ   addc8
 	SCALEC2(R13, Z0, Z1)
 	ADDQ  R9, R13
 	SCALEC2(R13, Z2, Z3)
@@ -194,6 +204,27 @@ store8:
 	ADDQ  R9, R13
 	SCALEC2(R13, Z14, Z15)
 	ADDQ  R9, R13
+	JMP   epi8
+
+addc8:
+	ADDC2(R13, Z0, Z1)
+	ADDQ  R9, R13
+	ADDC2(R13, Z2, Z3)
+	ADDQ  R9, R13
+	ADDC2(R13, Z4, Z5)
+	ADDQ  R9, R13
+	ADDC2(R13, Z6, Z7)
+	ADDQ  R9, R13
+	ADDC2(R13, Z8, Z9)
+	ADDQ  R9, R13
+	ADDC2(R13, Z10, Z11)
+	ADDQ  R9, R13
+	ADDC2(R13, Z12, Z13)
+	ADDQ  R9, R13
+	ADDC2(R13, Z14, Z15)
+	ADDQ  R9, R13
+
+epi8:
 	MOVQ  R13, s+96(FP)
 
 store8c:

@@ -9,10 +9,11 @@ func Impl() string { return "generic" }
 // and benchmarks.
 var impls = []impl{{"generic", gemm32}}
 
-// gemmScaled32 is GemmScaled's float32 core: Gemm, then the product.
-func gemmScaled32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, s []float32, m, n, k int) {
+// gemmEpi32 is the float32 core of GemmScaled and GemmAdd: Gemm, then
+// the elementwise op.
+func gemmEpi32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, add bool, m, n, k int) {
 	gemm32(c, ldc, a, rsa, csa, b, ldb, bias, m, n, k, false)
-	scaleBlock(c, s, ldc, 0, m, 0, n)
+	epiBlock(c, e, add, ldc, 0, m, 0, n)
 }
 
 func gemm32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias []float32, m, n, k int, acc bool) {

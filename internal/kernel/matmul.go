@@ -69,6 +69,24 @@ func LinearT[F Float](out, inp, wt, bias []F, n, in, outF int) {
 	Gemm(out, outF, inp, in, 1, wt, outF, bias, n, outF, in, false)
 }
 
+// LinearTAdd is LinearT followed by a residual sum: out (N,Out) =
+// inp·wt + bias + res, with the bits of LinearT followed by out += res
+// (GemmAdd: the AVX-512 kernel adds res in its epilogue). out must not
+// overlap res.
+func LinearTAdd[F Float](out, inp, wt, bias, res []F, n, in, outF int) {
+	checkLen("LinearTAdd: out", out, n*outF)
+	checkLen("LinearTAdd: inp", inp, n*in)
+	checkLen("LinearTAdd: wt", wt, outF*in)
+	checkLen("LinearTAdd: res", res, n*outF)
+	if bias != nil {
+		checkLen("LinearTAdd: bias", bias, outF)
+	}
+	if n == 0 || outF == 0 {
+		return
+	}
+	GemmAdd(out, outF, inp, in, 1, wt, outF, bias, res, n, outF, in)
+}
+
 // LinearBackward is the mirror of Linear. Given dout (N,Out) it
 // overwrites the input gradient and accumulates the parameter gradients:
 //

@@ -125,36 +125,50 @@ func TestUpperGemmBitIdentical(t *testing.T) {
 	}
 }
 
-// TestGemmScaledBitIdentical checks GemmScaled (the AVX-512 epilogue
-// where this machine runs it) against the pure-Go Gemm followed by a
-// separate elementwise multiply, bit for bit, padding untouched, on the
-// Gemm test shapes (full 32-column panels, masked tails, 8- and 16-column
-// panels, row tails) and the model's up-projection.
-func TestGemmScaledBitIdentical(t *testing.T) {
-	cases := append(gemmCases(), gemmCase{m: 256, n: 128, k: 32, layout: "rows", withBias: false})
-	for _, g := range cases {
-		g.acc = false
-		d := newGemmData(g, 3)
-		r := rand.New(rand.NewPCG(5, uint64(g.m)))
-		s := f32(randn(r, len(d.c)))
-		for i := range s {
-			if i%7 == 0 {
-				s[i] = float32(math.Copysign(0, -1)) // signed zeros go through the product too
+// TestGemmEpilogueBitIdentical checks GemmScaled and GemmAdd (the
+// AVX-512 epilogue where this machine runs it) against the pure-Go Gemm
+// followed by a separate elementwise multiply or add, bit for bit, padding
+// untouched, on the Gemm test shapes (full 32-column panels, masked tails,
+// 8- and 16-column panels, row tails) and the model's up- and
+// down-projections.
+func TestGemmEpilogueBitIdentical(t *testing.T) {
+	cases := append(gemmCases(), gemmCase{m: 256, n: 128, k: 32, layout: "rows"}, gemmCase{m: 256, n: 32, k: 128, layout: "rows", withBias: true})
+	for _, op := range []string{"scale", "add"} {
+		t.Run("op="+op, func(t *testing.T) {
+			for _, g := range cases {
+				g.acc = false
+				d := newGemmData(g, 3)
+				r := rand.New(rand.NewPCG(5, uint64(g.m)))
+				e := f32(randn(r, len(d.c)))
+				for i := range e {
+					if i%7 == 0 {
+						e[i] = float32(math.Copysign(0, -1)) // signed zeros go through the op too
+					}
+				}
+				want, got := d.clone(), d.clone()
+				gemmGeneric(want.c, d.ldc, d.a, d.rsa, d.csa, d.b, d.ldb, d.bias, 0, d.m, 0, d.n, d.k, false)
+				for i := range d.m {
+					for j := range d.n {
+						w := &want.c[i*d.ldc+j]
+						if op == "add" {
+							*w = float32(*w + e[i*d.ldc+j])
+						} else {
+							*w = float32(*w * e[i*d.ldc+j])
+						}
+					}
+				}
+				if op == "add" {
+					GemmAdd(got.c, d.ldc, d.a, d.rsa, d.csa, d.b, d.ldb, d.bias, e, d.m, d.n, d.k)
+				} else {
+					GemmScaled(got.c, d.ldc, d.a, d.rsa, d.csa, d.b, d.ldb, d.bias, e, d.m, d.n, d.k)
+				}
+				for i := range want.c {
+					if math.Float32bits(want.c[i]) != math.Float32bits(got.c[i]) {
+						t.Fatalf("%v: C[%d,%d] = %v (%#x), want %v (%#x)", g, i/d.ldc, i%d.ldc,
+							got.c[i], math.Float32bits(got.c[i]), want.c[i], math.Float32bits(want.c[i]))
+					}
+				}
 			}
-		}
-		want, got := d.clone(), d.clone()
-		gemmGeneric(want.c, d.ldc, d.a, d.rsa, d.csa, d.b, d.ldb, d.bias, 0, d.m, 0, d.n, d.k, false)
-		for i := range d.m {
-			for j := range d.n {
-				want.c[i*d.ldc+j] = float32(want.c[i*d.ldc+j] * s[i*d.ldc+j])
-			}
-		}
-		GemmScaled(got.c, d.ldc, d.a, d.rsa, d.csa, d.b, d.ldb, d.bias, s, d.m, d.n, d.k)
-		for i := range want.c {
-			if math.Float32bits(want.c[i]) != math.Float32bits(got.c[i]) {
-				t.Fatalf("%v: C[%d,%d] = %v (%#x), want %v (%#x)", g, i/d.ldc, i%d.ldc,
-					got.c[i], math.Float32bits(got.c[i]), want.c[i], math.Float32bits(want.c[i]))
-			}
-		}
+		})
 	}
 }
