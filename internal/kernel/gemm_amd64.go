@@ -31,11 +31,15 @@ func Impl() string { return impls[len(impls)-1].name }
 
 var gemm32 = impls[len(impls)-1].gemm
 
+// useAVX512 reports that the AVX-512 kernels are the ones in use, for the
+// entry points outside impls (TriGemm, UpperGemm, the epilogues).
+var useAVX512 = Impl() == "avx512"
+
 // gemmEpi32 is the float32 core of GemmScaled (add false) and GemmAdd
 // (add true): in the AVX-512 kernels' epilogue where they run, after Gemm
 // otherwise.
 func gemmEpi32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, add bool, m, n, k int) {
-	if Impl() == "avx512" {
+	if useAVX512 {
 		op := flagScale
 		if add {
 			op = flagAddE
@@ -221,7 +225,7 @@ func tri16AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
 // one (the AVX-512 Gemm, N = 8, T a multiple of 8) and reports whether it
 // did. Bounds were checked by the caller.
 func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool) bool {
-	if n != 8 || t%8 != 0 || !hasAVX512VL || Impl() != "avx512" {
+	if n != 8 || t%8 != 0 || !hasAVX512VL || !useAVX512 {
 		return false
 	}
 	u := 0
@@ -246,7 +250,7 @@ func upper32x8AVX512(c, a, b *float32, ldc, lda, ldb int)
 // upperAsm runs UpperGemm's float32 kernel when this machine and shape
 // have one (the AVX-512 Gemm, T = 32, K = 8) and reports whether it did.
 func upperAsm(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int) bool {
-	if t != 32 || k != 8 || Impl() != "avx512" {
+	if t != 32 || k != 8 || !useAVX512 {
 		return false
 	}
 	upper32x8AVX512(&c[0], &a[0], &b[0], ldc, lda, ldb)
