@@ -1,7 +1,9 @@
 // Package kernel holds the dense linear-algebra kernels of the transformer:
-// Gemm, the strided matrix product every layer and attention head goes
-// through, and the linear layer y = x·Wᵀ + b with its backward pass built
-// on it.
+// Gemm, the strided matrix product every layer goes through, with its
+// elementwise epilogues (GemmScaled, GemmAdd); the causal products of one
+// attention head (TriGemm for a triangular factor, UpperGemm for the
+// scores); and the linear layer y = x·Wᵀ + b with its backward pass built
+// on them.
 //
 // Layout follows PyTorch's nn.Linear: a weight of an In->Out layer is
 // stored row-major as (Out,In). Linear packs Wᵀ into pooled scratch so the
@@ -18,7 +20,10 @@
 // assembly kernels vectorize across output columns, which keeps that
 // order, so they return the same bits as the pure-Go kernel (build tag
 // purego, or any CPU without them) and the same bits whatever the number
-// of goroutines the caller runs side by side. The tests check each
+// of goroutines the caller runs side by side. The causal products leave out
+// only exact-zero products, which a sum started from +0 absorbs, so they
+// too give Gemm's bits; an epilogue rounds once after the sum, as a
+// separate pass would. The tests check each
 // implementation against the pure-Go one bit for bit on random and edge
 // shapes; BenchmarkPeak measures the core's FP32 peak for BenchmarkMatMul's
 // percent-of-peak figures.
