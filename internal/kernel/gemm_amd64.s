@@ -607,6 +607,41 @@ store88:
 	VZEROUPPER
 	RET
 
+// STORE16Y stores Y0–Y15 to 16 rows of C from DI on, R9 bytes apart,
+// leaving DI on the last row.
+#define STORE16Y \
+	VMOVUPS Y0, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y1, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y2, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y3, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y4, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y5, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y6, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y7, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y8, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y9, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y10, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y11, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y12, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y13, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y14, (DI); \
+	ADDQ    R9, DI; \
+	VMOVUPS Y15, (DI)
+
 // func gemm16x8AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k, flags, rows int)
 //
 // gemm8x8AVX for 16-row tiles (rows a positive multiple of 16), on the 16
@@ -752,37 +787,7 @@ loop168:
 	VADDPS Y16, Y15, Y15
 
 store168:
-	VMOVUPS Y0, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y1, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y2, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y3, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y4, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y5, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y6, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y7, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y8, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y9, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y10, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y11, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y12, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y13, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y14, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y15, (DI)
+	STORE16Y
 	ADDQ    R9, DI
 	MOVQ a+8(FP), AX
 	SHLQ $4, BX
@@ -1101,6 +1106,69 @@ upper_hi:
 	VZEROUPPER
 	RET
 
+// TRI16_ALL, TRI16_LO and TRI16_HI are one k step of tri16AVX512 on all
+// 16 rows of the tile, its first 8 or its last 8: B's row into Y16, the
+// rows' products and sums (TRI16_ROWSLO, TRI16_ROWSHI), then A and B step
+// on (TRI16_NEXT).
+#define TRI16_ROWSLO \
+	VMULPS.BCST (AX), Y16, Y17; \
+	VADDPS      Y17, Y0, Y0; \
+	VMULPS.BCST (AX)(BX*1), Y16, Y18; \
+	VADDPS      Y18, Y1, Y1; \
+	VMULPS.BCST (AX)(BX*2), Y16, Y19; \
+	VADDPS      Y19, Y2, Y2; \
+	VMULPS.BCST (AX)(R13*1), Y16, Y20; \
+	VADDPS      Y20, Y3, Y3; \
+	VMULPS.BCST (CX), Y16, Y21; \
+	VADDPS      Y21, Y4, Y4; \
+	VMULPS.BCST (CX)(BX*1), Y16, Y22; \
+	VADDPS      Y22, Y5, Y5; \
+	VMULPS.BCST (CX)(BX*2), Y16, Y23; \
+	VADDPS      Y23, Y6, Y6; \
+	VMULPS.BCST (CX)(R13*1), Y16, Y24; \
+	VADDPS      Y24, Y7, Y7
+
+#define TRI16_ROWSHI \
+	VMULPS.BCST (DX), Y16, Y17; \
+	VADDPS      Y17, Y8, Y8; \
+	VMULPS.BCST (DX)(BX*1), Y16, Y18; \
+	VADDPS      Y18, Y9, Y9; \
+	VMULPS.BCST (DX)(BX*2), Y16, Y19; \
+	VADDPS      Y19, Y10, Y10; \
+	VMULPS.BCST (DX)(R13*1), Y16, Y20; \
+	VADDPS      Y20, Y11, Y11; \
+	VMULPS.BCST (R8), Y16, Y21; \
+	VADDPS      Y21, Y12, Y12; \
+	VMULPS.BCST (R8)(BX*1), Y16, Y22; \
+	VADDPS      Y22, Y13, Y13; \
+	VMULPS.BCST (R8)(BX*2), Y16, Y23; \
+	VADDPS      Y23, Y14, Y14; \
+	VMULPS.BCST (R8)(R13*1), Y16, Y24; \
+	VADDPS      Y24, Y15, Y15
+
+#define TRI16_NEXT \
+	ADDQ        R10, AX; \
+	ADDQ        R10, CX; \
+	ADDQ        R10, DX; \
+	ADDQ        R10, R8; \
+	ADDQ        R11, SI
+
+#define TRI16_ALL \
+	VMOVUPS     (SI), Y16; \
+	TRI16_ROWSLO ; \
+	TRI16_ROWSHI ; \
+	TRI16_NEXT  
+
+#define TRI16_LO \
+	VMOVUPS     (SI), Y16; \
+	TRI16_ROWSLO ; \
+	TRI16_NEXT  
+
+#define TRI16_HI \
+	VMOVUPS     (SI), Y16; \
+	TRI16_ROWSHI ; \
+	TRI16_NEXT  
+
 // func tri16AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
 //
 // tri8AVX512 in 16-row tiles, each in two phases over K, which halves the
@@ -1162,70 +1230,12 @@ tri16ptrs:
 	// Lower: all rows for p < r0+8, then the last 8 for 8 more.
 	LEAQ 8(R14), R12
 tri16lo1:
-	VMOVUPS     (SI), Y16
-	VMULPS.BCST (AX), Y16, Y17
-	VADDPS      Y17, Y0, Y0
-	VMULPS.BCST (AX)(BX*1), Y16, Y18
-	VADDPS      Y18, Y1, Y1
-	VMULPS.BCST (AX)(BX*2), Y16, Y19
-	VADDPS      Y19, Y2, Y2
-	VMULPS.BCST (AX)(R13*1), Y16, Y20
-	VADDPS      Y20, Y3, Y3
-	VMULPS.BCST (CX), Y16, Y21
-	VADDPS      Y21, Y4, Y4
-	VMULPS.BCST (CX)(BX*1), Y16, Y22
-	VADDPS      Y22, Y5, Y5
-	VMULPS.BCST (CX)(BX*2), Y16, Y23
-	VADDPS      Y23, Y6, Y6
-	VMULPS.BCST (CX)(R13*1), Y16, Y24
-	VADDPS      Y24, Y7, Y7
-	VMULPS.BCST (DX), Y16, Y17
-	VADDPS      Y17, Y8, Y8
-	VMULPS.BCST (DX)(BX*1), Y16, Y18
-	VADDPS      Y18, Y9, Y9
-	VMULPS.BCST (DX)(BX*2), Y16, Y19
-	VADDPS      Y19, Y10, Y10
-	VMULPS.BCST (DX)(R13*1), Y16, Y20
-	VADDPS      Y20, Y11, Y11
-	VMULPS.BCST (R8), Y16, Y21
-	VADDPS      Y21, Y12, Y12
-	VMULPS.BCST (R8)(BX*1), Y16, Y22
-	VADDPS      Y22, Y13, Y13
-	VMULPS.BCST (R8)(BX*2), Y16, Y23
-	VADDPS      Y23, Y14, Y14
-	VMULPS.BCST (R8)(R13*1), Y16, Y24
-	VADDPS      Y24, Y15, Y15
-	ADDQ        R10, AX
-	ADDQ        R10, CX
-	ADDQ        R10, DX
-	ADDQ        R10, R8
-	ADDQ        R11, SI
+	TRI16_ALL
 	DECQ        R12
 	JNZ         tri16lo1
 	MOVQ        $8, R12
 tri16lo2:
-	VMOVUPS     (SI), Y16
-	VMULPS.BCST (DX), Y16, Y17
-	VADDPS      Y17, Y8, Y8
-	VMULPS.BCST (DX)(BX*1), Y16, Y18
-	VADDPS      Y18, Y9, Y9
-	VMULPS.BCST (DX)(BX*2), Y16, Y19
-	VADDPS      Y19, Y10, Y10
-	VMULPS.BCST (DX)(R13*1), Y16, Y20
-	VADDPS      Y20, Y11, Y11
-	VMULPS.BCST (R8), Y16, Y21
-	VADDPS      Y21, Y12, Y12
-	VMULPS.BCST (R8)(BX*1), Y16, Y22
-	VADDPS      Y22, Y13, Y13
-	VMULPS.BCST (R8)(BX*2), Y16, Y23
-	VADDPS      Y23, Y14, Y14
-	VMULPS.BCST (R8)(R13*1), Y16, Y24
-	VADDPS      Y24, Y15, Y15
-	ADDQ        R10, AX
-	ADDQ        R10, CX
-	ADDQ        R10, DX
-	ADDQ        R10, R8
-	ADDQ        R11, SI
+	TRI16_HI
 	DECQ        R12
 	JNZ         tri16lo2
 	JMP         tri16store
@@ -1234,72 +1244,14 @@ tri16lo2:
 tri16up:
 	MOVQ $8, R12
 tri16up1:
-	VMOVUPS     (SI), Y16
-	VMULPS.BCST (AX), Y16, Y17
-	VADDPS      Y17, Y0, Y0
-	VMULPS.BCST (AX)(BX*1), Y16, Y18
-	VADDPS      Y18, Y1, Y1
-	VMULPS.BCST (AX)(BX*2), Y16, Y19
-	VADDPS      Y19, Y2, Y2
-	VMULPS.BCST (AX)(R13*1), Y16, Y20
-	VADDPS      Y20, Y3, Y3
-	VMULPS.BCST (CX), Y16, Y21
-	VADDPS      Y21, Y4, Y4
-	VMULPS.BCST (CX)(BX*1), Y16, Y22
-	VADDPS      Y22, Y5, Y5
-	VMULPS.BCST (CX)(BX*2), Y16, Y23
-	VADDPS      Y23, Y6, Y6
-	VMULPS.BCST (CX)(R13*1), Y16, Y24
-	VADDPS      Y24, Y7, Y7
-	ADDQ        R10, AX
-	ADDQ        R10, CX
-	ADDQ        R10, DX
-	ADDQ        R10, R8
-	ADDQ        R11, SI
+	TRI16_LO
 	DECQ        R12
 	JNZ         tri16up1
 	MOVQ        t+56(FP), R12
 	SUBQ        R14, R12
 	SUBQ        $8, R12
 tri16up2:
-	VMOVUPS     (SI), Y16
-	VMULPS.BCST (AX), Y16, Y17
-	VADDPS      Y17, Y0, Y0
-	VMULPS.BCST (AX)(BX*1), Y16, Y18
-	VADDPS      Y18, Y1, Y1
-	VMULPS.BCST (AX)(BX*2), Y16, Y19
-	VADDPS      Y19, Y2, Y2
-	VMULPS.BCST (AX)(R13*1), Y16, Y20
-	VADDPS      Y20, Y3, Y3
-	VMULPS.BCST (CX), Y16, Y21
-	VADDPS      Y21, Y4, Y4
-	VMULPS.BCST (CX)(BX*1), Y16, Y22
-	VADDPS      Y22, Y5, Y5
-	VMULPS.BCST (CX)(BX*2), Y16, Y23
-	VADDPS      Y23, Y6, Y6
-	VMULPS.BCST (CX)(R13*1), Y16, Y24
-	VADDPS      Y24, Y7, Y7
-	VMULPS.BCST (DX), Y16, Y17
-	VADDPS      Y17, Y8, Y8
-	VMULPS.BCST (DX)(BX*1), Y16, Y18
-	VADDPS      Y18, Y9, Y9
-	VMULPS.BCST (DX)(BX*2), Y16, Y19
-	VADDPS      Y19, Y10, Y10
-	VMULPS.BCST (DX)(R13*1), Y16, Y20
-	VADDPS      Y20, Y11, Y11
-	VMULPS.BCST (R8), Y16, Y21
-	VADDPS      Y21, Y12, Y12
-	VMULPS.BCST (R8)(BX*1), Y16, Y22
-	VADDPS      Y22, Y13, Y13
-	VMULPS.BCST (R8)(BX*2), Y16, Y23
-	VADDPS      Y23, Y14, Y14
-	VMULPS.BCST (R8)(R13*1), Y16, Y24
-	VADDPS      Y24, Y15, Y15
-	ADDQ        R10, AX
-	ADDQ        R10, CX
-	ADDQ        R10, DX
-	ADDQ        R10, R8
-	ADDQ        R11, SI
+	TRI16_ALL
 	DECQ        R12
 	JNZ         tri16up2
 
@@ -1307,37 +1259,7 @@ tri16store:
 	MOVQ    R14, DI
 	IMULQ   R9, DI
 	ADDQ    c+0(FP), DI
-	VMOVUPS Y0, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y1, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y2, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y3, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y4, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y5, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y6, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y7, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y8, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y9, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y10, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y11, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y12, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y13, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y14, (DI)
-	ADDQ    R9, DI
-	VMOVUPS Y15, (DI)
+	STORE16Y
 	ADDQ    $16, R14
 	CMPQ    R14, t+56(FP)
 	JLT     tri16tile

@@ -57,6 +57,20 @@ func PackT[F Float](wt, w []F, outF, in int) {
 // (In,Out): the same Gemm and the same bits, without the packing, for
 // callers that reuse one packed weight across calls.
 func LinearT[F Float](out, inp, wt, bias []F, n, in, outF int) {
+	linearT(out, inp, wt, bias, nil, n, in, outF)
+}
+
+// LinearTAdd is LinearT followed by a residual sum: out (N,Out) =
+// inp·wt + bias + res, with the bits of LinearT followed by out += res
+// (GemmAdd: the AVX-512 kernel adds res in its epilogue). out must not
+// overlap res.
+func LinearTAdd[F Float](out, inp, wt, bias, res []F, n, in, outF int) {
+	checkLen("LinearTAdd: res", res, n*outF)
+	linearT(out, inp, wt, bias, res, n, in, outF)
+}
+
+// linearT is LinearT, plus res when res is not nil.
+func linearT[F Float](out, inp, wt, bias, res []F, n, in, outF int) {
 	checkLen("LinearT: out", out, n*outF)
 	checkLen("LinearT: inp", inp, n*in)
 	checkLen("LinearT: wt", wt, outF*in)
@@ -66,25 +80,11 @@ func LinearT[F Float](out, inp, wt, bias []F, n, in, outF int) {
 	if n == 0 || outF == 0 {
 		return
 	}
-	Gemm(out, outF, inp, in, 1, wt, outF, bias, n, outF, in, false)
-}
-
-// LinearTAdd is LinearT followed by a residual sum: out (N,Out) =
-// inp·wt + bias + res, with the bits of LinearT followed by out += res
-// (GemmAdd: the AVX-512 kernel adds res in its epilogue). out must not
-// overlap res.
-func LinearTAdd[F Float](out, inp, wt, bias, res []F, n, in, outF int) {
-	checkLen("LinearTAdd: out", out, n*outF)
-	checkLen("LinearTAdd: inp", inp, n*in)
-	checkLen("LinearTAdd: wt", wt, outF*in)
-	checkLen("LinearTAdd: res", res, n*outF)
-	if bias != nil {
-		checkLen("LinearTAdd: bias", bias, outF)
-	}
-	if n == 0 || outF == 0 {
+	if res != nil {
+		GemmAdd(out, outF, inp, in, 1, wt, outF, bias, res, n, outF, in)
 		return
 	}
-	GemmAdd(out, outF, inp, in, 1, wt, outF, bias, res, n, outF, in)
+	Gemm(out, outF, inp, in, 1, wt, outF, bias, n, outF, in, false)
 }
 
 // LinearBackward is the mirror of Linear. Given dout (N,Out) it

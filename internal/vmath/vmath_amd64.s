@@ -253,58 +253,7 @@
 	VADDPS    Xb, Mb, Mb; \
 	VMULPS    K_K, Ma, Ma; \
 	VMULPS    K_K, Mb, Mb; \
-	VMAXPS    K_LO, Ma, Ma; \
-	VMAXPS    K_LO, Mb, Mb; \
-	VMINPS    K_HI, Ma, Ma; \
-	VMINPS    K_HI, Mb, Mb; \
-	VMULPS    K_LOG2E, Ma, Ta; \
-	VMULPS    K_LOG2E, Mb, Tb; \
-	VCVTPS2DQ Ta, Na; \
-	VCVTPS2DQ Tb, Nb; \
-	VCVTDQ2PS Na, Ta; \
-	VCVTDQ2PS Nb, Tb; \
-	VMULPS    K_C1, Ta, Ga; \
-	VMULPS    K_C1, Tb, Gb; \
-	VSUBPS    Ga, Ma, Ma; \
-	VSUBPS    Gb, Mb, Mb; \
-	VMULPS    K_C2, Ta, Ga; \
-	VMULPS    K_C2, Tb, Gb; \
-	VSUBPS    Ga, Ma, Ma; \
-	VSUBPS    Gb, Mb, Mb; \
-	VPSLLD    $23, Na, Na; \
-	VPSLLD    $23, Nb, Nb; \
-	VPADDD    K_ONE, Na, Na; \
-	VPADDD    K_ONE, Nb, Nb; \
-	VMULPS    K_P0, Ma, Ga; \
-	VMULPS    K_P0, Mb, Gb; \
-	VADDPS    K_P1, Ga, Ga; \
-	VADDPS    K_P1, Gb, Gb; \
-	VMULPS    Ma, Ga, Ga; \
-	VMULPS    Mb, Gb, Gb; \
-	VADDPS    K_P2, Ga, Ga; \
-	VADDPS    K_P2, Gb, Gb; \
-	VMULPS    Ma, Ga, Ga; \
-	VMULPS    Mb, Gb, Gb; \
-	VADDPS    K_P3, Ga, Ga; \
-	VADDPS    K_P3, Gb, Gb; \
-	VMULPS    Ma, Ga, Ga; \
-	VMULPS    Mb, Gb, Gb; \
-	VADDPS    K_P4, Ga, Ga; \
-	VADDPS    K_P4, Gb, Gb; \
-	VMULPS    Ma, Ga, Ga; \
-	VMULPS    Mb, Gb, Gb; \
-	VADDPS    K_P5, Ga, Ga; \
-	VADDPS    K_P5, Gb, Gb; \
-	VMULPS    Ma, Ma, Ta; \
-	VMULPS    Mb, Mb, Tb; \
-	VMULPS    Ta, Ga, Ga; \
-	VMULPS    Tb, Gb, Gb; \
-	VADDPS    Ma, Ga, Ga; \
-	VADDPS    Mb, Gb, Gb; \
-	VADDPS    K_ONE, Ga, Ga; \
-	VADDPS    K_ONE, Gb, Gb; \
-	VMULPS    Na, Ga, Ga; \
-	VMULPS    Nb, Gb, Gb; \
+	EXP2(Ma, Na, Ta, Ga, Mb, Nb, Tb, Gb); \
 	VADDPS    K_ONE, Ga, Sa; \
 	VADDPS    K_ONE, Gb, Sb; \
 	VDIVPS    Sa, Xa, Pa; \
