@@ -5,6 +5,7 @@ import (
 
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/internal/kernel"
+	"github.com/ideabench/ideabench/internal/vmath"
 )
 
 // Float is the element type of a model: float32 for training, float64 for
@@ -135,15 +136,25 @@ func newPackedW[F Float](c Config) *packedW[F] {
 // pack transposes p's linear weights into w.
 func (w *packedW[F]) pack(c Config, p *Params[F]) {
 	d := c.D
-	kernel.PackT(w.emb, p.EmbW, d, c.CIn)
-	kernel.PackT(w.head, p.HeadW, c.H, d)
+	packWeight(w.emb, p.EmbW, d, c.CIn)
+	packWeight(w.head, p.HeadW, c.H, d)
 	for l := range p.Blocks {
 		b := &p.Blocks[l]
-		kernel.PackT(w.qkv[l], b.QKVW, 3*d, d)
-		kernel.PackT(w.proj[l], b.ProjW, d, d)
-		kernel.PackT(w.fc1[l], b.FC1W, 4*d, d)
-		kernel.PackT(w.fc2[l], b.FC2W, d, 4*d)
+		packWeight(w.qkv[l], b.QKVW, 3*d, d)
+		packWeight(w.proj[l], b.ProjW, d, d)
+		packWeight(w.fc1[l], b.FC1W, 4*d, d)
+		packWeight(w.fc2[l], b.FC2W, d, 4*d)
 	}
+}
+
+// packWeight is kernel.PackT (wt (In,Out) from w (Out,In)); float32 runs
+// vmath.Transpose, which moves 16x16 blocks through registers.
+func packWeight[F Float](wt, w []F, outF, in int) {
+	if w32, ok := any(w).([]float32); ok {
+		vmath.Transpose(any(wt).([]float32), w32, outF, in)
+		return
+	}
+	kernel.PackT(wt, w, outF, in)
 }
 
 // Model is transformer_tiny with its parameters, gradients and the

@@ -591,3 +591,108 @@ ggcol:
 	JNZ     ggrow
 	VZEROUPPER
 	RET
+
+// func transpose16AVX512(dst, src *float32, r, c int)
+//
+// Block (i0, j0) of src: 16 rows of 16 floats at src + (i0·C + j0)·4, row
+// stride C·4 (R11), into Z0–Z15; TRANSPOSE16 leaves column j0+k in Zk,
+// which is row j0+k of dst, stored at dst + ((j0+k)·R + i0)·4, row stride
+// R·4 (R12). DX walks the block's source, BX its destination; R8 counts
+// the blocks of a block row, R9 the block rows.
+TEXT ·transpose16AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ r+16(FP), R9
+	MOVQ c+24(FP), R10
+	MOVQ R10, R11
+	SHLQ $2, R11
+	MOVQ R9, R12
+	SHLQ $2, R12
+	SHRQ $4, R9
+
+tbrow:
+	MOVQ SI, DX
+	MOVQ DI, BX
+	MOVQ R10, R8
+	SHRQ $4, R8
+
+tbcol:
+	MOVQ    DX, R13
+	VMOVUPS (R13), Z0
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z1
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z2
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z3
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z4
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z5
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z6
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z7
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z8
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z9
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z10
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z11
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z12
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z13
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z14
+	ADDQ    R11, R13
+	VMOVUPS (R13), Z15
+	TRANSPOSE16
+	MOVQ    BX, R13
+	VMOVUPS Z0, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z1, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z2, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z3, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z4, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z5, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z6, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z7, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z8, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z9, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z10, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z11, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z12, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z13, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z14, (R13)
+	ADDQ    R12, R13
+	VMOVUPS Z15, (R13)
+	ADDQ    $64, DX
+	MOVQ    R12, AX
+	SHLQ    $4, AX
+	ADDQ    AX, BX
+	DECQ    R8
+	JNZ     tbcol
+	MOVQ    R11, AX
+	SHLQ    $4, AX
+	ADDQ    AX, SI
+	ADDQ    $64, DI
+	DECQ    R9
+	JNZ     tbrow
+	VZEROUPPER
+	RET

@@ -97,3 +97,27 @@ func TestTranspose8(t *testing.T) {
 		}
 	}
 }
+
+// TestTranspose checks Transpose against the definition on the 16x16-block
+// kernel's shapes (the model's weights) and on shapes off the blocks, which
+// run the Go loop.
+func TestTranspose(t *testing.T) {
+	for _, s := range [][2]int{{16, 16}, {96, 32}, {32, 96}, {128, 32}, {32, 128}, {8, 32}, {32, 1}, {17, 5}, {1, 1}, {0, 4}} {
+		r, c := s[0], s[1]
+		t.Run(fmt.Sprintf("r=%d/c=%d", r, c), func(t *testing.T) {
+			src := make([]float32, r*c)
+			for i := range src {
+				src[i] = float32(i) + 0.5
+			}
+			dst := make([]float32, r*c)
+			Transpose(dst, src, r, c)
+			for i := range r {
+				for j := range c {
+					if dst[j*r+i] != src[i*c+j] {
+						t.Fatalf("dst[%d,%d] = %v, want src[%d,%d] = %v", j, i, dst[j*r+i], i, j, src[i*c+j])
+					}
+				}
+			}
+		})
+	}
+}

@@ -3,3 +3,6 @@
 package vmath
 
 var impls = []impl{genericImpl}
+
+// transpose16 reports that no assembly Transpose kernel runs on this build.
+func transpose16(dst, src []float32, r, c int) bool { return false }
