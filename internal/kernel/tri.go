@@ -14,7 +14,9 @@ package kernel
 // exact zeros (0·x = ±0 for finite x), and adding ±0 to a sum that started
 // from +0 changes no bit, so for finite operands C equals Gemm over the
 // full range bit for bit; the zeros the tiles still straddle are summed
-// like any other product.
+// like any other product. (The AVX-512 kernel for T a multiple of 16 runs
+// 16-row tiles in two phases over p, which give each row exactly its
+// 8-row tile's range.)
 func TriGemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n int, upper bool) {
 	if t < 0 || n < 0 {
 		panic("kernel: TriGemm: negative size")
