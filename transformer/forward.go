@@ -147,10 +147,11 @@ func (w *packedW[F]) pack(c Config, p *Params[F]) {
 	}
 }
 
-// packWeight is kernel.PackT (wt (In,Out) from w (Out,In)); float32 runs
-// vmath.Transpose, which moves 16x16 blocks through registers.
+// packWeight is kernel.PackT (wt (In,Out) from w (Out,In)); float32 on
+// the 16x16 grid (the blocks' weights) runs vmath.Transpose, which moves
+// 16x16 blocks through registers.
 func packWeight[F Float](wt, w []F, outF, in int) {
-	if w32, ok := any(w).([]float32); ok {
+	if w32, ok := any(w).([]float32); ok && outF%16 == 0 && in%16 == 0 {
 		vmath.Transpose(any(wt).([]float32), w32, outF, in)
 		return
 	}

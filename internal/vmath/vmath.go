@@ -104,7 +104,8 @@ func Transpose8(dst, src []float32, t, ld int) {
 // matrix src: dst[j·R+i] = src[i·C+j]. The AVX-512 kernel moves 16x16
 // blocks through registers when R and C are multiples of 16 (a linear
 // layer's weight, packed for its Gemm once per step); other shapes and
-// CPUs run a Go loop. It only moves values, so every implementation gives
+// CPUs run a plain Go loop (kernel.PackT has a faster one for every
+// element type). It only moves values, so every implementation gives
 // the same bits.
 func Transpose(dst, src []float32, r, c int) {
 	if r < 0 || c < 0 || len(dst) != r*c || len(src) != r*c {
@@ -119,19 +120,9 @@ func Transpose(dst, src []float32, r, c int) {
 	transposeGeneric(dst, src, r, c)
 }
 
-// transposeGeneric is Transpose in Go, eight source rows at a time so that
-// each destination row is written in runs of eight.
+// transposeGeneric is Transpose in Go.
 func transposeGeneric(dst, src []float32, r, c int) {
-	i := 0
-	for ; i+8 <= r; i += 8 {
-		s0, s1, s2, s3 := src[i*c:][:c], src[(i+1)*c:][:c], src[(i+2)*c:][:c], src[(i+3)*c:][:c]
-		s4, s5, s6, s7 := src[(i+4)*c:][:c], src[(i+5)*c:][:c], src[(i+6)*c:][:c], src[(i+7)*c:][:c]
-		for j, v := range s0 {
-			d := dst[j*r+i:][:8]
-			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = v, s1[j], s2[j], s3[j], s4[j], s5[j], s6[j], s7[j]
-		}
-	}
-	for ; i < r; i++ {
+	for i := range r {
 		for j, v := range src[i*c : i*c+c] {
 			dst[j*r+i] = v
 		}
