@@ -1,8 +1,8 @@
 // Package vmath holds vectorized float32 math for the hot loops of the
 // transformer: exp, the tanh-approximate GELU and its derivative, the
 // causal softmax, LayerNorm's row statistics and elementwise passes, the
-// gate's row sums and gains, Adam, and small helpers (Add, Mul,
-// Transpose8).
+// gate's row sums and gains, Adam, and small helpers (Add, Transpose8,
+// Transpose).
 //
 // Design stance: results are bit-identical on every CPU. Each function has
 // three implementations, AVX-512 (16 lanes), AVX2 (8 lanes) and pure Go

@@ -29,7 +29,7 @@ const (
 
 // genericImpl is the pure-Go reference: the fallback, the tail of every asm
 // call and the oracle of the bit-identity tests.
-var genericImpl = impl{"generic", expGeneric, geluGeneric, geluBackwardGeneric, geluWithGradGeneric, mulGeneric, addGeneric, transpose8Generic, adamGeneric}
+var genericImpl = impl{"generic", expGeneric, geluGeneric, geluBackwardGeneric, geluWithGradGeneric, addGeneric, transpose8Generic, adamGeneric}
 
 func expGeneric(dst, src []float32) {
 	dst = dst[:len(src)]
@@ -106,13 +106,6 @@ func addGeneric(dst, x, y []float32) {
 	dst, y = dst[:len(x)], y[:len(x)]
 	for i, v := range x {
 		dst[i] = v + y[i]
-	}
-}
-
-func mulGeneric(dst, x, y []float32) {
-	dst, y = dst[:len(x)], y[:len(x)]
-	for i, v := range x {
-		dst[i] = v * y[i]
 	}
 }
 

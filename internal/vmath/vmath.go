@@ -8,7 +8,6 @@ type impl struct {
 	gelu         func(dst, src []float32)
 	geluBackward func(dinp, inp, dout []float32)
 	geluWithGrad func(dst, grad, src []float32)
-	mul          func(dst, x, y []float32)
 	add          func(dst, x, y []float32)
 	transpose8   func(dst, src []float32, t, ld int)
 	adam         func(p, g, m, v []float32, k *AdamCoef)
@@ -57,7 +56,8 @@ func GELUBackward(dinp, inp, dout []float32) {
 // GELUWithGrad sets dst[i] = gelu(src[i]) and grad[i] = gelu'(src[i]) in
 // one pass, sharing the exp: the bits of GELU and of GELUBackward with a
 // dout of ones. A training forward pass keeps grad so that its backward
-// pass is one multiplication (Mul).
+// pass is one multiplication (in the up-projection's Gemm epilogue,
+// kernel.LinearBackwardScaled).
 //
 //	dst (N) overwritten; grad (N) overwritten; src (N)
 //
@@ -67,16 +67,6 @@ func GELUWithGrad(dst, grad, src []float32) {
 		panic("vmath: GELUWithGrad: length mismatch")
 	}
 	best.geluWithGrad(dst, grad, src)
-}
-
-// Mul sets dst[i] = x[i]·y[i], one rounded float32 product each.
-//
-//	dst (N) overwritten; x (N); y (N)
-func Mul(dst, x, y []float32) {
-	if len(dst) != len(x) || len(y) != len(x) {
-		panic("vmath: Mul: length mismatch")
-	}
-	best.mul(dst, x, y)
 }
 
 // Add sets dst[i] = x[i] + y[i], one rounded float32 sum each (dst may be

@@ -32,7 +32,6 @@ var impls = func() []impl {
 			unary(8, geluAVX2, geluGeneric),
 			binary(8, geluBackwardAVX2, geluBackwardGeneric),
 			binaryLast(8, geluWithGradAVX2, geluWithGradGeneric),
-			binary(8, mulAVX2, mulGeneric),
 			binary(8, addAVX2, addGeneric),
 			transpose8,
 			adam(8, adamAVX2)})
@@ -43,7 +42,6 @@ var impls = func() []impl {
 			unary(16, geluAVX512, geluGeneric),
 			binary(16, geluBackwardAVX512, geluBackwardGeneric),
 			binaryLast(16, geluWithGradAVX512, geluWithGradGeneric),
-			binary(16, mulAVX512, mulGeneric),
 			binary(16, addAVX512, addGeneric),
 			transpose8,
 			adam(16, adamAVX512)})
@@ -65,7 +63,7 @@ func unary(lanes int, kernel func(dst, src *float32, n int), tail func(dst, src 
 }
 
 // binary is unary for three slices of the length of the second (the
-// signatures of GELUBackward and Mul).
+// signatures of GELUBackward and Add).
 func binary(lanes int, kernel func(x, y, z *float32, n int), tail func(x, y, z []float32)) func(x, y, z []float32) {
 	return func(x, y, z []float32) {
 		n0 := len(y)
@@ -132,12 +130,6 @@ func geluWithGradAVX2(dst, grad, src *float32, n int)
 
 //go:noescape
 func geluWithGradAVX512(dst, grad, src *float32, n int)
-
-//go:noescape
-func mulAVX2(dst, x, y *float32, n int)
-
-//go:noescape
-func mulAVX512(dst, x, y *float32, n int)
 
 //go:noescape
 func addAVX2(dst, x, y *float32, n int)

@@ -690,22 +690,6 @@ loop:
 	VZEROUPPER
 	RET
 
-// func mulAVX512(dst, x, y *float32, n int)
-TEXT ·mulAVX512(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-
-loop:
-	VMOVUPS (SI), Z0
-	VMULPS  (DX), Z0, Z0
-	VMOVUPS Z0, (DI)
-	STEP(64, 16)
-	JNZ     loop
-	VZEROUPPER
-	RET
-
 // func adamAVX512(p, grad, m, v *float32, n int, k *AdamCoef)
 TEXT ·adamAVX512(SB), NOSPLIT, $0-48
 	ADAM_ARGS
@@ -1448,22 +1432,6 @@ TEXT ·addAVX2(SB), NOSPLIT, $0-32
 loop:
 	VMOVUPS (SI), Y0
 	VADDPS  (DX), Y0, Y0
-	VMOVUPS Y0, (DI)
-	STEP(32, 8)
-	JNZ     loop
-	VZEROUPPER
-	RET
-
-// func mulAVX2(dst, x, y *float32, n int)
-TEXT ·mulAVX2(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ n+24(FP), CX
-
-loop:
-	VMOVUPS (SI), Y0
-	VMULPS  (DX), Y0, Y0
 	VMOVUPS Y0, (DI)
 	STEP(32, 8)
 	JNZ     loop

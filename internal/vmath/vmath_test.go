@@ -51,9 +51,6 @@ var fns = []fn{
 	{"geluWithGrad/grad", func(m impl) func(dst, src []float32) {
 		return func(dst, src []float32) { m.geluWithGrad(make([]float32, len(src)), dst, src) }
 	}},
-	{"mul", func(m impl) func(dst, src []float32) {
-		return func(dst, src []float32) { m.mul(dst, src, douts(len(src))) }
-	}},
 	{"add", func(m impl) func(dst, src []float32) {
 		return func(dst, src []float32) { m.add(dst, src, douts(len(src))) }
 	}},
@@ -265,7 +262,6 @@ func TestLengthMismatchPanics(t *testing.T) {
 		{"GELUBackward/dout", func() { GELUBackward(a, a, b) }},
 		{"GELUWithGrad/grad", func() { GELUWithGrad(a, b, a) }},
 		{"GELUWithGrad/src", func() { GELUWithGrad(a, a, b) }},
-		{"Mul", func() { Mul(a, a, b) }},
 		{"Add", func() { Add(a, b, a) }},
 		{"Adam", func() { Adam(a, a, b, a, AdamCoef{}) }},
 	} {
