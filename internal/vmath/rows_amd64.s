@@ -99,11 +99,10 @@
 	VCVTPD2PS     TZ, TY; \
 	VINSERTF64X4  $1, TY, RZ, RZ
 
-// TBLOCK transposes one 16x16 block: 16 rows of 16 floats at AX (row
-// stride R11 bytes) into 16 columns of 16 at BX (64 bytes apart). R13 is
-// scratch.
-#define TBLOCK \
-	MOVQ    AX, R13; \
+// LOAD16 loads 16 rows of 16 floats at ptr, row stride R11 bytes, into
+// Z0–Z15; R13 is scratch.
+#define LOAD16(ptr) \
+	MOVQ    ptr, R13; \
 	VMOVUPS (R13), Z0; \
 	ADDQ    R11, R13; \
 	VMOVUPS (R13), Z1; \
@@ -134,7 +133,13 @@
 	ADDQ    R11, R13; \
 	VMOVUPS (R13), Z14; \
 	ADDQ    R11, R13; \
-	VMOVUPS (R13), Z15; \
+	VMOVUPS (R13), Z15
+
+// TBLOCK transposes one 16x16 block: 16 rows of 16 floats at AX (row
+// stride R11 bytes) into 16 columns of 16 at BX (64 bytes apart). R13 is
+// scratch.
+#define TBLOCK \
+	LOAD16(AX); \
 	TRANSPOSE16; \
 	VMOVUPS Z0, 0(BX); \
 	VMOVUPS Z1, 64(BX); \
@@ -617,38 +622,7 @@ tbrow:
 	SHRQ $4, R8
 
 tbcol:
-	MOVQ    DX, R13
-	VMOVUPS (R13), Z0
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z1
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z2
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z3
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z4
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z5
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z6
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z7
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z8
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z9
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z10
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z11
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z12
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z13
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z14
-	ADDQ    R11, R13
-	VMOVUPS (R13), Z15
+	LOAD16(DX)
 	TRANSPOSE16
 	MOVQ    BX, R13
 	VMOVUPS Z0, (R13)
