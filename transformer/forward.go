@@ -252,12 +252,19 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
 		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
 		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
-		kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
 		res2 := a.res2[:bt*d]
-		if c.Gate.Identity() { // gate.Forward would copy proj and zero the state
+		switch {
+		case c.Gate.Identity() && s == m.chunk:
+			// TrainStep keeps no GateInput: res2 = proj + h in the Gemm's
+			// epilogue, the bits of add(res2, h, proj).
+			clear(a.gateState[:bt])
+			kernel.LinearTAdd(res2, a.atty[:bt*d], wt.proj[l], w.ProjB, h, bt, d, d)
+		case c.Gate.Identity(): // gate.Forward would copy proj and zero the state
+			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
 			clear(a.gateState[:bt])
 			add(res2, h, a.proj[:bt*d])
-		} else {
+		default:
+			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
 			gate.Forward(a.gated[:bt*d], a.gateState[:bt], a.proj[:bt*d], b, t, d, c.Gate)
 			add(res2, h, a.gated[:bt*d])
 		}

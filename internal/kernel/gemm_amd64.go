@@ -61,6 +61,7 @@ const (
 	flagBias  = 2  // add bias after the sum
 	flagScale = 8  // multiply by E after the sum (gemm8x32AVX512 only); 4 is the kernel's own
 	flagAddE  = 16 // add E after the sum (gemm8x32AVX512 only)
+	flagDBias = 32 // full panel, rsa = 1: also add A's rows to the bias gradient at s (gemm8x32AVX512 only)
 )
 
 // gemm8x32AVX512 computes rows (a positive multiple of 8) rows of a
@@ -236,6 +237,25 @@ func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb in
 		tri16AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
 	} else {
 		tri8AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
+	}
+	return true
+}
+
+// dwBiasAsm runs a linear layer's dW = doutᵀ·inp and dbias += Σ_n dout
+// in one pass over dout when the AVX-512 kernel can (In a positive
+// multiple of 32, Out of 8): the first column panel's tiles add their A
+// rows, dout[p, i0…i0+7], to the bias gradient as they go by (flagDBias),
+// in the same order as the one-row Gemm. It reports whether it ran.
+func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
+	if !useAVX512 || n == 0 || in%32 != 0 || outF%8 != 0 || in == 0 || outF == 0 {
+		return false
+	}
+	for j0 := 0; j0 < in; j0 += 32 {
+		flags := flagAcc
+		if j0 == 0 {
+			flags |= flagDBias
+		}
+		gemm8x32AVX512(&dw[j0], &dout[0], &inp[j0], nil, in, 1, outF, in, n, ^uint32(0), flags, outF, &dbias[0])
 	}
 	return true
 }

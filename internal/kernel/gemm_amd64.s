@@ -17,21 +17,24 @@
 	VADDPS      t0, z0, z0;    \
 	VADDPS      t1, z1, z1
 
-// MULADD8X32 is one k step of an 8x32 tile after B's row is in Z16|Z17:
-// the eight rows' products and sums, then A and B step on.
-#define MULADD8X32 \
+// MULADD8X32T is one k step of an 8x32 tile after B's row is in Z16|Z17:
+// the eight rows' products and sums (row 6's products in t0|t1), then A
+// and B step on.
+#define MULADD8X32T(t0, t1) \
 	MULADD2((AX), Z0, Z1, Z18, Z19);         \
 	MULADD2((AX)(BX*1), Z2, Z3, Z20, Z21);   \
 	MULADD2((AX)(BX*2), Z4, Z5, Z22, Z23);   \
 	MULADD2((CX), Z6, Z7, Z24, Z25);         \
 	MULADD2((AX)(BX*4), Z8, Z9, Z26, Z27);   \
 	MULADD2((CX)(BX*2), Z10, Z11, Z28, Z29); \
-	MULADD2((DX), Z12, Z13, Z30, Z31);       \
+	MULADD2((DX), Z12, Z13, t0, t1);         \
 	MULADD2((CX)(BX*4), Z14, Z15, Z18, Z19); \
 	ADDQ R10, AX;                            \
 	ADDQ R10, CX;                            \
 	ADDQ R10, DX;                            \
 	ADDQ R11, SI
+
+#define MULADD8X32 MULADD8X32T(Z30, Z31)
 
 // LOADC2 loads one C row (masked) into z0|z1 from ptr.
 #define LOADC2(ptr, z0, z1) \
@@ -161,11 +164,35 @@ loop8:
 	JMP  done8
 
 loop8u:
+	TESTQ $32, R14
+	JNZ   dbias8
+
+loop8uk:
 	VMOVUPS (SI), Z16
 	VMOVUPS 64(SI), Z17
 	MULADD8X32
 	DECQ R12
-	JNZ  loop8u
+	JNZ  loop8uk
+	JMP  done8
+
+	// flagDBias (full panels, rsa = 1): the tile's eight A rows at step
+	// p are A[i0…i0+7, p], contiguous at AX; Y31 adds them to the bias
+	// gradient at s in p order, as the one-row Gemm ones·A' would.
+	// Row 6's products move to Z20|Z21 to free Z31.
+dbias8:
+	MOVQ    s+96(FP), R13
+	VMOVUPS (R13), Y31
+
+loop8ub:
+	VMOVUPS (SI), Z16
+	VMOVUPS 64(SI), Z17
+	VADDPS  (AX), Y31, Y31
+	MULADD8X32T(Z20, Z21)
+	DECQ R12
+	JNZ  loop8ub
+	VMOVUPS Y31, (R13)
+	ADDQ    $32, R13
+	MOVQ    R13, s+96(FP)
 
 done8:
 

@@ -25,6 +25,12 @@ func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb in
 	return false
 }
 
+// dwBiasAsm reports that no assembly kernel fuses dW and dbias on this
+// build.
+func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
+	return false
+}
+
 // upperAsm reports that no assembly UpperGemm kernel runs on this build.
 func upperAsm(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int) bool {
 	return false

@@ -134,6 +134,13 @@ func linearBackward[F Float](dinp, dw, dbias, dout, inp, w, s []F, n, in, outF i
 			Gemm(dinp, in, dout, outF, 1, w, in, nil, n, in, outF, false)
 		}
 	}
+	if dbias != nil {
+		checkLen("LinearBackward: dbias", dbias, outF)
+		if dw32, ok := any(dw).([]float32); ok &&
+			dwBiasAsm(dw32, any(dbias).([]float32), any(dout).([]float32), any(inp).([]float32), n, in, outF) {
+			return
+		}
+	}
 	if in == 1 {
 		// dW is one column, (Out,1) = (1,Out) in memory: as the row
 		// inpᵀ·dout it is a single streaming row kernel instead of Out rows
@@ -144,7 +151,6 @@ func linearBackward[F Float](dinp, dw, dbias, dout, inp, w, s []F, n, in, outF i
 		Gemm(dw, in, dout, 1, outF, inp, in, nil, outF, in, n, true)
 	}
 	if dbias != nil {
-		checkLen("LinearBackward: dbias", dbias, outF)
 		one := []F{1}
 		Gemm(dbias, outF, one, 0, 0, dout, outF, nil, 1, outF, n, true)
 	}

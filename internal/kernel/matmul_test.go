@@ -184,3 +184,32 @@ func TestLinearBackwardOneInputBits(t *testing.T) {
 		})
 	}
 }
+
+// TestLinearBackwardBiasBits checks dW and dbias of LinearBackward, which
+// the AVX-512 kernel computes in one pass where In is a multiple of 32 and
+// Out of 8, against the two pure-Go products (doutᵀ·inp and 1ᵀ·dout),
+// both accumulating into nonzero gradients: at the model's shapes, at
+// other eligible ones and at ones that fall back.
+func TestLinearBackwardBiasBits(t *testing.T) {
+	for _, s := range []struct{ n, in, out int }{
+		{256, 32, 96}, {256, 32, 128}, {256, 128, 32}, {256, 32, 8}, {256, 32, 32}, // the model's
+		{1, 32, 8}, {7, 64, 16}, {33, 96, 24}, // eligible, other sizes
+		{33, 40, 12}, {16, 7, 32}, {256, 1, 32}, // fall back
+	} {
+		t.Run(fmt.Sprintf("n=%d/in=%d/out=%d", s.n, s.in, s.out), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(11, uint64(s.n*1000+s.in)))
+			x, w, g := f32(randn(r, s.n*s.in)), f32(randn(r, s.out*s.in)), f32(randn(r, s.n*s.out))
+			wantW, wantB := f32(randn(r, s.out*s.in)), f32(randn(r, s.out))
+			gotW, gotB := append([]float32(nil), wantW...), append([]float32(nil), wantB...)
+			gemmGeneric(wantW, s.in, g, 1, s.out, x, s.in, nil, 0, s.out, 0, s.in, s.n, true)
+			gemmGeneric(wantB, s.out, []float32{1}, 0, 0, g, s.out, nil, 0, 1, 0, s.out, s.n, true)
+			LinearBackward(nil, gotW, gotB, g, x, w, s.n, s.in, s.out)
+			for i := range wantW {
+				require.Equalf(t, math.Float32bits(wantW[i]), math.Float32bits(gotW[i]), "dW[%d] = %v, want %v", i, gotW[i], wantW[i])
+			}
+			for o := range wantB {
+				require.Equalf(t, math.Float32bits(wantB[o]), math.Float32bits(gotB[o]), "dbias[%d] = %v, want %v", o, gotB[o], wantB[o])
+			}
+		})
+	}
+}
