@@ -101,8 +101,14 @@
 
 // EXP3 is EXP on three independent vectors, op by op interleaved: one EXP
 // is a chain of dependent ops too long for the out-of-order window to
-// overlap with the next, so the kernels interleave by hand. Each vector
-// sees exactly EXP's ops.
+// overlap with the next, so the kernels interleave by hand. It and the
+// other AVX-512-only macros (EXP2, GELUBOTH4) form n and 2^n with two
+// instructions instead of five, with EXP's bits: VRNDSCALEPS $0 rounds
+// to the nearest even integer as VCVTPS2DQ does (|n| < 2^31, so the
+// round trip through int32 is exact), and VSCALEFPS P·2^n is the
+// correctly rounded product, as VMULPS by the exact power 2^n is (n in
+// [-126, 127] after the clamps, so the power is a normal float32). N
+// holds n as a float; T is free after the reduction.
 #define EXP3(Xa, Na, Ta, Pa, Xb, Nb, Tb, Pb, Xc, Nc, Tc, Pc) \
 	VMAXPS    K_LO, Xa, Xa; \
 	VMAXPS    K_LO, Xb, Xb; \
@@ -113,30 +119,21 @@
 	VMULPS    K_LOG2E, Xa, Ta; \
 	VMULPS    K_LOG2E, Xb, Tb; \
 	VMULPS    K_LOG2E, Xc, Tc; \
-	VCVTPS2DQ Ta, Na; \
-	VCVTPS2DQ Tb, Nb; \
-	VCVTPS2DQ Tc, Nc; \
-	VCVTDQ2PS Na, Ta; \
-	VCVTDQ2PS Nb, Tb; \
-	VCVTDQ2PS Nc, Tc; \
-	VMULPS    K_C1, Ta, Pa; \
-	VMULPS    K_C1, Tb, Pb; \
-	VMULPS    K_C1, Tc, Pc; \
+	VRNDSCALEPS $0, Ta, Na; \
+	VRNDSCALEPS $0, Tb, Nb; \
+	VRNDSCALEPS $0, Tc, Nc; \
+	VMULPS    K_C1, Na, Pa; \
+	VMULPS    K_C1, Nb, Pb; \
+	VMULPS    K_C1, Nc, Pc; \
 	VSUBPS    Pa, Xa, Xa; \
 	VSUBPS    Pb, Xb, Xb; \
 	VSUBPS    Pc, Xc, Xc; \
-	VMULPS    K_C2, Ta, Pa; \
-	VMULPS    K_C2, Tb, Pb; \
-	VMULPS    K_C2, Tc, Pc; \
+	VMULPS    K_C2, Na, Pa; \
+	VMULPS    K_C2, Nb, Pb; \
+	VMULPS    K_C2, Nc, Pc; \
 	VSUBPS    Pa, Xa, Xa; \
 	VSUBPS    Pb, Xb, Xb; \
 	VSUBPS    Pc, Xc, Xc; \
-	VPSLLD    $23, Na, Na; \
-	VPSLLD    $23, Nb, Nb; \
-	VPSLLD    $23, Nc, Nc; \
-	VPADDD    K_ONE, Na, Na; \
-	VPADDD    K_ONE, Nb, Nb; \
-	VPADDD    K_ONE, Nc, Nc; \
 	VMULPS    K_P0, Xa, Pa; \
 	VMULPS    K_P0, Xb, Pb; \
 	VMULPS    K_P0, Xc, Pc; \
@@ -179,9 +176,9 @@
 	VADDPS    K_ONE, Pa, Pa; \
 	VADDPS    K_ONE, Pb, Pb; \
 	VADDPS    K_ONE, Pc, Pc; \
-	VMULPS    Na, Pa, Pa; \
-	VMULPS    Nb, Pb, Pb; \
-	VMULPS    Nc, Pc, Pc
+	VSCALEFPS Na, Pa, Pa; \
+	VSCALEFPS Nb, Pb, Pb; \
+	VSCALEFPS Nc, Pc, Pc
 
 // EXP2 is EXP3 for two vectors.
 #define EXP2(Xa, Na, Ta, Pa, Xb, Nb, Tb, Pb) \
@@ -191,22 +188,16 @@
 	VMINPS    K_HI, Xb, Xb; \
 	VMULPS    K_LOG2E, Xa, Ta; \
 	VMULPS    K_LOG2E, Xb, Tb; \
-	VCVTPS2DQ Ta, Na; \
-	VCVTPS2DQ Tb, Nb; \
-	VCVTDQ2PS Na, Ta; \
-	VCVTDQ2PS Nb, Tb; \
-	VMULPS    K_C1, Ta, Pa; \
-	VMULPS    K_C1, Tb, Pb; \
+	VRNDSCALEPS $0, Ta, Na; \
+	VRNDSCALEPS $0, Tb, Nb; \
+	VMULPS    K_C1, Na, Pa; \
+	VMULPS    K_C1, Nb, Pb; \
 	VSUBPS    Pa, Xa, Xa; \
 	VSUBPS    Pb, Xb, Xb; \
-	VMULPS    K_C2, Ta, Pa; \
-	VMULPS    K_C2, Tb, Pb; \
+	VMULPS    K_C2, Na, Pa; \
+	VMULPS    K_C2, Nb, Pb; \
 	VSUBPS    Pa, Xa, Xa; \
 	VSUBPS    Pb, Xb, Xb; \
-	VPSLLD    $23, Na, Na; \
-	VPSLLD    $23, Nb, Nb; \
-	VPADDD    K_ONE, Na, Na; \
-	VPADDD    K_ONE, Nb, Nb; \
 	VMULPS    K_P0, Xa, Pa; \
 	VMULPS    K_P0, Xb, Pb; \
 	VADDPS    K_P1, Pa, Pa; \
@@ -235,13 +226,13 @@
 	VADDPS    Xb, Pb, Pb; \
 	VADDPS    K_ONE, Pa, Pa; \
 	VADDPS    K_ONE, Pb, Pb; \
-	VMULPS    Na, Pa, Pa; \
-	VMULPS    Nb, Pb, Pb
+	VSCALEFPS Na, Pa, Pa; \
+	VSCALEFPS Nb, Pb, Pb
 
 // GELUBOTH2 is GELUBOTH on two vectors, interleaved like EXP3; it needs
 // K_ONE in a register (AVX-512 only), which frees GELUBOTH's A (1/S is
 // K_ONE/S directly, and M, dead after EXP, holds A's values). Each vector
-// sees exactly GELUBOTH's ops.
+// sees GELUBOTH's ops (n and 2^n as in EXP3).
 #define GELUBOTH2(Xa, X2a, Ma, Na, Ta, Sa, Ga, Pa, Xb, X2b, Mb, Nb, Tb, Sb, Gb, Pb) \
 	VMULPS    Xa, Xa, X2a; \
 	VMULPS    Xb, Xb, X2b; \
@@ -301,7 +292,7 @@
 // T's register (T is dead after EXP): seven registers per vector. One
 // vector's GELUBOTH is a chain of about 45 dependent ops; four in step
 // keep the FP pipes busy where two leave them waiting. Each vector sees
-// exactly GELUBOTH's ops.
+// GELUBOTH's ops (n and 2^n as in EXP3).
 #define GELUBOTH4(Xa, X2a, Ma, Na, Ta, Sa, Ga, Xb, X2b, Mb, Nb, Tb, Sb, Gb, Xc, X2c, Mc, Nc, Tc, Sc, Gc, Xd, X2d, Md, Nd, Td, Sd, Gd, ONE) \
 	VMULPS    Xa, Xa, X2a; \
 	VMULPS    Xb, Xb, X2b; \
@@ -335,38 +326,26 @@
 	VMULPS.BCST M_LOG2E, Mb, Tb; \
 	VMULPS.BCST M_LOG2E, Mc, Tc; \
 	VMULPS.BCST M_LOG2E, Md, Td; \
-	VCVTPS2DQ Ta, Na; \
-	VCVTPS2DQ Tb, Nb; \
-	VCVTPS2DQ Tc, Nc; \
-	VCVTPS2DQ Td, Nd; \
-	VCVTDQ2PS Na, Ta; \
-	VCVTDQ2PS Nb, Tb; \
-	VCVTDQ2PS Nc, Tc; \
-	VCVTDQ2PS Nd, Td; \
-	VMULPS.BCST M_C1, Ta, Ga; \
-	VMULPS.BCST M_C1, Tb, Gb; \
-	VMULPS.BCST M_C1, Tc, Gc; \
-	VMULPS.BCST M_C1, Td, Gd; \
+	VRNDSCALEPS $0, Ta, Na; \
+	VRNDSCALEPS $0, Tb, Nb; \
+	VRNDSCALEPS $0, Tc, Nc; \
+	VRNDSCALEPS $0, Td, Nd; \
+	VMULPS.BCST M_C1, Na, Ga; \
+	VMULPS.BCST M_C1, Nb, Gb; \
+	VMULPS.BCST M_C1, Nc, Gc; \
+	VMULPS.BCST M_C1, Nd, Gd; \
 	VSUBPS    Ga, Ma, Ma; \
 	VSUBPS    Gb, Mb, Mb; \
 	VSUBPS    Gc, Mc, Mc; \
 	VSUBPS    Gd, Md, Md; \
-	VMULPS.BCST M_C2, Ta, Ga; \
-	VMULPS.BCST M_C2, Tb, Gb; \
-	VMULPS.BCST M_C2, Tc, Gc; \
-	VMULPS.BCST M_C2, Td, Gd; \
+	VMULPS.BCST M_C2, Na, Ga; \
+	VMULPS.BCST M_C2, Nb, Gb; \
+	VMULPS.BCST M_C2, Nc, Gc; \
+	VMULPS.BCST M_C2, Nd, Gd; \
 	VSUBPS    Ga, Ma, Ma; \
 	VSUBPS    Gb, Mb, Mb; \
 	VSUBPS    Gc, Mc, Mc; \
 	VSUBPS    Gd, Md, Md; \
-	VPSLLD    $23, Na, Na; \
-	VPSLLD    $23, Nb, Nb; \
-	VPSLLD    $23, Nc, Nc; \
-	VPSLLD    $23, Nd, Nd; \
-	VPADDD.BCST M_ONE, Na, Na; \
-	VPADDD.BCST M_ONE, Nb, Nb; \
-	VPADDD.BCST M_ONE, Nc, Nc; \
-	VPADDD.BCST M_ONE, Nd, Nd; \
 	VMULPS.BCST M_P0, Ma, Ga; \
 	VMULPS.BCST M_P0, Mb, Gb; \
 	VMULPS.BCST M_P0, Mc, Gc; \
@@ -423,10 +402,10 @@
 	VADDPS.BCST M_ONE, Gb, Gb; \
 	VADDPS.BCST M_ONE, Gc, Gc; \
 	VADDPS.BCST M_ONE, Gd, Gd; \
-	VMULPS    Na, Ga, Ga; \
-	VMULPS    Nb, Gb, Gb; \
-	VMULPS    Nc, Gc, Gc; \
-	VMULPS    Nd, Gd, Gd; \
+	VSCALEFPS Na, Ga, Ga; \
+	VSCALEFPS Nb, Gb, Gb; \
+	VSCALEFPS Nc, Gc, Gc; \
+	VSCALEFPS Nd, Gd, Gd; \
 	VADDPS.BCST M_ONE, Ga, Sa; \
 	VADDPS.BCST M_ONE, Gb, Sb; \
 	VADDPS.BCST M_ONE, Gc, Sc; \

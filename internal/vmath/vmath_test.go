@@ -105,6 +105,10 @@ func TestBitIdentical(t *testing.T) {
 		{"uniform[-10,10]", uniform(r, 100_000, -10, 10)},
 		{"uniform[-1,1]", uniform(r, 100_000, -1, 1)},
 		{"edges", edges},
+		// Every 4093rd float32 of [-100, 100] (about 5·10⁵ values): each
+		// exponent and rounding of exp's n, both clamps of exp and of
+		// GELU's argument, and the subnormal results near them.
+		{"sweep[-100,100]", floats32(-100, 100, 4093)},
 	}
 	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 100} {
 		inputs = append(inputs, struct {
