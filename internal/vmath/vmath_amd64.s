@@ -840,6 +840,56 @@ nextchunk:
 	VZEROUPPER
 	RET
 
+// SMHIGH2 is pass 2 of causalSoftmaxT32AVX512 on rows R and R+1 (R < 16)
+// of the high chunk, which its lanes see in full.
+#define SMHIGH2(R) \
+	VMOVUPS (R*128+64)(DI), Z0;     \
+	VMOVUPS ((R+1)*128+64)(DI), Z4; \
+	VSUBPS  Z9, Z0, Z0;             \
+	VSUBPS  Z9, Z4, Z4;             \
+	EXP2(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
+	VMOVUPS Z3, (R*128+64)(DI);     \
+	VADDPS  Z3, Z11, Z11;           \
+	VMOVUPS Z7, ((R+1)*128+64)(DI); \
+	VADDPS  Z7, Z11, Z11
+
+// SMPAIR is pass 2 of causalSoftmaxT32AVX512 on two pairs of rows, J in
+// 1…7. Of a chunk's triangle, row J is seen by lanes J… and row 16−J by
+// lanes 16−J…, 16 entries in all: one vector holds row J's lanes in
+// place and row 16−J's rotated into lanes 0…J−1 (VALIGND), one exp
+// serves both, and two rotations back store them with zeros in the
+// lanes that do not see them. The low chunk pairs rows J and 16−J, the
+// high one rows 16+J and 32−J. KP (lanes < J), KA (lanes ≥ J) and KB
+// (lanes ≥ 16−J) are scratch masks; the sums take rows J and 16+J now,
+// their partners after row 8's turn.
+#define SMPAIR(J, KP, KA, KB) \
+	MOVL      $((1<<J)-1), AX;                 \
+	KMOVW     AX, KP;                          \
+	KNOTW     KP, KA;                          \
+	MOVL      $((0xffff<<(16-J))&0xffff), AX;  \
+	KMOVW     AX, KB;                          \
+	VMOVUPS   (J*128)(DI), Z0;                 \
+	VMOVUPS   ((16-J)*128)(DI), Z12;           \
+	VMOVUPS   ((16+J)*128+64)(DI), Z4;         \
+	VMOVUPS   ((32-J)*128+64)(DI), Z13;        \
+	VSUBPS    Z8, Z0, Z0;                      \
+	VSUBPS    Z8, Z12, Z12;                    \
+	VSUBPS    Z9, Z4, Z4;                      \
+	VSUBPS    Z9, Z13, Z13;                    \
+	VALIGND   $(16-J), Z12, Z12, KP, Z0;       \
+	VALIGND   $(16-J), Z13, Z13, KP, Z4;       \
+	EXP2(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7);      \
+	VMOVAPS.Z Z3, KA, Z12;                     \
+	VMOVUPS   Z12, (J*128)(DI);                \
+	VADDPS    Z12, Z10, Z10;                   \
+	VALIGND.Z $J, Z3, Z3, KB, Z13;             \
+	VMOVUPS   Z13, ((16-J)*128)(DI);           \
+	VMOVAPS.Z Z7, KA, Z14;                     \
+	VMOVUPS   Z14, ((16+J)*128+64)(DI);        \
+	VADDPS    Z14, Z11, Z11;                   \
+	VALIGND.Z $J, Z7, Z7, KB, Z15;             \
+	VMOVUPS   Z15, ((32-J)*128+64)(DI)
+
 // func causalSoftmaxT32AVX512(st *float32, scale float32)
 //
 // causalSoftmaxTAVX512 for T = 32, both 16-query chunks in the same
@@ -848,8 +898,9 @@ nextchunk:
 // other. Row j of st is 128 bytes: the low chunk (queries 0–15) at 0, the
 // high one (16–31) at 64. The low chunk sees rows 0–15, lane i from row
 // j ≤ i; the high chunk sees rows 0–15 in full and, from row 16+r, lanes
-// r… — both the mask 0xffff<<r (R13, into K3/K4). Z8/Z9 are the low and
-// high running max, Z10/Z11 the sums; per lane the ops are those of
+// r… — both the mask 0xffff<<r (R13, into K3, in pass 1); pass 2 packs
+// the two triangles into whole vectors (SMPAIR, K1–K6). Z8/Z9 are the low
+// and high running max, Z10/Z11 the sums; per lane the ops are those of
 // causalSoftmaxTAVX512.
 TEXT ·causalSoftmaxT32AVX512(SB), NOSPLIT, $0-12
 	MOVQ         st+0(FP), DI
@@ -892,53 +943,74 @@ sm32max1:
 	DECQ      CX
 	JNZ       sm32max1
 
-	// Pass 2: e = exp(v − max), zero where not visible; sums in
-	// increasing j. Rows 0–15: both chunks; rows 16–31: the high chunk,
-	// two rows at a time.
-	MOVQ   DI, DX
+	// Pass 2: e = exp(v − max), zero where not visible, in 33 exps (the
+	// 528 visible entries, 16 per vector) instead of 48: see SMPAIR. The
+	// sums run over rows in increasing j, unmasked: an entry a lane does
+	// not see is stored as +0, and s + (+0) = s for a sum that starts
+	// from +0 and adds only exps (never negative).
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVL   $0xffff, R13
-	MOVQ   $16, CX
+	SMHIGH2(0)
+	SMHIGH2(2)
+	SMHIGH2(4)
+	SMHIGH2(6)
+	SMHIGH2(8)
+	SMHIGH2(10)
+	SMHIGH2(12)
+	SMHIGH2(14)
 
-sm32exp0:
-	KMOVW     R13, K3
-	VMOVUPS   (DX), Z0
-	VMOVUPS   64(DX), Z4
+	// The low chunk's row 0 and the high chunk's row 16, both in full.
+	VMOVUPS (DI), Z0
+	VMOVUPS (16*128+64)(DI), Z4
+	VSUBPS  Z8, Z0, Z0
+	VSUBPS  Z9, Z4, Z4
+	EXP2(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	VMOVUPS Z3, (DI)
+	VADDPS  Z3, Z10, Z10
+	VMOVUPS Z7, (16*128+64)(DI)
+	VADDPS  Z7, Z11, Z11
+	SMPAIR(1, K1, K2, K3)
+	SMPAIR(2, K4, K5, K6)
+	SMPAIR(3, K1, K2, K3)
+	SMPAIR(4, K4, K5, K6)
+	SMPAIR(5, K1, K2, K3)
+	SMPAIR(6, K4, K5, K6)
+	SMPAIR(7, K1, K2, K3)
+
+	// The low chunk's row 8 (lanes 8–15) with the high chunk's row 24
+	// (its lanes 8–15 in lanes 0–7), each less its own chunk's max.
+	MOVL      $0x00ff, AX
+	KMOVW     AX, K4
+	KNOTW     K4, K5
+	VMOVUPS   (8*128)(DI), Z0
+	VMOVUPS   (24*128+64)(DI), Z12
 	VSUBPS    Z8, Z0, Z0
-	VSUBPS    Z9, Z4, Z4
-	EXP2(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	VMOVAPS.Z Z3, K3, Z3
-	VADDPS    Z3, Z10, K3, Z10
-	VMOVUPS   Z3, (DX)
-	VADDPS    Z7, Z11, Z11
-	VMOVUPS   Z7, 64(DX)
-	SHLL      $1, R13
-	ADDQ      $128, DX
-	DECQ      CX
-	JNZ       sm32exp0
-	MOVL      $0xffff, R13
-	MOVQ      $8, CX
+	VSUBPS    Z9, Z12, Z12
+	VALIGND   $8, Z12, Z12, K4, Z0
+	EXP(Z0, Z1, Z2, Z3)
+	VMOVAPS.Z Z3, K5, Z12
+	VMOVUPS   Z12, (8*128)(DI)
+	VALIGND.Z $8, Z3, Z3, K5, Z13
+	VMOVUPS   Z13, (24*128+64)(DI)
 
-sm32exp1:
-	KMOVW     R13, K3
-	SHLL      $1, R13
-	KMOVW     R13, K4
-	SHLL      $1, R13
-	VMOVUPS   64(DX), Z0
-	VMOVUPS   192(DX), Z4
-	VSUBPS    Z9, Z0, Z0
-	VSUBPS    Z9, Z4, Z4
-	EXP2(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	VMOVAPS.Z Z3, K3, Z3
-	VADDPS    Z3, Z11, K3, Z11
-	VMOVUPS   Z3, 64(DX)
-	VMOVAPS.Z Z7, K4, Z7
-	VADDPS    Z7, Z11, K4, Z11
-	VMOVUPS   Z7, 192(DX)
-	ADDQ      $256, DX
-	DECQ      CX
-	JNZ       sm32exp1
+	// The rows the pairs stored ahead of their turn: j = 8…15 of the low
+	// chunk, 24…31 of the high one.
+	VADDPS Z12, Z10, Z10
+	VADDPS Z13, Z11, Z11
+	VADDPS (9*128)(DI), Z10, Z10
+	VADDPS (25*128+64)(DI), Z11, Z11
+	VADDPS (10*128)(DI), Z10, Z10
+	VADDPS (26*128+64)(DI), Z11, Z11
+	VADDPS (11*128)(DI), Z10, Z10
+	VADDPS (27*128+64)(DI), Z11, Z11
+	VADDPS (12*128)(DI), Z10, Z10
+	VADDPS (28*128+64)(DI), Z11, Z11
+	VADDPS (13*128)(DI), Z10, Z10
+	VADDPS (29*128+64)(DI), Z11, Z11
+	VADDPS (14*128)(DI), Z10, Z10
+	VADDPS (30*128+64)(DI), Z11, Z11
+	VADDPS (15*128)(DI), Z10, Z10
+	VADDPS (31*128+64)(DI), Z11, Z11
 
 	// Pass 3: scale by 1/sum; the low chunk's rows 16–31 are zero.
 	VDIVPS Z10, K_ONE, Z4
