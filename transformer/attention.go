@@ -23,76 +23,105 @@ import (
 // attentionForward runs causal multi-head scaled dot-product attention.
 // From qkv (B,T,3D), laid out [q | k | v] with head h at columns h·hs…,
 // it overwrites att (B,NH,T,T) with the transposed softmax probabilities
-// (zero where j > i) and out (B,T,D); qt (hs·T) is scratch:
+// (zero where j > i) and out (B,T,D); qt (NH·hs·T) is scratch:
 //
 //	P[i,j] = softmax_{j≤i}(q_i·k_j / √hs),  out[b,i,h] = Σ_{j≤i} P[i,j]·v_j
 //
 // Per (b,h): Sᵀ = K·Qᵀ (Qᵀ packed into qt), the softmax, and out = P·V
 // with P read through the kernels' strides; every sum runs in increasing
-// order of its inner index.
+// order of its inner index. Each step runs on a window's NH heads in one
+// call (kernel.Batch); the heads are independent, so the bits are those of
+// one head after another.
 func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 	hs := d / nh
 	scale := F(1 / math.Sqrt(float64(hs)))
 	ld := 3 * d
+	// Head h: Sᵀ at h·T·T, Qᵀ at h·hs·T, its q, k, v and output columns at h·hs.
+	scores := kernel.Batch{Count: nh, SC: t * t, SA: hs, SB: hs * t}
+	pv := kernel.Batch{Count: nh, SC: hs, SA: t * t, SB: hs}
 	for bi := range b {
 		base := bi * t * ld
-		for h := range nh {
-			q, k, v := base+h*hs, base+d+h*hs, base+2*d+h*hs
-			packT(qt, qkv[q:], t, hs, ld)
-			st := att[(bi*nh+h)*t*t:][:t*t]
-			// Sᵀ = K·Qᵀ on and above the diagonal's tiles.
-			kernel.UpperGemm(st, t, qkv[k:], ld, qt, t, t, hs)
-			causalSoftmaxT(st, t, scale)
-			// out = P·V, P lower triangular, read from Pᵀ.
-			kernel.TriGemm(out[bi*t*d+h*hs:], d, st, 1, t, qkv[v:], ld, t, hs, false)
-		}
+		st := att[bi*nh*t*t:][:nh*t*t]
+		packTN(qt, qkv[base:], t, hs, ld, nh)
+		// Sᵀ = K·Qᵀ on and above the diagonal's tiles.
+		kernel.UpperGemmN(st, t, qkv[base+d:], ld, qt, t, t, hs, scores)
+		causalSoftmaxTN(st, t, nh, scale)
+		// out = P·V, P lower triangular, read from Pᵀ.
+		kernel.TriGemmN(out[bi*t*d:], d, st, 1, t, qkv[base+2*d:], ld, t, hs, false, pv)
 	}
 }
 
 // attentionBackward mirrors attentionForward, overwriting dqkv (B,T,3D)
-// from dout (B,T,D); ds (T·T) and dot (hs·T) are scratch. Every element of
-// dqkv is one Gemm sum, started from +0. With P the probabilities and
-// G = dO·Vᵀ:
+// from dout (B,T,D); ds (NH·T·T) and dot (NH·hs·T) are scratch. Every
+// element of dqkv is one Gemm sum, started from +0. With P the
+// probabilities and G = dO·Vᵀ:
 //
 //	dV = Pᵀ·dO,  dS_ij = P_ij·(G_ij - Σ_k P_ik G_ik)/√hs,  dQ = dS·K,  dK = dSᵀ·Q
 //
-// G and dS are kept transposed like P (Gᵀ = V·dOᵀ, dOᵀ packed into dot).
+// G and dS are kept transposed like P (Gᵀ = V·dOᵀ, dOᵀ packed into dot),
+// and each step runs on a window's heads in one call, as forward.
 func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh int) {
 	hs := d / nh
 	scale := F(1 / math.Sqrt(float64(hs)))
 	ld := 3 * d
+	// Head h: P, G and dS at h·T·T, dOᵀ at h·hs·T, its columns at h·hs.
+	prod := kernel.Batch{Count: nh, SC: hs, SA: t * t, SB: hs}
+	grads := kernel.Batch{Count: nh, SC: t * t, SA: hs, SB: hs * t}
+	ds = ds[:nh*t*t]
 	for bi := range b {
 		base := bi * t * ld
-		for h := range nh {
-			q, k, v := base+h*hs, base+d+h*hs, base+2*d+h*hs
-			do := dout[bi*t*d+h*hs:]
-			st := att[(bi*nh+h)*t*t:][:t*t]
-			packT(dot, do, t, hs, d)
-			// dV[j] = Σ_{i≥j} P[i,j]·dO[i]: Pᵀ upper triangular.
-			kernel.TriGemm(dqkv[v:], ld, st, t, 1, do, d, t, hs, true)
-			// Gᵀ[j,i] = v_j·dO_i on and above the diagonal's tiles.
-			kernel.UpperGemm(ds, t, qkv[v:], ld, dot, t, t, hs)
-			causalSoftmaxGradT(ds, st, t, scale)
-			// dQ[i] = Σ_{j≤i} dS[i,j]·k_j: dS lower, read from dSᵀ.
-			kernel.TriGemm(dqkv[q:], ld, ds, 1, t, qkv[k:], ld, t, hs, false)
-			// dK[j] = Σ_{i≥j} dS[i,j]·q_i: dSᵀ upper.
-			kernel.TriGemm(dqkv[k:], ld, ds, t, 1, qkv[q:], ld, t, hs, true)
+		do := dout[bi*t*d:]
+		st := att[bi*nh*t*t:][:nh*t*t]
+		packTN(dot, do, t, hs, d, nh)
+		// dV[j] = Σ_{i≥j} P[i,j]·dO[i]: Pᵀ upper triangular.
+		kernel.TriGemmN(dqkv[base+2*d:], ld, st, t, 1, do, d, t, hs, true, prod)
+		// Gᵀ[j,i] = v_j·dO_i on and above the diagonal's tiles.
+		kernel.UpperGemmN(ds, t, qkv[base+2*d:], ld, dot, t, t, hs, grads)
+		causalSoftmaxGradTN(ds, st, t, nh, scale)
+		// dQ[i] = Σ_{j≤i} dS[i,j]·k_j: dS lower, read from dSᵀ.
+		kernel.TriGemmN(dqkv[base:], ld, ds, 1, t, qkv[base+d:], ld, t, hs, false, prod)
+		// dK[j] = Σ_{i≥j} dS[i,j]·q_i: dSᵀ upper.
+		kernel.TriGemmN(dqkv[base+d:], ld, ds, t, 1, qkv[base:], ld, t, hs, true, prod)
+	}
+}
+
+// packTN writes the transposes of nh (T,hs) matrices, head h's rows at
+// src[h·hs:] with row stride ld, into dst (nh,hs,T); float32 8-wide heads
+// (the default model) run vmath.Transpose8N.
+func packTN[F Float](dst, src []F, t, hs, ld, nh int) {
+	if d32, ok := any(dst).([]float32); ok && hs == 8 {
+		vmath.Transpose8N(d32[:nh*8*t], any(src).([]float32)[:(nh-1)*8+(t-1)*ld+8], t, ld, nh, 8)
+		return
+	}
+	for h := range nh {
+		for i := range t {
+			for c, x := range src[h*hs+i*ld : h*hs+i*ld+hs] {
+				dst[(h*hs+c)*t+i] = x
+			}
 		}
 	}
 }
 
-// packT writes the transpose of the (T,hs) matrix src (row stride ld)
-// into dst (hs,T); float32 8-wide heads (the default model) run
-// vmath.Transpose8.
-func packT[F Float](dst, src []F, t, hs, ld int) {
-	if d32, ok := any(dst).([]float32); ok && hs == 8 {
-		vmath.Transpose8(d32[:8*t], any(src).([]float32)[:(t-1)*ld+8], t, ld)
+// causalSoftmaxTN is causalSoftmaxT on nh consecutive (T,T) blocks.
+func causalSoftmaxTN[F Float](st []F, t, nh int, scale F) {
+	if s32, ok := any(st).([]float32); ok {
+		vmath.CausalSoftmaxTN(s32[:nh*t*t], t, nh, float32(scale))
 		return
 	}
-	for i := range t {
-		for c, x := range src[i*ld : i*ld+hs] {
-			dst[c*t+i] = x
-		}
+	for h := range nh {
+		causalSoftmaxT(st[h*t*t:(h+1)*t*t], t, scale)
+	}
+}
+
+// causalSoftmaxGradTN is causalSoftmaxGradT on nh consecutive (T,T)
+// blocks of ds and pt.
+func causalSoftmaxGradTN[F Float](ds, pt []F, t, nh int, scale F) {
+	if d32, ok := any(ds).([]float32); ok {
+		vmath.CausalSoftmaxGradTN(d32[:nh*t*t], any(pt).([]float32)[:nh*t*t], t, nh, float32(scale))
+		return
+	}
+	for h := range nh {
+		causalSoftmaxGradT(ds[h*t*t:(h+1)*t*t], pt[h*t*t:(h+1)*t*t], t, scale)
 	}
 }
 

@@ -124,7 +124,7 @@ func BenchmarkAttention(b *testing.B) {
 	}
 	qkv, dout := v(bw*t*3*d), v(bw*t*d)
 	out, att, dqkv := make([]float32, bw*t*d), make([]float32, bw*nh*t*t), make([]float32, bw*t*3*d)
-	ds, kt := make([]float32, t*t), make([]float32, d/nh*t)
+	ds, kt := make([]float32, nh*t*t), make([]float32, d*t)
 	heads := float64(bw * nh)
 	b.Run("pass=forward", func(b *testing.B) {
 		for b.Loop() {

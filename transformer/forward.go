@@ -54,8 +54,8 @@ type acts[F Float] struct {
 	datty []F // (B,T,D)
 	dproj []F // (B,T,D)
 	dfc   []F // (B,T,4D)
-	datt  []F // (T,T) attention score gradients
-	kt    []F // (hs,T) packed Kᵀ or Vᵀ of one head
+	datt  []F // (NH,T,T) attention score gradients of one window
+	kt    []F // (NH,hs,T) packed Qᵀ or dOᵀ of one window's heads
 	dgs   []F // (T) gate reverse-scan scratch
 	lnG   []F // (B,T) LayerNorm backward row means of g
 	lnGX  []F // (B,T) LayerNorm backward row means of g·x̂
@@ -77,8 +77,8 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	}
 	s.resF, s.lnf, s.lnfM, s.lnfR, s.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
 	s.dres, s.dln, s.dqkv, s.datty, s.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
-	s.dfc, s.datt, s.dgs, s.dpred = mk(bt*4*d), mk(t*t), mk(t), mk(bt*c.H)
-	s.kt = mk(d / c.Heads * t)
+	s.dfc, s.datt, s.dgs, s.dpred = mk(bt*4*d), mk(c.Heads*t*t), mk(t), mk(bt*c.H)
+	s.kt = mk(d * t)
 	s.lnG, s.lnGX = mk(bt), mk(bt)
 	return s
 }

@@ -2,7 +2,8 @@
 // Gemm, the strided matrix product every layer goes through, with its
 // elementwise epilogues (GemmScaled, GemmAdd); the causal products of one
 // attention head (TriGemm for a triangular factor, UpperGemm for the
-// scores); and the linear layer y = x·Wᵀ + b with its backward pass built
+// scores), each also for a window's heads in one call (TriGemmN,
+// UpperGemmN, laid out by a Batch); and the linear layer y = x·Wᵀ + b with its backward pass built
 // on them.
 //
 // Layout follows PyTorch's nn.Linear: a weight of an In->Out layer is

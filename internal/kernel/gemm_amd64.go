@@ -260,6 +260,27 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 	return true
 }
 
+// triAsmN is triAsm for each product of bt, reporting whether it ran
+// them all (it runs all or none).
+func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool, bt Batch) bool {
+	if n != 8 || t%8 != 0 || !hasAVX512VL || !useAVX512 {
+		return false
+	}
+	u := 0
+	if upper {
+		u = 1
+	}
+	for h := range bt.Count {
+		cp, ap, bp := &c[h*bt.SC], &a[h*bt.SA], &b[h*bt.SB]
+		if t%16 == 0 {
+			tri16AVX512(cp, ap, bp, ldc, rsa, csa, ldb, t, u)
+		} else {
+			tri8AVX512(cp, ap, bp, ldc, rsa, csa, ldb, t, u)
+		}
+	}
+	return true
+}
+
 // upper32x8AVX512 is UpperGemm for T = 32 and K = 8: B's 8x32 block stays
 // in Z16–Z31 while the rows of C go by, two zmm each for rows 0–15 and
 // the right one for rows 16–31.
@@ -274,5 +295,17 @@ func upperAsm(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, 
 		return false
 	}
 	upper32x8AVX512(&c[0], &a[0], &b[0], ldc, lda, ldb)
+	return true
+}
+
+// upperAsmN is upperAsm for each product of bt, reporting whether it ran
+// them all (it runs all or none).
+func upperAsmN(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int, bt Batch) bool {
+	if t != 32 || k != 8 || !useAVX512 {
+		return false
+	}
+	for h := range bt.Count {
+		upper32x8AVX512(&c[h*bt.SC], &a[h*bt.SA], &b[h*bt.SB], ldc, lda, ldb)
+	}
 	return true
 }

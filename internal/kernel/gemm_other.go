@@ -31,6 +31,16 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 	return false
 }
 
+// triAsmN reports that no assembly TriGemm kernel runs on this build.
+func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool, bt Batch) bool {
+	return false
+}
+
+// upperAsmN reports that no assembly UpperGemm kernel runs on this build.
+func upperAsmN(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int, bt Batch) bool {
+	return false
+}
+
 // upperAsm reports that no assembly UpperGemm kernel runs on this build.
 func upperAsm(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int) bool {
 	return false

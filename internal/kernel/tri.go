@@ -82,3 +82,66 @@ func upperTiles[F Float](c []F, ldc int, a []F, lda int, b []F, ldb int, t, k in
 
 // UpperTile is the row-tile height of UpperGemm, one zmm of float32.
 const UpperTile = 16
+
+// Batch is the layout of count products of one shape in one call: the
+// h-th reads and writes the slices at c[h·SC:], a[h·SA:] and b[h·SB:]
+// (h = 0…Count-1), as the heads of one attention window do. SC, SA and
+// SB are element offsets, zero or more.
+type Batch struct {
+	Count, SC, SA, SB int
+}
+
+// check panics unless the batch's offsets are valid and its last product
+// starts inside C, A and B (of lengths lc, la, lb); the caller then checks
+// that product's shape on the suffixes, which the earlier ones, starting
+// lower, exceed.
+func (bt Batch) check(what string, lc, la, lb int) {
+	if bt.Count < 0 || bt.SC < 0 || bt.SA < 0 || bt.SB < 0 {
+		panic("kernel: " + what + ": negative batch count or offset")
+	}
+	last := bt.Count - 1
+	if lc < last*bt.SC || la < last*bt.SA || lb < last*bt.SB {
+		panic("kernel: " + what + ": the batch's last product starts past the end of C, A or B")
+	}
+}
+
+// TriGemmN is TriGemm on bt.Count products, bit for bit as as many calls,
+// with the bounds checked once: the four causal products of an attention
+// window's heads.
+func TriGemmN[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n int, upper bool, bt Batch) {
+	if t < 0 || n < 0 {
+		panic("kernel: TriGemmN: negative size")
+	}
+	bt.check("TriGemmN", len(c), len(a), len(b))
+	if t == 0 || n == 0 || bt.Count == 0 {
+		return
+	}
+	last := bt.Count - 1
+	checkGemm(len(c)-last*bt.SC, ldc, len(a)-last*bt.SA, rsa, csa, len(b)-last*bt.SB, ldb, 0, false, t, n, t)
+	if c32, ok := any(c).([]float32); ok && triAsmN(c32, ldc, any(a).([]float32), rsa, csa, any(b).([]float32), ldb, t, n, upper, bt) {
+		return
+	}
+	for h := range bt.Count {
+		triTiles(c[h*bt.SC:], ldc, a[h*bt.SA:], rsa, csa, b[h*bt.SB:], ldb, t, n, upper)
+	}
+}
+
+// UpperGemmN is UpperGemm on bt.Count products, bit for bit as as many
+// calls, with the bounds checked once.
+func UpperGemmN[F Float](c []F, ldc int, a []F, lda int, b []F, ldb int, t, k int, bt Batch) {
+	if t < 0 || k < 0 {
+		panic("kernel: UpperGemmN: negative size")
+	}
+	bt.check("UpperGemmN", len(c), len(a), len(b))
+	if t == 0 || bt.Count == 0 {
+		return
+	}
+	last := bt.Count - 1
+	checkGemm(len(c)-last*bt.SC, ldc, len(a)-last*bt.SA, lda, 1, len(b)-last*bt.SB, ldb, 0, false, t, t, k)
+	if c32, ok := any(c).([]float32); ok && k > 0 && upperAsmN(c32, ldc, any(a).([]float32), lda, any(b).([]float32), ldb, t, k, bt) {
+		return
+	}
+	for h := range bt.Count {
+		upperTiles(c[h*bt.SC:], ldc, a[h*bt.SA:], lda, b[h*bt.SB:], ldb, t, k)
+	}
+}

@@ -200,3 +200,73 @@ func BenchmarkCausal(b *testing.B) {
 	run("op=tri/upper=true", 5120, func() { TriGemm(c, ld, a, t, 1, bm, ld, t, hs, true) })
 	run("op=upper", 6144, func() { UpperGemm(c[:t*t], t, bm, ld, a[:hs*t], t, t, hs) })
 }
+
+// TestBatchedBitIdentical checks TriGemmN and UpperGemmN against one
+// TriGemm or UpperGemm call per product, bit for bit, in the layout of an
+// attention window's four heads (interleaved columns of shared C and B
+// rows, A blocks one after another) and in float64, where they loop over
+// the tiles in Go: T = 32 and 24 (the assembly kernels for N = 8, K = 8),
+// and 9 (Go).
+func TestBatchedBitIdentical(t *testing.T) {
+	const heads, hs = 4, 8
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, tt := range []int{32, 24, 9} {
+		ld := 3 * heads * hs // a [q | k | v] row
+		qkv := f32(randn(r, tt*ld))
+		att := f32(randn(r, heads*tt*tt))
+		t.Run(fmt.Sprintf("op=tri/t=%d", tt), func(t *testing.T) {
+			for _, upper := range []bool{false, true} {
+				rsa, csa := 1, tt
+				if upper {
+					rsa, csa = tt, 1
+				}
+				bt := Batch{Count: heads, SC: hs, SA: tt * tt, SB: hs}
+				want, got := make([]float32, tt*heads*hs), make([]float32, tt*heads*hs)
+				for h := range heads {
+					TriGemm(want[h*hs:], heads*hs, att[h*tt*tt:], rsa, csa, qkv[2*heads*hs+h*hs:], ld, tt, hs, upper)
+				}
+				TriGemmN(got, heads*hs, att, rsa, csa, qkv[2*heads*hs:], ld, tt, hs, upper, bt)
+				requireSameBits32(t, want, got)
+				want64, got64 := make([]float64, len(want)), make([]float64, len(got))
+				att64, qkv64 := f64(att), f64(qkv)
+				for h := range heads {
+					TriGemm(want64[h*hs:], heads*hs, att64[h*tt*tt:], rsa, csa, qkv64[2*heads*hs+h*hs:], ld, tt, hs, upper)
+				}
+				TriGemmN(got64, heads*hs, att64, rsa, csa, qkv64[2*heads*hs:], ld, tt, hs, upper, bt)
+				require.Equal(t, want64, got64)
+			}
+		})
+		t.Run(fmt.Sprintf("op=upper/t=%d", tt), func(t *testing.T) {
+			bt := Batch{Count: heads, SC: tt * tt, SA: hs, SB: hs * tt}
+			qt := f32(randn(r, heads*hs*tt))
+			want, got := make([]float32, heads*tt*tt), make([]float32, heads*tt*tt)
+			for h := range heads {
+				UpperGemm(want[h*tt*tt:], tt, qkv[heads*hs+h*hs:], ld, qt[h*hs*tt:], tt, tt, hs)
+			}
+			UpperGemmN(got, tt, qkv[heads*hs:], ld, qt, tt, tt, hs, bt)
+			requireSameBits32(t, want, got)
+		})
+	}
+	t.Run("panics", func(t *testing.T) {
+		c, a, b := make([]float32, 32*8), make([]float32, 32*32), make([]float32, 32*8)
+		require.PanicsWithValue(t, "kernel: TriGemmN: negative batch count or offset", func() {
+			TriGemmN(c, 8, a, 1, 32, b, 8, 32, 8, false, Batch{Count: 2, SC: -1})
+		})
+		require.PanicsWithValue(t, "kernel: TriGemmN: the batch's last product starts past the end of C, A or B", func() {
+			TriGemmN(c, 8, a, 1, 32, b, 8, 32, 8, false, Batch{Count: 2, SA: 32 * 32 * 2})
+		})
+		require.Panics(t, func() { // the last product's A is too short
+			TriGemmN(c, 8, a, 1, 32, b, 8, 32, 8, false, Batch{Count: 2, SA: 8})
+		})
+		require.Panics(t, func() { // the last product's C is too short
+			UpperGemmN(a, 32, b, 8, c, 32, 32, 8, Batch{Count: 2, SC: 8})
+		})
+	})
+}
+
+func requireSameBits32(t *testing.T, want, got []float32) {
+	t.Helper()
+	for i := range want {
+		require.Equalf(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "element %d = %v, want %v", i, got[i], want[i])
+	}
+}

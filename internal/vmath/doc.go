@@ -1,7 +1,8 @@
 // Package vmath holds vectorized float32 math for the hot loops of the
 // transformer: exp, the tanh-approximate GELU and its derivative, the
-// causal softmax, LayerNorm's row statistics and elementwise passes, the
-// gate's row sums and gains, Adam, and small helpers (Add, Transpose8,
+// causal softmax (of one head, or of a window's heads in one call),
+// LayerNorm's row statistics and elementwise passes, the gate's row sums
+// and gains, Adam, and small helpers (Add, Transpose8 and Transpose8N,
 // Transpose).
 //
 // Design stance: results are bit-identical on every CPU. Each function has

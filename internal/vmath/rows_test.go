@@ -121,3 +121,34 @@ func TestTranspose(t *testing.T) {
 		})
 	}
 }
+
+// TestTranspose8N checks the batched transpose against the definition in
+// the layout of a window's four heads of q (row stride 96, heads 8
+// columns apart), and its length check.
+func TestTranspose8N(t *testing.T) {
+	const heads, tt, ld = 4, 32, 96
+	src := make([]float32, (heads-1)*8+(tt-1)*ld+8)
+	for i := range src {
+		src[i] = float32(i)
+	}
+	dst := make([]float32, heads*8*tt)
+	Transpose8N(dst, src, tt, ld, heads, 8)
+	for h := range heads {
+		for i := range tt {
+			for c := range 8 {
+				if got, want := dst[(h*8+c)*tt+i], src[h*8+i*ld+c]; got != want {
+					t.Fatalf("head %d: dst[%d,%d] = %v, want %v", h, c, i, got, want)
+				}
+			}
+		}
+	}
+	if !panics(func() { Transpose8N(dst, src[:len(src)-1], tt, ld, heads, 8) }) {
+		t.Error("Transpose8N accepted a source one element short")
+	}
+}
+
+func panics(f func()) (p bool) {
+	defer func() { p = recover() != nil }()
+	f()
+	return false
+}

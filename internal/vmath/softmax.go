@@ -40,6 +40,28 @@ func CausalSoftmaxGradT(ds, pt []float32, t int, scale float32) {
 	bestSoftmax.bwd(ds, pt, t, scale)
 }
 
+// CausalSoftmaxTN is CausalSoftmaxT on count consecutive (T,T) blocks of
+// st (the heads of one attention window), the length checked once.
+func CausalSoftmaxTN(st []float32, t, count int, scale float32) {
+	if t < 0 || count < 0 || len(st) != count*t*t {
+		panic("vmath: CausalSoftmaxTN: len(st) != count·T·T")
+	}
+	for h := range count {
+		bestSoftmax.fwd(st[h*t*t:(h+1)*t*t], t, scale)
+	}
+}
+
+// CausalSoftmaxGradTN is CausalSoftmaxGradT on count consecutive (T,T)
+// blocks of ds and pt, the lengths checked once.
+func CausalSoftmaxGradTN(ds, pt []float32, t, count int, scale float32) {
+	if t < 0 || count < 0 || len(ds) != count*t*t || len(pt) != count*t*t {
+		panic("vmath: CausalSoftmaxGradTN: len(ds) or len(pt) != count·T·T")
+	}
+	for h := range count {
+		bestSoftmax.bwd(ds[h*t*t:(h+1)*t*t], pt[h*t*t:(h+1)*t*t], t, scale)
+	}
+}
+
 // softmaxImpl is one implementation of the causal softmax pair.
 type softmaxImpl struct {
 	name string

@@ -118,3 +118,38 @@ func BenchmarkCausalSoftmaxT(b *testing.B) {
 		})
 	}
 }
+
+// TestCausalSoftmaxTN checks the batched forms against one call per
+// (T,T) block, bit for bit, and their length checks.
+func TestCausalSoftmaxTN(t *testing.T) {
+	const heads = 4
+	for _, n := range []int{32, 17} {
+		t.Run(fmt.Sprintf("t=%d", n), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(12, uint64(n)))
+			st, g := make([]float32, heads*n*n), make([]float32, heads*n*n)
+			for i := range st {
+				st[i] = float32(r.NormFloat64() * 4)
+				g[i] = float32(r.NormFloat64())
+			}
+			const scale = 0.35
+			want, got := append([]float32(nil), st...), append([]float32(nil), st...)
+			for h := range heads {
+				CausalSoftmaxT(want[h*n*n:(h+1)*n*n], n, scale)
+			}
+			CausalSoftmaxTN(got, n, heads, scale)
+			requireBits(t, "softmax", want, got)
+			gw, gg := append([]float32(nil), g...), append([]float32(nil), g...)
+			for h := range heads {
+				CausalSoftmaxGradT(gw[h*n*n:(h+1)*n*n], want[h*n*n:(h+1)*n*n], n, scale)
+			}
+			CausalSoftmaxGradTN(gg, want, n, heads, scale)
+			requireBits(t, "softmax grad", gw, gg)
+		})
+	}
+	if !panics(func() { CausalSoftmaxTN(make([]float32, 3*4), 2, 4, 1) }) {
+		t.Error("CausalSoftmaxTN accepted 3 blocks for a count of 4")
+	}
+	if !panics(func() { CausalSoftmaxGradTN(make([]float32, 16), make([]float32, 12), 2, 4, 1) }) {
+		t.Error("CausalSoftmaxGradTN accepted pt one block short")
+	}
+}

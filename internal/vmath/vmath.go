@@ -90,6 +90,22 @@ func Transpose8(dst, src []float32, t, ld int) {
 	best.transpose8(dst, src, t, ld)
 }
 
+// Transpose8N is Transpose8 on count heads, the lengths checked once: dst
+// holds count (8,T) blocks one after another, and head h's rows start at
+// src[h·ss:] (ss ≥ 0; 8 for the heads of a [q | k | v] row).
+func Transpose8N(dst, src []float32, t, ld, count, ss int) {
+	if t < 0 || ld < 8 || count < 0 || ss < 0 || len(dst) != count*8*t ||
+		(t > 0 && count > 0 && len(src) < (count-1)*ss+(t-1)*ld+8) {
+		panic("vmath: Transpose8N: slice lengths do not match count (T,8) heads with row stride ld")
+	}
+	if t == 0 {
+		return
+	}
+	for h := range count {
+		best.transpose8(dst[h*8*t:(h+1)*8*t], src[h*ss:], t, ld)
+	}
+}
+
 // Transpose overwrites dst (C,R) with the transpose of the row-major (R,C)
 // matrix src: dst[j·R+i] = src[i·C+j]. The AVX-512 kernel moves 16x16
 // blocks through registers when R and C are multiples of 16 (a linear
