@@ -95,9 +95,12 @@ func linearT[F Float](out, inp, wt, bias, res []F, n, in, outF int) {
 //	dbias[o]  += Σ_n dout[n,o]           (Out), skipped when dbias is nil
 //
 // Each sum runs over its index in increasing order, starting from +0 for
-// dinp and from the old value for dw and dbias. All three are Gemm calls: dinp = dout·w, dw = doutᵀ·inp (A read
-// transposed through its strides) and dbias = 1ᵀ·dout (A a broadcast
-// one, so the products are exact and the sum is a plain left-to-right sum).
+// dinp and from the old value for dw and dbias. All three are Gemm sums:
+// dinp = dout·w, dw = doutᵀ·inp (A read transposed through its strides)
+// and dbias = 1ᵀ·dout (A a broadcast one, so the products are exact and
+// the sum is a plain left-to-right sum). Where the AVX-512 kernel can (In
+// a multiple of 32, Out of 8), dbias is summed in the same pass as dw,
+// with the same bits.
 func LinearBackward[F Float](dinp, dw, dbias, dout, inp, w []F, n, in, outF int) {
 	linearBackward(dinp, dw, dbias, dout, inp, w, nil, n, in, outF)
 }
