@@ -222,25 +222,6 @@ func tri8AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
 //go:noescape
 func tri16AVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
 
-// triAsm runs TriGemm's float32 kernel when this machine and shape have
-// one (the AVX-512 Gemm, N = 8, T a multiple of 8) and reports whether it
-// did. Bounds were checked by the caller.
-func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool) bool {
-	if n != 8 || t%8 != 0 || !hasAVX512VL || !useAVX512 {
-		return false
-	}
-	u := 0
-	if upper {
-		u = 1
-	}
-	if t%16 == 0 {
-		tri16AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
-	} else {
-		tri8AVX512(&c[0], &a[0], &b[0], ldc, rsa, csa, ldb, t, u)
-	}
-	return true
-}
-
 // dwBiasAsm runs a linear layer's dW = doutᵀ·inp and dbias += Σ_n dout
 // in one pass over dout when the AVX-512 kernel can (In a positive
 // multiple of 32, Out of 8): the first column panel's tiles add their A
@@ -260,8 +241,10 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 	return true
 }
 
-// triAsmN is triAsm for each product of bt, reporting whether it ran
-// them all (it runs all or none).
+// triAsmN runs TriGemm's float32 kernel on each product of bt when this
+// machine and shape have one (the AVX-512 Gemm, N = 8, T a multiple of 8)
+// and reports whether it did (all or none). Bounds were checked by the
+// caller.
 func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool, bt Batch) bool {
 	if n != 8 || t%8 != 0 || !hasAVX512VL || !useAVX512 {
 		return false
@@ -288,18 +271,9 @@ func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb i
 //go:noescape
 func upper32x8AVX512(c, a, b *float32, ldc, lda, ldb int)
 
-// upperAsm runs UpperGemm's float32 kernel when this machine and shape
-// have one (the AVX-512 Gemm, T = 32, K = 8) and reports whether it did.
-func upperAsm(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int) bool {
-	if t != 32 || k != 8 || !useAVX512 {
-		return false
-	}
-	upper32x8AVX512(&c[0], &a[0], &b[0], ldc, lda, ldb)
-	return true
-}
-
-// upperAsmN is upperAsm for each product of bt, reporting whether it ran
-// them all (it runs all or none).
+// upperAsmN runs UpperGemm's float32 kernel on each product of bt when
+// this machine and shape have one (the AVX-512 Gemm, T = 32, K = 8) and
+// reports whether it did (all or none).
 func upperAsmN(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int, bt Batch) bool {
 	if t != 32 || k != 8 || !useAVX512 {
 		return false

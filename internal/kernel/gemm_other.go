@@ -20,11 +20,6 @@ func gemm32(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb in
 	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
 }
 
-// triAsm reports that no assembly TriGemm kernel runs on this build.
-func triAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool) bool {
-	return false
-}
-
 // dwBiasAsm reports that no assembly kernel fuses dW and dbias on this
 // build.
 func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
@@ -38,10 +33,5 @@ func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb i
 
 // upperAsmN reports that no assembly UpperGemm kernel runs on this build.
 func upperAsmN(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int, bt Batch) bool {
-	return false
-}
-
-// upperAsm reports that no assembly UpperGemm kernel runs on this build.
-func upperAsm(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int) bool {
 	return false
 }

@@ -25,7 +25,7 @@ func TriGemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n 
 		return
 	}
 	checkGemm(len(c), ldc, len(a), rsa, csa, len(b), ldb, 0, false, t, n, t)
-	if c32, ok := any(c).([]float32); ok && triAsm(c32, ldc, any(a).([]float32), rsa, csa, any(b).([]float32), ldb, t, n, upper) {
+	if c32, ok := any(c).([]float32); ok && triAsmN(c32, ldc, any(a).([]float32), rsa, csa, any(b).([]float32), ldb, t, n, upper, Batch{Count: 1}) {
 		return
 	}
 	triTiles(c, ldc, a, rsa, csa, b, ldb, t, n, upper)
@@ -66,7 +66,7 @@ func UpperGemm[F Float](c []F, ldc int, a []F, lda int, b []F, ldb int, t, k int
 		return
 	}
 	checkGemm(len(c), ldc, len(a), lda, 1, len(b), ldb, 0, false, t, t, k)
-	if c32, ok := any(c).([]float32); ok && k > 0 && upperAsm(c32, ldc, any(a).([]float32), lda, any(b).([]float32), ldb, t, k) {
+	if c32, ok := any(c).([]float32); ok && k > 0 && upperAsmN(c32, ldc, any(a).([]float32), lda, any(b).([]float32), ldb, t, k, Batch{Count: 1}) {
 		return
 	}
 	upperTiles(c, ldc, a, lda, b, ldb, t, k)
