@@ -125,13 +125,9 @@ func causalSoftmaxGradTN[F Float](ds, pt []F, t, nh int, scale F) {
 	}
 }
 
-// causalSoftmaxT is vmath.CausalSoftmaxT for float32 and the same
-// definition through math.Exp for the float64 gradient check.
+// causalSoftmaxT is vmath.CausalSoftmaxT's definition through math.Exp,
+// for the float64 gradient check (causalSoftmaxTN sends float32 to vmath).
 func causalSoftmaxT[F Float](st []F, t int, scale F) {
-	if s32, ok := any(st).([]float32); ok {
-		vmath.CausalSoftmaxT(s32, t, float32(scale))
-		return
-	}
 	for i := range t {
 		m := F(math.Inf(-1))
 		for j := 0; j <= i; j++ {
@@ -153,13 +149,9 @@ func causalSoftmaxT[F Float](st []F, t int, scale F) {
 	}
 }
 
-// causalSoftmaxGradT is vmath.CausalSoftmaxGradT for float32 and its
-// definition for float64.
+// causalSoftmaxGradT is vmath.CausalSoftmaxGradT's definition, for the
+// float64 gradient check (causalSoftmaxGradTN sends float32 to vmath).
 func causalSoftmaxGradT[F Float](ds, pt []F, t int, scale F) {
-	if d32, ok := any(ds).([]float32); ok {
-		vmath.CausalSoftmaxGradT(d32, any(pt).([]float32), t, float32(scale))
-		return
-	}
 	for i := range t {
 		var d F
 		for j := 0; j <= i; j++ {

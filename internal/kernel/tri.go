@@ -18,17 +18,7 @@ package kernel
 // 16-row tiles in two phases over p, which give each row exactly its
 // 8-row tile's range.)
 func TriGemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n int, upper bool) {
-	if t < 0 || n < 0 {
-		panic("kernel: TriGemm: negative size")
-	}
-	if t == 0 || n == 0 {
-		return
-	}
-	checkGemm(len(c), ldc, len(a), rsa, csa, len(b), ldb, 0, false, t, n, t)
-	if c32, ok := any(c).([]float32); ok && triAsmN(c32, ldc, any(a).([]float32), rsa, csa, any(b).([]float32), ldb, t, n, upper, Batch{Count: 1}) {
-		return
-	}
-	triTiles(c, ldc, a, rsa, csa, b, ldb, t, n, upper)
+	triGemmN("TriGemm", c, ldc, a, rsa, csa, b, ldb, t, n, upper, Batch{Count: 1})
 }
 
 // triTiles is TriGemm through Gemm, one call per row tile: every
@@ -59,17 +49,7 @@ const TriTile = 8
 // kept key-major (Sᵀ = K·Qᵀ, Gᵀ = V·dOᵀ), whose consumers read only
 // i ≥ j.
 func UpperGemm[F Float](c []F, ldc int, a []F, lda int, b []F, ldb int, t, k int) {
-	if t < 0 || k < 0 {
-		panic("kernel: UpperGemm: negative size")
-	}
-	if t == 0 {
-		return
-	}
-	checkGemm(len(c), ldc, len(a), lda, 1, len(b), ldb, 0, false, t, t, k)
-	if c32, ok := any(c).([]float32); ok && k > 0 && upperAsmN(c32, ldc, any(a).([]float32), lda, any(b).([]float32), ldb, t, k, Batch{Count: 1}) {
-		return
-	}
-	upperTiles(c, ldc, a, lda, b, ldb, t, k)
+	upperGemmN("UpperGemm", c, ldc, a, lda, b, ldb, t, k, Batch{Count: 1})
 }
 
 // upperTiles is UpperGemm through Gemm, one call per row tile.
@@ -109,10 +89,15 @@ func (bt Batch) check(what string, lc, la, lb int) {
 // with the bounds checked once: the four causal products of an attention
 // window's heads.
 func TriGemmN[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n int, upper bool, bt Batch) {
+	triGemmN("TriGemmN", c, ldc, a, rsa, csa, b, ldb, t, n, upper, bt)
+}
+
+// triGemmN is TriGemmN, its panics naming the entry point what.
+func triGemmN[F Float](what string, c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n int, upper bool, bt Batch) {
 	if t < 0 || n < 0 {
-		panic("kernel: TriGemmN: negative size")
+		panic("kernel: " + what + ": negative size")
 	}
-	bt.check("TriGemmN", len(c), len(a), len(b))
+	bt.check(what, len(c), len(a), len(b))
 	if t == 0 || n == 0 || bt.Count == 0 {
 		return
 	}
@@ -129,10 +114,15 @@ func TriGemmN[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n
 // UpperGemmN is UpperGemm on bt.Count products, bit for bit as as many
 // calls, with the bounds checked once.
 func UpperGemmN[F Float](c []F, ldc int, a []F, lda int, b []F, ldb int, t, k int, bt Batch) {
+	upperGemmN("UpperGemmN", c, ldc, a, lda, b, ldb, t, k, bt)
+}
+
+// upperGemmN is UpperGemmN, its panics naming the entry point what.
+func upperGemmN[F Float](what string, c []F, ldc int, a []F, lda int, b []F, ldb int, t, k int, bt Batch) {
 	if t < 0 || k < 0 {
-		panic("kernel: UpperGemmN: negative size")
+		panic("kernel: " + what + ": negative size")
 	}
-	bt.check("UpperGemmN", len(c), len(a), len(b))
+	bt.check(what, len(c), len(a), len(b))
 	if t == 0 || bt.Count == 0 {
 		return
 	}
