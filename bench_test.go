@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var full = flag.Bool("full", false, "also run the full reference protocol (minutes) against golden/full")
+var full = flag.Bool("full", false, "also run the full and seed profiles (minutes) against golden/full and golden/seed")
 
 const seedReport = "../shared/seed/seed-report.json"
 
@@ -26,12 +28,77 @@ func TestBenchCI(t *testing.T) {
 	benchProfile(t, harness.CIProfile(), "ci")
 }
 
-// TestBenchFull runs the full reference protocol; it needs -full.
+// TestBenchFull runs the default protocol; it needs -full.
 func TestBenchFull(t *testing.T) {
 	if !*full {
 		t.Skip("the full protocol takes minutes; run with -full")
 	}
 	benchProfile(t, harness.DefaultProtocol(), "full")
+}
+
+// TestBenchSeed runs the seed profile, the seed report's protocol; it
+// needs -full. Its trial results are those of golden/seed_1.snap.json,
+// which TestSeedProfileKeepsTrials samples on every run.
+func TestBenchSeed(t *testing.T) {
+	if !*full {
+		t.Skip("the seed protocol takes a minute; run with -full")
+	}
+	benchProfile(t, harness.SeedProfile(), "seed")
+}
+
+// TestSeedProfileKeepsTrials: the seed profile still trains the trials of
+// the seed report's protocol to the same numbers. It retrains three of
+// its 48 trials (a baseline cfg on two seeds, a gated idea cfg) and
+// compares their val and test metrics with golden/seed_1.snap.json at
+// the golden files' precision.
+func TestSeedProfileKeepsTrials(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(golden.Dir(), "seed_1.snap.json"))
+	require.NoError(t, err)
+	var g struct {
+		Baseline struct {
+			Sweep []struct {
+				PerSeed []float64 `json:"per_seed"`
+				Val     struct {
+					PerSeed []float64 `json:"per_seed"`
+				} `json:"val"`
+			} `json:"sweep"`
+		} `json:"baseline"`
+		MechanismSignature struct {
+			IdeaSweep []struct {
+				Result struct {
+					PerSeed []float64 `json:"per_seed"`
+				} `json:"result"`
+				Val struct {
+					PerSeed []float64 `json:"per_seed"`
+				} `json:"val"`
+			} `json:"idea_sweep"`
+		} `json:"mechanism_signature"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &g))
+	p := harness.SeedProfile()
+	d, err := p.Data()
+	require.NoError(t, err)
+	round := func(x float64) float64 {
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', golden.Digits, 64), 64)
+		return r
+	}
+	for _, tc := range []struct {
+		name      string
+		cfg       harness.Cfg
+		seed      int
+		val, test float64
+	}{
+		{"baseline/cfg1/seed0", p.Baseline[1], 0, g.Baseline.Sweep[1].Val.PerSeed[0], g.Baseline.Sweep[1].PerSeed[0]},
+		{"baseline/cfg1/seed1", p.Baseline[1], 1, g.Baseline.Sweep[1].Val.PerSeed[1], g.Baseline.Sweep[1].PerSeed[1]},
+		{"idea/cfg2/seed1", p.Idea[2], 1, g.MechanismSignature.IdeaSweep[2].Val.PerSeed[1], g.MechanismSignature.IdeaSweep[2].Result.PerSeed[1]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := harness.RunTrial(p, d.Dataset, tc.cfg, p.Seeds[tc.seed])
+			require.NoError(t, err)
+			require.Equal(t, tc.val, round(r.Val), "val")
+			require.Equal(t, tc.test, round(r.Test), "test")
+		})
+	}
 }
 
 func benchProfile(t *testing.T, p harness.Protocol, name string) {

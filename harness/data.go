@@ -32,6 +32,15 @@ func (p Protocol) Data() (*Data, error) {
 			return nil, err
 		}
 		return &Data{Dataset: ds, SHA256: tab.SHA256}, nil
+	case "panel":
+		if p.Panel == nil {
+			return nil, fmt.Errorf("harness: the panel track needs a panel block")
+		}
+		ds, err := track.Panel(*p.Panel)
+		if err != nil {
+			return nil, fmt.Errorf("harness: panel: %w", err)
+		}
+		return &Data{Dataset: ds}, nil
 	default:
 		ds, err := track.Sequence(p.Sequence)
 		if err != nil {
@@ -43,6 +52,9 @@ func (p Protocol) Data() (*Data, error) {
 
 // trackRationale is the report's mechanism_signature.track_rationale.
 func trackRationale(p Protocol) string {
+	if p.Track == "panel" {
+		return PanelRationale
+	}
 	if p.Track == "csv" && p.CSV != nil {
 		return fmt.Sprintf("Multivariate CSV forecast of %s (T=%d, H=%d): real series with daily and weekly cycles carry multi-token temporal correlations, where a per-token fading-memory gate can act.", p.CSV.Target, p.CSV.T, p.CSV.H)
 	}

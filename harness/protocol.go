@@ -15,81 +15,229 @@ import (
 	"github.com/ideabench/ideabench/transformer"
 )
 
-// Cfg is one point of a sweep: the report's "cfg" object.
+// Cfg is one point of a sweep: the report's "cfg" object. The fields
+// after beta are left out of JSON at their zero value, which is the
+// training of the seed report (plain Adam at a constant rate, every epoch,
+// the last weights), so its cfgs keep their four keys.
 type Cfg struct {
-	LR     float64 `json:"lr"`     // Adam learning rate
-	Epochs int     `json:"epochs"` // passes over the train windows
+	LR     float64 `json:"lr"`     // peak learning rate
+	Epochs int     `json:"epochs"` // passes over the train windows: the budget
 	Rho    float64 `json:"rho"`    // gate memory factor ρ
 	Beta   float64 `json:"beta"`   // gate strength β; 0 is the baseline
+
+	// WeightDecay is AdamW's decoupled weight decay λ on the weight
+	// matrices and embeddings; 0 is Adam.
+	WeightDecay float64 `json:"weight_decay,omitempty"`
+	// Schedule shapes the learning rate over the Epochs·steps-per-epoch
+	// steps after warmup: "" or "constant", "cosine" or "linear" (decay
+	// to 0). See LRAt.
+	Schedule string `json:"schedule,omitempty"`
+	// Warmup is the fraction of the steps over which the rate rises
+	// linearly to lr, in [0,1).
+	Warmup float64 `json:"warmup,omitempty"`
+	// Clip is the largest gradient L2 norm a step applies unscaled; 0
+	// never clips.
+	Clip float64 `json:"clip,omitempty"`
+	// Patience turns on early stopping: the model is scored on val after
+	// every epoch, training stops once Patience epochs pass without a new
+	// best, and the weights of the best epoch are the ones evaluated. 0
+	// trains every epoch and keeps the last weights.
+	Patience int `json:"patience,omitempty"`
+}
+
+// Schedules.
+const (
+	ScheduleConstant = "constant"
+	ScheduleCosine   = "cosine"
+	ScheduleLinear   = "linear"
+)
+
+// LRAt is the learning rate of step s (0-based) of a run of total steps:
+// a linear warmup over the first w = ⌈Warmup·total⌉ steps, then the
+// schedule over the remaining ones, with progress u = (s-w)/(total-w) in
+// [0,1):
+//
+//	warmup    lr·(s+1)/w                 s < w
+//	constant  lr
+//	cosine    lr·(1 + cos(π·u))/2        (Loshchilov and Hutter 2017, SGDR, without restarts)
+//	linear    lr·(1 - u)
+func (c Cfg) LRAt(s, total int) float64 {
+	w := int(math.Ceil(c.Warmup * float64(total)))
+	if s < w {
+		return c.LR * float64(s+1) / float64(w)
+	}
+	u := float64(s-w) / float64(total-w)
+	switch c.Schedule {
+	case ScheduleCosine:
+		return c.LR * (1 + math.Cos(math.Pi*u)) / 2
+	case ScheduleLinear:
+		return c.LR * (1 - u)
+	}
+	return c.LR
 }
 
 // Gate is the gate part of the config.
 func (c Cfg) Gate() gate.Params { return gate.Params{Rho: c.Rho, Beta: c.Beta} }
 
-// Arch is the model size; T and H come from the track.
+// Arch is the model both arms train, and its batch size; T and H come
+// from the track. The fields after batch are left out of JSON at their
+// zero value, the model of the seed report.
 type Arch struct {
 	D      int `json:"d"`      // model width
 	Heads  int `json:"heads"`  // attention heads
 	Layers int `json:"layers"` // blocks
 	Batch  int `json:"batch"`  // training batch size
+
+	// Patch is the number of input positions per token (non-overlapping
+	// patches, PatchTST-style); 0 or 1 is one token per position. It must
+	// divide the track's t.
+	Patch int `json:"patch,omitempty"`
+	// RevIN normalizes every window by its own statistics and takes the
+	// forecast back to the track's scale (reversible instance
+	// normalization); it needs loss "last".
+	RevIN bool `json:"revin,omitempty"`
+	// Loss is "" or "all" (every token's forecast is trained) or "last"
+	// (only the last token's, the one evaluated).
+	Loss string `json:"loss,omitempty"`
 }
 
 // Protocol is everything a run depends on. A config file is a JSON
 // Protocol; fields it leaves out keep the chosen profile's values.
 type Protocol struct {
-	Profile  string               `json:"profile"`       // name of the profile it started from
-	Track    string               `json:"track"`         // "sequence" or "csv"
-	Model    string               `json:"model"`         // "transformer_tiny"
-	Seeds    []uint64             `json:"seeds"`         // training seeds, paired across arms
-	Baseline []Cfg                `json:"baseline"`      // baseline sweep (β = 0)
-	Idea     []Cfg                `json:"idea"`          // idea sweep
-	Arch     Arch                 `json:"arch"`          // model size
-	Sequence track.SequenceConfig `json:"sequence"`      // data of the sequence track
-	CSV      *track.CSVConfig     `json:"csv,omitempty"` // data of the csv track
-	Alpha    float64              `json:"alpha"`         // significance level of the comparison
+	Profile  string               `json:"profile"`         // name of the profile it started from
+	Track    string               `json:"track"`           // "sequence" or "csv"
+	Model    string               `json:"model"`           // "transformer_tiny"
+	Seeds    []uint64             `json:"seeds"`           // training seeds, paired across arms
+	Baseline []Cfg                `json:"baseline"`        // baseline sweep (β = 0)
+	Idea     []Cfg                `json:"idea"`            // idea sweep
+	Arch     Arch                 `json:"arch"`            // model size
+	Sequence track.SequenceConfig `json:"sequence"`        // data of the sequence track
+	Panel    *track.PanelConfig   `json:"panel,omitempty"` // data of the panel track
+	CSV      *track.CSVConfig     `json:"csv,omitempty"`   // data of the csv track
+	Alpha    float64              `json:"alpha"`           // significance level of the comparison
 }
 
-// DefaultProtocol is the reference protocol of the seed report: seeds
-// 0..7, 8 epochs, baseline lr ∈ {0.001, 0.003, 0.006}, idea (lr,ρ,β) ∈
-// {(0.001,0.85,0.5), (0.003,0.9,0.5), (0.006,0.9,1.0)}, d=32, 4 heads,
-// L=2, batch 32, the default sequence track (1024/256/256 windows, T=32,
-// H=8).
-func DefaultProtocol() Protocol {
+// SeedProfile is the reference protocol of the seed report (profile
+// "seed"): seeds 0..7, 8 epochs of plain Adam at a constant rate, baseline
+// lr ∈ {0.001, 0.003, 0.006}, idea (lr,ρ,β) ∈ {(0.001,0.85,0.5),
+// (0.003,0.9,0.5), (0.006,0.9,1.0)}, d=32, 4 heads, L=2, batch 32, a token
+// per position, the default sequence track (1024/256/256 windows, T=32,
+// H=8). Its baseline does not beat the linear reference forecaster; it is
+// kept to reproduce the seed report.
+func SeedProfile() Protocol {
 	const e = 8
 	return Protocol{
-		Profile: "full", Track: "sequence", Model: "transformer_tiny",
+		Profile: "seed", Track: "sequence", Model: "transformer_tiny",
 		Seeds:    []uint64{0, 1, 2, 3, 4, 5, 6, 7},
-		Baseline: []Cfg{{0.001, e, 0, 0}, {0.003, e, 0, 0}, {0.006, e, 0, 0}},
-		Idea:     []Cfg{{0.001, e, 0.85, 0.5}, {0.003, e, 0.9, 0.5}, {0.006, e, 0.9, 1.0}},
+		Baseline: []Cfg{{LR: 0.001, Epochs: e}, {LR: 0.003, Epochs: e}, {LR: 0.006, Epochs: e}},
+		Idea: []Cfg{{LR: 0.001, Epochs: e, Rho: 0.85, Beta: 0.5}, {LR: 0.003, Epochs: e, Rho: 0.9, Beta: 0.5},
+			{LR: 0.006, Epochs: e, Rho: 0.9, Beta: 1.0}},
 		Arch:     Arch{D: 32, Heads: 4, Layers: 2, Batch: 32},
 		Sequence: track.DefaultSequenceConfig(),
 		Alpha:    0.05,
 	}
 }
 
-// CIProfile has the structure of DefaultProtocol (same grids, 8 seeds,
-// same model) on less data and fewer epochs, so `go test ./...` stays fast.
-func CIProfile() Protocol {
-	p := DefaultProtocol()
+// DefaultProtocol is the "full" profile on its own track, the panel
+// track (see FullProfile).
+func DefaultProtocol() Protocol { return FullProfile("panel") }
+
+// FullProfile is the default protocol ("full") on a track: seeds 0..7;
+// both arms sweep the same three peak learning rates under the same
+// training (AdamW with weight decay 0.05, 5% warmup then cosine decay,
+// gradients clipped at norm 1, early stopping on val), so they get the
+// same budget; the idea arm runs the gate at ρ = 0.8, β = 0.5.
+//
+//   - panel (and sequence): d=32, 4 heads, L=2, batch 32, tokens of 4
+//     positions, every token's forecast trained; lr ∈ {0.01, 0.02,
+//     0.05}, 12 epochs, patience 3; the default panel track.
+//   - csv: d=32, 4 heads, L=2, batch 32, tokens of 16 positions, RevIN,
+//     the last token's forecast trained; lr ∈ {0.0001, 0.0003, 0.001},
+//     20 epochs, patience 5; the csv block comes from the caller.
+func FullProfile(trk string) Protocol {
+	p := Protocol{
+		Profile: "full", Track: trk, Model: "transformer_tiny",
+		Seeds:    []uint64{0, 1, 2, 3, 4, 5, 6, 7},
+		Arch:     Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 4},
+		Sequence: track.DefaultSequenceConfig(),
+		Alpha:    0.05,
+	}
+	lrs, epochs, patience := []float64{0.01, 0.02, 0.05}, 12, 3
+	switch trk {
+	case "panel":
+		c := track.DefaultPanelConfig()
+		p.Panel = &c
+	case "csv":
+		p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 16, RevIN: true, Loss: transformer.LossLast}
+		lrs, epochs, patience = []float64{0.0001, 0.0003, 0.001}, 20, 5
+	}
+	for _, lr := range lrs {
+		c := Cfg{LR: lr, Epochs: epochs, WeightDecay: 0.05, Schedule: ScheduleCosine, Warmup: 0.05, Clip: 1, Patience: patience}
+		p.Baseline = append(p.Baseline, c)
+		c.Rho, c.Beta = 0.8, 0.5
+		p.Idea = append(p.Idea, c)
+	}
+	return p
+}
+
+// CIProfile is CIProfileFor the panel track.
+func CIProfile() Protocol { return CIProfileFor("panel") }
+
+// CIProfileFor has the structure of FullProfile(trk) (same grids, 8
+// seeds, same model) on less data and fewer epochs, so `go test ./...`
+// stays fast: panel 1024/256/256 series and 3 epochs, sequence
+// 128/64/64 windows and 3 epochs, csv 2 epochs.
+func CIProfileFor(trk string) Protocol {
+	p := FullProfile(trk)
 	p.Profile = "ci"
-	p.Sequence.TrainWindows, p.Sequence.ValWindows, p.Sequence.TestWindows = 128, 64, 64
+	epochs := 3
+	switch trk {
+	case "panel":
+		p.Panel.TrainWindows, p.Panel.ValWindows, p.Panel.TestWindows = 1024, 256, 256
+	case "csv":
+		epochs = 2
+	default:
+		p.Sequence.TrainWindows, p.Sequence.ValWindows, p.Sequence.TestWindows = 128, 64, 64
+	}
 	for _, cs := range [][]Cfg{p.Baseline, p.Idea} {
 		for i := range cs {
-			cs[i].Epochs = 3
+			cs[i].Epochs = epochs
 		}
 	}
 	return p
 }
 
-// Profile returns the named profile: "full" or "ci".
-func Profile(name string) (Protocol, error) {
+// Profile returns the named profile on its own track: "full" (the
+// default), "seed" or "ci".
+func Profile(name string) (Protocol, error) { return ProfileFor(name, "") }
+
+// ProfileFor returns the named profile on the track trk ("" for the
+// profile's own): full and ci bring the architecture and grids of that
+// track (FullProfile), seed keeps its own and switches the track only.
+func ProfileFor(name, trk string) (Protocol, error) {
 	switch name {
 	case "", "full":
-		return DefaultProtocol(), nil
+		if trk == "" {
+			trk = "panel"
+		}
+		return FullProfile(trk), nil
 	case "ci":
-		return CIProfile(), nil
+		if trk == "" {
+			trk = "panel"
+		}
+		return CIProfileFor(trk), nil
+	case "seed":
+		p := SeedProfile()
+		if trk != "" {
+			p.Track = trk
+		}
+		if trk == "panel" {
+			c := track.DefaultPanelConfig()
+			p.Panel = &c
+		}
+		return p, nil
 	}
-	return Protocol{}, fmt.Errorf("harness: profile %q is unknown; use full or ci", name)
+	return Protocol{}, fmt.Errorf("harness: profile %q is unknown; use full, seed or ci", name)
 }
 
 // LoadProtocol reads a JSON config file over the given profile, as
@@ -100,6 +248,23 @@ func LoadProtocol(path string, base Protocol) (Protocol, error) {
 		return Protocol{}, fmt.Errorf("harness: config: %w", err)
 	}
 	return ParseProtocol(raw, path, base)
+}
+
+// ConfigTrack returns the "track" a JSON config file names, "" when it
+// names none; a file that cannot be read or parsed is left for
+// LoadProtocol to report.
+func ConfigTrack(path string) (string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("harness: config: %w", err)
+	}
+	var v struct {
+		Track string `json:"track"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return "", nil
+	}
+	return v.Track, nil
 }
 
 // ParseProtocol decodes a JSON config, read from the file name (used only
@@ -155,6 +320,16 @@ func (p Protocol) Validate() error {
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	switch p.Track {
 	case "sequence":
+	case "panel":
+		if p.Panel == nil {
+			bad("panel: missing; the panel track needs its block, e.g. {\"data_seed\": 1, \"train_windows\": 16384, ...} (see track.DefaultPanelConfig)")
+		} else if err := p.Panel.Validate(); err != nil {
+			for _, e := range unjoin(err) {
+				bad("panel.%s", strings.TrimPrefix(e.Error(), "track: "))
+			}
+		} else if p.Panel.TrainWindows < p.Panel.T+1 {
+			bad("panel.train_windows = %d: the linear reference forecaster needs at least panel.t+1 = %d; raise it", p.Panel.TrainWindows, p.Panel.T+1)
+		}
 	case "csv":
 		if p.CSV == nil {
 			bad("csv: missing; the csv track needs {\"path\": FILE, \"target\": COLUMN, \"t\": 96, \"h\": 96}")
@@ -168,7 +343,7 @@ func (p Protocol) Validate() error {
 			}
 		}
 	default:
-		bad("track = %q: unknown track; use \"sequence\" or \"csv\"", p.Track)
+		bad("track = %q: unknown track; use \"panel\", \"sequence\" or \"csv\"", p.Track)
 	}
 	if p.Model != "transformer_tiny" {
 		bad("model = %q: unknown model; use \"transformer_tiny\"", p.Model)
@@ -203,6 +378,23 @@ func (p Protocol) Validate() error {
 			if c.Epochs <= 0 {
 				bad("%s.epochs = %d: must be >= 1; use e.g. 8", at, c.Epochs)
 			}
+			if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
+				bad("%s.weight_decay = %v: must be a finite number >= 0; use e.g. 0.05 (0 is plain Adam)", at, c.WeightDecay)
+			}
+			switch c.Schedule {
+			case "", ScheduleConstant, ScheduleCosine, ScheduleLinear:
+			default:
+				bad("%s.schedule = %q: unknown; use %q, %q or %q", at, c.Schedule, ScheduleConstant, ScheduleCosine, ScheduleLinear)
+			}
+			if !(c.Warmup >= 0 && c.Warmup < 1) {
+				bad("%s.warmup = %v: the warmup fraction of the steps must be in [0,1); use e.g. 0.05", at, c.Warmup)
+			}
+			if !(c.Clip >= 0) || math.IsInf(c.Clip, 0) {
+				bad("%s.clip = %v: must be a finite number >= 0; use e.g. 1 (0 never clips)", at, c.Clip)
+			}
+			if c.Patience < 0 {
+				bad("%s.patience = %d: must be >= 0; use e.g. 3 (0 keeps the last epoch's weights)", at, c.Patience)
+			}
 			if !(c.Rho >= 0 && c.Rho < 1) {
 				bad("%s.rho = %v: must be in [0,1); pick a memory factor such as 0.9", at, c.Rho)
 			}
@@ -235,6 +427,22 @@ func (p Protocol) Validate() error {
 		}
 		bad("arch.heads = %d: must divide arch.d = %d; pick a divisor of %d such as %d", a.Heads, a.D, a.D, k)
 	}
+	t, _ := p.window()
+	switch {
+	case a.Patch < 0:
+		bad("arch.patch = %d: must be >= 0 (0 or 1: a token per position); use e.g. 4", a.Patch)
+	case t > 0 && t%max(a.Patch, 1) != 0:
+		bad("arch.patch = %d: must divide the track's t = %d; pick a divisor of %d", a.Patch, t, t)
+	}
+	switch a.Loss {
+	case "", transformer.LossAll:
+		if a.RevIN {
+			bad("arch.loss = %q: arch.revin needs loss %q (a window's statistics see the inputs earlier tokens forecast); set \"loss\": %q", a.Loss, transformer.LossLast, transformer.LossLast)
+		}
+	case transformer.LossLast:
+	default:
+		bad("arch.loss = %q: unknown; use %q or %q", a.Loss, transformer.LossAll, transformer.LossLast)
+	}
 	if p.Track != "sequence" {
 		// The sequence block is not used.
 	} else if err := p.Sequence.Validate(); err != nil {
@@ -256,17 +464,39 @@ func (p Protocol) Validate() error {
 	return errors.Join(errs...)
 }
 
+// window returns the track's context length and horizon.
+func (p Protocol) window() (t, h int) {
+	switch {
+	case p.Track == "csv" && p.CSV != nil:
+		return p.CSV.T, p.CSV.H
+	case p.Track == "panel" && p.Panel != nil:
+		return p.Panel.T, p.Panel.H
+	}
+	return p.Sequence.T, p.Sequence.H
+}
+
+// unjoin returns the errors an errors.Join holds, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
 // modelConfig is the transformer config of one cfg, with one input
 // channel (the channel count of a csv track is known once its file is
 // read; see ModelConfig).
 func (p Protocol) modelConfig(c Cfg) transformer.Config {
-	t, h := p.Sequence.T, p.Sequence.H
-	if p.Track == "csv" && p.CSV != nil {
-		t, h = p.CSV.T, p.CSV.H
-	}
+	t, h := p.window()
+	return p.Arch.model(c, t, h, 1, 0)
+}
+
+// model is the transformer of cfg c on windows of t inputs of cin
+// channels, forecasting h steps of channel target.
+func (a Arch) model(c Cfg, t, h, cin, target int) transformer.Config {
 	return transformer.Config{
-		D: p.Arch.D, Heads: p.Arch.Heads, Layers: p.Arch.Layers,
-		T: t, H: h, CIn: 1, Gate: c.Gate(),
+		D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, H: h, CIn: cin, Gate: c.Gate(),
+		Patch: a.Patch, RevIN: a.RevIN, Target: target, Loss: a.Loss,
 	}
 }
 

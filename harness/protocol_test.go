@@ -16,7 +16,7 @@ func TestLoadProtocol(t *testing.T) {
 	}{
 		{"empty_keeps_profile", `{}`, "", func(t *testing.T, p Protocol) { require.Equal(t, CIProfile(), p) }},
 		{"grid_replaces_whole", `{"idea":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":2}]}`, "", func(t *testing.T, p Protocol) {
-			require.Equal(t, []Cfg{{0.1, 1, 0.5, 2}}, p.Idea)
+			require.Equal(t, []Cfg{{LR: 0.1, Epochs: 1, Rho: 0.5, Beta: 2}}, p.Idea)
 		}},
 		// A partial entry does not inherit the profile's epochs.
 		{"partial_entry", `{"idea":[{"lr":0.1}]}`, "idea[0].epochs = 0: must be >= 1", nil},
@@ -28,7 +28,8 @@ func TestLoadProtocol(t *testing.T) {
 		{"track", `{"track":"parquet"}`, `track = "parquet"`, nil},
 		{"csv_missing", `{"track":"csv"}`, `csv: missing`, nil},
 		{"csv_fields", `{"track":"csv","csv":{"path":"x.csv","t":0,"h":96}}`, `csv.target is empty`, nil},
-		{"windows", `{"sequence":{"train_windows":0}}`, "sequence.train_windows = 0:", nil},
+		{"windows", `{"panel":{"train_windows":0}}`, "panel.train_windows = 0:", nil},
+		{"panel_missing", `{"panel":null}`, "panel: missing", nil},
 		{"truncated", `{"seeds":[0,`, "config", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,12 +48,27 @@ func TestLoadProtocol(t *testing.T) {
 }
 
 func TestProfiles(t *testing.T) {
-	for _, name := range []string{"full", "ci"} {
-		p, err := Profile(name)
-		require.NoError(t, err)
-		require.NoError(t, p.Validate())
-		require.Len(t, p.Trials(), 48)
+	for _, name := range []string{"full", "seed", "ci"} {
+		for _, trk := range []string{"", "panel", "sequence"} {
+			p, err := ProfileFor(name, trk)
+			require.NoError(t, err)
+			require.NoError(t, p.Validate(), "%s on %q", name, trk)
+			require.Len(t, p.Trials(), 48)
+			require.Equal(t, name, p.Profile)
+		}
 	}
+	// The seed profile is the seed report's protocol; full and ci give
+	// both arms the same training, the idea arm the gate.
+	require.Equal(t, "sequence", SeedProfile().Track)
+	require.Equal(t, []Cfg{{LR: 0.001, Epochs: 8}, {LR: 0.003, Epochs: 8}, {LR: 0.006, Epochs: 8}}, SeedProfile().Baseline)
+	for _, trk := range []string{"panel", "csv"} {
+		p := FullProfile(trk)
+		for i, c := range p.Idea {
+			c.Rho, c.Beta = 0, 0
+			require.Equal(t, p.Baseline[i], c, "%s: idea cfg %d", trk, i)
+		}
+	}
+	require.True(t, FullProfile("csv").Arch.RevIN, "RevIN is on for the csv track")
 	_, err := Profile("nope")
 	require.ErrorContains(t, err, `"nope" is unknown`)
 }

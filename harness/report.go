@@ -42,12 +42,20 @@ type Training struct {
 	Idea     ArmCurves `json:"idea"`
 }
 
-// ArmCurves are one cfg's mean training loss per epoch, one curve per
-// seed (in the order of the protocol's seeds; a diverged seed's curve
-// ends at its last full epoch).
+// ArmCurves are one cfg's mean training loss and val metric per epoch,
+// one curve per seed (in the order of the protocol's seeds; a diverged
+// seed's curve ends at its last full epoch), and the epoch whose weights
+// each seed kept.
 type ArmCurves struct {
 	Cfg         Cfg         `json:"cfg"`
 	EpochLosses [][]float64 `json:"epoch_losses"`
+	// ValCurves are the val metric after each epoch, per seed.
+	ValCurves [][]float64 `json:"val_curves,omitempty"`
+	// BestEpochs are the 1-based epochs whose weights were scored, per
+	// seed: the best val epoch under early stopping, else the last; 0
+	// for a diverged seed. val_curves[i][best_epochs[i]-1] is the seed's
+	// val metric.
+	BestEpochs []int `json:"best_epochs,omitempty"`
 }
 
 // Divergence lists the trials whose training loss became NaN or ±Inf and
@@ -193,6 +201,24 @@ type Forecasters struct {
 	NoiseFloor          float64 `json:"noise_floor,omitempty"` // the generator's optimal forecaster
 	BaselineBeatsLinear bool    `json:"baseline_beats_linear"` // baseline full mean < linear_ar
 	IdeaBeatsLinear     bool    `json:"idea_beats_linear"`     // idea mean < linear_ar
+
+	// BestReference names the reference forecaster with the lowest test
+	// MSE ("persistence" or "linear_ar"; the noise floor is an oracle,
+	// not a forecaster a model could be asked to beat).
+	BestReference string `json:"best_reference"`
+	// BaselineCompetent is baseline full mean < the best reference's MSE:
+	// a comparison against a baseline that a closed-form forecaster beats
+	// is hollow.
+	BaselineCompetent bool `json:"baseline_competent"`
+}
+
+// Best returns the name and test MSE of the best reference forecaster;
+// ties go to persistence, the simpler one.
+func (f *Forecasters) Best() (name string, mse float64) {
+	if f.LinearAR < f.Persistence {
+		return "linear_ar", f.LinearAR
+	}
+	return "persistence", f.Persistence
 }
 
 // Setup records the protocol a report came from, so verify can rerun its
@@ -213,6 +239,9 @@ type RunInfo struct {
 	TrialsRun    int    `json:"trials_run"`    // trained by this process
 	Results      string `json:"results"`       // the results directory (merge: the directories, comma-separated)
 }
+
+// PanelRationale is the report's rationale for the panel track.
+const PanelRationale = "Panel forecast: every window is its own series of sinusoids under AR(1) noise, so the model must infer periods, amplitudes and phases in context; a per-token fading-memory gate can weigh the evidence it accumulates over the window."
 
 // TrackRationale is the seed report's rationale for the sequence track.
 const TrackRationale = "Sequence forecast contains multi-token temporal correlations and matches the proposed per-token fading-memory transformer gate."

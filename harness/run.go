@@ -340,16 +340,28 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	}
 	f.BaselineBeatsLinear = r.Baseline.Full.Mean < f.LinearAR
 	f.IdeaBeatsLinear = r.Idea.Mean < f.LinearAR
+	name, best := f.Best()
+	f.BestReference, f.BaselineCompetent = name, r.Baseline.Full.Mean < best
 	r.ReferenceForecasters = f
+	if !f.BaselineCompetent {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
+			"hollow comparison: the baseline's test mean %.6g does not beat the best reference forecaster, %s (%.6g); a win over this baseline says little: train or tune the baseline until it does",
+			r.Baseline.Full.Mean, name, best))
+	}
+	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest)...)
+	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest)...)
 	return r, nil
 }
 
 // curves collects the epoch losses of one cfg, seed by seed.
 func curves(trials []Trial, results []Result, arm string, cfg int, c Cfg) ArmCurves {
-	ac := ArmCurves{Cfg: c, EpochLosses: [][]float64{}}
+	ac := ArmCurves{Cfg: c, EpochLosses: [][]float64{}, ValCurves: [][]float64{}}
 	for i, t := range trials {
 		if t.Arm == arm && t.Cfg == cfg {
-			ac.EpochLosses = append(ac.EpochLosses, append([]float64{}, results[i].EpochLoss...))
+			r := results[i]
+			ac.EpochLosses = append(ac.EpochLosses, append([]float64{}, r.EpochLoss...))
+			ac.ValCurves = append(ac.ValCurves, append([]float64{}, r.ValCurve...))
+			ac.BestEpochs = append(ac.BestEpochs, r.BestEpoch)
 		}
 	}
 	return ac

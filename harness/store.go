@@ -26,7 +26,7 @@ import (
 // every trial id, so results of another training path are never reused.
 // Any change that moves a record's bytes must change it;
 // TestTrainingVersionPinned fails until it does.
-const TrainingVersion = "train-2026-12-03b"
+const TrainingVersion = "train-2026-12-04a"
 
 // TrialKey is everything one trial's result depends on. Its id is the
 // SHA-256 of its JSON encoding (fixed field order, shortest round-trip
@@ -40,7 +40,8 @@ type TrialKey struct {
 	Arm             string               `json:"arm"`
 	Cfg             Cfg                  `json:"cfg"`
 	Seed            uint64               `json:"seed"`
-	CSV             *CSVKey              `json:"csv,omitempty"` // the csv track; its Sequence is then zero
+	CSV             *CSVKey              `json:"csv,omitempty"`   // the csv track; its Sequence is then zero
+	Panel           *track.PanelConfig   `json:"panel,omitempty"` // the panel track; its Sequence is then zero
 }
 
 // CSVKey is what a csv-track trial depends on: the task on the file and
@@ -62,6 +63,9 @@ func (p Protocol) Key(t Trial, dataSHA string) TrialKey {
 	k := TrialKey{
 		TrainingVersion: TrainingVersion, Track: p.Track, Sequence: p.Sequence, Model: p.Model,
 		Arch: p.Arch, Arm: t.Arm, Cfg: p.cfg(t), Seed: t.Seed,
+	}
+	if p.Track == "panel" && p.Panel != nil {
+		k.Sequence, k.Panel = track.SequenceConfig{}, p.Panel
 	}
 	if p.Track == "csv" && p.CSV != nil {
 		c := p.CSV
@@ -144,6 +148,8 @@ type resultJSON struct {
 	Val          *float64   `json:"val"`
 	Test         *float64   `json:"test"`
 	EpochLoss    []float64  `json:"epoch_loss"`
+	ValCurve     []float64  `json:"val_curve,omitempty"`
+	BestEpoch    int        `json:"best_epoch,omitempty"`
 	Diverged     bool       `json:"diverged,omitempty"`
 	DivergedStep int        `json:"diverged_step,omitempty"`
 	Signature    *Signature `json:"signature,omitempty"`
@@ -204,7 +210,8 @@ func decodeRecord(raw []byte) (record, Result, error) {
 	if err := dec.Decode(&rj); err != nil {
 		return record{}, Result{}, fmt.Errorf("%w: result: %v", ErrCorrupt, err)
 	}
-	res := Result{EpochLoss: rj.EpochLoss, Diverged: rj.Diverged, DivergedStep: rj.DivergedStep, Signature: rj.Signature}
+	res := Result{EpochLoss: rj.EpochLoss, ValCurve: rj.ValCurve, BestEpoch: rj.BestEpoch,
+		Diverged: rj.Diverged, DivergedStep: rj.DivergedStep, Signature: rj.Signature}
 	switch {
 	case rj.Diverged:
 		res.Val, res.Test = math.Inf(1), math.Inf(1)
@@ -233,7 +240,8 @@ func (s *Store) Save(k TrialKey, r Result) error {
 }
 
 func encodeRecord(k TrialKey, r Result) ([]byte, error) {
-	rj := resultJSON{EpochLoss: r.EpochLoss, Diverged: r.Diverged, DivergedStep: r.DivergedStep, Signature: r.Signature}
+	rj := resultJSON{EpochLoss: r.EpochLoss, ValCurve: r.ValCurve, BestEpoch: r.BestEpoch,
+		Diverged: r.Diverged, DivergedStep: r.DivergedStep, Signature: r.Signature}
 	if !r.Diverged {
 		rj.Val, rj.Test = &r.Val, &r.Test
 	}

@@ -16,10 +16,22 @@ import (
 // TestTrialIDPinned: the content address of a trial key is part of the
 // store's format; changing the key's encoding orphans every stored trial.
 func TestTrialIDPinned(t *testing.T) {
-	p := DefaultProtocol()
-	k := p.Key(p.Trials()[0], "")
-	k.TrainingVersion = "pinned"
-	require.Equal(t, "5b6e203f7c43821df71076bd099ca87b", k.ID())
+	for _, tc := range []struct {
+		name string
+		p    Protocol
+		id   string
+	}{
+		// The cfg fields added after beta are left out at zero, so the
+		// seed profile's keys are those of the protocol it came from.
+		{"seed", SeedProfile(), "5b6e203f7c43821df71076bd099ca87b"},
+		{"full", DefaultProtocol(), "2ee698e51a4dce8c61e06c343f6d2d8b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := tc.p.Key(tc.p.Trials()[0], "")
+			k.TrainingVersion = "pinned"
+			require.Equal(t, tc.id, k.ID())
+		})
+	}
 }
 
 // trainingPins maps TrainingVersion to the SHA-256 of one tiny trial's
@@ -28,6 +40,7 @@ func TestTrialIDPinned(t *testing.T) {
 // trial of the old path is reused as if it were new.
 var trainingPins = map[string]string{
 	"train-2026-12-03b": "7a0e117fee76105084c4406cccf37203de3ca24c27b9b0e30b936cbbee7a0361",
+	"train-2026-12-04a": "fe7d0f5b8dc91108f801d1a24cff6346db0b268d3240792666e18aea0c69096a",
 }
 
 func TestTrainingVersionPinned(t *testing.T) {

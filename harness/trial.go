@@ -19,8 +19,10 @@ const (
 
 // Result is what one trial produced.
 type Result struct {
-	Val, Test    float64   // last-position MSE on the val and test windows, normalized scale
-	EpochLoss    []float64 // mean training loss of each epoch
+	Val, Test    float64   // last-position MSE on the val and test windows of the kept weights, normalized scale
+	EpochLoss    []float64 // mean training loss of each epoch trained
+	ValCurve     []float64 // val metric after each epoch trained
+	BestEpoch    int       // 1-based epoch whose weights were evaluated: the best val one under early stopping, else the last
 	Diverged     bool      // the training loss became NaN or ±Inf
 	DivergedStep int       // the step at which it did
 	Signature    *Signature
@@ -38,19 +40,22 @@ func RunTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error)
 	return res, err
 }
 
-// ModelConfig is the transformer of cfg c on windows shaped like s: the
-// protocol's arch, the split's T, H and channels, the cfg's gate.
-func (p Protocol) ModelConfig(c Cfg, s *track.Split) transformer.Config {
-	return transformer.Config{
-		D: p.Arch.D, Heads: p.Arch.Heads, Layers: p.Arch.Layers,
-		T: s.T, H: s.H, CIn: s.C, Gate: c.Gate(),
-	}
+// ModelConfig is the transformer of cfg c on the dataset's windows: the
+// protocol's arch, the windows' T, H and channels, the dataset's target
+// channel, the cfg's gate.
+func (p Protocol) ModelConfig(c Cfg, ds *track.Dataset) transformer.Config {
+	s := &ds.Train
+	return p.Arch.model(c, s.T, s.H, s.C, ds.Target)
 }
 
 // TrainTrial is RunTrial that also returns the trained model (nil when
-// the model could not be built).
+// the model could not be built). Training runs c.Epochs passes over the
+// train windows in a seeded order, one AdamW step per batch at the rate
+// c.LRAt of the step, and scores the model on val after every epoch; with
+// c.Patience > 0 it stops once that many epochs bring no new best and
+// goes back to the best epoch's weights.
 func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer.Model[float32], Result, error) {
-	mc := p.ModelConfig(c, &ds.Train)
+	mc := p.ModelConfig(c, ds)
 	batch := p.Arch.Batch
 	m, err := transformer.New[float32](mc, batch)
 	if err != nil {
@@ -58,7 +63,8 @@ func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer
 	}
 	m.Params.Init(rand.New(rand.NewPCG(seed, streamInit)))
 	shuffle := rand.New(rand.NewPCG(seed, streamShuffle))
-	opt := transformer.NewAdam[float32](mc.NumParams())
+	opt := transformer.NewAdamW(m.Params, c.WeightDecay)
+	opt.Clip = c.Clip
 	tr := &ds.Train
 	x := make([]float32, batch*tr.T*tr.C)
 	y := make([]float32, batch*(tr.T+tr.H))
@@ -67,8 +73,17 @@ func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer
 		order[i] = i
 	}
 	var res Result
+	diverged := func(step int) (*transformer.Model[float32], Result, error) {
+		res.Diverged, res.DivergedStep = true, step
+		res.Val, res.Test = math.Inf(1), math.Inf(1)
+		return m, res, ErrDiverged
+	}
+	perEpoch := (tr.N + batch - 1) / batch
+	total := c.Epochs * perEpoch
+	var best []float32 // the best epoch's weights, under early stopping
 	step := 0
-	for range c.Epochs {
+epochs:
+	for epoch := 1; epoch <= c.Epochs; epoch++ {
 		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		var sum float64
 		var nb int
@@ -76,30 +91,41 @@ func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer
 			idx := order[lo:min(lo+batch, tr.N)]
 			gather(x, y, tr, idx)
 			b := len(idx)
-			loss := m.TrainStep(opt, x[:b*tr.T*tr.C], y[:b*(tr.T+tr.H)], b, c.LR)
+			loss := m.TrainStep(opt, x[:b*tr.T*tr.C], y[:b*(tr.T+tr.H)], b, c.LRAt(step, total))
 			step++
-			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				res.Diverged, res.DivergedStep = true, step
-				res.Val, res.Test = math.Inf(1), math.Inf(1)
-				return m, res, ErrDiverged
+			if !finite(loss) {
+				return diverged(step)
 			}
 			sum += loss
 			nb++
 		}
 		res.EpochLoss = append(res.EpochLoss, sum/float64(nb))
+		val := evaluate(m, &ds.Val, x, y, nil)
+		if !finite(val) {
+			// The loss stayed finite but the model's forecasts are not.
+			return diverged(step)
+		}
+		res.ValCurve = append(res.ValCurve, val)
+		switch {
+		case c.Patience == 0:
+			res.Val, res.BestEpoch = val, epoch
+		case res.BestEpoch == 0 || val < res.Val:
+			res.Val, res.BestEpoch = val, epoch
+			best = append(best[:0], m.Params.Data...)
+		case epoch-res.BestEpoch >= c.Patience:
+			break epochs // Patience epochs without a new best
+		}
 	}
-	res.Val = evaluate(m, &ds.Val, x, y, nil)
+	if best != nil {
+		copy(m.Params.Data, best)
+	}
 	var sig *sigAccum
 	if !c.Gate().Identity() {
-		sig = newSigAccum(mc.Layers, mc.T)
+		sig = newSigAccum(mc.Layers, mc.Tokens())
 	}
 	res.Test = evaluate(m, &ds.Test, x, y, sig)
-	if !finite(res.Val) || !finite(res.Test) {
-		// The loss stayed finite but the trained model's forecasts are
-		// not: as diverged, at the last step.
-		res.Diverged, res.DivergedStep = true, step
-		res.Val, res.Test = math.Inf(1), math.Inf(1)
-		return m, res, ErrDiverged
+	if !finite(res.Test) {
+		return diverged(step)
 	}
 	if sig != nil {
 		res.Signature = sig.finish(c.Gate())
@@ -158,7 +184,7 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, sig
 		b := len(idx)
 		gather(x, y, s, idx)
 		pred := m.Predict(x[:b*s.T*s.C], b)
-		sse += transformer.LastPositionSSE(pred, y[:b*(s.T+s.H)], b, s.T, s.H)
+		sse += transformer.LastPositionSSE(m.Config, pred, y[:b*(s.T+s.H)], b)
 		if sig != nil {
 			sig.add(m, b)
 		}
@@ -228,7 +254,7 @@ func newSigAccum(layers, t int) *sigAccum {
 
 func (a *sigAccum) add(m *transformer.Model[float32], b int) {
 	c := m.Config
-	t, d := c.T, c.D
+	t, d := c.Tokens(), c.D
 	for l := range a.g0 {
 		st, in := m.GateState(l), m.GateInput(l)
 		for bi := range b {

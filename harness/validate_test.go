@@ -35,7 +35,7 @@ func TestValidateEachField(t *testing.T) {
 		edit      func(p *Protocol)
 		path, fix string // the message starts with path and contains fix
 	}{
-		{"track", func(p *Protocol) { p.Track = "parquet" }, `track = "parquet"`, `use "sequence"`},
+		{"track", func(p *Protocol) { p.Track = "parquet" }, `track = "parquet"`, `use "panel", "sequence" or "csv"`},
 		{"model", func(p *Protocol) { p.Model = "gpt" }, `model = "gpt"`, `use "transformer_tiny"`},
 		{"no_seeds", func(p *Protocol) { p.Seeds = nil }, "seeds = []", "at least 2 seeds"},
 		{"one_seed", func(p *Protocol) { p.Seeds = []uint64{3} }, "seeds = [3]", "at least 2 seeds"},
@@ -58,6 +58,19 @@ func TestValidateEachField(t *testing.T) {
 		{"beta_inf", func(p *Protocol) { p.Idea[2].Beta = math.Inf(1) }, "idea[2].beta = +Inf", "pick a gain strength"},
 		{"baseline_gated", func(p *Protocol) { p.Baseline[1].Beta = 0.5 }, "baseline[1].beta = 0.5", "set beta to 0"},
 		{"baseline_beta_nan", func(p *Protocol) { p.Baseline[1].Beta = nan }, "baseline[1].beta = NaN", "set beta to 0"},
+		{"weight_decay_negative", func(p *Protocol) { p.Idea[0].WeightDecay = -0.1 }, "idea[0].weight_decay = -0.1", "use e.g. 0.05"},
+		{"weight_decay_nan", func(p *Protocol) { p.Baseline[0].WeightDecay = nan }, "baseline[0].weight_decay = NaN", "use e.g. 0.05"},
+		{"schedule_unknown", func(p *Protocol) { p.Idea[1].Schedule = "step" }, `idea[1].schedule = "step"`, `use "constant", "cosine" or "linear"`},
+		// A warmup over every step would never reach lr.
+		{"warmup_one", func(p *Protocol) { p.Baseline[2].Warmup = 1 }, "baseline[2].warmup = 1", "use e.g. 0.05"},
+		{"warmup_negative", func(p *Protocol) { p.Baseline[2].Warmup = -0.1 }, "baseline[2].warmup = -0.1", "in [0,1)"},
+		{"clip_inf", func(p *Protocol) { p.Idea[2].Clip = math.Inf(1) }, "idea[2].clip = +Inf", "use e.g. 1"},
+		{"patience_negative", func(p *Protocol) { p.Idea[0].Patience = -2 }, "idea[0].patience = -2", "use e.g. 3"},
+		{"patch_negative", func(p *Protocol) { p.Arch.Patch = -1 }, "arch.patch = -1", "use e.g. 4"},
+		{"patch_not_dividing", func(p *Protocol) { p.Arch.Patch = 5 }, "arch.patch = 5: must divide the track's t = 32", "pick a divisor of 32"},
+		{"loss_unknown", func(p *Protocol) { p.Arch.Loss = "first" }, `arch.loss = "first"`, `use "all" or "last"`},
+		// RevIN's window statistics see what earlier tokens forecast.
+		{"revin_all_tokens", func(p *Protocol) { p.Arch.RevIN = true }, `arch.loss = ""`, `set "loss": "last"`},
 		{"d_zero", func(p *Protocol) { p.Arch.D = 0 }, "arch.d = 0", "use e.g. 32"},
 		{"heads_zero", func(p *Protocol) { p.Arch.Heads = 0 }, "arch.heads = 0", "use e.g. 4"},
 		{"layers_negative", func(p *Protocol) { p.Arch.Layers = -1 }, "arch.layers = -1", "use e.g. 2"},
@@ -80,7 +93,7 @@ func TestValidateEachField(t *testing.T) {
 		{"alpha_nan", func(p *Protocol) { p.Alpha = nan }, "alpha = NaN", "use e.g. 0.05"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := CIProfile()
+			p := CIProfileFor("sequence")
 			tc.edit(&p)
 			msgs := messages(t, p.Validate())
 			require.Len(t, msgs, 1, "one invalid field, one message: %q", msgs)
@@ -94,7 +107,7 @@ func TestValidateEachField(t *testing.T) {
 // TestValidateReportsAll: every invalid field of one protocol is reported,
 // in a fixed order.
 func TestValidateReportsAll(t *testing.T) {
-	p := CIProfile()
+	p := CIProfileFor("sequence")
 	p.Seeds = []uint64{1, 1}
 	p.Baseline[0].LR = math.NaN()
 	p.Idea[1].Rho = 1.5

@@ -111,6 +111,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	v.mathCheck(r)
 	v.protocol(r)
 	v.diverged(r)
+	v.competence(r)
 	if opt.Rerun && r.Setup != nil && r.ReferenceForecasters != nil {
 		v.forecasters(r)
 	}
@@ -269,7 +270,66 @@ func (v *verifier) signature(r *Report) {
 		v.cfgEq("training.idea.cfg", tr.Idea.Cfg, m.ObservedBestCfg)
 		v.intEq("training.baseline.epoch_losses (seeds)", len(tr.Baseline.EpochLosses), r.NSeeds)
 		v.intEq("training.idea.epoch_losses (seeds)", len(tr.Idea.EpochLosses), r.NSeeds)
+		var bVal, iVal *Summary
+		for i, row := range r.Baseline.Sweep {
+			if row.Cfg == r.Baseline.BestCfg && row.Val != nil && bVal == nil {
+				bVal = r.Baseline.Sweep[i].Val
+			}
+		}
+		for i, row := range m.IdeaSweep {
+			if row.Cfg == m.ObservedBestCfg && row.Val != nil && iVal == nil {
+				iVal = m.IdeaSweep[i].Val
+			}
+		}
+		v.valCurves("training.baseline", tr.Baseline, bVal, r.NSeeds)
+		v.valCurves("training.idea", tr.Idea, iVal, r.NSeeds)
 	}
+}
+
+// valCurves checks an arm's per-epoch val curves against its chosen
+// cfg's val summary: each seed's kept epoch is the last one, or under
+// early stopping the first epoch of least val metric, and its val metric
+// is the seed's val value. Diverged seeds (kept epoch 0) are skipped.
+func (v *verifier) valCurves(field string, ac ArmCurves, val *Summary, n int) {
+	if ac.ValCurves == nil {
+		return // a report from before per-epoch validation
+	}
+	v.intEq(field+".val_curves (seeds)", len(ac.ValCurves), n)
+	v.intEq(field+".best_epochs (seeds)", len(ac.BestEpochs), n)
+	for i, curve := range ac.ValCurves {
+		if i >= len(ac.BestEpochs) || ac.BestEpochs[i] == 0 {
+			continue
+		}
+		be := ac.BestEpochs[i]
+		want := len(curve)
+		if ac.Cfg.Patience > 0 {
+			want = 1
+			for e, x := range curve {
+				if x < curve[want-1] {
+					want = e + 1
+				}
+			}
+		}
+		v.intEq(fmt.Sprintf("%s.best_epochs[%d]", field, i), be, want)
+		if val != nil && be >= 1 && be <= len(curve) && i < len(val.PerSeed) {
+			v.floatEq(fmt.Sprintf("%s.val_curves[%d][%d]", field, i, be-1), curve[be-1], val.PerSeed[i])
+		}
+	}
+}
+
+// competence checks the best reference forecaster and the competence
+// flag against the report's own numbers.
+func (v *verifier) competence(r *Report) {
+	f := r.ReferenceForecasters
+	if f == nil || f.BestReference == "" {
+		return // a report from before the competence flag
+	}
+	name, best := f.Best()
+	v.checked++
+	if f.BestReference != name {
+		v.add("reference_forecasters.best_reference", f.BestReference, name, "")
+	}
+	v.boolEq("reference_forecasters.baseline_competent", f.BaselineCompetent, r.Baseline.Full.Mean < best)
 }
 
 func (v *verifier) mathCheck(r *Report) {

@@ -661,66 +661,113 @@ func gate(r *harness.Report) (*figure, error) {
 	return fig, nil
 }
 
-// loss: each arm's epoch losses per seed (thin) and their mean (thick).
+// loss: each arm's chosen cfg, per epoch: the training loss (left) and the
+// val metric (right), each seed thin and the mean over seeds thick; on the
+// right a ring marks the epoch whose weights each seed kept (the best val
+// epoch under early stopping, else the last). Reports from before
+// per-epoch validation draw the left panel only.
 func loss(r *harness.Report) (*figure, error) {
 	tr := r.Training
 	if tr == nil {
 		return nil, nil // an older report: no loss curves
 	}
 	fig := &figure{legend: newLegend()}
-	p := newPanel("", "epoch", "training MSE, all positions (normalized)")
+	left := newPanel("training loss", "epoch", "MSE of the trained tokens (normalized)")
+	right := newPanel("validation", "epoch", "val MSE, last token (normalized)")
+	arms := []harness.ArmCurves{tr.Baseline, tr.Idea}
+	names := []string{"baseline", "idea"}
+	hasVal := tr.Baseline.ValCurves != nil && tr.Idea.ValCurves != nil
 	epochs, seeds := 0, 0
-	var means [2]*plotter.Line
-	for a, ac := range []harness.ArmCurves{tr.Baseline, tr.Idea} {
-		name := []string{"baseline", "idea"}[a]
-		var sum []float64
-		var cnt []int
-		for k, curve := range ac.EpochLosses {
-			if err := checkFinite(fmt.Sprintf("training.%s.epoch_losses[%d]", name, k), curve); err != nil {
-				return nil, err
-			}
-			if len(curve) == 0 {
-				continue // a seed that diverged in its first epoch
-			}
-			xys := make(plotter.XYs, len(curve))
-			for e, v := range curve {
-				xys[e] = plotter.XY{X: float64(e + 1), Y: v}
-				if e == len(sum) {
-					sum, cnt = append(sum, 0), append(cnt, 0)
-				}
-				sum[e] += v
-				cnt[e]++
-			}
-			p.Add(line(xys, colSeed[a], vg.Points(0.75), nil))
+	var means [2][]plot.Plotter // left, right
+	for a, ac := range arms {
+		m, err := curvePanel(left, fmt.Sprintf("training.%s.epoch_losses", names[a]), ac.EpochLosses, a)
+		if err != nil {
+			return nil, err
 		}
-		if len(sum) == 0 {
-			return nil, fmt.Errorf("training.%s.epoch_losses has no epoch", name)
+		means[0] = append(means[0], m)
+		epochs, seeds = max(epochs, len(m.XYs)), max(seeds, len(ac.EpochLosses))
+		if !hasVal {
+			continue
 		}
-		epochs, seeds = max(epochs, len(sum)), max(seeds, len(ac.EpochLosses))
-		mean := make(plotter.XYs, len(sum))
-		for e := range sum {
-			mean[e] = plotter.XY{X: float64(e + 1), Y: sum[e] / float64(cnt[e])}
+		m, err = curvePanel(right, fmt.Sprintf("training.%s.val_curves", names[a]), ac.ValCurves, a)
+		if err != nil {
+			return nil, err
 		}
-		means[a] = line(mean, []color.Color{colBaseline, colIdea}[a], vg.Points(2.5), [][]vg.Length{nil, dashed}[a])
-		fig.legend.Add(name+" mean", means[a])
+		means[1] = append(means[1], m)
+		epochs = max(epochs, len(m.XYs))
+		var kept plotter.XYs
+		for k, e := range ac.BestEpochs {
+			if k < len(ac.ValCurves) && e >= 1 && e <= len(ac.ValCurves[k]) {
+				kept = append(kept, plotter.XY{X: float64(e), Y: ac.ValCurves[k][e-1]})
+			}
+		}
+		if len(kept) > 0 {
+			right.Add(dots(kept, []color.Color{colBaseline, colIdea}[a], draw.RingGlyph{}, vg.Points(3)))
+		}
 	}
 	// The means last, over the thin lines; the idea's dashed so the
 	// baseline's shows beneath it. An epoch's mean is over the seeds that
-	// reached it (a diverged seed's curve ends early).
-	p.Add(means[0], means[1])
+	// reached it (a diverged or early-stopped seed's curve ends early).
+	left.Add(means[0]...)
+	right.Add(means[1]...)
+	for a := range arms {
+		fig.legend.Add(names[a]+" mean", line(nil, []color.Color{colBaseline, colIdea}[a], vg.Points(2.5), [][]vg.Length{nil, dashed}[a]))
+	}
 	fig.legend.Add("baseline, a seed", line(nil, colSeed[0], vg.Points(1), nil))
 	fig.legend.Add("idea, a seed", line(nil, colSeed[1], vg.Points(1), nil))
-	fig.title = fmt.Sprintf("training loss of each arm's chosen cfg, %d seeds", seeds)
-	b, x := tr.Baseline.Cfg, tr.Idea.Cfg
-	p.Title.Text = fmt.Sprintf("baseline: lr %g, %d epochs; idea: lr %g, ρ %g, β %g, %d epochs", b.LR, b.Epochs, x.LR, x.Rho, x.Beta, x.Epochs)
-	p.X.Min, p.X.Max = 1, max(2, float64(epochs))
-	if epochs <= 12 {
-		var ts plot.ConstantTicks
-		for e := 1; e <= epochs; e++ {
-			ts = append(ts, plot.Tick{Value: float64(e), Label: fmt.Sprint(e)})
-		}
-		p.X.Tick.Marker = ts
+	if hasVal {
+		fig.legend.Add("epoch kept", dots(nil, colBlack, draw.RingGlyph{}, vg.Points(3)))
 	}
-	fig.panels = [][]*plot.Plot{{p}}
+	b, x := tr.Baseline.Cfg, tr.Idea.Cfg
+	fig.title = fmt.Sprintf("training of each arm's chosen cfg, %d seeds: baseline lr %g; idea lr %g, ρ %g, β %g", seeds, b.LR, x.LR, x.Rho, x.Beta)
+	panels := []*plot.Plot{left}
+	if hasVal {
+		panels = append(panels, right)
+	}
+	for _, p := range panels {
+		p.X.Min, p.X.Max = 1, max(2, float64(epochs))
+		if epochs <= 12 {
+			var ts plot.ConstantTicks
+			for e := 1; e <= epochs; e++ {
+				ts = append(ts, plot.Tick{Value: float64(e), Label: fmt.Sprint(e)})
+			}
+			p.X.Tick.Marker = ts
+		}
+	}
+	fig.panels = [][]*plot.Plot{panels}
 	return fig, nil
+}
+
+// curvePanel draws per-seed curves of arm a (thin) into p and returns
+// their mean over the seeds that reached each epoch (thick), for the
+// caller to draw over every arm's thin lines.
+func curvePanel(p *plot.Plot, field string, curves [][]float64, a int) (*plotter.Line, error) {
+	var sum []float64
+	var cnt []int
+	for k, curve := range curves {
+		if err := checkFinite(fmt.Sprintf("%s[%d]", field, k), curve); err != nil {
+			return nil, err
+		}
+		if len(curve) == 0 {
+			continue // a seed that diverged in its first epoch
+		}
+		xys := make(plotter.XYs, len(curve))
+		for e, v := range curve {
+			xys[e] = plotter.XY{X: float64(e + 1), Y: v}
+			if e == len(sum) {
+				sum, cnt = append(sum, 0), append(cnt, 0)
+			}
+			sum[e] += v
+			cnt[e]++
+		}
+		p.Add(line(xys, colSeed[a], vg.Points(0.75), nil))
+	}
+	if len(sum) == 0 {
+		return nil, fmt.Errorf("%s has no epoch", field)
+	}
+	mean := make(plotter.XYs, len(sum))
+	for e := range sum {
+		mean[e] = plotter.XY{X: float64(e + 1), Y: sum[e] / float64(cnt[e])}
+	}
+	return line(mean, []color.Color{colBaseline, colIdea}[a], vg.Points(2.5), [][]vg.Length{nil, dashed}[a]), nil
 }

@@ -213,8 +213,8 @@ func TestWriteOdd(t *testing.T) {
 		}, Options{}, "layers[0].predicted_steady_gain is -Inf"},
 		{"state-short", func(r *harness.Report) {
 			ls := &r.MechanismSignature.MechanismSignature.Layers[1]
-			ls.StateByPosition = ls.StateByPosition[:4]
-		}, Options{}, "layers[1] has 16 gains and 4 states by position"},
+			ls.StateByPosition = ls.StateByPosition[:2]
+		}, Options{}, "layers[1] has 4 gains and 2 states by position"},
 		{"loss-nan", func(r *harness.Report) { r.Training.Idea.EpochLosses[0][1] = nan }, Options{}, "loss: training.idea.epoch_losses[0][1] is NaN"},
 		{"loss-empty", func(r *harness.Report) { r.Training.Baseline.EpochLosses = nil }, Options{}, "training.baseline.epoch_losses has no epoch"},
 		{"negative-size", func(*harness.Report) {}, Options{Width: -vg.Inch}, "figure size -72pt x 283.46pt"},

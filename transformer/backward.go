@@ -5,7 +5,7 @@ import (
 	"github.com/ideabench/ideabench/internal/kernel"
 )
 
-// Backward mirrors Forward: from dpred (B,T,H), the gradient of the loss
+// Backward mirrors Forward: from dpred (B,N,H), the gradient of the loss
 // with respect to the last Forward's forecasts, it accumulates parameter
 // gradients into m.Grads and, when dx is not nil, writes the input
 // gradient into dx (B,T,CIn). Steps run in the reverse order of Forward.
@@ -14,21 +14,31 @@ func (m *Model[F]) Backward(dx, dpred []F) { m.backward(m.full, dx, dpred) }
 // backward is Backward for the pass that forward left in s.
 func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	c, b := m.Config, s.b
-	bt, d, t := b*c.T, c.D, c.T
+	bt, d, t := b*c.Tokens(), c.D, c.Tokens()
 	if !s.train {
 		panic("transformer: Backward without a Forward (the last call was Predict)")
 	}
 	if len(dpred) != bt*c.H {
-		panic("transformer: dpred length is not B·T·H of the last Forward")
+		panic("transformer: dpred length is not B·N·H of the last Forward")
 	}
-	if dx != nil && len(dx) != bt*c.CIn {
+	if dx != nil && len(dx) != b*c.T*c.CIn {
 		panic("transformer: dx length is not B·T·CIn")
 	}
 	p, g := m.Params, m.Grads
 	dres, dln := s.dres[:bt*d], s.dln[:bt*d]
 
+	dhead := dpred
+	in, dxe := s.x, dx // the embedding's input and its gradient
+	if c.RevIN {
+		// The head's gradient now, the input's after the embedding.
+		dhead, in = s.dhead[:bt*c.H], s.xn[:b*c.T*c.CIn]
+		revinDenormBackward(dhead, dpred, s.sd, b, t*c.H, c.CIn, c.Target)
+		if dx != nil {
+			dxe = s.dxn[:b*c.T*c.CIn]
+		}
+	}
 	last := s.resF[:bt*d]
-	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dpred, s.lnf[:bt*d], p.HeadW, bt, d, c.H)
+	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dhead, s.lnf[:bt*d], p.HeadW, bt, d, c.H)
 	clear(dres)
 	layerNormBackward(dres, g.LNFW, g.LNFB, dln, last, s.lnfM[:bt], s.lnfR[:bt], p.LNFW, s.lnG[:bt], s.lnGX[:bt], bt, d)
 
@@ -60,5 +70,8 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	for r0 := 0; r0 < bt; r0 += t { // d pos, window after window
 		add(g.Pos, g.Pos, dres[r0*d:(r0+t)*d])
 	}
-	kernel.LinearBackward(dx, g.EmbW, g.EmbB, dres, s.x, p.EmbW, bt, c.CIn, d)
+	kernel.LinearBackward(dxe, g.EmbW, g.EmbB, dres, in, p.EmbW, bt, c.PatchLen()*c.CIn, d)
+	if c.RevIN && dx != nil {
+		revinInputBackward(dx, dxe, dpred, s.pred[:bt*c.H], in, s.mu, s.sd, b, c.T, t*c.H, c.CIn, c.Target)
+	}
 }

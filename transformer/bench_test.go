@@ -68,7 +68,7 @@ func BenchmarkBackward(b *testing.B) {
 			m, c, x, y := benchModel(b, g.p)
 			pred := m.Forward(x, m.MaxBatch)
 			dpred := make([]float32, len(pred))
-			MSELoss(dpred, pred, y, m.MaxBatch, c.T, c.H)
+			MSELoss(c, dpred, pred, y, m.MaxBatch)
 			b.ReportAllocs()
 			for b.Loop() {
 				m.Backward(nil, dpred)

@@ -49,12 +49,29 @@ func TestTrainingBitsPinned(t *testing.T) {
 // equal those of one Forward, MSELoss and Backward over the whole batch
 // followed by the same Adam step.
 func TestTrainStepChunksKeepBits(t *testing.T) {
-	c := DefaultConfig()
-	c.Gate = gate.Params{Rho: 0.8, Beta: 0.7}
-	for _, b := range []int{1, TrainChunk - 1, TrainChunk, 2*TrainChunk + 3, 32} {
-		t.Run(fmt.Sprintf("float32/b=%d", b), func(t *testing.T) { chunkCase[float32](t, c, b) })
+	for _, arch := range archVariants() {
+		c := arch.c
+		c.Gate = gate.Params{Rho: 0.8, Beta: 0.7}
+		for _, b := range []int{1, TrainChunk - 1, TrainChunk, 2*TrainChunk + 3, 32} {
+			t.Run(fmt.Sprintf("%s/float32/b=%d", arch.name, b), func(t *testing.T) { chunkCase[float32](t, c, b) })
+		}
+		t.Run(arch.name+"/float64/b=19", func(t *testing.T) { chunkCase[float64](t, c, 19) })
 	}
-	t.Run("float64/b=19", func(t *testing.T) { chunkCase[float64](t, c, 19) })
+}
+
+// archVariants are the default model, patch tokens, and patch tokens
+// with RevIN (which trains the last token only).
+func archVariants() []struct {
+	name string
+	c    Config
+} {
+	patch, revin := DefaultConfig(), DefaultConfig()
+	patch.Patch = 4
+	revin.Patch, revin.RevIN, revin.Loss = 4, true, LossLast
+	return []struct {
+		name string
+		c    Config
+	}{{"tokens", DefaultConfig()}, {"patch", patch}, {"revin", revin}}
 }
 
 func chunkCase[F Float](t *testing.T, c Config, b int) {
@@ -64,7 +81,9 @@ func chunkCase[F Float](t *testing.T, c Config, b int) {
 	require.NoError(t, err)
 	whole.Params.Init(rand.New(rand.NewPCG(6, 6)))
 	copy(chunked.Params.Data, whole.Params.Data)
-	optW, optC := NewAdam[F](c.NumParams()), NewAdam[F](c.NumParams())
+	// AdamW with clipping: the chunked step must clip and decay alike.
+	optW, optC := NewAdamW(whole.Params, 0.1), NewAdamW(chunked.Params, 0.1)
+	optW.Clip, optC.Clip = 0.5, 0.5
 	for step := range 3 {
 		x32, y32 := sineBatch(c, b, float64(step)*5+0.25, 0.29)
 		x, y := make([]F, len(x32)), make([]F, len(y32))
@@ -76,11 +95,11 @@ func chunkCase[F Float](t *testing.T, c Config, b int) {
 		}
 		pred := whole.Forward(x, b)
 		dpred := make([]F, len(pred))
-		wantLoss := MSELoss(dpred, pred, y, b, c.T, c.H)
+		wantLoss := MSELoss(c, dpred, pred, y, b)
 		clear(whole.Grads.Data)
 		whole.Backward(nil, dpred)
-		wantGrads := append([]F(nil), whole.Grads.Data...)
 		optW.Step(whole.Params.Data, whole.Grads.Data, 2e-3)
+		wantGrads := whole.Grads.Data // clipped in place by Step
 
 		gotLoss := chunked.TrainStep(optC, x, y, b, 2e-3)
 		require.Equal(t, math.Float64bits(wantLoss), math.Float64bits(gotLoss), "step %d: loss %v, want %v", step, gotLoss, wantLoss)

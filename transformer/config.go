@@ -16,7 +16,40 @@ type Config struct {
 	H      int         `json:"h"`      // forecast horizon: each position predicts the next H values
 	CIn    int         `json:"c_in"`   // input channels per position
 	Gate   gate.Params `json:"gate"`   // fading-memory gate on the attention branch; Beta 0 is the baseline
+
+	// Patch is the number of consecutive input positions one token
+	// embeds (PatchTST-style, non-overlapping, stride Patch); 0 or 1 is one
+	// token per position. It must divide T.
+	Patch int `json:"patch,omitempty"`
+	// RevIN normalizes each window's channels by their own mean and std
+	// over the T inputs and undoes it on the forecast with the target
+	// channel's (reversible instance normalization, Kim et al. 2022).
+	RevIN bool `json:"revin,omitempty"`
+	// Target is the index of the forecast channel among the CIn inputs,
+	// whose statistics RevIN's forecast takes back.
+	Target int `json:"target,omitempty"`
+	// Loss names the tokens whose forecasts the training loss scores:
+	// "" or "all" every token (each forecasts the H values after its
+	// last input), "last" only the last token, the one evaluated. RevIN
+	// needs "last": a window's statistics include the inputs that earlier
+	// tokens forecast.
+	Loss string `json:"loss,omitempty"`
 }
+
+// Loss values.
+const (
+	LossAll  = "all"
+	LossLast = "last"
+)
+
+// PatchLen is the number of input positions per token: Patch, or 1.
+func (c Config) PatchLen() int { return max(c.Patch, 1) }
+
+// Tokens is the number of tokens N = T/PatchLen the blocks run over.
+func (c Config) Tokens() int { return c.T / c.PatchLen() }
+
+// lastOnly reports whether the training loss scores the last token only.
+func (c Config) lastOnly() bool { return c.Loss == LossLast }
 
 // DefaultConfig is the reference architecture: d=32, 4 heads, L=2, T=32,
 // H=8, one input channel, no gate.
@@ -39,6 +72,23 @@ func (c Config) Validate() error {
 	if c.D > 0 && c.Heads > 0 && c.D%c.Heads != 0 {
 		errs = append(errs, fmt.Errorf("transformer: heads = %d does not divide d = %d; pick heads from the divisors of d", c.Heads, c.D))
 	}
+	if c.Patch < 0 {
+		errs = append(errs, fmt.Errorf("transformer: patch = %d: must be >= 0 (0 or 1: one token per position); use e.g. 8", c.Patch))
+	} else if c.T > 0 && c.T%c.PatchLen() != 0 {
+		errs = append(errs, fmt.Errorf("transformer: patch = %d does not divide T = %d; pick a divisor of T", c.Patch, c.T))
+	}
+	if c.CIn > 0 && (c.Target < 0 || c.Target >= c.CIn) {
+		errs = append(errs, fmt.Errorf("transformer: target = %d outside [0, c_in = %d); give the forecast channel's index among the inputs", c.Target, c.CIn))
+	}
+	switch c.Loss {
+	case "", LossAll:
+		if c.RevIN {
+			errs = append(errs, fmt.Errorf("transformer: revin needs loss %q: the window statistics see the inputs earlier tokens forecast", LossLast))
+		}
+	case LossLast:
+	default:
+		errs = append(errs, fmt.Errorf("transformer: loss = %q: unknown; use %q or %q", c.Loss, LossAll, LossLast))
+	}
 	if err := c.Gate.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("transformer: %w", err))
 	}
@@ -50,11 +100,12 @@ func (c Config) Validate() error {
 // a batch of b windows, counting only the unmasked causal attention
 // entries. The backward pass costs twice the forward pass.
 func (c Config) FLOPsPerStep(b int) float64 {
-	n := float64(b * c.T)
+	tok := c.Tokens()
+	n := float64(b * tok)
 	d := float64(c.D)
 	linear := 2 * n * (d*3*d + d*d + d*4*d + 4*d*d) // qkv, proj, fc1, fc2
-	pairs := float64(c.T*(c.T+1)) / 2               // causal (query,key) pairs per window
+	pairs := float64(tok*(tok+1)) / 2               // causal (query,key) pairs per window
 	attn := 2 * 2 * float64(b) * pairs * d          // scores q·k and the weighted sum of v
-	edges := 2 * n * (float64(c.CIn)*d + d*float64(c.H))
+	edges := 2 * n * (float64(c.PatchLen()*c.CIn)*d + d*float64(c.H))
 	return 3 * (float64(c.Layers)*(linear+attn) + edges)
 }

@@ -40,6 +40,8 @@ type acts[F Float] struct {
 	b      int  // windows of the last forward pass
 	train  bool // the last pass was a training one, so backward may run
 	x      []F  // (B,T,CIn) input of the last pass, not owned
+	xn     []F  // (B,T,CIn) RevIN: the input normalized per window
+	mu, sd []F  // (B,CIn) RevIN: each window's channel means and stds
 	blocks []blockActs[F]
 	resF   []F // (B,T,D) output of the last block
 	lnf    []F // (B,T,D)
@@ -60,10 +62,13 @@ type acts[F Float] struct {
 	lnG   []F // (B,T) LayerNorm backward row means of g
 	lnGX  []F // (B,T) LayerNorm backward row means of g·x̂
 	dpred []F // (B,T,H)
+	dhead []F // (B,T,H) RevIN: gradient of the head's output
+	dxn   []F // (B,T,CIn) RevIN: gradient of the normalized input
 }
 
+// In the activations T is the token count N (Config.Tokens).
 func newActs[F Float](c Config, n int) *acts[F] {
-	bt, d, t := n*c.T, c.D, c.T
+	bt, d, t := n*c.Tokens(), c.D, c.Tokens()
 	mk := func(k int) []F { return make([]F, k) }
 	s := &acts[F]{n: n, blocks: make([]blockActs[F], c.Layers)}
 	for l := range s.blocks {
@@ -80,6 +85,9 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	s.dfc, s.datt, s.dgs, s.dpred = mk(bt*4*d), mk(c.Heads*t*t), mk(t), mk(bt*c.H)
 	s.kt = mk(d * t)
 	s.lnG, s.lnGX = mk(bt), mk(bt)
+	if c.RevIN {
+		s.xn, s.dxn, s.mu, s.sd, s.dhead = mk(n*c.T*c.CIn), mk(n*c.T*c.CIn), mk(n*c.CIn), mk(n*c.CIn), mk(bt*c.H)
+	}
 	return s
 }
 
@@ -88,15 +96,20 @@ func newActs[F Float](c Config, n int) *acts[F] {
 // fill s as one pass over all their windows would. Backward scratch is
 // shared.
 func (s *acts[F]) view(c Config, b0, cb int) *acts[F] {
-	r0, r1 := b0*c.T, (b0+cb)*c.T
+	t := c.Tokens()
+	r0, r1 := b0*t, (b0+cb)*t
 	d := c.D
 	rows := func(x []F, w int) []F { return x[r0*w : r1*w] }
 	v := *s
 	v.n, v.blocks = cb, make([]blockActs[F], len(s.blocks))
+	if c.RevIN {
+		win := func(x []F, w int) []F { return x[b0*w : (b0+cb)*w] }
+		v.xn, v.mu, v.sd = win(s.xn, c.T*c.CIn), win(s.mu, c.CIn), win(s.sd, c.CIn)
+	}
 	for l, a := range s.blocks {
 		v.blocks[l] = blockActs[F]{
 			res: rows(a.res, d), ln1: rows(a.ln1, d), ln1Mean: rows(a.ln1Mean, 1), ln1Rstd: rows(a.ln1Rstd, 1),
-			qkv: rows(a.qkv, 3*d), att: a.att[b0*c.Heads*c.T*c.T : (b0+cb)*c.Heads*c.T*c.T], atty: rows(a.atty, d),
+			qkv: rows(a.qkv, 3*d), att: a.att[b0*c.Heads*t*t : (b0+cb)*c.Heads*t*t], atty: rows(a.atty, d),
 			proj: rows(a.proj, d), gateState: rows(a.gateState, 1), gated: rows(a.gated, d), res2: rows(a.res2, d),
 			ln2: rows(a.ln2, d), ln2Mean: rows(a.ln2Mean, 1), ln2Rstd: rows(a.ln2Rstd, 1),
 			geluGrad: rows(a.geluGrad, 4*d), gelu: rows(a.gelu, 4*d),
@@ -123,7 +136,7 @@ type packedW[F Float] struct {
 
 func newPackedW[F Float](c Config) *packedW[F] {
 	d := c.D
-	w := &packedW[F]{emb: make([]F, c.CIn*d), head: make([]F, d*c.H)}
+	w := &packedW[F]{emb: make([]F, c.PatchLen()*c.CIn*d), head: make([]F, d*c.H)}
 	for range c.Layers {
 		w.qkv = append(w.qkv, make([]F, d*3*d))
 		w.proj = append(w.proj, make([]F, d*d))
@@ -136,7 +149,7 @@ func newPackedW[F Float](c Config) *packedW[F] {
 // pack transposes p's linear weights into w.
 func (w *packedW[F]) pack(c Config, p *Params[F]) {
 	d := c.D
-	packWeight(w.emb, p.EmbW, d, c.CIn)
+	packWeight(w.emb, p.EmbW, d, c.PatchLen()*c.CIn)
 	packWeight(w.head, p.HeadW, c.H, d)
 	for l := range p.Blocks {
 		b := &p.Blocks[l]
@@ -191,9 +204,10 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 }
 
 // Forward runs the model on b windows x (B,T,CIn) and returns the forecasts
-// pred (B,T,H), a view into the model valid until the next Forward or
-// Predict. The model keeps x (not a copy) and what else Backward needs.
-// Per block:
+// pred (B,N,H), N = Tokens, a view into the model valid until the next
+// Forward or Predict: token n forecasts the H target values after its last
+// input position (n+1)·P-1. The model keeps x (not a copy) and what else
+// Backward needs. Per block:
 //
 //	h = h + gate(proj(attn(ln1(h))))
 //	h = h + fc2(gelu(fc1(ln2(h))))
@@ -221,7 +235,7 @@ func (m *Model[F]) Predict(x []F, b int) []F {
 		m.forward(v, x[b0*xw:(b0+cb)*xw], cb, false)
 	}
 	m.full.b, m.full.x, m.full.train = b, x, false
-	return m.full.pred[:b*c.T*c.H]
+	return m.full.pred[:b*c.Tokens()*c.H]
 }
 
 func (m *Model[F]) checkBatch(x []F, b int) {
@@ -239,10 +253,17 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 	c := m.Config
 	s.b, s.x, s.train = b, x, train
 	p, wt := m.Params, m.wt
-	bt, d, t := b*c.T, c.D, c.T
+	bt, d, t := b*c.Tokens(), c.D, c.Tokens()
 
+	in := x
+	if c.RevIN {
+		in = s.xn[:len(x)]
+		revinForward(in, s.mu[:b*c.CIn], s.sd[:b*c.CIn], x, b, c.T, c.CIn)
+	}
+	// A token's input is its P positions' channels, contiguous in x:
+	// (B,T,CIn) read as (B·N, P·CIn).
 	emb := s.blocks[0].res[:bt*d]
-	kernel.LinearT(emb, x, wt.emb, p.EmbB, bt, c.CIn, d)
+	kernel.LinearT(emb, in, wt.emb, p.EmbB, bt, c.PatchLen()*c.CIn, d)
 	for r0 := 0; r0 < bt; r0 += t { // + pos, one window at a time
 		add(emb[r0*d:(r0+t)*d], emb[r0*d:(r0+t)*d], p.Pos)
 	}
@@ -286,18 +307,21 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)
 	pred := s.pred[:bt*c.H]
 	kernel.LinearT(pred, s.lnf[:bt*d], wt.head, p.HeadB, bt, d, c.H)
+	if c.RevIN {
+		revinDenorm(pred, s.mu[:b*c.CIn], s.sd[:b*c.CIn], b, t*c.H, c.CIn, c.Target)
+	}
 	return pred
 }
 
-// GateState returns block l's gate state s (B,T) of the last Forward or
+// GateState returns block l's gate state s (B,N) of the last Forward or
 // Predict.
 func (m *Model[F]) GateState(l int) []F {
-	return m.full.blocks[l].gateState[:m.full.b*m.Config.T]
+	return m.full.blocks[l].gateState[:m.full.b*m.Config.Tokens()]
 }
 
-// GateInput returns block l's gate input a (B,T,D) of the last Forward or
+// GateInput returns block l's gate input a (B,N,D) of the last Forward or
 // Predict:
 // the attention branch after its output projection.
 func (m *Model[F]) GateInput(l int) []F {
-	return m.full.blocks[l].proj[:m.full.b*m.Config.T*m.Config.D]
+	return m.full.blocks[l].proj[:m.full.b*m.Config.Tokens()*m.Config.D]
 }

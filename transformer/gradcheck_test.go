@@ -46,13 +46,25 @@ func TestGradientCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		g    gate.Params
+		edit func(*Config)
 	}{
-		{"baseline", gate.Params{}},
-		{"gate", gate.Params{Rho: 0.8, Beta: 0.7}},
-		{"gate_rho0", gate.Params{Rho: 0, Beta: 2}}, // no memory: gain depends on the current token only
+		{"baseline", gate.Params{}, nil},
+		{"gate", gate.Params{Rho: 0.8, Beta: 0.7}, nil},
+		{"gate_rho0", gate.Params{Rho: 0, Beta: 2}, nil}, // no memory: gain depends on the current token only
+		{"loss_last", gate.Params{}, func(c *Config) { c.Loss = LossLast }},
+		// Three tokens of two positions: the embedding reads (P·CIn) rows.
+		{"patch", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) { c.T, c.Patch = 6, 2 }},
+		// RevIN on the second channel: the input gradient has the
+		// normalization's and the denormalization's terms.
+		{"revin", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) {
+			c.T, c.Patch, c.RevIN, c.Target, c.Loss = 6, 3, true, 1, LossLast
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tinyConfig(tc.g)
+			if tc.edit != nil {
+				tc.edit(&c)
+			}
 			const b = 3
 			r := rand.New(rand.NewPCG(7, 1))
 			m := randomModel(t, c, b, r)
@@ -67,11 +79,11 @@ func TestGradientCheck(t *testing.T) {
 			x0 := append([]float64(nil), x...)
 			loss := func() float64 {
 				pred := m.Forward(x, b)
-				return MSELoss(make([]float64, len(pred)), pred, y, b, c.T, c.H)
+				return MSELoss(c, make([]float64, len(pred)), pred, y, b)
 			}
 			pred := m.Forward(x, b)
 			dpred := make([]float64, len(pred))
-			MSELoss(dpred, pred, y, b, c.T, c.H)
+			MSELoss(c, dpred, pred, y, b)
 			dx := make([]float64, len(x))
 			m.Backward(dx, dpred)
 			if !equal(x, x0) {

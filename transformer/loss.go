@@ -1,33 +1,50 @@
 package transformer
 
-// MSELoss returns the training loss of forecasts pred (B,T,H) against the
-// windows' target values y (B,T+H), and overwrites dpred (B,T,H) with its
-// gradient. Position t forecasts y[t+1 : t+1+H]; a window holds T+H values,
-// so every (position, step) pair has its target inside the window:
+// MSELoss returns the training loss of forecasts pred (B,N,H) against the
+// windows' target values y (B,T+H), and overwrites dpred (B,N,H) with its
+// gradient. Token n forecasts the H values after its last input,
+// y[e_n+1 : e_n+1+H] with e_n = (n+1)·P-1 (P = PatchLen); a window holds
+// T+H values, so every (token, step) pair has its target inside it. With
+// Loss "all" every token is scored, with "last" only token N-1 (the set S
+// below; dpred is 0 elsewhere):
 //
-//	loss = 1/(B·T·H) · Σ_{b,t,h} (pred[b,t,h] - y[b,t+1+h])²
-//	dpred = 2/(B·T·H) · (pred - target)
+//	loss = 1/(B·|S|·H) · Σ_{b, n∈S, h} (pred[b,n,h] - y[b,e_n+1+h])²
+//	dpred = 2/(B·|S|·H) · (pred - target)
 //
 // The sum runs in float64 so the reported loss does not depend on the
 // element type's rounding.
-func MSELoss[F Float](dpred, pred, y []F, b, t, h int) float64 {
-	if len(pred) != b*t*h || len(dpred) != len(pred) || len(y) != b*(t+h) {
-		panic("transformer: MSELoss shapes do not match (B,T,H) and (B,T+H)")
+func MSELoss[F Float](c Config, dpred, pred, y []F, b int) float64 {
+	if len(pred) != b*c.Tokens()*c.H || len(dpred) != len(pred) || len(y) != b*(c.T+c.H) {
+		panic("transformer: MSELoss shapes do not match (B,N,H) and (B,T+H)")
 	}
-	scale := 1 / float64(b*t*h)
-	return mseSum(dpred, pred, y, b, t, h, scale, 0) * scale
+	scale := c.lossScale(b)
+	return mseSum(c, dpred, pred, y, b, scale, 0) * scale
+}
+
+// lossScale is 1/(B·|S|·H), the normalization of MSELoss over b windows.
+func (c Config) lossScale(b int) float64 {
+	n := c.Tokens()
+	if c.lastOnly() {
+		n = 1
+	}
+	return 1 / float64(b*n*c.H)
 }
 
 // mseSum adds the squared errors of b windows to sum, in MSELoss's order,
 // and returns it; dpred gets 2·scale·(pred − target). TrainStep runs it
 // chunk after chunk with the whole batch's scale, which is MSELoss's sum.
-func mseSum[F Float](dpred, pred, y []F, b, t, h int, scale, sum float64) float64 {
+func mseSum[F Float](c Config, dpred, pred, y []F, b int, scale, sum float64) float64 {
+	n, p, h := c.Tokens(), c.PatchLen(), c.H
 	for bi := range b {
-		for ti := range t {
-			p := pred[(bi*t+ti)*h:][:h]
-			tgt := y[bi*(t+h)+ti+1:][:h]
-			dp := dpred[(bi*t+ti)*h:][:h]
-			for k, v := range p {
+		for ti := range n {
+			pr := pred[(bi*n+ti)*h:][:h]
+			dp := dpred[(bi*n+ti)*h:][:h]
+			if c.lastOnly() && ti < n-1 {
+				clear(dp)
+				continue
+			}
+			tgt := y[bi*(c.T+h)+(ti+1)*p:][:h]
+			for k, v := range pr {
 				e := float64(v) - float64(tgt[k])
 				sum += float64(e * e)
 				dp[k] = F(2 * scale * e)
@@ -37,17 +54,19 @@ func mseSum[F Float](dpred, pred, y []F, b, t, h int, scale, sum float64) float6
 	return sum
 }
 
-// LastPositionSSE returns the sum of squared errors of the last position's
-// H-step forecasts over b windows: the evaluation metric's numerator.
+// LastPositionSSE returns the sum of squared errors of the last token's
+// H-step forecasts over b windows, pred (B,N,H) against y (B,T+H): the
+// evaluation metric's numerator.
 //
-//	sse = Σ_{b,h} (pred[b,T-1,h] - y[b,T+h])²
-func LastPositionSSE[F Float](pred, y []F, b, t, h int) float64 {
-	if len(pred) != b*t*h || len(y) != b*(t+h) {
-		panic("transformer: LastPositionSSE shapes do not match (B,T,H) and (B,T+H)")
+//	sse = Σ_{b,h} (pred[b,N-1,h] - y[b,T+h])²
+func LastPositionSSE[F Float](c Config, pred, y []F, b int) float64 {
+	n, t, h := c.Tokens(), c.T, c.H
+	if len(pred) != b*n*h || len(y) != b*(t+h) {
+		panic("transformer: LastPositionSSE shapes do not match (B,N,H) and (B,T+H)")
 	}
 	var sum float64
 	for bi := range b {
-		p := pred[(bi*t+t-1)*h:][:h]
+		p := pred[(bi*n+n-1)*h:][:h]
 		tgt := y[bi*(t+h)+t:][:h]
 		for k, v := range p {
 			e := float64(v) - float64(tgt[k])

@@ -20,9 +20,9 @@ type Block[F Float] struct {
 // and a checkpoint writes each view under its Name.
 type Params[F Float] struct {
 	Data   []F        // every parameter, in the order of Tensors
-	EmbW   []F        // (D,CIn) input embedding weight
+	EmbW   []F        // (D,P·CIn) input embedding weight, P = PatchLen
 	EmbB   []F        // (D) input embedding bias
-	Pos    []F        // (T,D) learned positional embedding
+	Pos    []F        // (N,D) learned positional embedding, N = Tokens
 	Blocks []Block[F] // (L)
 	LNFW   []F        // (D) final LayerNorm gain
 	LNFB   []F        // (D) final LayerNorm bias
@@ -68,9 +68,9 @@ func layout(c Config) []TensorInfo {
 		ts = append(ts, t)
 	}
 	d := c.D
-	add("embed.weight", Weight, d, c.CIn)
+	add("embed.weight", Weight, d, c.PatchLen()*c.CIn)
 	add("embed.bias", Bias, d)
-	add("pos_embed", Weight, c.T, d)
+	add("pos_embed", Weight, c.Tokens(), d)
 	for l := range c.Layers {
 		p := fmt.Sprintf("blocks.%d.", l)
 		add(p+"ln1.weight", Gain, d)

@@ -21,14 +21,14 @@ func (m *Model[F]) TrainStep(opt *Adam[F], x, y []F, b int, lr float64) float64 
 	m.wt.pack(c, m.Params)
 	clear(m.Grads.Data)
 	s := m.chunk
-	scale := 1 / float64(b*c.T*c.H)
+	scale := c.lossScale(b)
 	var sum float64
 	xw, yw := c.T*c.CIn, c.T+c.H // one window of x and y
 	for b0 := 0; b0 < b; b0 += s.n {
 		cb := min(s.n, b-b0)
 		pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
 		dpred := s.dpred[:len(pred)]
-		sum = mseSum(dpred, pred, y[b0*yw:(b0+cb)*yw], cb, c.T, c.H, scale, sum)
+		sum = mseSum(c, dpred, pred, y[b0*yw:(b0+cb)*yw], cb, scale, sum)
 		m.backward(s, nil, dpred)
 	}
 	opt.Step(m.Params.Data, m.Grads.Data, lr)

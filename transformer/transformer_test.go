@@ -103,6 +103,61 @@ func TestAdamHandDerived(t *testing.T) {
 	require.Equal(t, 2, a.Steps())
 }
 
+// TestAdamWHandDerived: decoupled weight decay multiplies the decayed
+// tensors by 1 - lr·λ before the Adam update and leaves the others, and
+// clipping scales the gradient to norm Clip only when it is larger.
+func TestAdamWHandDerived(t *testing.T) {
+	t.Run("decay", func(t *testing.T) {
+		a := NewAdam[float64](2)
+		a.WeightDecay, a.Decay = 0.5, [][2]int{{0, 1}}
+		p := []float64{1, 1}
+		lr := 0.1
+		a.Step(p, []float64{2, 2}, lr)
+		// Both get the Adam step lr·2/(2+ε); only p[0] decays first.
+		step := lr * 2 / (2 + 1e-8)
+		require.InDelta(t, (1-lr*0.5)-step, p[0], 1e-15)
+		require.InDelta(t, 1-step, p[1], 1e-15)
+	})
+	t.Run("clip", func(t *testing.T) {
+		for _, tc := range []struct {
+			name       string
+			clip       float64
+			g, want    []float64
+			wantNormed float64
+		}{
+			{"above", 1, []float64{3, 4}, []float64{0.6, 0.8}, 5},
+			{"below", 10, []float64{3, 4}, []float64{3, 4}, 5},
+			{"off", 0, []float64{3, 4}, []float64{3, 4}, 0}, // the norm is not even computed
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				a := NewAdam[float64](2)
+				a.Clip = tc.clip
+				g := append([]float64(nil), tc.g...)
+				a.Step([]float64{0, 0}, g, 0.1)
+				require.InDeltaSlice(t, tc.want, g, 1e-15)
+				require.Equal(t, tc.wantNormed, a.Norm)
+			})
+		}
+	})
+	t.Run("weights_only", func(t *testing.T) {
+		c := DefaultConfig()
+		p := NewParams[float32](c)
+		a := NewAdamW(p, 0.1)
+		n := 0
+		for _, r := range a.Decay {
+			n += r[1] - r[0]
+		}
+		want := 0
+		for _, ti := range p.Tensors {
+			if ti.Kind == Weight {
+				want += ti.Size()
+			}
+		}
+		require.Equal(t, want, n)
+		require.Equal(t, [2]int{0, c.D * c.CIn}, a.Decay[0], "embed.weight decays")
+	})
+}
+
 // trainFew runs a few deterministic steps and returns the parameters.
 func trainFew(t *testing.T, g gate.Params, seed uint64) []float32 {
 	t.Helper()
@@ -163,7 +218,12 @@ func TestForwardPanicsOnBadShapes(t *testing.T) {
 // and gate states bit for bit, in both element types and with the gate on,
 // and Backward refuses to follow it.
 func TestPredictMatchesForward(t *testing.T) {
-	c := DefaultConfig()
+	for _, arch := range archVariants() {
+		t.Run(arch.name, func(t *testing.T) { predictCase(t, arch.c) })
+	}
+}
+
+func predictCase(t *testing.T, c Config) {
 	c.Gate = gate.Params{Rho: 0.8, Beta: 0.5}
 	const maxB = 2*TrainChunk + 4 // Predict runs chunks of TrainChunk windows
 	for _, b := range []int{3, TrainChunk, maxB - 1, maxB} {
@@ -179,7 +239,7 @@ func TestPredictMatchesForward(t *testing.T) {
 			require.True(t, equal(wantS, m.GateState(1)))
 			require.True(t, equal(wantA, m.GateInput(0)))
 			require.PanicsWithValue(t, "transformer: Backward without a Forward (the last call was Predict)",
-				func() { m.Backward(nil, make([]float32, b*c.T*c.H)) })
+				func() { m.Backward(nil, make([]float32, b*c.Tokens()*c.H)) })
 		})
 	}
 	t.Run("float64", func(t *testing.T) {

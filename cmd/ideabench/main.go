@@ -14,6 +14,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -313,20 +314,55 @@ func (p *progress) finish() {
 func printSummary(w io.Writer, r *harness.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "track %s, model %s, %d seeds, metric: test MSE of the last position (%s)\n\n", r.Track, r.Model, r.NSeeds, r.MetricDirection)
-	fmt.Fprintln(tw, "arm\tlr\trho\tbeta\tval mean\ttest mean\t")
-	for _, row := range r.Baseline.Sweep {
-		mark := ""
-		if row.Cfg == r.Baseline.BestCfg {
-			mark = "  <- best"
-		}
-		fmt.Fprintf(tw, "baseline\t%g\t%g\t%g\t%.4f\t%.4f\t%s\n", row.Cfg.LR, row.Cfg.Rho, row.Cfg.Beta, row.Val.Mean, row.Mean, mark)
+	type row struct {
+		arm       string
+		cfg       harness.Cfg
+		val, test float64
+		best      bool
 	}
-	for _, row := range r.MechanismSignature.IdeaSweep {
+	var rows []row
+	var cfgs []harness.Cfg
+	for _, x := range r.Baseline.Sweep {
+		rows = append(rows, row{"baseline", x.Cfg, x.Val.Mean, x.Mean, x.Cfg == r.Baseline.BestCfg})
+	}
+	for _, x := range r.MechanismSignature.IdeaSweep {
+		rows = append(rows, row{"idea", x.Cfg, x.Val.Mean, x.Result.Mean, x.Cfg == r.MechanismSignature.ObservedBestCfg})
+	}
+	for _, x := range rows {
+		cfgs = append(cfgs, x.cfg)
+	}
+	// Every cfg field that varies between rows gets a column; lr always.
+	var cols []harness.CfgField
+	for _, f := range harness.CfgFields {
+		if f.Key == "lr" || f.Varies(cfgs) {
+			cols = append(cols, f)
+		}
+	}
+	schedule := false
+	for _, c := range cfgs {
+		schedule = schedule || c.Schedule != cfgs[0].Schedule
+	}
+	fmt.Fprint(tw, "arm\t")
+	for _, f := range cols {
+		fmt.Fprintf(tw, "%s\t", f.Key)
+	}
+	if schedule {
+		fmt.Fprint(tw, "schedule\t")
+	}
+	fmt.Fprintln(tw, "val mean\ttest mean\t")
+	for _, x := range rows {
+		fmt.Fprintf(tw, "%s\t", x.arm)
+		for _, f := range cols {
+			fmt.Fprintf(tw, "%g\t", f.Value(x.cfg))
+		}
+		if schedule {
+			fmt.Fprintf(tw, "%s\t", cmp.Or(x.cfg.Schedule, harness.ScheduleConstant))
+		}
 		mark := ""
-		if row.Cfg == r.MechanismSignature.ObservedBestCfg {
+		if x.best {
 			mark = "  <- best"
 		}
-		fmt.Fprintf(tw, "idea\t%g\t%g\t%g\t%.4f\t%.4f\t%s\n", row.Cfg.LR, row.Cfg.Rho, row.Cfg.Beta, row.Val.Mean, row.Result.Mean, mark)
+		fmt.Fprintf(tw, "%.4f\t%.4f\t%s\n", x.val, x.test, mark)
 	}
 	tw.Flush()
 	c := r.Comparison
@@ -336,11 +372,25 @@ func printSummary(w io.Writer, r *harness.Report) {
 	fmt.Fprintf(w, "mechanism (block 0, seed %d): gain %.3f -> %.3f, predicted steady %.3f, pole %.4f vs rho %g: confirmed %v\n",
 		s.TrainedModelSeed, s.InitialGain, s.FinalGain, s.PredictedSteadyGain, s.FittedStatePole, s.Rho, s.Confirmed)
 	fmt.Fprintf(w, "math check: confirmed %v\n", r.MechanismSignature.MathCheck.Confirmed)
+	hollow := ""
 	if f := r.ReferenceForecasters; f != nil {
-		fmt.Fprintf(w, "reference forecasters (test): persistence %.4f, linear AR %.4f, noise floor %.4f; baseline beats linear: %v, idea beats linear: %v\n",
-			f.Persistence, f.LinearAR, f.NoiseFloor, f.BaselineBeatsLinear, f.IdeaBeatsLinear)
+		fmt.Fprintf(w, "reference forecasters (test): persistence %.4f, linear AR %.4f", f.Persistence, f.LinearAR)
+		if f.NoiseFloor > 0 {
+			fmt.Fprintf(w, ", noise floor %.4f", f.NoiseFloor)
+		}
+		fmt.Fprintf(w, "; baseline %.4f, idea %.4f\n", r.Baseline.Full.Mean, r.Idea.Mean)
+		if f.BestReference != "" {
+			name, best := f.Best()
+			fmt.Fprintf(w, "baseline competent: %v (best reference %s %.4f)\n", f.BaselineCompetent, name, best)
+			if !f.BaselineCompetent {
+				hollow = " (HOLLOW: the baseline does not beat " + name + ")"
+			}
+		}
 	}
-	fmt.Fprintf(w, "verdict: %s; system worked: %v\n", c.Verdict, c.SystemWorked)
+	for _, msg := range c.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
+	fmt.Fprintf(w, "verdict: %s%s; system worked: %v\n", c.Verdict, hollow, c.SystemWorked)
 }
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {

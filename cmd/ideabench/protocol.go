@@ -23,8 +23,8 @@ func protocolFlags(fs *flag.FlagSet) *protoFlags {
 	return &protoFlags{
 		fs:       fs,
 		config:   fs.String("config", "", "JSON protocol file, applied over the profile"),
-		profile:  fs.String("profile", "full", "starting protocol: full (the reference protocol) or ci (small data)"),
-		track:    fs.String("track", "", "sequence or csv (default: the profile's or config's track)"),
+		profile:  fs.String("profile", "full", "starting protocol: full (the default), seed (the seed report's protocol) or ci (small data)"),
+		track:    fs.String("track", "", "panel, sequence or csv (default: the profile's or config's track)"),
 		data:     fs.String("data", "", "csv track: the CSV file (first column a timestamp)"),
 		target:   fs.String("target", "", "csv track: the column to forecast (e.g. OT)"),
 		features: fs.String("features", "", "csv track: input columns, comma-separated (default: all; the target is always one)"),
@@ -37,7 +37,23 @@ func protocolFlags(fs *flag.FlagSet) *protoFlags {
 // protocol builds and validates the chosen protocol; errors wrap
 // errUsage.
 func (f *protoFlags) protocol() (harness.Protocol, error) {
-	p, err := harness.Profile(*f.profile)
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	// The profile is taken on the final track (the flag's, else the
+	// config file's), so --track csv brings the csv track's model and
+	// grids.
+	trk := ""
+	if *f.config != "" {
+		t, err := harness.ConfigTrack(*f.config)
+		if err != nil {
+			return harness.Protocol{}, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		trk = t
+	}
+	if set["track"] {
+		trk = *f.track
+	}
+	p, err := harness.ProfileFor(*f.profile, trk)
 	if err != nil {
 		return p, fmt.Errorf("%w: --profile: %v", errUsage, err)
 	}
@@ -46,8 +62,6 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 			return p, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
-	set := map[string]bool{}
-	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if set["track"] {
 		p.Track = *f.track
 	}

@@ -1,0 +1,65 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CfgField is one numeric field of a Cfg, by its JSON key.
+type CfgField struct {
+	Key   string
+	Value func(Cfg) float64
+}
+
+// CfgFields lists the numeric fields of a Cfg in JSON order; schedule,
+// the one string field, is not ordered and not listed.
+var CfgFields = []CfgField{
+	{"lr", func(c Cfg) float64 { return c.LR }},
+	{"epochs", func(c Cfg) float64 { return float64(c.Epochs) }},
+	{"rho", func(c Cfg) float64 { return c.Rho }},
+	{"beta", func(c Cfg) float64 { return c.Beta }},
+	{"weight_decay", func(c Cfg) float64 { return c.WeightDecay }},
+	{"warmup", func(c Cfg) float64 { return c.Warmup }},
+	{"clip", func(c Cfg) float64 { return c.Clip }},
+	{"patience", func(c Cfg) float64 { return float64(c.Patience) }},
+}
+
+// Varies reports whether field f takes more than one value over cs.
+func (f CfgField) Varies(cs []Cfg) bool {
+	for _, c := range cs {
+		if f.Value(c) != f.Value(cs[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// gridEdges warns, for each numeric field that varies over the arm's grid
+// cs, when the chosen cfg cs[best] takes that field's smallest or largest
+// value: the best value may lie beyond the grid.
+func gridEdges(arm string, cs []Cfg, best int) []string {
+	var out []string
+	for _, f := range CfgFields {
+		if !f.Varies(cs) {
+			continue
+		}
+		v := f.Value(cs[best])
+		lo, hi := v, v
+		vals := make([]string, len(cs))
+		for i, c := range cs {
+			x := f.Value(c)
+			lo, hi = min(lo, x), max(hi, x)
+			vals[i] = fmt.Sprint(x)
+		}
+		if v != lo && v != hi {
+			continue
+		}
+		side := "smallest"
+		if v == hi {
+			side = "largest"
+		}
+		out = append(out, fmt.Sprintf("grid edge: the %s arm's chosen cfg has %s = %v, the %s of its grid {%s}; the best value may lie beyond it: extend the grid past it",
+			arm, f.Key, v, side, strings.Join(vals, ", ")))
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestLRAt(t *testing.T) {
+	const lr, total = 0.1, 10
+	for _, tc := range []struct {
+		name string
+		c    Cfg
+		step int
+		want float64
+	}{
+		{"constant", Cfg{LR: lr}, 7, lr},
+		{"constant_named", Cfg{LR: lr, Schedule: ScheduleConstant}, 9, lr},
+		// Warmup 0.25 of 10 steps is ⌈2.5⌉ = 3 steps: lr/3, 2lr/3, lr.
+		{"warmup_first", Cfg{LR: lr, Warmup: 0.25, Schedule: ScheduleCosine}, 0, lr / 3},
+		{"warmup_last", Cfg{LR: lr, Warmup: 0.25, Schedule: ScheduleCosine}, 2, lr},
+		// After warmup u = (s-3)/7: u = 0 at s = 3.
+		{"cosine_start", Cfg{LR: lr, Warmup: 0.25, Schedule: ScheduleCosine}, 3, lr},
+		{"cosine_half", Cfg{LR: lr, Schedule: ScheduleCosine}, 5, lr / 2}, // u = 1/2: (1+cos(π/2))/2
+		// u = 1/5: cos(π/5) = (1+√5)/4.
+		{"cosine_fifth", Cfg{LR: lr, Schedule: ScheduleCosine}, 2, lr * (1 + (1+math.Sqrt(5))/4) / 2},
+		{"linear_half", Cfg{LR: lr, Schedule: ScheduleLinear}, 5, lr / 2},
+		{"linear_last", Cfg{LR: lr, Schedule: ScheduleLinear}, 9, lr / 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.InDelta(t, tc.want, tc.c.LRAt(tc.step, total), 1e-15)
+		})
+	}
+}
+
+// TestEarlyStopping: the kept weights are those of the first epoch of
+// least val metric, scored again they give the trial's val metric, and
+// training stops once Patience epochs bring no new best.
+func TestEarlyStopping(t *testing.T) {
+	p := tinyProtocol()
+	ds := mustSequence(t, p)
+	for _, tc := range []struct {
+		name string
+		c    Cfg
+		stop bool // the run must stop before its last epoch
+	}{
+		{"off", Cfg{LR: 0.01, Epochs: 4}, false},
+		// A high rate on 64 windows overfits within a few epochs.
+		{"stops", Cfg{LR: 0.05, Epochs: 12, Schedule: ScheduleConstant, Patience: 1}, true},
+		{"patience_3", Cfg{LR: 0.01, Epochs: 6, WeightDecay: 0.1, Schedule: ScheduleCosine, Warmup: 0.1, Clip: 1, Patience: 3}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, r, err := TrainTrial(p, ds, tc.c, 1)
+			require.NoError(t, err)
+			require.Len(t, r.EpochLoss, len(r.ValCurve))
+			require.Equal(t, r.ValCurve[r.BestEpoch-1], r.Val)
+			x := make([]float32, p.Arch.Batch*ds.Val.T*ds.Val.C)
+			y := make([]float32, p.Arch.Batch*(ds.Val.T+ds.Val.H))
+			require.Equal(t, r.Val, evaluate(m, &ds.Val, x, y, nil), "the model holds the kept weights")
+			if tc.c.Patience == 0 {
+				require.Equal(t, tc.c.Epochs, r.BestEpoch)
+				require.Len(t, r.ValCurve, tc.c.Epochs)
+				return
+			}
+			for e, v := range r.ValCurve {
+				if e+1 < r.BestEpoch {
+					require.Greater(t, v, r.Val, "epoch %d", e+1)
+				} else {
+					require.GreaterOrEqual(t, v, r.Val, "epoch %d", e+1)
+				}
+			}
+			if len(r.ValCurve) < tc.c.Epochs {
+				require.Equal(t, tc.c.Patience, len(r.ValCurve)-r.BestEpoch, "stops after Patience epochs without a new best")
+			}
+			require.Equal(t, tc.stop, len(r.ValCurve) < tc.c.Epochs, "val curve %v", r.ValCurve)
+		})
+	}
+}
+
+func TestGridEdges(t *testing.T) {
+	grid := []Cfg{{LR: 0.001, Epochs: 5}, {LR: 0.003, Epochs: 5}, {LR: 0.01, Epochs: 10}}
+	for _, tc := range []struct {
+		name string
+		cs   []Cfg
+		best int
+		want []string // substrings, one warning each
+	}{
+		{"inside", grid[:2:2], 0, []string{"lr = 0.001, the smallest of its grid {0.001, 0.003}"}},
+		// lr inside its range, epochs at its smallest.
+		{"middle", grid, 1, []string{"epochs = 5, the smallest of its grid {5, 5, 10}"}},
+		// lr and epochs both at their largest.
+		{"top", grid, 2, []string{"lr = 0.01, the largest", "epochs = 10, the largest of its grid {5, 5, 10}"}},
+		{"single", grid[:1], 0, nil}, // nothing varies
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := gridEdges("baseline", tc.cs, tc.best)
+			require.Len(t, got, len(tc.want), "%q", got)
+			for i, w := range tc.want {
+				require.Contains(t, got[i], w)
+				require.Contains(t, got[i], "the baseline arm's chosen cfg")
+			}
+		})
+	}
+}
+
+// TestCompetence: the report names the best reference forecaster, flags
+// a baseline that does not beat it and says so in the warnings; verify
+// catches a flipped flag, a wrong kept epoch and a wrong curve value.
+func TestCompetence(t *testing.T) {
+	o, err := Run(context.Background(), tinyProtocol(), Options{})
+	require.NoError(t, err)
+	r := o.Report
+	f := r.ReferenceForecasters
+	name, best := f.Best()
+	require.Equal(t, name, f.BestReference)
+	require.Equal(t, min(f.Persistence, f.LinearAR), best)
+	require.Equal(t, r.Baseline.Full.Mean < best, f.BaselineCompetent)
+	hollow := false
+	for _, w := range r.Comparison.Warnings {
+		hollow = hollow || fmt.Sprint(w)[:15] == "hollow comparis"
+	}
+	require.Equal(t, !f.BaselineCompetent, hollow)
+	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+
+	for _, tc := range []struct {
+		name, field string
+		edit        func(r *Report)
+	}{
+		{"flag", "reference_forecasters.baseline_competent", func(r *Report) {
+			r.ReferenceForecasters.BaselineCompetent = !r.ReferenceForecasters.BaselineCompetent
+		}},
+		{"best_reference", "reference_forecasters.best_reference", func(r *Report) { r.ReferenceForecasters.BestReference = "noise_floor" }},
+		{"best_epoch", "training.baseline.best_epochs[1]", func(r *Report) { r.Training.Baseline.BestEpochs[1]++ }},
+		{"val_curve", "training.idea.val_curves[0]", func(r *Report) {
+			ac := r.Training.Idea
+			ac.ValCurves[0][ac.BestEpochs[0]-1] *= 0.99 // still the least
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := r.Marshal()
+			require.NoError(t, err)
+			bad, err := ParseReport(raw, "copy")
+			require.NoError(t, err)
+			tc.edit(bad)
+			ms := Verify(bad, VerifyOptions{}).Mismatches()
+			require.NotEmpty(t, ms)
+			require.Contains(t, ms[0].Field, tc.field)
+		})
+	}
+}
