@@ -149,8 +149,8 @@ func DefaultProtocol() Protocol { return FullProfile("panel") }
 // same budget; the idea arm runs the gate at ρ = 0.8, β = 0.5.
 //
 //   - panel (and sequence): d=32, 4 heads, L=2, batch 32, tokens of 4
-//     positions, every token's forecast trained; lr ∈ {0.01, 0.02,
-//     0.05}, 12 epochs, patience 3; the default panel track.
+//     positions, every token's forecast trained; lr ∈ {0.005, 0.015,
+//     0.045}, 12 epochs, patience 3; the default panel track.
 //   - csv: d=32, 4 heads, L=2, batch 32, tokens of 16 positions, RevIN,
 //     the last token's forecast trained; lr ∈ {0.0001, 0.0003, 0.001},
 //     20 epochs, patience 5; the csv block comes from the caller.
@@ -162,7 +162,7 @@ func FullProfile(trk string) Protocol {
 		Sequence: track.DefaultSequenceConfig(),
 		Alpha:    0.05,
 	}
-	lrs, epochs, patience := []float64{0.01, 0.02, 0.05}, 12, 3
+	lrs, epochs, patience := []float64{0.005, 0.015, 0.045}, 12, 3
 	switch trk {
 	case "panel":
 		c := track.DefaultPanelConfig()
