@@ -92,10 +92,15 @@ type Arch struct {
 	// patches, PatchTST-style); 0 or 1 is one token per position. It must
 	// divide the track's t.
 	Patch int `json:"patch,omitempty"`
-	// RevIN normalizes every window by its own statistics and takes the
-	// forecast back to the track's scale (reversible instance
-	// normalization); it needs loss "last".
-	RevIN bool `json:"revin,omitempty"`
+	// Norm normalizes every window by its own statistics and takes the
+	// forecast back to the track's scale: "revin" (mean and std, Kim et
+	// al. 2022) or "last" (minus the last input, NLinear's); "" none. It
+	// needs loss "last".
+	Norm string `json:"norm,omitempty"`
+	// Skip adds a linear map of the target channel's window to the last
+	// token's forecast, a linear path beside the transformer that starts
+	// at the least-squares fit on the train windows (skipInit).
+	Skip bool `json:"skip,omitempty"`
 	// Loss is "" or "all" (every token's forecast is trained) or "last"
 	// (only the last token's, the one evaluated).
 	Loss string `json:"loss,omitempty"`
@@ -168,7 +173,7 @@ func FullProfile(trk string) Protocol {
 		c := track.DefaultPanelConfig()
 		p.Panel = &c
 	case "csv":
-		p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 16, RevIN: true, Loss: transformer.LossLast}
+		p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 16, Norm: transformer.NormLast, Skip: true, Loss: transformer.LossLast}
 		lrs, epochs, patience = []float64{0.0001, 0.0003, 0.001}, 20, 5
 	}
 	for _, lr := range lrs {
@@ -434,10 +439,15 @@ func (p Protocol) Validate() error {
 	case t > 0 && t%max(a.Patch, 1) != 0:
 		bad("arch.patch = %d: must divide the track's t = %d; pick a divisor of %d", a.Patch, t, t)
 	}
+	switch a.Norm {
+	case "", transformer.NormRevIN, transformer.NormLast:
+	default:
+		bad("arch.norm = %q: unknown; use %q, %q or leave it out", a.Norm, transformer.NormRevIN, transformer.NormLast)
+	}
 	switch a.Loss {
 	case "", transformer.LossAll:
-		if a.RevIN {
-			bad("arch.loss = %q: arch.revin needs loss %q (a window's statistics see the inputs earlier tokens forecast); set \"loss\": %q", a.Loss, transformer.LossLast, transformer.LossLast)
+		if a.Norm != "" {
+			bad("arch.loss = %q: arch.norm needs loss %q (a window's statistics see the inputs earlier tokens forecast); set \"loss\": %q", a.Loss, transformer.LossLast, transformer.LossLast)
 		}
 	case transformer.LossLast:
 	default:
@@ -496,7 +506,7 @@ func (p Protocol) modelConfig(c Cfg) transformer.Config {
 func (a Arch) model(c Cfg, t, h, cin, target int) transformer.Config {
 	return transformer.Config{
 		D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, H: h, CIn: cin, Gate: c.Gate(),
-		Patch: a.Patch, RevIN: a.RevIN, Target: target, Loss: a.Loss,
+		Patch: a.Patch, Norm: a.Norm, Skip: a.Skip, Target: target, Loss: a.Loss,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ideabench/ideabench/transformer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,7 +69,7 @@ func TestProfiles(t *testing.T) {
 			require.Equal(t, p.Baseline[i], c, "%s: idea cfg %d", trk, i)
 		}
 	}
-	require.True(t, FullProfile("csv").Arch.RevIN, "RevIN is on for the csv track")
+	require.Equal(t, transformer.NormLast, FullProfile("csv").Arch.Norm, "instance normalization is on for the csv track")
 	_, err := Profile("nope")
 	require.ErrorContains(t, err, `"nope" is unknown`)
 }

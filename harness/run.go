@@ -350,7 +350,35 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	}
 	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest)...)
 	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest)...)
+	for _, a := range []struct {
+		name string
+		ac   ArmCurves
+	}{{"baseline", r.Training.Baseline}, {"idea", r.Training.Idea}} {
+		if w := firstEpochStop(a.name, a.ac, p.Arch.Skip); w != "" {
+			r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+		}
+	}
 	return r, nil
+}
+
+// firstEpochStop warns when early stopping kept the first epoch's weights
+// on every seed of an arm's chosen cfg: every later epoch raised the val
+// metric, so the model compared is close to where training started.
+func firstEpochStop(arm string, ac ArmCurves, skip bool) string {
+	if ac.Cfg.Patience == 0 || ac.Cfg.Epochs < 2 || len(ac.BestEpochs) == 0 {
+		return ""
+	}
+	for _, e := range ac.BestEpochs {
+		if e != 1 {
+			return ""
+		}
+	}
+	start := "its initialization"
+	if skip {
+		start = "its start, the skip path's least-squares linear map"
+	}
+	return fmt.Sprintf("first-epoch stop: the %s arm's chosen cfg kept its first epoch's weights on every seed (every later epoch raised the val metric), so the model compared is close to %s; the architecture adds little on this track",
+		arm, start)
 }
 
 // curves collects the epoch losses of one cfg, seed by seed.

@@ -151,3 +151,30 @@ func TestCompetence(t *testing.T) {
 		})
 	}
 }
+
+func TestFirstEpochStop(t *testing.T) {
+	es := Cfg{LR: 0.001, Epochs: 20, Patience: 5}
+	for _, tc := range []struct {
+		name string
+		ac   ArmCurves
+		skip bool
+		want string // substring; "" for no warning
+	}{
+		{"all_first", ArmCurves{Cfg: es, BestEpochs: []int{1, 1, 1}}, false, "close to its initialization"},
+		{"all_first_skip", ArmCurves{Cfg: es, BestEpochs: []int{1, 1}}, true, "least-squares linear map"},
+		{"one_later", ArmCurves{Cfg: es, BestEpochs: []int{1, 2, 1}}, false, ""},
+		// Without early stopping the last epoch is kept, whatever it is.
+		{"no_patience", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1}, BestEpochs: []int{1, 1}}, false, ""},
+		{"one_epoch", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1, Patience: 2}, BestEpochs: []int{1, 1}}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := firstEpochStop("idea", tc.ac, tc.skip)
+			if tc.want == "" {
+				require.Empty(t, got)
+				return
+			}
+			require.Contains(t, got, "the idea arm's chosen cfg kept its first epoch")
+			require.Contains(t, got, tc.want)
+		})
+	}
+}

@@ -62,6 +62,13 @@ func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer
 		return nil, Result{}, err
 	}
 	m.Params.Init(rand.New(rand.NewPCG(seed, streamInit)))
+	if mc.Skip {
+		w, b, err := skipInit(mc, ds)
+		if err != nil {
+			return nil, Result{}, err
+		}
+		m.SetSkip(w, b)
+	}
 	shuffle := rand.New(rand.NewPCG(seed, streamShuffle))
 	opt := transformer.NewAdamW(m.Params, c.WeightDecay)
 	opt.Clip = c.Clip

@@ -69,8 +69,9 @@ func TestValidateEachField(t *testing.T) {
 		{"patch_negative", func(p *Protocol) { p.Arch.Patch = -1 }, "arch.patch = -1", "use e.g. 4"},
 		{"patch_not_dividing", func(p *Protocol) { p.Arch.Patch = 5 }, "arch.patch = 5: must divide the track's t = 32", "pick a divisor of 32"},
 		{"loss_unknown", func(p *Protocol) { p.Arch.Loss = "first" }, `arch.loss = "first"`, `use "all" or "last"`},
-		// RevIN's window statistics see what earlier tokens forecast.
-		{"revin_all_tokens", func(p *Protocol) { p.Arch.RevIN = true }, `arch.loss = ""`, `set "loss": "last"`},
+		// A window's statistics see what earlier tokens forecast.
+		{"norm_all_tokens", func(p *Protocol) { p.Arch.Norm = "revin" }, `arch.loss = ""`, `set "loss": "last"`},
+		{"norm_unknown", func(p *Protocol) { p.Arch.Norm = "minmax"; p.Arch.Loss = "last" }, `arch.norm = "minmax"`, `use "revin", "last" or leave it out`},
 		{"d_zero", func(p *Protocol) { p.Arch.D = 0 }, "arch.d = 0", "use e.g. 32"},
 		{"heads_zero", func(p *Protocol) { p.Arch.Heads = 0 }, "arch.heads = 0", "use e.g. 4"},
 		{"layers_negative", func(p *Protocol) { p.Arch.Layers = -1 }, "arch.layers = -1", "use e.g. 2"},

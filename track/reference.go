@@ -60,6 +60,10 @@ type Linear struct {
 	B []float64
 	// T, H and C are the shape of the windows it was fitted on.
 	T, H, C int
+	// Centred marks the last-value-centred map (FitLinearCentred): the
+	// window's last value is subtracted from its inputs before the map
+	// and added back to the forecast.
+	Centred bool
 }
 
 // FitLinear fits a Linear on the train split in closed form: with the design
@@ -103,6 +107,49 @@ func FitLinear(train *Split) (*Linear, error) {
 	return l, nil
 }
 
+// FitLinearCentred fits the last-value-centred linear map on a
+// univariate train split (C = 1): with c = x_{T-1}, the window's last
+// value,
+//
+//	ŷ_{T-1+h} = c + Σ_{t<T-1} w_{h,t}·(x_t - c) + b_h
+//
+// fitted in closed form as FitLinear does, on the centred windows (the
+// centred last input is always 0, so it has no weight: W's last column
+// is 0). This is NLinear (Zeng et al. 2023, "Are Transformers Effective
+// for Time Series Forecasting?", §4): the map is shift-equivariant, so a
+// level shift between train and test does not bias it.
+func FitLinearCentred(train *Split) (*Linear, error) {
+	if train.C != 1 {
+		panic(fmt.Sprintf("track: FitLinearCentred: C = %d, want a univariate split (see Univariate)", train.C))
+	}
+	t, h := train.T, train.H
+	if t < 2 {
+		return nil, fmt.Errorf("track: FitLinearCentred: T = %d; the centred map needs at least 2 inputs", t)
+	}
+	// Windows of T-1 centred inputs x_0..x_{T-2} and the same targets.
+	c := Split{X: make([]float64, train.N*(t-1)), Y: make([]float64, train.N*(t-1+h)), N: train.N, T: t - 1, H: h, C: 1}
+	for n := range train.N {
+		x, y := train.Window(n)
+		cx, cy := c.Window(n)
+		last := x[t-1]
+		for i := range t - 1 {
+			cx[i], cy[i] = x[i]-last, y[i]-last
+		}
+		for i := range h {
+			cy[t-1+i] = y[t+i] - last
+		}
+	}
+	fit, err := FitLinear(&c)
+	if err != nil {
+		return nil, err
+	}
+	l := &Linear{W: make([]float64, h*t), B: fit.B, T: t, H: h, C: 1, Centred: true}
+	for k := range h {
+		copy(l.W[k*t:k*t+t-1], fit.W[k*(t-1):(k+1)*(t-1)])
+	}
+	return l, nil
+}
+
 // Predict overwrites dst (H) with the forecast from one window's inputs x
 // (T*C).
 func (l *Linear) Predict(dst, x []float64) {
@@ -110,12 +157,16 @@ func (l *Linear) Predict(dst, x []float64) {
 	if len(dst) != l.H || len(x) != tc {
 		panic(fmt.Sprintf("track: Linear.Predict: dst has %d and x %d values, want H = %d and T*C = %d", len(dst), len(x), l.H, tc))
 	}
+	var c float64
+	if l.Centred {
+		c = x[tc-1]
+	}
 	for h := range l.H {
 		v := l.B[h]
 		for j, w := range l.W[h*tc : (h+1)*tc] {
-			v += float64(w * x[j])
+			v += float64(w * (x[j] - c))
 		}
-		dst[h] = v
+		dst[h] = v + c
 	}
 }
 

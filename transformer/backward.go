@@ -29,13 +29,24 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 
 	dhead := dpred
 	in, dxe := s.x, dx // the embedding's input and its gradient
-	if c.RevIN {
+	if c.Norm != "" {
 		// The head's gradient now, the input's after the embedding.
 		dhead, in = s.dhead[:bt*c.H], s.xn[:b*c.T*c.CIn]
-		revinDenormBackward(dhead, dpred, s.sd, b, t*c.H, c.CIn, c.Target)
+		normDenormBackward(dhead, dpred, s.sd, b, t*c.H, c.CIn, c.Target)
 		if dx != nil {
 			dxe = s.dxn[:b*c.T*c.CIn]
 		}
+	}
+	var dxs []F // the input gradient through the skip path
+	if c.Skip {
+		ds := s.dskip[:b*c.H]
+		for bi := range b {
+			copy(ds[bi*c.H:(bi+1)*c.H], dhead[(bi*t+t-1)*c.H:])
+		}
+		if dx != nil {
+			dxs = s.dxs[:b*c.T]
+		}
+		kernel.LinearBackward(dxs, g.SkipW, g.SkipB, ds, s.skipInput(c, in, b), p.SkipW, b, c.T, c.H)
 	}
 	last := s.resF[:bt*d]
 	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dhead, s.lnf[:bt*d], p.HeadW, bt, d, c.H)
@@ -71,7 +82,10 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 		add(g.Pos, g.Pos, dres[r0*d:(r0+t)*d])
 	}
 	kernel.LinearBackward(dxe, g.EmbW, g.EmbB, dres, in, p.EmbW, bt, c.PatchLen()*c.CIn, d)
-	if c.RevIN && dx != nil {
-		revinInputBackward(dx, dxe, dpred, s.pred[:bt*c.H], in, s.mu, s.sd, b, c.T, t*c.H, c.CIn, c.Target)
+	for i, g := range dxs { // the skip read the target channel
+		dxe[i*c.CIn+c.Target] += g
+	}
+	if c.Norm != "" && dx != nil {
+		normInputBackward(c.Norm, dx, dxe, dpred, s.pred[:bt*c.H], in, s.mu, s.sd, b, c.T, t*c.H, c.CIn, c.Target)
 	}
 }

@@ -60,18 +60,18 @@ func TestTrainStepChunksKeepBits(t *testing.T) {
 }
 
 // archVariants are the default model, patch tokens, and patch tokens
-// with RevIN (which trains the last token only).
+// with RevIN (which trains the last token only) and the linear skip.
 func archVariants() []struct {
 	name string
 	c    Config
 } {
 	patch, revin := DefaultConfig(), DefaultConfig()
 	patch.Patch = 4
-	revin.Patch, revin.RevIN, revin.Loss = 4, true, LossLast
+	revin.Patch, revin.Norm, revin.Loss, revin.Skip = 4, NormRevIN, LossLast, true
 	return []struct {
 		name string
 		c    Config
-	}{{"tokens", DefaultConfig()}, {"patch", patch}, {"revin", revin}}
+	}{{"tokens", DefaultConfig()}, {"patch", patch}, {"revin_skip", revin}}
 }
 
 func chunkCase[F Float](t *testing.T, c Config, b int) {

@@ -21,16 +21,23 @@ type Config struct {
 	// embeds (PatchTST-style, non-overlapping, stride Patch); 0 or 1 is one
 	// token per position. It must divide T.
 	Patch int `json:"patch,omitempty"`
-	// RevIN normalizes each window's channels by their own mean and std
-	// over the T inputs and undoes it on the forecast with the target
-	// channel's (reversible instance normalization, Kim et al. 2022).
-	RevIN bool `json:"revin,omitempty"`
-	// Target is the index of the forecast channel among the CIn inputs,
-	// whose statistics RevIN's forecast takes back.
+	// Norm is the per-window instance normalization: "" none, "revin"
+	// (each window's channels by their own mean and std, Kim et al. 2022)
+	// or "last" (minus each channel's last input, NLinear's); the forecast
+	// is taken back with the target channel's statistics (see norm.go).
+	Norm string `json:"norm,omitempty"`
+	// Target is the index of the forecast channel among the CIn inputs:
+	// Norm takes the forecast back with its statistics, Skip reads it.
 	Target int `json:"target,omitempty"`
+	// Skip adds a linear map of the target channel's T (normalized)
+	// inputs to the H steps to the last token's forecast: a
+	// DLinear/NLinear-style path beside the transformer. The head's weight
+	// then starts at zero, so a model whose skip starts at a fitted
+	// linear map (SetSkip) starts as that forecaster.
+	Skip bool `json:"skip,omitempty"`
 	// Loss names the tokens whose forecasts the training loss scores:
 	// "" or "all" every token (each forecasts the H values after its
-	// last input), "last" only the last token, the one evaluated. RevIN
+	// last input), "last" only the last token, the one evaluated. Norm
 	// needs "last": a window's statistics include the inputs that earlier
 	// tokens forecast.
 	Loss string `json:"loss,omitempty"`
@@ -80,10 +87,15 @@ func (c Config) Validate() error {
 	if c.CIn > 0 && (c.Target < 0 || c.Target >= c.CIn) {
 		errs = append(errs, fmt.Errorf("transformer: target = %d outside [0, c_in = %d); give the forecast channel's index among the inputs", c.Target, c.CIn))
 	}
+	switch c.Norm {
+	case "", NormRevIN, NormLast:
+	default:
+		errs = append(errs, fmt.Errorf("transformer: norm = %q: unknown; use %q, %q or none", c.Norm, NormRevIN, NormLast))
+	}
 	switch c.Loss {
 	case "", LossAll:
-		if c.RevIN {
-			errs = append(errs, fmt.Errorf("transformer: revin needs loss %q: the window statistics see the inputs earlier tokens forecast", LossLast))
+		if c.Norm != "" {
+			errs = append(errs, fmt.Errorf("transformer: norm %q needs loss %q: the window statistics see the inputs earlier tokens forecast", c.Norm, LossLast))
 		}
 	case LossLast:
 	default:
@@ -107,5 +119,8 @@ func (c Config) FLOPsPerStep(b int) float64 {
 	pairs := float64(tok*(tok+1)) / 2               // causal (query,key) pairs per window
 	attn := 2 * 2 * float64(b) * pairs * d          // scores q·k and the weighted sum of v
 	edges := 2 * n * (float64(c.PatchLen()*c.CIn)*d + d*float64(c.H))
+	if c.Skip {
+		edges += 2 * float64(b*c.T*c.H)
+	}
 	return 3 * (float64(c.Layers)*(linear+attn) + edges)
 }

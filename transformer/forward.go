@@ -40,8 +40,8 @@ type acts[F Float] struct {
 	b      int  // windows of the last forward pass
 	train  bool // the last pass was a training one, so backward may run
 	x      []F  // (B,T,CIn) input of the last pass, not owned
-	xn     []F  // (B,T,CIn) RevIN: the input normalized per window
-	mu, sd []F  // (B,CIn) RevIN: each window's channel means and stds
+	xn     []F  // (B,T,CIn) Norm: the input normalized per window
+	mu, sd []F  // (B,CIn) Norm: each window's channel levels and scales
 	blocks []blockActs[F]
 	resF   []F // (B,T,D) output of the last block
 	lnf    []F // (B,T,D)
@@ -62,8 +62,13 @@ type acts[F Float] struct {
 	lnG   []F // (B,T) LayerNorm backward row means of g
 	lnGX  []F // (B,T) LayerNorm backward row means of g·x̂
 	dpred []F // (B,T,H)
-	dhead []F // (B,T,H) RevIN: gradient of the head's output
-	dxn   []F // (B,T,CIn) RevIN: gradient of the normalized input
+	dhead []F // (B,T,H) Norm: gradient of the head's output
+	dxn   []F // (B,T,CIn) Norm: gradient of the normalized input
+
+	skip  []F // (B,H) Skip: the linear path's forecast
+	xs    []F // (B,T) Skip with CIn > 1: the target channel's inputs
+	dskip []F // (B,H) Skip: its gradient
+	dxs   []F // (B,T) Skip: the input gradient through it
 }
 
 // In the activations T is the token count N (Config.Tokens).
@@ -85,8 +90,14 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	s.dfc, s.datt, s.dgs, s.dpred = mk(bt*4*d), mk(c.Heads*t*t), mk(t), mk(bt*c.H)
 	s.kt = mk(d * t)
 	s.lnG, s.lnGX = mk(bt), mk(bt)
-	if c.RevIN {
+	if c.Norm != "" {
 		s.xn, s.dxn, s.mu, s.sd, s.dhead = mk(n*c.T*c.CIn), mk(n*c.T*c.CIn), mk(n*c.CIn), mk(n*c.CIn), mk(bt*c.H)
+	}
+	if c.Skip {
+		s.skip, s.dskip, s.dxs = mk(n*c.H), mk(n*c.H), mk(n*c.T)
+		if c.CIn > 1 {
+			s.xs = mk(n * c.T)
+		}
 	}
 	return s
 }
@@ -102,9 +113,15 @@ func (s *acts[F]) view(c Config, b0, cb int) *acts[F] {
 	rows := func(x []F, w int) []F { return x[r0*w : r1*w] }
 	v := *s
 	v.n, v.blocks = cb, make([]blockActs[F], len(s.blocks))
-	if c.RevIN {
-		win := func(x []F, w int) []F { return x[b0*w : (b0+cb)*w] }
+	win := func(x []F, w int) []F { return x[b0*w : (b0+cb)*w] }
+	if c.Norm != "" {
 		v.xn, v.mu, v.sd = win(s.xn, c.T*c.CIn), win(s.mu, c.CIn), win(s.sd, c.CIn)
+	}
+	if c.Skip {
+		v.skip = win(s.skip, c.H)
+		if c.CIn > 1 {
+			v.xs = win(s.xs, c.T)
+		}
 	}
 	for l, a := range s.blocks {
 		v.blocks[l] = blockActs[F]{
@@ -130,13 +147,16 @@ const TrainChunk = 8
 // packedW holds the linear weights transposed, (In,Out), the layout Gemm
 // streams: Forward packs them once per call, TrainStep once per step.
 type packedW[F Float] struct {
-	emb, head           []F
+	emb, head, skip     []F
 	qkv, proj, fc1, fc2 [][]F // (L)
 }
 
 func newPackedW[F Float](c Config) *packedW[F] {
 	d := c.D
 	w := &packedW[F]{emb: make([]F, c.PatchLen()*c.CIn*d), head: make([]F, d*c.H)}
+	if c.Skip {
+		w.skip = make([]F, c.T*c.H)
+	}
 	for range c.Layers {
 		w.qkv = append(w.qkv, make([]F, d*3*d))
 		w.proj = append(w.proj, make([]F, d*d))
@@ -151,6 +171,9 @@ func (w *packedW[F]) pack(c Config, p *Params[F]) {
 	d := c.D
 	packWeight(w.emb, p.EmbW, d, c.PatchLen()*c.CIn)
 	packWeight(w.head, p.HeadW, c.H, d)
+	if c.Skip {
+		packWeight(w.skip, p.SkipW, c.H, c.T)
+	}
 	for l := range p.Blocks {
 		b := &p.Blocks[l]
 		packWeight(w.qkv[l], b.QKVW, 3*d, d)
@@ -256,9 +279,9 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 	bt, d, t := b*c.Tokens(), c.D, c.Tokens()
 
 	in := x
-	if c.RevIN {
+	if c.Norm != "" {
 		in = s.xn[:len(x)]
-		revinForward(in, s.mu[:b*c.CIn], s.sd[:b*c.CIn], x, b, c.T, c.CIn)
+		normForward(c.Norm, in, s.mu[:b*c.CIn], s.sd[:b*c.CIn], x, b, c.T, c.CIn)
 	}
 	// A token's input is its P positions' channels, contiguous in x:
 	// (B,T,CIn) read as (B·N, P·CIn).
@@ -307,10 +330,48 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)
 	pred := s.pred[:bt*c.H]
 	kernel.LinearT(pred, s.lnf[:bt*d], wt.head, p.HeadB, bt, d, c.H)
-	if c.RevIN {
-		revinDenorm(pred, s.mu[:b*c.CIn], s.sd[:b*c.CIn], b, t*c.H, c.CIn, c.Target)
+	if c.Skip {
+		// The last token's forecast += skip(target channel's window), on
+		// the normalized scale.
+		sk := s.skip[:b*c.H]
+		kernel.LinearT(sk, s.skipInput(c, in, b), wt.skip, p.SkipB, b, c.T, c.H)
+		for bi := range b {
+			last := pred[(bi*t+t-1)*c.H:][:c.H]
+			add(last, last, sk[bi*c.H:][:c.H])
+		}
+	}
+	if c.Norm != "" {
+		normDenorm(pred, s.mu[:b*c.CIn], s.sd[:b*c.CIn], b, t*c.H, c.CIn, c.Target)
 	}
 	return pred
+}
+
+// SetSkip sets the skip path to the linear map w (H,T), b (H), on the
+// model's normalized scale; it panics without Config.Skip.
+func (m *Model[F]) SetSkip(w, b []float64) {
+	c := m.Config
+	if !c.Skip || len(w) != c.H*c.T || len(b) != c.H {
+		panic(fmt.Sprintf("transformer: SetSkip: skip %v, got w %d and b %d values for H = %d, T = %d", c.Skip, len(w), len(b), c.H, c.T))
+	}
+	for i, v := range w {
+		m.Params.SkipW[i] = F(v)
+	}
+	for i, v := range b {
+		m.Params.SkipB[i] = F(v)
+	}
+}
+
+// skipInput returns the skip path's input (B,T): the target channel of
+// in (B,T,CIn), in itself when it is the only channel.
+func (s *acts[F]) skipInput(c Config, in []F, b int) []F {
+	if c.CIn == 1 {
+		return in[:b*c.T]
+	}
+	xs := s.xs[:b*c.T]
+	for i := range xs {
+		xs[i] = in[i*c.CIn+c.Target]
+	}
+	return xs
 }
 
 // GateState returns block l's gate state s (B,N) of the last Forward or

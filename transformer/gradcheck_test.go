@@ -57,7 +57,16 @@ func TestGradientCheck(t *testing.T) {
 		// RevIN on the second channel: the input gradient has the
 		// normalization's and the denormalization's terms.
 		{"revin", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) {
-			c.T, c.Patch, c.RevIN, c.Target, c.Loss = 6, 3, true, 1, LossLast
+			c.T, c.Patch, c.Norm, c.Target, c.Loss = 6, 3, NormRevIN, 1, LossLast
+		}},
+		// The linear skip into the last token, on raw and on RevIN inputs.
+		{"skip", gate.Params{}, func(c *Config) { c.Skip = true }},
+		// NLinear's normalization: the last input is the level.
+		{"last_skip", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) {
+			c.T, c.Patch, c.Norm, c.Target, c.Loss, c.Skip = 6, 3, NormLast, 1, LossLast, true
+		}},
+		{"skip_revin", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) {
+			c.T, c.Patch, c.Norm, c.Target, c.Loss, c.Skip = 6, 2, NormRevIN, 1, LossLast, true
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

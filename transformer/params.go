@@ -28,6 +28,8 @@ type Params[F Float] struct {
 	LNFB   []F        // (D) final LayerNorm bias
 	HeadW  []F        // (H,D) forecast head weight
 	HeadB  []F        // (H) forecast head bias
+	SkipW  []F        // (H,T) linear skip weight (Config.Skip; nil without)
+	SkipB  []F        // (H) linear skip bias (Config.Skip; nil without)
 	// Tensors names every view in buffer order.
 	Tensors []TensorInfo
 }
@@ -53,9 +55,10 @@ func (t TensorInfo) Size() int {
 type Kind int
 
 const (
-	Weight Kind = iota // N(0, 0.02²)
-	Bias               // zeros
-	Gain               // ones (LayerNorm weight)
+	Weight     Kind = iota // N(0, 0.02²)
+	Bias                   // zeros
+	Gain                   // ones (LayerNorm weight)
+	ZeroWeight             // zeros, a weight matrix all the same (weight decay applies)
 )
 
 // layout lists the tensors of a config in buffer order.
@@ -88,8 +91,16 @@ func layout(c Config) []TensorInfo {
 	}
 	add("ln_f.weight", Gain, d)
 	add("ln_f.bias", Bias, d)
-	add("head.weight", Weight, c.H, d)
+	head := Weight
+	if c.Skip {
+		head = ZeroWeight // the model starts as its skip path
+	}
+	add("head.weight", head, c.H, d)
 	add("head.bias", Bias, c.H)
+	if c.Skip {
+		add("skip.weight", Weight, c.H, c.T)
+		add("skip.bias", Bias, c.H)
+	}
 	return ts
 }
 
@@ -123,6 +134,9 @@ func NewParams[F Float](c Config) *Params[F] {
 	}
 	p.LNFW, p.LNFB = next(), next()
 	p.HeadW, p.HeadB = next(), next()
+	if c.Skip {
+		p.SkipW, p.SkipB = next(), next()
+	}
 	return p
 }
 
@@ -145,7 +159,7 @@ func (p *Params[F]) Init(r *rand.Rand) {
 			switch t.Kind {
 			case Weight:
 				v[i] = F(r.NormFloat64() * InitStd)
-			case Bias:
+			case Bias, ZeroWeight:
 				v[i] = 0
 			case Gain:
 				v[i] = 1

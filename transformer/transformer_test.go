@@ -149,7 +149,7 @@ func TestAdamWHandDerived(t *testing.T) {
 		}
 		want := 0
 		for _, ti := range p.Tensors {
-			if ti.Kind == Weight {
+			if ti.Kind == Weight || ti.Kind == ZeroWeight {
 				want += ti.Size()
 			}
 		}

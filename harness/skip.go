@@ -1,0 +1,53 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/ideabench/ideabench/track"
+	"github.com/ideabench/ideabench/transformer"
+)
+
+// skipInit is the linear map the skip path of model c starts from: the
+// least-squares fit (track.FitLinear) from the target channel's T inputs
+// to its H targets over the train windows, both on the model's normalized
+// scale. With a normalization the last normalized input is a function of
+// the others (0 under "last", minus their sum under "revin"), so the fit
+// uses the first T-1 and the last weight is 0. Under "last" this is the
+// last-value-centred linear map (NLinear), under none the linear_ar
+// reference forecaster, so a model with the skip starts as that
+// forecaster.
+func skipInit(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {
+	tr := track.Univariate(&ds.Train, ds.Target)
+	n, t, h := tr.N, tr.T, tr.H
+	x, scale, level := tr.X, make([]float64, n), make([]float64, n)
+	for i := range scale {
+		scale[i] = 1
+	}
+	if c.Norm != "" {
+		x = make([]float64, len(tr.X))
+		transformer.NormalizeWindows(c.Norm, x, level, scale, tr.X, n, t, 1)
+	}
+	k := t // inputs fitted
+	if c.Norm != "" {
+		k = t - 1
+	}
+	fit := track.Split{X: make([]float64, n*k), Y: make([]float64, n*(k+h)), N: n, T: k, H: h, C: 1}
+	for i := range n {
+		fx, fy := fit.Window(i)
+		copy(fx, x[i*t:i*t+k])
+		copy(fy, fx)
+		_, y := tr.Window(i)
+		for j := range h {
+			fy[k+j] = (y[t+j] - level[i]) / scale[i]
+		}
+	}
+	l, err := track.FitLinear(&fit)
+	if err != nil {
+		return nil, nil, fmt.Errorf("harness: the skip path's least-squares start: %w", err)
+	}
+	w = make([]float64, h*t)
+	for j := range h {
+		copy(w[j*t:j*t+k], l.W[j*k:(j+1)*k])
+	}
+	return w, l.B, nil
+}
