@@ -2,6 +2,7 @@ package track
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -139,4 +140,56 @@ func TestLinearBeatsPersistence(t *testing.T) {
 	t.Logf("default sequence track, test split: persistence MSE %.4f, linear MSE %.4f, noise floor %.4f", pers, lin, d.NoiseFloor)
 	assert.Less(t, lin, pers)
 	assert.Greater(t, lin, d.NoiseFloor*0.8, "no forecaster should be far below the noise floor")
+}
+
+// TestFitLinearCentred: on windows whose targets are an exact
+// last-value-centred linear map of the inputs, the fit recovers the map
+// (and a zero weight on the last input), and its forecasts move with a
+// level shift of the window one for one.
+func TestFitLinearCentred(t *testing.T) {
+	const n, tt, h = 200, 5, 3
+	r := rand.New(rand.NewPCG(3, 3))
+	a := [h][tt - 1]float64{{0.5, -0.2, 0.1, 0.3}, {0, 0, 1, -1}, {-0.4, 0.2, 0.2, 0.6}}
+	b := [h]float64{0.25, -1, 2}
+	s := Split{X: make([]float64, n*tt), Y: make([]float64, n*(tt+h)), N: n, T: tt, H: h, C: 1}
+	for i := range n {
+		x, y := s.Window(i)
+		level := 10 * r.NormFloat64()
+		for j := range x {
+			x[j] = level + r.NormFloat64()
+			y[j] = x[j]
+		}
+		last := x[tt-1]
+		for k := range h {
+			v := last + b[k]
+			for j := range tt - 1 {
+				v += a[k][j] * (x[j] - last)
+			}
+			y[tt+k] = v
+		}
+	}
+	l, err := FitLinearCentred(&s)
+	require.NoError(t, err)
+	require.True(t, l.Centred)
+	for k := range h {
+		for j := range tt - 1 {
+			require.InDelta(t, a[k][j], l.W[k*tt+j], 1e-12)
+		}
+		require.Zero(t, l.W[k*tt+tt-1], "the centred last input has no weight")
+		require.InDelta(t, b[k], l.B[k], 1e-12)
+	}
+	require.InDelta(t, 0, l.MSE(&s), 1e-20)
+
+	x := []float64{1, -2, 0.5, 3, 2}
+	p, q := make([]float64, h), make([]float64, h)
+	l.Predict(p, x)
+	shifted := make([]float64, tt)
+	for j := range x {
+		shifted[j] = x[j] + 100
+	}
+	l.Predict(q, shifted)
+	for k := range h {
+		require.InDelta(t, p[k]+100, q[k], 1e-12, "a level shift moves the forecast by the same")
+	}
+	require.Panics(t, func() { FitLinearCentred(&Split{C: 2}) })
 }
