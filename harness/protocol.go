@@ -339,11 +339,7 @@ func (p Protocol) Validate() error {
 		if p.CSV == nil {
 			bad("csv: missing; the csv track needs {\"path\": FILE, \"target\": COLUMN, \"t\": 96, \"h\": 96}")
 		} else if err := p.CSV.Validate(); err != nil {
-			es := []error{err}
-			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				es = j.Unwrap()
-			}
-			for _, e := range es {
+			for _, e := range unjoin(err) {
 				bad("%v", e)
 			}
 		}
@@ -458,11 +454,7 @@ func (p Protocol) Validate() error {
 	} else if err := p.Sequence.Validate(); err != nil {
 		// The track joins one error per field, each naming its JSON key
 		// under the track's prefix.
-		es := []error{err}
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			es = j.Unwrap()
-		}
-		for _, e := range es {
+		for _, e := range unjoin(err) {
 			bad("sequence.%s", strings.TrimPrefix(e.Error(), "track: "))
 		}
 	} else if p.Sequence.TrainWindows < p.Sequence.T+1 {

@@ -363,7 +363,8 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 
 // firstEpochStop warns when early stopping kept the first epoch's weights
 // on every seed of an arm's chosen cfg: every later epoch raised the val
-// metric, so the model compared is close to where training started.
+// metric, so the arm overfits the train split after one epoch (and a model
+// with the skip path stays close to its least-squares start).
 func firstEpochStop(arm string, ac ArmCurves, skip bool) string {
 	if ac.Cfg.Patience == 0 || ac.Cfg.Epochs < 2 || len(ac.BestEpochs) == 0 {
 		return ""
@@ -373,12 +374,12 @@ func firstEpochStop(arm string, ac ArmCurves, skip bool) string {
 			return ""
 		}
 	}
-	start := "its initialization"
+	tail := ""
 	if skip {
-		start = "its start, the skip path's least-squares linear map"
+		tail = "; its forecasts stay close to the skip path's least-squares start, so the transformer adds little on this track"
 	}
-	return fmt.Sprintf("first-epoch stop: the %s arm's chosen cfg kept its first epoch's weights on every seed (every later epoch raised the val metric), so the model compared is close to %s; the architecture adds little on this track",
-		arm, start)
+	return fmt.Sprintf("first-epoch stop: the %s arm's chosen cfg kept its first epoch's weights on every seed: every later epoch raised the val metric, so the model overfits the train split after one epoch%s",
+		arm, tail)
 }
 
 // curves collects the epoch losses of one cfg, seed by seed.

@@ -160,8 +160,8 @@ func TestFirstEpochStop(t *testing.T) {
 		skip bool
 		want string // substring; "" for no warning
 	}{
-		{"all_first", ArmCurves{Cfg: es, BestEpochs: []int{1, 1, 1}}, false, "close to its initialization"},
-		{"all_first_skip", ArmCurves{Cfg: es, BestEpochs: []int{1, 1}}, true, "least-squares linear map"},
+		{"all_first", ArmCurves{Cfg: es, BestEpochs: []int{1, 1, 1}}, false, "overfits the train split after one epoch"},
+		{"all_first_skip", ArmCurves{Cfg: es, BestEpochs: []int{1, 1}}, true, "close to the skip path's least-squares start"},
 		{"one_later", ArmCurves{Cfg: es, BestEpochs: []int{1, 2, 1}}, false, ""},
 		// Without early stopping the last epoch is kept, whatever it is.
 		{"no_patience", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1}, BestEpochs: []int{1, 1}}, false, ""},
