@@ -29,6 +29,7 @@ func TestLoadProtocol(t *testing.T) {
 		{"track", `{"track":"parquet"}`, `track = "parquet"`, nil},
 		{"csv_missing", `{"track":"csv"}`, `csv: missing`, nil},
 		{"csv_fields", `{"track":"csv","csv":{"path":"x.csv","t":0,"h":96}}`, `csv.target is empty`, nil},
+		{"csv_period", `{"track":"csv","csv":{"path":"x.csv","target":"OT","t":96,"h":96,"period":-1}}`, `csv.period = -1 must be >= 0`, nil},
 		{"windows", `{"panel":{"train_windows":0}}`, "panel.train_windows = 0:", nil},
 		{"panel_missing", `{"panel":null}`, "panel: missing", nil},
 		{"truncated", `{"seeds":[0,`, "config", nil},

@@ -340,13 +340,12 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	}
 	f.BaselineBeatsLinear = r.Baseline.Full.Mean < f.LinearAR
 	f.IdeaBeatsLinear = r.Idea.Mean < f.LinearAR
-	name, best := f.Best()
-	f.BestReference, f.BaselineCompetent = name, r.Baseline.Full.Mean < best
+	f.judge(r.Baseline.Full.Mean)
 	r.ReferenceForecasters = f
 	if !f.BaselineCompetent {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
-			"hollow comparison: the baseline's test mean %.6g does not beat the best reference forecaster, %s (%.6g); a win over this baseline says little: train or tune the baseline until it does",
-			r.Baseline.Full.Mean, name, best))
+			"hollow comparison: the baseline's test mean %.6g does not beat the best reference forecaster, %s (%.6g; the baseline is %.3g%% worse); a win over this baseline says little: train or tune the baseline until it does",
+			r.Baseline.Full.Mean, f.BestReference, f.BestReferenceMSE, -f.BaselineMarginPct))
 	}
 	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest)...)
 	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest)...)
@@ -396,17 +395,30 @@ func curves(trials []Trial, results []Result, arm string, cfg int, c Cfg) ArmCur
 	return ac
 }
 
-// forecasters evaluates the reference forecasters on the test windows:
-// persistence, and the least-squares linear map of the target channel's
-// window (one per-channel map, DLinear-style; with one channel, the
-// linear AR forecaster).
+// forecasters evaluates the reference forecasters on the test and val
+// windows, each fitted in closed form on the train windows of the target
+// channel: persistence, seasonal persistence (when the track has a period
+// that fits in the context), the least-squares linear map of the window
+// (one per-channel map, DLinear-style; with one channel, the linear AR
+// forecaster) and the same map on last-value-centred windows (NLinear).
 func forecasters(ds *track.Dataset) (*Forecasters, error) {
-	tr, te := track.Univariate(&ds.Train, ds.Target), track.Univariate(&ds.Test, ds.Target)
+	tr := track.Univariate(&ds.Train, ds.Target)
+	va, te := track.Univariate(&ds.Val, ds.Target), track.Univariate(&ds.Test, ds.Target)
 	lin, err := track.FitLinear(&tr)
 	if err != nil {
 		return nil, fmt.Errorf("harness: linear reference forecaster: %w", err)
 	}
-	f := &Forecasters{Persistence: track.Persistence(&ds.Test, ds.Target), LinearAR: lin.MSE(&te)}
+	cen, err := track.FitLinearCentred(&tr)
+	if err != nil {
+		return nil, fmt.Errorf("harness: centred linear reference forecaster: %w", err)
+	}
+	lc := cen.MSE(&te)
+	f := &Forecasters{Persistence: track.Persistence(&te, 0), LinearAR: lin.MSE(&te), LinearCentred: &lc,
+		Val: &ReferenceVal{Persistence: track.Persistence(&va, 0), LinearAR: lin.MSE(&va), LinearCentred: cen.MSE(&va)}}
+	if p := ds.Period; p >= 1 && p <= te.T {
+		s, v := track.SeasonalPersistence(&te, 0, p), track.SeasonalPersistence(&va, 0, p)
+		f.SeasonalPersistence, f.SeasonalPeriod, f.Val.SeasonalPersistence = &s, p, &v
+	}
 	if ds.HasNoiseFloor {
 		f.NoiseFloor = ds.NoiseFloor
 	}

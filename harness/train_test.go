@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
 
@@ -133,6 +134,7 @@ func TestCompetence(t *testing.T) {
 			r.ReferenceForecasters.BaselineCompetent = !r.ReferenceForecasters.BaselineCompetent
 		}},
 		{"best_reference", "reference_forecasters.best_reference", func(r *Report) { r.ReferenceForecasters.BestReference = "noise_floor" }},
+		{"margin", "reference_forecasters.baseline_margin", func(r *Report) { r.ReferenceForecasters.BaselineMargin += 0.1 }},
 		{"best_epoch", "training.baseline.best_epochs[1]", func(r *Report) { r.Training.Baseline.BestEpochs[1]++ }},
 		{"val_curve", "training.idea.val_curves[0]", func(r *Report) {
 			ac := r.Training.Idea
@@ -175,6 +177,52 @@ func TestFirstEpochStop(t *testing.T) {
 			}
 			require.Contains(t, got, "the idea arm's chosen cfg kept its first epoch")
 			require.Contains(t, got, tc.want)
+		})
+	}
+}
+
+// TestReferencesCSV: on an hourly csv track whose context holds a day,
+// the report carries every reference forecaster with its val metric,
+// seasonal persistence among them; verify recomputes each from the setup
+// and names the one edited.
+func TestReferencesCSV(t *testing.T) {
+	p := FullProfile("csv")
+	p.Seeds = []uint64{0, 1}
+	p.Baseline, p.Idea = p.Baseline[:1], p.Idea[:1]
+	p.Baseline[0].Epochs, p.Idea[0].Epochs = 1, 1
+	p.Arch.D, p.Arch.Heads, p.Arch.Patch = 8, 2, 8
+	p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Target: "OT", T: 24, H: 6}
+	o, err := Run(context.Background(), p, Options{})
+	require.NoError(t, err)
+	r := o.Report
+	f := r.ReferenceForecasters
+	require.Equal(t, 24, f.SeasonalPeriod)
+	require.NotNil(t, f.SeasonalPersistence)
+	require.NotNil(t, f.LinearCentred)
+	require.NotNil(t, f.Val)
+	require.NotNil(t, f.Val.SeasonalPersistence)
+	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+
+	for _, tc := range []struct {
+		field string
+		edit  func(f *Forecasters)
+	}{
+		{"reference_forecasters.seasonal_persistence", func(f *Forecasters) { *f.SeasonalPersistence *= 1.5 }},
+		{"reference_forecasters.linear_centred", func(f *Forecasters) { *f.LinearCentred *= 0.5 }},
+		{"reference_forecasters.val.linear_ar", func(f *Forecasters) { f.Val.LinearAR++ }},
+		{"reference_forecasters.seasonal_period", func(f *Forecasters) { f.SeasonalPeriod = 12 }},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			raw, err := r.Marshal()
+			require.NoError(t, err)
+			bad, err := ParseReport(raw, "copy")
+			require.NoError(t, err)
+			tc.edit(bad.ReferenceForecasters)
+			var fields []string
+			for _, m := range Verify(bad, VerifyOptions{Rerun: true}).Mismatches() {
+				fields = append(fields, m.Field)
+			}
+			require.Contains(t, fields, tc.field)
 		})
 	}
 }

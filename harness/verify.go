@@ -324,12 +324,36 @@ func (v *verifier) competence(r *Report) {
 	if f == nil || f.BestReference == "" {
 		return // a report from before the competence flag
 	}
-	name, best := f.Best()
+	var want Forecasters = *f
+	want.judge(r.Baseline.Full.Mean)
 	v.checked++
-	if f.BestReference != name {
-		v.add("reference_forecasters.best_reference", f.BestReference, name, "")
+	if f.BestReference != want.BestReference {
+		v.add("reference_forecasters.best_reference", f.BestReference, want.BestReference, "")
 	}
-	v.boolEq("reference_forecasters.baseline_competent", f.BaselineCompetent, r.Baseline.Full.Mean < best)
+	v.floatEq("reference_forecasters.best_reference_mse", f.BestReferenceMSE, want.BestReferenceMSE)
+	v.floatEq("reference_forecasters.baseline_margin", f.BaselineMargin, want.BaselineMargin)
+	v.floatEq("reference_forecasters.baseline_margin_pct", f.BaselineMarginPct, want.BaselineMarginPct)
+	v.boolEq("reference_forecasters.baseline_competent", f.BaselineCompetent, want.BaselineCompetent)
+}
+
+// optEq compares an optional float: both absent, or both present and
+// equal.
+func (v *verifier) optEq(field string, got, want *float64) {
+	switch {
+	case got == nil && want == nil:
+		v.checked++
+	case got == nil || want == nil:
+		v.checked++
+		show := func(x *float64) string {
+			if x == nil {
+				return "missing"
+			}
+			return fmt.Sprint(*x)
+		}
+		v.add(field, show(got), show(want), "")
+	default:
+		v.floatEq(field, *got, *want)
+	}
 }
 
 func (v *verifier) mathCheck(r *Report) {
@@ -406,6 +430,23 @@ func (v *verifier) forecasters(r *Report) {
 	v.floatEq("reference_forecasters.persistence", f.Persistence, want.Persistence)
 	v.floatEq("reference_forecasters.linear_ar", f.LinearAR, want.LinearAR)
 	v.floatEq("reference_forecasters.noise_floor", f.NoiseFloor, want.NoiseFloor)
+	if f.BestReference != "" {
+		// A report with the competence flag has every reference the
+		// track gives.
+		v.optEq("reference_forecasters.linear_centred", f.LinearCentred, want.LinearCentred)
+		v.optEq("reference_forecasters.seasonal_persistence", f.SeasonalPersistence, want.SeasonalPersistence)
+		v.intEq("reference_forecasters.seasonal_period", f.SeasonalPeriod, want.SeasonalPeriod)
+		if f.Val == nil {
+			v.checked++
+			v.add("reference_forecasters.val", "missing", "the val MSE of every reference", "")
+		} else {
+			w := want.Val
+			v.floatEq("reference_forecasters.val.persistence", f.Val.Persistence, w.Persistence)
+			v.optEq("reference_forecasters.val.seasonal_persistence", f.Val.SeasonalPersistence, w.SeasonalPersistence)
+			v.floatEq("reference_forecasters.val.linear_ar", f.Val.LinearAR, w.LinearAR)
+			v.floatEq("reference_forecasters.val.linear_centred", f.Val.LinearCentred, w.LinearCentred)
+		}
+	}
 	v.boolEq("reference_forecasters.baseline_beats_linear", f.BaselineBeatsLinear, r.Baseline.Full.Mean < f.LinearAR)
 	v.boolEq("reference_forecasters.idea_beats_linear", f.IdeaBeatsLinear, r.Idea.Mean < f.LinearAR)
 }

@@ -341,6 +341,15 @@ func paired(r *harness.Report) (*figure, error) {
 		left.Add(dots(xys, []color.Color{colBaseline, colIdea}[arm], draw.CircleGlyph{}, vg.Points(2.5)))
 	}
 
+	var ref *plotter.Line
+	if f := r.ReferenceForecasters; f != nil && f.BestReference != "" {
+		if !finite(f.BestReferenceMSE) {
+			return nil, fmt.Errorf("reference_forecasters.best_reference_mse is %v", f.BestReferenceMSE)
+		}
+		ref = line(plotter.XYs{{X: left.X.Min, Y: f.BestReferenceMSE}, {X: left.X.Max, Y: f.BestReferenceMSE}}, colBlack, vg.Points(1), dotted)
+		left.Add(ref)
+	}
+
 	right := newPanel("idea − baseline per seed", "seed", "difference of test MSE")
 	seeds := r.MechanismSignature.Protocol.Seeds
 	if len(seeds) == n && n <= 16 {
@@ -380,6 +389,10 @@ func paired(r *harness.Report) (*figure, error) {
 	fig.legend.Add("idea", dots(nil, colIdea, draw.CircleGlyph{}, vg.Points(2.5)))
 	fig.legend.Add(fmt.Sprintf("idea better: %d of %d", wins, n), line(nil, colIdea, vg.Points(1.5), nil))
 	fig.legend.Add("idea not better", line(nil, colGray, vg.Points(1.5), nil))
+	if ref != nil {
+		f := r.ReferenceForecasters
+		fig.legend.Add(fmt.Sprintf("best reference:\n%s %.4g", f.BestReference, f.BestReferenceMSE), ref)
+	}
 	fig.legend.Add("mean difference", mean)
 	if band != nil {
 		fig.legend.Add("95% interval", band)
@@ -480,6 +493,21 @@ func sweep(r *harness.Report) (*figure, error) {
 		ticks = ts
 	}
 	ring := dots(nil, colBlack, draw.RingGlyph{}, vg.Points(6))
+	// The best reference forecaster's metric on the split drawn, a
+	// dotted line across both panels.
+	var ref *plotter.Line
+	refY, refName, refSplit := 0.0, "", "test"
+	if f := r.ReferenceForecasters; f != nil && f.BestReference != "" {
+		y, ok := f.BestReferenceMSE, true
+		if useVal {
+			y, ok = f.ValMSE(f.BestReference)
+			refSplit = "val"
+		}
+		if ok && finite(y) {
+			refY, refName = y, f.BestReference
+			ref = line(plotter.XYs{{X: lo / 1.6, Y: y}, {X: hi * 1.6, Y: y}}, colBlack, vg.Points(1), dotted)
+		}
+	}
 	var panels []*plot.Plot
 	for a, rows := range arms {
 		name := []string{"baseline", "idea (labels: ρ, β)"}[a]
@@ -556,9 +584,15 @@ func sweep(r *harness.Report) (*figure, error) {
 			p.Add(lb)
 		}
 		fig.legend.Add([]string{"baseline", "idea"}[a], dots(nil, col, draw.CircleGlyph{}, vg.Points(2.5)))
+		if ref != nil {
+			p.Add(ref)
+		}
 		panels = append(panels, p)
 	}
 	fig.legend.Add("chosen cfg", ring)
+	if ref != nil {
+		fig.legend.Add(fmt.Sprintf("best reference, %s:\n%s %.4g", refSplit, refName, refY), ref)
+	}
 	// One y range for both panels, with room above for the labels.
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	for _, p := range panels {

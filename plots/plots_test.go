@@ -216,6 +216,8 @@ func TestWriteOdd(t *testing.T) {
 			ls.StateByPosition = ls.StateByPosition[:2]
 		}, Options{}, "layers[1] has 4 gains and 2 states by position"},
 		{"loss-nan", func(r *harness.Report) { r.Training.Idea.EpochLosses[0][1] = nan }, Options{}, "loss: training.idea.epoch_losses[0][1] is NaN"},
+		{"reference-inf", func(r *harness.Report) { r.ReferenceForecasters.BestReferenceMSE = math.Inf(1) }, Options{}, "paired: reference_forecasters.best_reference_mse is +Inf"},
+		{"val-curve-nan", func(r *harness.Report) { r.Training.Baseline.ValCurves[1][0] = nan }, Options{}, "loss: training.baseline.val_curves[1][0] is NaN"},
 		{"loss-empty", func(r *harness.Report) { r.Training.Baseline.EpochLosses = nil }, Options{}, "training.baseline.epoch_losses has no epoch"},
 		{"negative-size", func(*harness.Report) {}, Options{Width: -vg.Inch}, "figure size -72pt x 283.46pt"},
 		{"infinite-size", func(*harness.Report) {}, Options{Height: vg.Length(math.Inf(1))}, "need each in (0, 1 m]"},

@@ -170,6 +170,25 @@ type CSVConfig struct {
 	Split     string  `json:"split,omitempty"`
 	TrainFrac float64 `json:"train_frac,omitempty"` // default 0.7
 	ValFrac   float64 `json:"val_frac,omitempty"`   // default 0.1
+	// Period is the season, in rows, of the seasonal-persistence
+	// reference forecaster; 0 takes it from the file's step (PeriodOf):
+	// a day of hourly or 15-minute rows, a week of daily ones.
+	Period int `json:"period,omitempty"`
+}
+
+// PeriodOf is the seasonal period a file's step implies: one day (24
+// hourly or 96 quarter-hourly rows, the daily cycle of load and
+// temperature in ETT), one week of daily rows (7); 0 for any other step.
+func PeriodOf(step time.Duration) int {
+	switch step {
+	case time.Hour:
+		return 24
+	case 15 * time.Minute:
+		return 96
+	case 24 * time.Hour:
+		return 7
+	}
+	return 0
 }
 
 // Default split fractions of non-ETT files (the convention of the
@@ -200,6 +219,9 @@ func (c CSVConfig) Validate() error {
 	case "", "ett-hour", "ett-minute", "fractions":
 	default:
 		bad("split = %q is unknown; use ett-hour, ett-minute, fractions or leave it empty", c.Split)
+	}
+	if c.Period < 0 {
+		bad("period = %d must be >= 0 (0 takes it from the file's step; e.g. 24 for hourly rows)", c.Period)
 	}
 	tf, vf := c.fractions()
 	if !(tf > 0 && vf > 0 && tf+vf < 1) {
@@ -331,8 +353,13 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	for j, col := range cols {
 		chans[j] = tab.Columns[col]
 	}
+	period := c.Period
+	if period == 0 && tab.Rows() >= 2 {
+		period = PeriodOf(tab.Times[1].Sub(tab.Times[0]))
+	}
 	return &Dataset{
 		Name:     name,
+		Period:   period,
 		Channels: chans,
 		Train:    cut(tr, nc, tgt, ntr, t, h),
 		Val:      cut(va, nc, tgt, nva, t, h),

@@ -132,11 +132,24 @@ func TestCSVTrack(t *testing.T) {
 	_, y = ds.Test.Window(ds.Test.N - 1)
 	require.Equal(t, z(e-1, 2), y[len(y)-1])
 
-	// Features subset: the target is added as an input.
-	ds, err = CSV(tab, CSVConfig{Path: "p", Target: "OT", Features: []string{"HUFL"}, T: 24, H: 6})
+	// Hourly rows: the seasonal period is a day.
+	require.Equal(t, 24, ds.Period)
+
+	// Features subset: the target is added as an input; an explicit
+	// period wins over the step's.
+	ds, err = CSV(tab, CSVConfig{Path: "p", Target: "OT", Features: []string{"HUFL"}, T: 24, H: 6, Period: 12})
 	require.NoError(t, err)
 	require.Equal(t, 2, ds.Train.C)
 	require.Equal(t, 1, ds.Target)
+	require.Equal(t, 12, ds.Period)
+}
+
+func TestPeriodOf(t *testing.T) {
+	for step, want := range map[time.Duration]int{
+		time.Hour: 24, 15 * time.Minute: 96, 24 * time.Hour: 7, time.Minute: 0, 2 * time.Hour: 0,
+	} {
+		require.Equal(t, want, PeriodOf(step), "%v", step)
+	}
 }
 
 func TestCSVTrackErrors(t *testing.T) {

@@ -6,9 +6,10 @@
 // Design stance: a track is plain data. A Split is two flat, window-major
 // buffers with the shape stated beside them, so the trainer reads a batch
 // as a contiguous slice and the harness scores any forecaster with the same
-// function, LastPositionMSE. Splits are cut from one contiguous series, so
-// the three regions never share a time step and nothing of val or test
-// leaks into the normalization.
+// function, LastPositionMSE. Splits are cut from one contiguous series (or,
+// on the panel track, drawn as independent series per split), so the
+// three never share a time step and nothing of val or test leaks into the
+// normalization.
 //
 // Shape legend: N windows, T positions (context), H horizon, C input
 // channels. One channel of the inputs is the target.
@@ -26,8 +27,9 @@
 //  5. Score forecasters at the last position of each window: the H targets
 //     Y[n][T:T+H] predicted from X[n] (LastPositionMSE).
 //
-// The reference forecasters are Persistence (repeat the last input) and
-// Linear (least-squares linear map from the window to the H targets). A
-// model that does not beat Linear has learned nothing a closed-form fit
-// cannot.
+// The reference forecasters are Persistence (repeat the last input),
+// SeasonalPersistence (repeat the last period), Linear (least-squares
+// linear map from the window to the H targets, FitLinear) and its
+// last-value-centred form (NLinear, FitLinearCentred). A model that does
+// not beat the best of them has learned nothing a closed-form fit cannot.
 package track

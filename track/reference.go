@@ -47,6 +47,28 @@ func Persistence(s *Split, target int) float64 {
 	return LastPositionMSE(pred, s)
 }
 
+// SeasonalPersistence repeats the target channel's last period of p
+// inputs for all H steps and returns LastPositionMSE over the split:
+//
+//	ŷ_{T-1+h} = x_{T-1+h-p·⌈h/p⌉},  h = 1..H
+//
+// (the seasonal naive forecast, Hyndman and Athanasopoulos, Forecasting:
+// Principles and Practice, §5.2). It needs 1 <= p <= T.
+func SeasonalPersistence(s *Split, target, p int) float64 {
+	if target < 0 || target >= s.C || p < 1 || p > s.T {
+		panic(fmt.Sprintf("track: SeasonalPersistence: target %d of C = %d, period %d of T = %d", target, s.C, p, s.T))
+	}
+	pred := make([]float64, s.N*s.H) // (N,H)
+	for n := range s.N {
+		x, _ := s.Window(n)
+		for h := 1; h <= s.H; h++ {
+			k := (h + p - 1) / p // ⌈h/p⌉
+			pred[n*s.H+h-1] = x[(s.T-1+h-p*k)*s.C+target]
+		}
+	}
+	return LastPositionMSE(pred, s)
+}
+
 // Linear is a least-squares linear forecaster on the window: for each
 // horizon step h = 1..H,
 //

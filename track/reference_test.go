@@ -193,3 +193,119 @@ func TestFitLinearCentred(t *testing.T) {
 	}
 	require.Panics(t, func() { FitLinearCentred(&Split{C: 2}) })
 }
+
+func TestSeasonalPersistence(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		series    []float64
+		t, h, p   int
+		want      float64
+		byPersist float64 // plain persistence on the same windows, for contrast
+	}{
+		// A pure season of 3 (1, 5, 2, 1, 5, 2, ...) is forecast exactly,
+		// over more than one period ahead (H = 4 > p: ⌈h/p⌉ = 2 for h = 4).
+		{"pure_season", []float64{1, 5, 2, 1, 5, 2, 1, 5, 2, 1, 5}, 3, 4, 3, 0, -1},
+		// p = 1 is persistence: windows (1,2|4,8), (2,4|8,16) as in
+		// TestPersistence, 50.
+		{"period_one", []float64{1, 2, 4, 8, 16}, 2, 2, 1, 50, 50},
+		// Season 2 under a trend of +1 per step: 0 1 | 2 3 4, 1 2 | 3 4 5.
+		// ŷ = x_{T-1+h-2}: (0, 1, 0) against (2, 3, 4): errors 2, 2, 4; the
+		// second window the same: (4+4+16)·2/6 = 8.
+		{"trend", []float64{0, 1, 2, 3, 4, 5}, 2, 3, 2, 8, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := seriesSplit(tc.series, tc.t, tc.h)
+			assert.InDelta(t, tc.want, SeasonalPersistence(&s, 0, tc.p), 1e-12)
+			if tc.byPersist >= 0 {
+				assert.InDelta(t, tc.byPersist, Persistence(&s, 0), 1e-12)
+			}
+		})
+	}
+	s := seriesSplit([]float64{1, 2, 3, 4}, 2, 1)
+	assert.Panics(t, func() { SeasonalPersistence(&s, 0, 3) }, "a period longer than T")
+	assert.Panics(t, func() { SeasonalPersistence(&s, 0, 0) })
+}
+
+// TestLevelShift: on a series whose test period is the train period
+// shifted up by a constant, the centred map forecasts as well as on train
+// (it is shift-equivariant) and the plain least-squares map does not.
+func TestLevelShift(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	const tt, h = 4, 2
+	ar := func(n int, level float64) Split {
+		x := make([]float64, n)
+		for i := 1; i < n; i++ {
+			x[i] = 0.9*x[i-1] + r.NormFloat64()
+		}
+		for i := range x {
+			x[i] += level
+		}
+		return seriesSplit(x, tt, h)
+	}
+	train, test := ar(400, 0), ar(400, 50)
+	cen, err := FitLinearCentred(&train)
+	require.NoError(t, err)
+	lin, err := FitLinear(&train)
+	require.NoError(t, err)
+	// An AR(1) with coefficient 0.9 has h-step error variance
+	// (1-0.9^{2h})/(1-0.81): 1 and 1.81, mean 1.405.
+	assert.InDelta(t, 1.405, cen.MSE(&test), 0.35)
+	assert.Greater(t, lin.MSE(&test), 10*cen.MSE(&test), "the plain map's intercept pulls to the train level")
+}
+
+// TestFitLinearCentredNormalEquations: on noisy windows the QR fit agrees
+// with the normal equations (AᵀA)·w = Aᵀ·y of the centred design, solved
+// here by Gauss-Jordan elimination with partial pivoting.
+func TestFitLinearCentredNormalEquations(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	series := make([]float64, 120)
+	for i := 1; i < len(series); i++ {
+		series[i] = 0.7*series[i-1] + r.NormFloat64() + 0.3*math.Sin(float64(i))
+	}
+	const tt, h = 4, 2
+	s := seriesSplit(series, tt, h)
+	l, err := FitLinearCentred(&s)
+	require.NoError(t, err)
+	p := tt // T-1 centred inputs and an intercept
+	for k := range h {
+		m := make([][]float64, p) // the augmented system [AᵀA | Aᵀy]
+		for i := range m {
+			m[i] = make([]float64, p+1)
+		}
+		for n := range s.N {
+			x, y := s.Window(n)
+			row := make([]float64, p)
+			for j := range tt - 1 {
+				row[j] = x[j] - x[tt-1]
+			}
+			row[p-1] = 1
+			for i := range p {
+				for j := range p {
+					m[i][j] += row[i] * row[j]
+				}
+				m[i][p] += row[i] * (y[tt+k] - x[tt-1])
+			}
+		}
+		for c := range p {
+			piv := c
+			for i := c + 1; i < p; i++ {
+				if math.Abs(m[i][c]) > math.Abs(m[piv][c]) {
+					piv = i
+				}
+			}
+			m[c], m[piv] = m[piv], m[c]
+			for i := range p {
+				if i != c {
+					f := m[i][c] / m[c][c]
+					for j := c; j <= p; j++ {
+						m[i][j] -= f * m[c][j]
+					}
+				}
+			}
+		}
+		for j := range tt - 1 {
+			assert.InDelta(t, m[j][p]/m[j][j], l.W[k*tt+j], 1e-10, "h %d weight %d", k+1, j)
+		}
+		assert.InDelta(t, m[p-1][p]/m[p-1][p-1], l.B[k], 1e-10, "h %d intercept", k+1)
+	}
+}

@@ -89,6 +89,9 @@ type Dataset struct {
 	// Channels names the input channels in model order: the CSV
 	// columns, or "x" for the sequence track.
 	Channels []string
+	// Period is the season, in time steps, of the seasonal-persistence
+	// reference forecaster; 0 when the track has none.
+	Period int
 }
 
 // regionLen is the number of time steps n windows of length t+h span with

@@ -374,16 +374,23 @@ func printSummary(w io.Writer, r *harness.Report) {
 	fmt.Fprintf(w, "math check: confirmed %v\n", r.MechanismSignature.MathCheck.Confirmed)
 	hollow := ""
 	if f := r.ReferenceForecasters; f != nil {
-		fmt.Fprintf(w, "reference forecasters (test): persistence %.4f, linear AR %.4f", f.Persistence, f.LinearAR)
+		fmt.Fprintf(w, "reference forecasters (test): persistence %.4f", f.Persistence)
+		if f.SeasonalPersistence != nil {
+			fmt.Fprintf(w, ", seasonal persistence (period %d) %.4f", f.SeasonalPeriod, *f.SeasonalPersistence)
+		}
+		fmt.Fprintf(w, ", linear AR %.4f", f.LinearAR)
+		if f.LinearCentred != nil {
+			fmt.Fprintf(w, ", linear centred %.4f", *f.LinearCentred)
+		}
 		if f.NoiseFloor > 0 {
 			fmt.Fprintf(w, ", noise floor %.4f", f.NoiseFloor)
 		}
 		fmt.Fprintf(w, "; baseline %.4f, idea %.4f\n", r.Baseline.Full.Mean, r.Idea.Mean)
 		if f.BestReference != "" {
-			name, best := f.Best()
-			fmt.Fprintf(w, "baseline competent: %v (best reference %s %.4f)\n", f.BaselineCompetent, name, best)
+			fmt.Fprintf(w, "baseline competent: %v (best reference %s %.4f, baseline better by %+.4f, %+.1f%%)\n",
+				f.BaselineCompetent, f.BestReference, f.BestReferenceMSE, f.BaselineMargin, f.BaselineMarginPct)
 			if !f.BaselineCompetent {
-				hollow = " (HOLLOW: the baseline does not beat " + name + ")"
+				hollow = " (HOLLOW: the baseline does not beat " + f.BestReference + ")"
 			}
 		}
 	}
