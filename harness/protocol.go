@@ -153,9 +153,12 @@ func DefaultProtocol() Protocol { return FullProfile("panel") }
 // gradients clipped at norm 1, early stopping on val), so they get the
 // same budget; the idea arm runs the gate at ρ = 0.8, β = 0.5.
 //
-//   - panel (and sequence): d=32, 4 heads, L=2, batch 32, tokens of 4
-//     positions, every token's forecast trained; lr ∈ {0.005, 0.015,
-//     0.045}, 12 epochs, patience 3; the default panel track.
+//   - panel: d=32, 4 heads, L=2, batch 32, tokens of 4 positions, every
+//     token's forecast trained; lr ∈ {0.005, 0.015, 0.045}, 12 epochs,
+//     patience 3; the default panel track.
+//   - sequence: as panel with the linear skip path (starting at
+//     linear_ar), lr ∈ {0.0015, 0.005, 0.015}, and 8192 train windows
+//     of the default sequence track.
 //   - csv: d=32, 4 heads, L=2, batch 32, tokens of 16 positions, RevIN,
 //     the last token's forecast trained; lr ∈ {0.0001, 0.0003, 0.001},
 //     20 epochs, patience 5; the csv block comes from the caller.
@@ -172,6 +175,12 @@ func FullProfile(trk string) Protocol {
 	case "panel":
 		c := track.DefaultPanelConfig()
 		p.Panel = &c
+	case "sequence":
+		// One long nearly linear-Gaussian series: the linear skip path
+		// starts the model at linear_ar, and 8x the seed's windows.
+		p.Sequence.TrainWindows = 8192
+		p.Arch.Skip = true
+		lrs = []float64{0.0015, 0.005, 0.015}
 	case "csv":
 		p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 16, Norm: transformer.NormLast, Skip: true, Loss: transformer.LossLast}
 		lrs, epochs, patience = []float64{0.0001, 0.0003, 0.001}, 20, 5
