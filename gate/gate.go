@@ -17,11 +17,6 @@ type Params struct {
 	Beta float64 `json:"beta"` // gain strength, >= 0; 0 is the identity
 }
 
-// DefaultParams returns the configuration of the idea as first proposed
-// (ρ = 0.85, β = 0.5, the best idea configuration of the seed report in
-// ../shared/seed/seed-report.json): a half-life of 5 tokens.
-func DefaultParams() Params { return Params{Rho: 0.85, Beta: 0.5} }
-
 // Validate reports every out-of-range or non-finite field, each error
 // naming the field and a fix.
 func (p Params) Validate() error {

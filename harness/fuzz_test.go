@@ -46,8 +46,11 @@ func FuzzParseProtocol(f *testing.F) {
 		if p.Track == "sequence" {
 			require.NoError(t, p.Sequence.Validate())
 		}
+		// The model of every cfg is valid: with one input channel (a csv
+		// file's channel count is known once it is read).
+		tt, h := p.window()
 		for _, c := range append(append([]Cfg{}, p.Baseline...), p.Idea...) {
-			require.NoError(t, p.modelConfig(c).Validate())
+			require.NoError(t, p.Arch.model(c, tt, h, 1, 0).Validate())
 		}
 		again, err := json.Marshal(p)
 		require.NoError(t, err)

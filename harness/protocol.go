@@ -494,14 +494,6 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// modelConfig is the transformer config of one cfg, with one input
-// channel (the channel count of a csv track is known once its file is
-// read; see ModelConfig).
-func (p Protocol) modelConfig(c Cfg) transformer.Config {
-	t, h := p.window()
-	return p.Arch.model(c, t, h, 1, 0)
-}
-
 // model is the transformer of cfg c on windows of t inputs of cin
 // channels, forecasting h steps of channel target.
 func (a Arch) model(c Cfg, t, h, cin, target int) transformer.Config {

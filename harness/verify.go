@@ -184,6 +184,12 @@ func (v *verifier) summary(field string, s Summary) {
 func (v *verifier) comparison(r *Report) {
 	c := r.Comparison
 	alpha := c.Alpha
+	if r.Setup != nil {
+		// The verdict's alpha is the protocol's, not whatever the
+		// comparison block says.
+		v.floatEq("comparison.alpha", c.Alpha, r.Setup.Protocol.Alpha)
+		alpha = r.Setup.Protocol.Alpha
+	}
 	if alpha == 0 {
 		alpha = stats.DefaultOptions().Alpha
 	}
@@ -227,6 +233,7 @@ func (v *verifier) comparison(r *Report) {
 		v.floatEq("comparison.mde_rel_pct (table t)", c.MDERelPct, want.MDERelPct*f)
 	default:
 		v.add("comparison.mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE), "")
+		v.floatEq("comparison.mde_rel_pct", c.MDERelPct, want.MDERelPct)
 	}
 	v.checked++
 	if c.Verdict != want.Verdict {

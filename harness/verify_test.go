@@ -7,19 +7,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/stats"
 	"github.com/stretchr/testify/require"
 )
 
-const seedReport = "../../shared/seed/seed-report.json"
+// seedReport is a copy of ../shared/seed/seed-report.json, so the tests
+// that read it run wherever CI does.
+const seedReport = "testdata/seed-report.json"
+
+// TestSeedReportFixture: the copy is the shared seed report, byte for
+// byte, where ../shared is present.
+func TestSeedReportFixture(t *testing.T) {
+	shared, err := os.ReadFile("../../shared/seed/seed-report.json")
+	if err != nil {
+		t.Skip("../shared is not present:", err)
+	}
+	copied, err := os.ReadFile(seedReport)
+	require.NoError(t, err)
+	require.Equal(t, string(shared), string(copied))
+}
 
 // TestVerifySeedReport: the seed report re-derives except two explained
 // findings: its Monte Carlo p-value (0.6281, exact 0.625 = 160/256) and
 // its mde, computed with the table value t = 2.365 instead of the exact
 // quantile 2.36462.
 func TestVerifySeedReport(t *testing.T) {
-	if _, err := os.Stat(seedReport); err != nil {
-		t.Skip("seed report not present:", err)
-	}
 	r, err := ReadReport(seedReport)
 	require.NoError(t, err)
 	fs := Verify(r, VerifyOptions{Rerun: true})
@@ -46,6 +58,15 @@ func TestVerifyCatchesTampering(t *testing.T) {
 		{"idea_wins", func(r *Report) { r.Comparison.IdeaWins++ }, "comparison.idea_wins"},
 		{"p_value", func(r *Report) { r.Comparison.PValue = 0.01 }, "comparison.p_value"},
 		{"mde", func(r *Report) { r.Comparison.MDE *= 1.1 }, "comparison.mde"},
+		// An edited MDE does not hide an edited relative MDE.
+		{"mde_rel_pct", func(r *Report) { r.Comparison.MDE *= 1.1; r.Comparison.MDERelPct *= 1.1 }, "comparison.mde_rel_pct"},
+		// A looser alpha with the verdict and MDE to match still fails: the
+		// protocol fixes alpha.
+		{"alpha", func(r *Report) {
+			c := &r.Comparison
+			c.Alpha, c.Verdict = 0.7, "significant win"
+			c.MDE *= stats.TQuantile(1-0.35, float64(c.NPairs-1)) / stats.TQuantile(1-r.Setup.Protocol.Alpha/2, float64(c.NPairs-1))
+		}, "comparison.alpha"},
 		{"verdict", func(r *Report) { r.Comparison.Verdict = "significant win" }, "comparison.verdict"},
 		{"system_worked", func(r *Report) { r.Comparison.SystemWorked = !r.Comparison.SystemWorked }, "comparison.system_worked"},
 		{"full_std", func(r *Report) { r.Baseline.Full.Std *= 2 }, "baseline.full.std"},

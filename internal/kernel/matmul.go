@@ -159,24 +159,6 @@ func linearBackward[F Float](dinp, dw, dbias, dout, inp, w, s []F, n, in, outF i
 	}
 }
 
-// Dot returns Σ_i x[i]·y[i], summed left to right. x and y have equal length.
-func Dot[F Float](x, y []F) F {
-	y = y[:len(x)]
-	var s F
-	for i, v := range x {
-		s += F(v * y[i])
-	}
-	return s
-}
-
-// Axpy accumulates dst[i] += a·x[i]. dst and x have equal length.
-func Axpy[F Float](dst []F, a F, x []F) {
-	x = x[:len(dst)]
-	for i := range dst {
-		dst[i] += F(a * x[i])
-	}
-}
-
 func checkLen[F Float](what string, s []F, want int) {
 	if len(s) != want {
 		panic("kernel: " + what + " has wrong length")
