@@ -27,10 +27,17 @@ const maxSettleSteps = 1 << 20
 //	s* = ρ·s* + (1-ρ)·u  ⇔  s* = u
 func SteadyState(u float64) float64 { return u }
 
+// Gain returns the gate's gain at state s, the one formula of it:
+//
+//	g = 1/(1 + β·s)
+//
+// (the product rounded before the add, so no CPU fuses it).
+func Gain(beta, s float64) float64 { return 1 / (1 + float64(beta*s)) }
+
 // SteadyGain returns the gain at the steady state under a constant drive u:
 //
-//	g* = 1/(1 + β·u)
-func SteadyGain(beta, u float64) float64 { return 1 / (1 + beta*SteadyState(u)) }
+//	g* = Gain(β, SteadyState(u)) = 1/(1 + β·u)
+func SteadyGain(beta, u float64) float64 { return Gain(beta, SteadyState(u)) }
 
 // HalfLife returns the number of steps after which an impulse in the state
 // has decayed to half, the smallest k >= 1 with ρ^k <= 1/2:
@@ -86,7 +93,7 @@ func SimulateConstant(rho, beta, u float64, n int) (s, g []float64) {
 	for t := range n {
 		prev = rho*prev + (1-rho)*u
 		s[t] = prev
-		g[t] = 1 / (1 + beta*prev)
+		g[t] = Gain(beta, prev)
 	}
 	return s, g
 }

@@ -58,7 +58,7 @@ func TestObservedHalfLifeErrors(t *testing.T) {
 	}{
 		{"too_few_steps", 0.9, 6, "raise maxSteps"}, // the half-life is 7
 		{"no_steps", 0.5, 0, "maxSteps = 0"},
-		{"rho_one", 1, 100, "rho = 1 is outside"},
+		{"rho_one", 1, 100, "rho = 1: must be in [0,1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ObservedHalfLife(tc.rho, tc.maxSteps)

@@ -17,21 +17,20 @@ type Params struct {
 	Beta float64 `json:"beta"` // gain strength, >= 0; 0 is the identity
 }
 
-// Validate reports every out-of-range or non-finite field, each error
-// naming the field and a fix.
+// Validate reports every out-of-range or non-finite field, joined, each
+// error naming the field, what is wrong and a fix:
+//
+//	<field> = <value>: <what is wrong>; <fix>
+//
+// This is the one range rule of ρ and β; the harness prefixes the fields'
+// JSON paths.
 func (p Params) Validate() error {
 	var errs []error
-	switch {
-	case math.IsNaN(p.Rho) || math.IsInf(p.Rho, 0):
-		errs = append(errs, fmt.Errorf("gate: rho = %v is not a finite number; pick a memory factor in [0,1) such as 0.9", p.Rho))
-	case p.Rho < 0 || p.Rho >= 1:
-		errs = append(errs, fmt.Errorf("gate: rho = %v is outside [0,1); pick a memory factor such as 0.9", p.Rho))
+	if !(p.Rho >= 0 && p.Rho < 1) {
+		errs = append(errs, fmt.Errorf("rho = %v: must be in [0,1); pick a memory factor such as 0.9", p.Rho))
 	}
-	switch {
-	case math.IsNaN(p.Beta) || math.IsInf(p.Beta, 0):
-		errs = append(errs, fmt.Errorf("gate: beta = %v is not a finite number; pick a gain strength >= 0 such as 0.5 (0 switches the gate off)", p.Beta))
-	case p.Beta < 0:
-		errs = append(errs, fmt.Errorf("gate: beta = %v is negative; pick a gain strength >= 0 such as 0.5 (0 switches the gate off)", p.Beta))
+	if !(p.Beta >= 0) || math.IsInf(p.Beta, 0) {
+		errs = append(errs, fmt.Errorf("beta = %v: must be a finite number >= 0; pick a gain strength such as 0.5 (0 switches the gate off)", p.Beta))
 	}
 	return errors.Join(errs...)
 }

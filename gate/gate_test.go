@@ -174,7 +174,7 @@ func TestValidate(t *testing.T) {
 		{"baseline", Params{0, 0}, ""},
 		{"idea", Params{0.85, 0.5}, ""},
 		{"rho_negative", Params{-0.1, 0.5}, "rho = -0.1"},
-		{"rho_one", Params{1, 0.5}, "rho = 1 is outside [0,1)"}, // no decay: the state never forgets
+		{"rho_one", Params{1, 0.5}, "rho = 1: must be in [0,1)"}, // no decay: the state never forgets
 		{"rho_large", Params{1.5, 0.5}, "rho = 1.5"},
 		{"rho_nan", Params{math.NaN(), 0.5}, "rho = NaN"},
 		{"beta_negative", Params{0.5, -1}, "beta = -1"},

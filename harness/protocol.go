@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
 )
@@ -24,6 +25,12 @@ type Cfg struct {
 	Epochs int     `json:"epochs"` // passes over the train windows: the budget
 	Rho    float64 `json:"rho"`    // gate memory factor ρ
 	Beta   float64 `json:"beta"`   // gate strength β; 0 is the baseline
+
+	// Idea names a registered idea other than the gate (package idea),
+	// Params its parameters; "" (or "gate") is the fading-memory gate at
+	// rho and beta. See IdeaConfig.
+	Idea   string      `json:"idea,omitempty"`
+	Params idea.Params `json:"params,omitzero"`
 
 	// WeightDecay is AdamW's decoupled weight decay λ on the weight
 	// matrices and embeddings; 0 is Adam.
@@ -76,8 +83,55 @@ func (c Cfg) LRAt(s, total int) float64 {
 	return c.LR
 }
 
-// Gate is the gate part of the config.
-func (c Cfg) Gate() gate.Params { return gate.Params{Rho: c.Rho, Beta: c.Beta} }
+// IdeaConfig is the idea the cfg trains: the fading-memory gate at (rho,
+// beta) when Idea is "" or "gate" (the seed report's cfgs), else the
+// registered idea Idea with Params; zero for the plain model.
+func (c Cfg) IdeaConfig() idea.Config {
+	if c.Idea == "" || c.Idea == "gate" {
+		if c.Idea == "" && c.Rho == 0 && c.Beta == 0 {
+			return idea.Config{}
+		}
+		return idea.Config{Name: "gate", Params: idea.NewParams(map[string]float64{"rho": c.Rho, "beta": c.Beta})}
+	}
+	return idea.Config{Name: c.Idea, Params: c.Params}
+}
+
+// ideaErrors validates the idea part of a cfg, each error shaped
+// "<field> = <value>: <what is wrong>; <fix>" for its JSON path. A
+// baseline cfg trains no idea.
+func (c Cfg) ideaErrors(baseline bool) []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.Idea == "" || c.Idea == "gate" {
+		if !c.Params.IsZero() {
+			bad("params = %v: the gate takes rho and beta at the cfg's top level; move them there", c.Params)
+		}
+		g := gate.Params{Rho: c.Rho, Beta: c.Beta}
+		if baseline && c.Beta != 0 {
+			bad("beta = %v: the baseline arm has no gate; set beta to 0", c.Beta)
+			g.Beta = 0
+		}
+		errs = append(errs, unjoin(g.Validate())...)
+		return errs
+	}
+	if baseline {
+		bad("idea = %q: the baseline arm trains no idea; leave idea out", c.Idea)
+	}
+	if _, ok := idea.Lookup(c.Idea); !ok {
+		bad("idea = %q: not a registered idea; use one of %s", c.Idea, strings.Join(idea.Names(), ", "))
+		return errs
+	}
+	if c.Rho != 0 {
+		bad("rho = %v: rho and beta are the gate's; give %s's parameters under params", c.Rho, c.Idea)
+	}
+	if c.Beta != 0 {
+		bad("beta = %v: rho and beta are the gate's; give %s's parameters under params", c.Beta, c.Idea)
+	}
+	if _, err := idea.New(c.IdeaConfig()); err != nil {
+		bad("params = {%v}: %v", c.Params, err)
+	}
+	return errs
+}
 
 // Arch is the model both arms train, and its batch size; T and H come
 // from the track. The fields after batch are left out of JSON at their
@@ -405,14 +459,8 @@ func (p Protocol) Validate() error {
 			if c.Patience < 0 {
 				bad("%s.patience = %d: must be >= 0; use e.g. 3 (0 keeps the last epoch's weights)", at, c.Patience)
 			}
-			if !(c.Rho >= 0 && c.Rho < 1) {
-				bad("%s.rho = %v: must be in [0,1); pick a memory factor such as 0.9", at, c.Rho)
-			}
-			switch {
-			case arm.name == "baseline" && c.Beta != 0:
-				bad("%s.beta = %v: the baseline arm has no gate; set beta to 0", at, c.Beta)
-			case !(c.Beta >= 0) || math.IsInf(c.Beta, 0):
-				bad("%s.beta = %v: must be a finite number >= 0; pick a gain strength such as 0.5 (0 switches the gate off)", at, c.Beta)
+			for _, e := range c.ideaErrors(arm.name == "baseline") {
+				bad("%s.%v", at, e)
 			}
 		}
 	}
@@ -486,8 +534,12 @@ func (p Protocol) window() (t, h int) {
 	return p.Sequence.T, p.Sequence.H
 }
 
-// unjoin returns the errors an errors.Join holds, or err alone.
+// unjoin returns the errors an errors.Join holds, or err alone; nil for
+// nil.
 func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}
@@ -498,7 +550,7 @@ func unjoin(err error) []error {
 // channels, forecasting h steps of channel target.
 func (a Arch) model(c Cfg, t, h, cin, target int) transformer.Config {
 	return transformer.Config{
-		D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, H: h, CIn: cin, Gate: c.Gate(),
+		D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, H: h, CIn: cin, Idea: c.IdeaConfig(),
 		Patch: a.Patch, Norm: a.Norm, Skip: a.Skip, Target: target, Loss: a.Loss,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
 )
@@ -126,39 +127,24 @@ epochs:
 	if best != nil {
 		copy(m.Params.Data, best)
 	}
-	var sig *sigAccum
-	if !c.Gate().Identity() {
-		sig = newSigAccum(mc.Layers, mc.Tokens())
+	var probe idea.Probe
+	if pr, ok := m.Idea().(idea.Prober); ok {
+		site := m.Idea().Site()
+		probe = pr.NewProbe(mc.SiteInstances(site), mc.SiteShape(site, 0))
 	}
-	res.Test = evaluate(m, &ds.Test, x, y, sig)
+	res.Test = evaluate(m, &ds.Test, x, y, probe)
 	if !finite(res.Test) {
 		return diverged(step)
 	}
-	if sig != nil {
-		res.Signature = sig.finish(c.Gate())
-		if !res.Signature.finite() {
-			// A degenerate pole fit (constant states): no signature
-			// rather than a NaN, so the mechanism reads unconfirmed.
-			res.Signature = nil
-		}
+	if ls := idea.GateSignature(probe); ls != nil {
+		// nil for a degenerate pole fit (constant states), so the
+		// mechanism reads unconfirmed rather than carrying a NaN.
+		res.Signature = &Signature{Layers: ls}
 	}
 	return m, res, nil
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
-// finite reports whether every number of s is finite.
-func (s *Signature) finite() bool {
-	for _, l := range s.Layers {
-		xs := append([]float64{l.InitialGain, l.FinalGain, l.MeanState, l.PredictedSteadyGain, l.FittedStatePole, l.FittedDrive}, l.GainByPosition...)
-		for _, x := range append(xs, l.StateByPosition...) {
-			if !finite(x) {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // gather copies the windows idx of s into x (B,T,C) and y (B,T+H) as float32.
 func gather(x, y []float32, s *track.Split, idx []int) {
@@ -178,8 +164,9 @@ func gather(x, y []float32, s *track.Split, idx []int) {
 //
 //	mse = 1/(N·H) · Σ_n Σ_h (pred[n,T-1,h] - y[n,T+h])²
 //
-// and feeds each batch's gate states to sig when it is not nil.
-func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, sig *sigAccum) float64 {
+// and feeds each batch's idea state and input to probe when it is not
+// nil.
+func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, probe idea.Probe) float64 {
 	batch := m.MaxBatch
 	idx := make([]int, 0, batch)
 	var sse float64
@@ -192,8 +179,11 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, sig
 		gather(x, y, s, idx)
 		pred := m.Predict(x[:b*s.T*s.C], b)
 		sse += transformer.LastPositionSSE(m.Config, pred, y[:b*(s.T+s.H)], b)
-		if sig != nil {
-			sig.add(m, b)
+		if probe != nil {
+			site := m.Idea().Site()
+			for l := range m.Config.SiteInstances(site) {
+				probe.Add(l, m.IdeaState(l), m.IdeaInput(l), m.Config.SiteShape(site, b))
+			}
 		}
 	}
 	return sse / float64(s.N*s.H)
@@ -206,106 +196,16 @@ type Signature struct {
 }
 
 // LayerSignature is the mechanism signature of one block's gate.
-type LayerSignature struct {
-	Layer               int     `json:"layer"`
-	InitialGain         float64 `json:"initial_gain"`          // mean over windows of g at position 0
-	FinalGain           float64 `json:"final_gain"`            // mean over windows of g at position T-1
-	MeanState           float64 `json:"mean_state"`            // mean over windows of s at position T-1
-	PredictedSteadyGain float64 `json:"predicted_steady_gain"` // 1/(1+β·mean_state)
-	FittedStatePole     float64 `json:"fitted_state_pole"`     // gate.FitPole over all windows and positions
-	FittedDrive         float64 `json:"fitted_drive"`          // the drive coefficient of that fit, ≈ 1-ρ
-	Confirmed           bool    `json:"confirmed"`
+type LayerSignature = gate.LayerSignature
 
-	GainByPosition  []float64 `json:"gain_by_position"`  // mean over windows of g at each position 0..T-1; [0] is initial_gain, [T-1] final_gain
-	StateByPosition []float64 `json:"state_by_position"` // mean over windows of s at each position; [T-1] is mean_state
-}
-
-// Confirmation tolerances of the mechanism signature. The pole fit on
-// float32 states recovers ρ to ~1e-3 (gate's tests), so 0.01 separates a
-// fading memory with the designed pole from anything else; 0.02 on the
-// gain allows the Jensen gap between mean gain and gain at the mean state
-// for the spread of states seen across windows; 0.01 of gain drop is the
-// least that says the gate engages at all.
+// The gate's confirmation tolerances (gate.PoleTol and its siblings).
 const (
-	PoleTol     = 0.01
-	SteadyTol   = 0.02
-	MinGainDrop = 0.01
+	PoleTol     = gate.PoleTol
+	SteadyTol   = gate.SteadyTol
+	MinGainDrop = gate.MinGainDrop
 )
 
-// Confirm applies the three criteria of the theory to one signature:
-//
-//	|fitted_state_pole - ρ| ≤ PoleTol                   the state is the designed fading memory
-//	|final_gain - predicted_steady_gain| ≤ SteadyTol    the window ends at the steady gain of its state
-//	initial_gain - final_gain ≥ MinGainDrop             the gain falls as the memory fills
+// Confirm is gate.Confirm, the three criteria of the gate's theory.
 func Confirm(rho, pole, initial, final, predicted float64) bool {
-	return math.Abs(pole-rho) <= PoleTol && math.Abs(final-predicted) <= SteadyTol && initial-final >= MinGainDrop
-}
-
-// sigAccum accumulates gate statistics over evaluation batches.
-type sigAccum struct {
-	n           int
-	g0, gT, sT  []float64   // (L) sums over windows
-	gPos, sPos  [][]float64 // (L,T) sums over windows of the gain and the state at each position
-	sPrev, s, u [][]float64
-}
-
-func newSigAccum(layers, t int) *sigAccum {
-	a := &sigAccum{g0: make([]float64, layers), gT: make([]float64, layers), sT: make([]float64, layers),
-		gPos: make([][]float64, layers), sPos: make([][]float64, layers),
-		sPrev: make([][]float64, layers), s: make([][]float64, layers), u: make([][]float64, layers)}
-	for l := range layers {
-		a.gPos[l], a.sPos[l] = make([]float64, t), make([]float64, t)
-	}
-	return a
-}
-
-func (a *sigAccum) add(m *transformer.Model[float32], b int) {
-	c := m.Config
-	t, d := c.Tokens(), c.D
-	for l := range a.g0 {
-		st, in := m.GateState(l), m.GateInput(l)
-		for bi := range b {
-			// Products rounded before adds (float64(·)): no fused
-			// multiply-add, the same bits on every CPU.
-			a.g0[l] += 1 / (1 + float64(c.Gate.Beta*float64(st[bi*t])))
-			a.gT[l] += 1 / (1 + float64(c.Gate.Beta*float64(st[bi*t+t-1])))
-			a.sT[l] += float64(st[bi*t+t-1])
-			prev := 0.0
-			for ti := range t {
-				row := in[(bi*t+ti)*d : (bi*t+ti+1)*d]
-				var u float64
-				for _, v := range row {
-					u += float64(float64(v) * float64(v))
-				}
-				cur := float64(st[bi*t+ti])
-				a.sPos[l][ti] += cur
-				a.gPos[l][ti] += 1 / (1 + float64(c.Gate.Beta*cur))
-				a.sPrev[l] = append(a.sPrev[l], prev)
-				a.s[l] = append(a.s[l], cur)
-				a.u[l] = append(a.u[l], u/float64(d))
-				prev = cur
-			}
-		}
-	}
-	a.n += b
-}
-
-func (a *sigAccum) finish(g gate.Params) *Signature {
-	sig := &Signature{}
-	n := float64(a.n)
-	for l := range a.g0 {
-		ls := LayerSignature{Layer: l, InitialGain: a.g0[l] / n, FinalGain: a.gT[l] / n, MeanState: a.sT[l] / n}
-		for ti := range a.gPos[l] {
-			ls.GainByPosition = append(ls.GainByPosition, a.gPos[l][ti]/n)
-			ls.StateByPosition = append(ls.StateByPosition, a.sPos[l][ti]/n)
-		}
-		ls.PredictedSteadyGain = gate.SteadyGain(g.Beta, ls.MeanState)
-		pole, drive, err := gate.FitPole(a.sPrev[l], a.s[l], a.u[l])
-		if err == nil {
-			ls.FittedStatePole, ls.FittedDrive = pole, drive
-			ls.Confirmed = Confirm(g.Rho, pole, ls.InitialGain, ls.FinalGain, ls.PredictedSteadyGain)
-		}
-		sig.Layers = append(sig.Layers, ls)
-	}
-	return sig
+	return gate.Confirm(rho, pole, initial, final, predicted)
 }

@@ -1,7 +1,7 @@
 package transformer
 
 import (
-	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/kernel"
 )
 
@@ -37,6 +37,10 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 			dxe = s.dxn[:b*c.T*c.CIn]
 		}
 	}
+	if m.site == idea.SiteHead {
+		m.ideaBackward(s, s.dsite[:bt*c.H], dhead, s.site, 0)
+		dhead = s.dsite[:bt*c.H]
+	}
 	var dxs []F // the input gradient through the skip path
 	if c.Skip {
 		ds := s.dskip[:b*c.H]
@@ -55,37 +59,60 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 
 	for l := len(s.blocks) - 1; l >= 0; l-- {
 		a, w, gw := &s.blocks[l], &p.Blocks[l], &g.Blocks[l]
+		if m.site == idea.SiteResidual {
+			// h_out = f(res2 + mlp): dres becomes d of f's input.
+			m.ideaBackward(s, s.dsite[:bt*d], dres, a.site, l)
+			copy(dres, s.dsite[:bt*d])
+		}
 		// h_out = res2 + fc2(gelu(fc1(ln2(res2)))): dres is d h_out.
 		// d fc1 = (dres·W2)⊙gelu', the product in the Gemm's epilogue.
+		dmlp := dres // d of fc2's output
+		if m.site == idea.SiteMLP {
+			m.ideaBackward(s, s.dsite[:bt*d], dres, a.site, l)
+			dmlp = s.dsite[:bt*d]
+		}
 		dfc := s.dfc[:bt*4*d]
-		kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dres, a.gelu[:bt*4*d], w.FC2W, a.geluGrad[:bt*4*d], bt, 4*d, d)
+		kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dmlp, a.gelu[:bt*4*d], w.FC2W, a.geluGrad[:bt*4*d], bt, 4*d, d)
 		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
 		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, s.lnG[:bt], s.lnGX[:bt], bt, d)
-		// res2 = res + gate(proj(attn(ln1(res)))): dres is now d res2.
+		// res2 = res + f(proj(attn(ln1(res)))): dres is now d res2.
 		dproj, datty, dqkv := s.dproj[:bt*d], s.datty[:bt*d], s.dqkv[:bt*3*d]
-		if c.Gate.Identity() {
-			// d proj = d res2. gate.Backward would add it to a cleared dproj,
-			// turning −0 into +0, which changes no sum downstream: every sum
-			// starts from +0 or a gradient, and x + (±0) is x.
-			dproj = dres
+		if m.site == idea.SiteAttention {
+			m.ideaBackward(s, dproj, dres, a.site, l)
 		} else {
-			clear(dproj)
-			gate.Backward(dproj, s.dgs, dres, a.proj[:bt*d], a.gateState[:bt], b, t, d, c.Gate)
+			dproj = dres // d proj = d res2
 		}
 		kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
 		attentionBackward(dqkv, s.datt, s.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
 		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, s.lnG[:bt], s.lnGX[:bt], bt, d)
 	}
-	// emb = x·Wᵀ + b + pos: dres is now d emb.
-	for r0 := 0; r0 < bt; r0 += t { // d pos, window after window
-		add(g.Pos, g.Pos, dres[r0*d:(r0+t)*d])
+	demb := dres // d of block 0's input
+	if m.site == idea.SiteInput {
+		m.ideaBackward(s, s.dsite[:bt*d], dres, s.site, 0)
+		demb = s.dsite[:bt*d]
 	}
-	kernel.LinearBackward(dxe, g.EmbW, g.EmbB, dres, in, p.EmbW, bt, c.PatchLen()*c.CIn, d)
+	// emb = x·Wᵀ + b + pos: demb is d emb.
+	for r0 := 0; r0 < bt; r0 += t { // d pos, window after window
+		add(g.Pos, g.Pos, demb[r0*d:(r0+t)*d])
+	}
+	kernel.LinearBackward(dxe, g.EmbW, g.EmbB, demb, in, p.EmbW, bt, c.PatchLen()*c.CIn, d)
 	for i, g := range dxs { // the skip read the target channel
 		dxe[i*c.CIn+c.Target] += g
 	}
 	if c.Norm != "" && dx != nil {
 		normInputBackward(c.Norm, dx, dxe, dpred, s.pred[:bt*c.H], in, s.mu, s.sd, b, c.T, t*c.H, c.CIn, c.Target)
 	}
+}
+
+// ideaBackward mirrors ideaForward at site instance l of the pass in s:
+// dx (overwritten) from dy, the idea's tensor gradients accumulated into
+// m.Grads.
+func (m *Model[F]) ideaBackward(s *acts[F], dx, dy []F, a siteActs[F], l int) {
+	sh := siteShape(m.Config, m.site, s.b)
+	var dtheta []F
+	if m.Grads.Idea != nil {
+		dtheta = m.Grads.Idea[l]
+	}
+	m.op.Backward(dx, dtheta, s.scratch, dy, a.x[:sh.Len()], a.state[:s.b*m.idea.State(sh)], m.ideaTheta(l), sh)
 }

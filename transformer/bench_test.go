@@ -5,19 +5,19 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 )
 
 var benchGates = []struct {
 	name string
-	p    gate.Params
-}{{"off", gate.Params{}}, {"on", gate.Params{Rho: 0.9, Beta: 0.5}}}
+	p    idea.Config
+}{{"off", idea.Config{}}, {"on", gateIdea(0.9, 0.5)}}
 
 // benchModel is the default model at batch 32 with initialized weights and
 // a sinusoid batch.
-func benchModel(b *testing.B, g gate.Params) (m *Model[float32], c Config, x, y []float32) {
+func benchModel(b *testing.B, g idea.Config) (m *Model[float32], c Config, x, y []float32) {
 	c = DefaultConfig()
-	c.Gate = g
+	c.Idea = g
 	const batch = 32
 	m, err := New[float32](c, batch)
 	if err != nil {

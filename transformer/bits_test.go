@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ideabench/ideabench/gate"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,7 +21,7 @@ const trainedBitsSHA256 = "c0eac64936eccc788175a86f775098d307cc2690ed7e681eb89e7
 
 func TestTrainingBitsPinned(t *testing.T) {
 	c := DefaultConfig()
-	c.Gate = gate.Params{Rho: 0.9, Beta: 0.5}
+	c.Idea = gateIdea(0.9, 0.5)
 	const b = 8
 	m, err := New[float32](c, b)
 	if err != nil {
@@ -51,7 +50,7 @@ func TestTrainingBitsPinned(t *testing.T) {
 func TestTrainStepChunksKeepBits(t *testing.T) {
 	for _, arch := range archVariants() {
 		c := arch.c
-		c.Gate = gate.Params{Rho: 0.8, Beta: 0.7}
+		c.Idea = gateIdea(0.8, 0.7)
 		for _, b := range []int{1, TrainChunk - 1, TrainChunk, 2*TrainChunk + 3, 32} {
 			t.Run(fmt.Sprintf("%s/float32/b=%d", arch.name, b), func(t *testing.T) { chunkCase[float32](t, c, b) })
 		}

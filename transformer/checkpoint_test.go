@@ -5,13 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ideabench/ideabench/gate"
 	"github.com/stretchr/testify/require"
 )
 
 func TestCheckpointRoundTrip(t *testing.T) {
 	c := DefaultConfig()
-	c.Gate = gate.Params{Rho: 0.9, Beta: 1}
+	c.Idea = gateIdea(0.9, 1)
 	m, err := New[float32](c, 2)
 	require.NoError(t, err)
 	m.Params.Init(rand.New(rand.NewPCG(5, 5)))

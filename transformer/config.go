@@ -1,10 +1,11 @@
 package transformer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
-	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 )
 
 // Config is the architecture of one transformer_tiny model.
@@ -15,7 +16,9 @@ type Config struct {
 	T      int         `json:"t"`      // context length (positions)
 	H      int         `json:"h"`      // forecast horizon: each position predicts the next H values
 	CIn    int         `json:"c_in"`   // input channels per position
-	Gate   gate.Params `json:"gate"`   // fading-memory gate on the attention branch; Beta 0 is the baseline
+	// Idea is the architectural idea plugged in at its site (package
+	// idea); zero, or an idea at its identity setting, is the baseline.
+	Idea idea.Config `json:"idea,omitzero"`
 
 	// Patch is the number of consecutive input positions one token
 	// embeds (PatchTST-style, non-overlapping, stride Patch); 0 or 1 is one
@@ -101,10 +104,49 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("transformer: loss = %q: unknown; use %q or %q", c.Loss, LossAll, LossLast))
 	}
-	if err := c.Gate.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("transformer: %w", err))
+	if !c.Idea.IsZero() {
+		if _, err := idea.New(c.Idea); err != nil {
+			errs = append(errs, fmt.Errorf("transformer: %w", err))
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// active returns the idea the model calls: nil without one or at its
+// identity setting. c must be valid.
+func (c Config) active() idea.Idea {
+	if c.Idea.IsZero() {
+		return nil
+	}
+	i, err := idea.New(c.Idea)
+	if err != nil {
+		panic("transformer: " + err.Error())
+	}
+	if i.Identity() {
+		return nil
+	}
+	return i
+}
+
+// UnmarshalJSON reads a Config, including one written before ideas were
+// plugged in, whose fading-memory gate stood under "gate": {rho, beta}.
+func (c *Config) UnmarshalJSON(raw []byte) error {
+	type plain Config
+	var v struct {
+		plain
+		Gate *struct {
+			Rho  float64 `json:"rho"`
+			Beta float64 `json:"beta"`
+		} `json:"gate"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	*c = Config(v.plain)
+	if g := v.Gate; g != nil && c.Idea.IsZero() && (g.Rho != 0 || g.Beta != 0) {
+		c.Idea = idea.Config{Name: "gate", Params: idea.NewParams(map[string]float64{"rho": g.Rho, "beta": g.Beta})}
+	}
+	return nil
 }
 
 // FLOPsPerStep is the number of floating-point operations (a multiply-add

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/transformer"
 )
 
 func Example() {
 	c := transformer.DefaultConfig()
-	c.Gate = gate.Params{Rho: 0.85, Beta: 0.5}
+	c.Idea = idea.Config{Name: "gate", Params: idea.NewParams(map[string]float64{"rho": 0.85, "beta": 0.5})}
 	const b = 2
 	m, err := transformer.New[float32](c, b)
 	if err != nil {

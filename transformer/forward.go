@@ -3,7 +3,7 @@ package transformer
 import (
 	"fmt"
 
-	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/kernel"
 	"github.com/ideabench/ideabench/internal/vmath"
 )
@@ -21,15 +21,21 @@ type blockActs[F Float] struct {
 	qkv       []F // (B,T,3D)
 	att       []F // (B,NH,T,T) softmax probabilities, lower triangle
 	atty      []F // (B,T,D) concatenated head outputs
-	proj      []F // (B,T,D) attention branch output a, the gate's input
-	gateState []F // (B,T) gate state s
-	gated     []F // (B,T,D) gate output a/(1+β·s)
-	res2      []F // (B,T,D) res + gated
+	proj      []F // (B,T,D) attention branch output
+	site      siteActs[F]
+	res2      []F // (B,T,D) res + the attention branch (after an idea there)
 	ln2       []F // (B,T,D)
 	ln2Mean   []F // (B,T)
 	ln2Rstd   []F // (B,T)
 	geluGrad  []F // (B,T,4D) gelu' at the MLP pre-activation (which it holds until GELU runs)
 	gelu      []F // (B,T,4D)
+}
+
+// siteActs holds one site instance of the idea: its input x and output y
+// (B,T,C) and the state its Forward caches for Backward, window by
+// window. At the attention site x is the block's proj.
+type siteActs[F Float] struct {
+	x, y, state []F
 }
 
 // acts is one set of activations and backward scratch, with room for up
@@ -48,6 +54,7 @@ type acts[F Float] struct {
 	lnfM   []F // (B,T)
 	lnfR   []F // (B,T)
 	pred   []F // (B,T,H)
+	site   siteActs[F] // the idea at the input or head site
 
 	// Backward scratch.
 	dres  []F // (B,T,D) gradient of the residual stream
@@ -69,6 +76,9 @@ type acts[F Float] struct {
 	xs    []F // (B,T) Skip with CIn > 1: the target channel's inputs
 	dskip []F // (B,H) Skip: its gradient
 	dxs   []F // (B,T) Skip: the input gradient through it
+
+	dsite   []F // (B,T,C) the idea: gradient of its input
+	scratch []F // the idea's backward scratch
 }
 
 // In the activations T is the token count N (Config.Tokens).
@@ -76,18 +86,36 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	bt, d, t := n*c.Tokens(), c.D, c.Tokens()
 	mk := func(k int) []F { return make([]F, k) }
 	s := &acts[F]{n: n, blocks: make([]blockActs[F], c.Layers)}
+	in := c.active()
+	var sh idea.Shape
+	newSite := func() siteActs[F] {
+		return siteActs[F]{x: mk(sh.Len()), y: mk(sh.Len()), state: mk(n * in.State(sh))}
+	}
+	if in != nil {
+		sh = siteShape(c, in.Site(), n)
+		s.dsite, s.scratch = mk(sh.Len()), mk(in.Scratch(sh))
+	}
 	for l := range s.blocks {
 		s.blocks[l] = blockActs[F]{
 			res: mk(bt * d), ln1: mk(bt * d), ln1Mean: mk(bt), ln1Rstd: mk(bt),
 			qkv: mk(bt * 3 * d), att: mk(n * c.Heads * t * t), atty: mk(bt * d),
-			proj: mk(bt * d), gateState: mk(bt), gated: mk(bt * d), res2: mk(bt * d),
+			proj: mk(bt * d), res2: mk(bt * d),
 			ln2: mk(bt * d), ln2Mean: mk(bt), ln2Rstd: mk(bt),
 			geluGrad: mk(bt * 4 * d), gelu: mk(bt * 4 * d),
 		}
+		if in != nil && in.Site().PerBlock() {
+			s.blocks[l].site = newSite()
+			if in.Site() == idea.SiteAttention {
+				s.blocks[l].site.x = s.blocks[l].proj // the branch output is the idea's input
+			}
+		}
+	}
+	if in != nil && !in.Site().PerBlock() {
+		s.site = newSite()
 	}
 	s.resF, s.lnf, s.lnfM, s.lnfR, s.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
 	s.dres, s.dln, s.dqkv, s.datty, s.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
-	s.dfc, s.datt, s.dgs, s.dpred = mk(bt*4*d), mk(c.Heads*t*t), mk(t), mk(bt*c.H)
+	s.dfc, s.datt, s.dpred = mk(bt*4*d), mk(c.Heads*t*t), mk(bt*c.H)
 	s.kt = mk(d * t)
 	s.lnG, s.lnGX = mk(bt), mk(bt)
 	if c.Norm != "" {
@@ -123,14 +151,25 @@ func (s *acts[F]) view(c Config, b0, cb int) *acts[F] {
 			v.xs = win(s.xs, c.T)
 		}
 	}
+	siteView := func(a siteActs[F], w int) siteActs[F] {
+		if a.x == nil {
+			return a
+		}
+		per := len(a.state) / s.n
+		return siteActs[F]{x: rows(a.x, w), y: rows(a.y, w), state: win(a.state, per)}
+	}
 	for l, a := range s.blocks {
 		v.blocks[l] = blockActs[F]{
 			res: rows(a.res, d), ln1: rows(a.ln1, d), ln1Mean: rows(a.ln1Mean, 1), ln1Rstd: rows(a.ln1Rstd, 1),
 			qkv: rows(a.qkv, 3*d), att: a.att[b0*c.Heads*t*t : (b0+cb)*c.Heads*t*t], atty: rows(a.atty, d),
-			proj: rows(a.proj, d), gateState: rows(a.gateState, 1), gated: rows(a.gated, d), res2: rows(a.res2, d),
+			proj: rows(a.proj, d), site: siteView(a.site, d), res2: rows(a.res2, d),
 			ln2: rows(a.ln2, d), ln2Mean: rows(a.ln2Mean, 1), ln2Rstd: rows(a.ln2Rstd, 1),
 			geluGrad: rows(a.geluGrad, 4*d), gelu: rows(a.gelu, 4*d),
 		}
+	}
+	v.site = siteView(s.site, c.H)
+	if s.site.x != nil && c.active().Site() == idea.SiteInput {
+		v.site = siteView(s.site, d)
 	}
 	v.resF, v.lnf, v.lnfM, v.lnfR, v.pred = rows(s.resF, d), rows(s.lnf, d), rows(s.lnfM, 1), rows(s.lnfR, 1), rows(s.pred, c.H)
 	return &v
@@ -207,6 +246,10 @@ type Model[F Float] struct {
 	chunk  *acts[F]   // TrainStep, TrainChunk windows at a time
 	chunks []*acts[F] // views of full, TrainChunk windows each (Predict)
 	wt     *packedW[F]
+
+	idea idea.Idea    // the idea the model calls; nil for none or its identity
+	op   idea.Op[F]   // its forward/backward pair
+	site idea.Site    // its site
 }
 
 // New returns a model for c with zeroed parameters and room for maxBatch
@@ -220,6 +263,9 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 	}
 	m := &Model[F]{Config: c, MaxBatch: maxBatch, Params: NewParams[F](c), Grads: NewParams[F](c),
 		full: newActs[F](c, maxBatch), chunk: newActs[F](c, min(maxBatch, TrainChunk)), wt: newPackedW[F](c)}
+	if m.idea = c.active(); m.idea != nil {
+		m.op, m.site = idea.OpFor[F](m.idea), m.idea.Site()
+	}
 	for b0 := 0; b0 < maxBatch; b0 += TrainChunk {
 		m.chunks = append(m.chunks, m.full.view(c, b0, min(TrainChunk, maxBatch-b0)))
 	}
@@ -230,10 +276,13 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 // pred (B,N,H), N = Tokens, a view into the model valid until the next
 // Forward or Predict: token n forecasts the H target values after its last
 // input position (n+1)·P-1. The model keeps x (not a copy) and what else
-// Backward needs. Per block:
+// Backward needs. With f the idea at its site (the identity elsewhere):
 //
-//	h = h + gate(proj(attn(ln1(h))))
-//	h = h + fc2(gelu(fc1(ln2(h))))
+//	h = f_input(embed(x) + pos)
+//	per block:  h = h + f_attention(proj(attn(ln1(h))))
+//	            h = h + f_mlp(fc2(gelu(fc1(ln2(h)))))
+//	            h = f_residual(h)
+//	pred = f_head(head(ln_f(h)) [+ skip])
 func (m *Model[F]) Forward(x []F, b int) []F {
 	m.checkBatch(x, b)
 	m.wt.pack(m.Config, m.Params)
@@ -243,7 +292,7 @@ func (m *Model[F]) Forward(x []F, b int) []F {
 // Predict is Forward for evaluation: the same forecasts, bit for bit, without
 // the work kept only for Backward (GELU's derivative), TrainChunk windows
 // at a time (every forward quantity is per window). Backward may not
-// follow it. GateState and GateInput describe it as they do Forward.
+// follow it. IdeaState and IdeaInput describe it as they do Forward.
 func (m *Model[F]) Predict(x []F, b int) []F {
 	m.checkBatch(x, b)
 	c := m.Config
@@ -286,11 +335,17 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 	// A token's input is its P positions' channels, contiguous in x:
 	// (B,T,CIn) read as (B·N, P·CIn).
 	emb := s.blocks[0].res[:bt*d]
+	if m.site == idea.SiteInput {
+		emb = s.site.x[:bt*d]
+	}
 	kernel.LinearT(emb, in, wt.emb, p.EmbB, bt, c.PatchLen()*c.CIn, d)
 	for r0 := 0; r0 < bt; r0 += t { // + pos, one window at a time
 		add(emb[r0*d:(r0+t)*d], emb[r0*d:(r0+t)*d], p.Pos)
 	}
-	h := emb
+	if m.site == idea.SiteInput {
+		m.ideaForward(s.blocks[0].res[:bt*d], s.site, 0, b)
+	}
+	h := s.blocks[0].res[:bt*d]
 	for l := range s.blocks {
 		a, w := &s.blocks[l], &p.Blocks[l]
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
@@ -298,19 +353,17 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		res2 := a.res2[:bt*d]
 		switch {
-		case c.Gate.Identity() && s == m.chunk:
-			// TrainStep keeps no GateInput: res2 = proj + h in the Gemm's
-			// epilogue, the bits of add(res2, h, proj).
-			clear(a.gateState[:bt])
-			kernel.LinearTAdd(res2, a.atty[:bt*d], wt.proj[l], w.ProjB, h, bt, d, d)
-		case c.Gate.Identity(): // gate.Forward would copy proj and zero the state
+		case m.site == idea.SiteAttention:
 			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
-			clear(a.gateState[:bt])
-			add(res2, h, a.proj[:bt*d])
+			m.ideaForward(a.site.y[:bt*d], a.site, l, b)
+			add(res2, h, a.site.y[:bt*d])
+		case s == m.chunk:
+			// TrainStep keeps no proj: res2 = proj + h in the Gemm's
+			// epilogue, the bits of add(res2, h, proj).
+			kernel.LinearTAdd(res2, a.atty[:bt*d], wt.proj[l], w.ProjB, h, bt, d, d)
 		default:
 			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
-			gate.Forward(a.gated[:bt*d], a.gateState[:bt], a.proj[:bt*d], b, t, d, c.Gate)
-			add(res2, h, a.gated[:bt*d])
+			add(res2, h, a.proj[:bt*d])
 		}
 		layerNormForward(a.ln2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], res2, w.LN2W, w.LN2B, bt, d)
 		kernel.LinearT(a.geluGrad[:bt*4*d], a.ln2[:bt*d], wt.fc1[l], w.FC1B, bt, d, 4*d)
@@ -323,22 +376,40 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		if l+1 < len(s.blocks) {
 			out = s.blocks[l+1].res[:bt*d]
 		}
-		// out = res2 + fc2(gelu), the residual added in the Gemm's epilogue.
-		kernel.LinearTAdd(out, a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, res2, bt, 4*d, d)
+		switch m.site {
+		case idea.SiteMLP: // out = res2 + f(fc2(gelu))
+			kernel.LinearT(a.site.x[:bt*d], a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, bt, 4*d, d)
+			m.ideaForward(a.site.y[:bt*d], a.site, l, b)
+			add(out, res2, a.site.y[:bt*d])
+		case idea.SiteResidual: // out = f(res2 + fc2(gelu))
+			kernel.LinearTAdd(a.site.x[:bt*d], a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, res2, bt, 4*d, d)
+			m.ideaForward(out, a.site, l, b)
+		default:
+			// out = res2 + fc2(gelu), the residual added in the Gemm's
+			// epilogue.
+			kernel.LinearTAdd(out, a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, res2, bt, 4*d, d)
+		}
 		h = out
 	}
 	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)
 	pred := s.pred[:bt*c.H]
-	kernel.LinearT(pred, s.lnf[:bt*d], wt.head, p.HeadB, bt, d, c.H)
+	hx := pred // the head's output, the head idea's input
+	if m.site == idea.SiteHead {
+		hx = s.site.x[:bt*c.H]
+	}
+	kernel.LinearT(hx, s.lnf[:bt*d], wt.head, p.HeadB, bt, d, c.H)
 	if c.Skip {
 		// The last token's forecast += skip(target channel's window), on
 		// the normalized scale.
 		sk := s.skip[:b*c.H]
 		kernel.LinearT(sk, s.skipInput(c, in, b), wt.skip, p.SkipB, b, c.T, c.H)
 		for bi := range b {
-			last := pred[(bi*t+t-1)*c.H:][:c.H]
+			last := hx[(bi*t+t-1)*c.H:][:c.H]
 			add(last, last, sk[bi*c.H:][:c.H])
 		}
+	}
+	if m.site == idea.SiteHead {
+		m.ideaForward(pred, s.site, 0, b)
 	}
 	if c.Norm != "" {
 		normDenorm(pred, s.mu[:b*c.CIn], s.sd[:b*c.CIn], b, t*c.H, c.CIn, c.Target)
@@ -374,15 +445,50 @@ func (s *acts[F]) skipInput(c Config, in []F, b int) []F {
 	return xs
 }
 
-// GateState returns block l's gate state s (B,N) of the last Forward or
-// Predict.
-func (m *Model[F]) GateState(l int) []F {
-	return m.full.blocks[l].gateState[:m.full.b*m.Config.Tokens()]
+// ideaForward runs the idea at site instance l on b windows: y from
+// a.x, its state into a.state.
+func (m *Model[F]) ideaForward(y []F, a siteActs[F], l, b int) {
+	sh := siteShape(m.Config, m.site, b)
+	m.op.Forward(y, a.state[:b*m.idea.State(sh)], a.x[:sh.Len()], m.ideaTheta(l), sh)
 }
 
-// GateInput returns block l's gate input a (B,N,D) of the last Forward or
-// Predict:
-// the attention branch after its output projection.
-func (m *Model[F]) GateInput(l int) []F {
-	return m.full.blocks[l].proj[:m.full.b*m.Config.Tokens()*m.Config.D]
+// ideaTheta is the idea's tensors at site instance l (nil without any).
+func (m *Model[F]) ideaTheta(l int) []F {
+	if m.Params.Idea == nil {
+		return nil
+	}
+	return m.Params.Idea[l]
+}
+
+// siteActs returns the activations of site instance l in s.
+func (m *Model[F]) siteActs(s *acts[F], l int) siteActs[F] {
+	if m.site.PerBlock() {
+		return s.blocks[l].site
+	}
+	return s.site
+}
+
+// Idea returns the idea the model calls, nil for none or one at its
+// identity setting.
+func (m *Model[F]) Idea() idea.Idea { return m.idea }
+
+// IdeaState returns the state (B, idea.State) of the idea at site
+// instance l (a block at a block site, else 0) of the last Forward or
+// Predict; nil without an idea.
+func (m *Model[F]) IdeaState(l int) []F {
+	if m.idea == nil {
+		return nil
+	}
+	sh := siteShape(m.Config, m.site, m.full.b)
+	return m.siteActs(m.full, l).state[:m.full.b*m.idea.State(sh)]
+}
+
+// IdeaInput returns the input (B,N,C) of the idea at site instance l of
+// the last Forward or Predict: at the attention site the branch output
+// after its projection. nil without an idea.
+func (m *Model[F]) IdeaInput(l int) []F {
+	if m.idea == nil {
+		return nil
+	}
+	return m.siteActs(m.full, l).x[:siteShape(m.Config, m.site, m.full.b).Len()]
 }

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 )
 
 // gradTol bounds the per-tensor relative error max|analytic-numeric| /
@@ -18,8 +18,8 @@ const (
 	gradTol = 1e-7
 )
 
-func tinyConfig(g gate.Params) Config {
-	return Config{D: 8, Heads: 2, Layers: 2, T: 5, H: 3, CIn: 2, Gate: g}
+func tinyConfig(g idea.Config) Config {
+	return Config{D: 8, Heads: 2, Layers: 2, T: 5, H: 3, CIn: 2, Idea: g}
 }
 
 // randomModel returns a float64 model whose parameters are far from the
@@ -45,27 +45,27 @@ func randomModel(t *testing.T, c Config, b int, r *rand.Rand) *Model[float64] {
 func TestGradientCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		g    gate.Params
+		g    idea.Config
 		edit func(*Config)
 	}{
-		{"baseline", gate.Params{}, nil},
-		{"gate", gate.Params{Rho: 0.8, Beta: 0.7}, nil},
-		{"gate_rho0", gate.Params{Rho: 0, Beta: 2}, nil}, // no memory: gain depends on the current token only
-		{"loss_last", gate.Params{}, func(c *Config) { c.Loss = LossLast }},
+		{"baseline", idea.Config{}, nil},
+		{"gate", gateIdea(0.8, 0.7), nil},
+		{"gate_rho0", gateIdea(0, 2), nil}, // no memory: gain depends on the current token only
+		{"loss_last", idea.Config{}, func(c *Config) { c.Loss = LossLast }},
 		// Three tokens of two positions: the embedding reads (P·CIn) rows.
-		{"patch", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) { c.T, c.Patch = 6, 2 }},
+		{"patch", gateIdea(0.8, 0.7), func(c *Config) { c.T, c.Patch = 6, 2 }},
 		// RevIN on the second channel: the input gradient has the
 		// normalization's and the denormalization's terms.
-		{"revin", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) {
+		{"revin", gateIdea(0.8, 0.7), func(c *Config) {
 			c.T, c.Patch, c.Norm, c.Target, c.Loss = 6, 3, NormRevIN, 1, LossLast
 		}},
 		// The linear skip into the last token, on raw and on RevIN inputs.
-		{"skip", gate.Params{}, func(c *Config) { c.Skip = true }},
+		{"skip", idea.Config{}, func(c *Config) { c.Skip = true }},
 		// NLinear's normalization: the last input is the level.
-		{"last_skip", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) {
+		{"last_skip", gateIdea(0.8, 0.7), func(c *Config) {
 			c.T, c.Patch, c.Norm, c.Target, c.Loss, c.Skip = 6, 3, NormLast, 1, LossLast, true
 		}},
-		{"skip_revin", gate.Params{Rho: 0.8, Beta: 0.7}, func(c *Config) {
+		{"skip_revin", gateIdea(0.8, 0.7), func(c *Config) {
 			c.T, c.Patch, c.Norm, c.Target, c.Loss, c.Skip = 6, 2, NormRevIN, 1, LossLast, true
 		}},
 	} {

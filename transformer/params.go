@@ -3,6 +3,8 @@ package transformer
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/ideabench/ideabench/idea"
 )
 
 // Block holds the parameter views of one block, each a sub-slice of the
@@ -30,6 +32,10 @@ type Params[F Float] struct {
 	HeadB  []F        // (H) forecast head bias
 	SkipW  []F        // (H,T) linear skip weight (Config.Skip; nil without)
 	SkipB  []F        // (H) linear skip bias (Config.Skip; nil without)
+	// Idea holds the idea's tensors at each of its site instances (one
+	// per block at a block site, one otherwise), each the concatenation
+	// of its tensors in the idea's order; nil without learnable tensors.
+	Idea [][]F
 	// Tensors names every view in buffer order.
 	Tensors []TensorInfo
 }
@@ -51,14 +57,16 @@ func (t TensorInfo) Size() int {
 	return n
 }
 
-// Kind says how a tensor is initialized.
-type Kind int
+// Kind says how a tensor is initialized and whether AdamW decays it
+// (idea.Kind, shared with the ideas' tensors).
+type Kind = idea.Kind
 
+// The kinds.
 const (
-	Weight     Kind = iota // N(0, 0.02²)
-	Bias                   // zeros
-	Gain                   // ones (LayerNorm weight)
-	ZeroWeight             // zeros, a weight matrix all the same (weight decay applies)
+	Weight     = idea.Weight     // N(0, 0.02²), decayed
+	Bias       = idea.Bias       // zeros
+	Gain       = idea.Gain       // ones (LayerNorm weight)
+	ZeroWeight = idea.ZeroWeight // zeros, decayed (a weight that starts at zero)
 )
 
 // layout lists the tensors of a config in buffer order.
@@ -101,8 +109,51 @@ func layout(c Config) []TensorInfo {
 		add("skip.weight", Weight, c.H, c.T)
 		add("skip.bias", Bias, c.H)
 	}
+	if i := c.active(); i != nil {
+		for _, prefix := range ideaPrefixes(c, i) {
+			for _, t := range i.Tensors(siteShape(c, i.Site(), 1)) {
+				add(prefix+t.Name, t.Kind, t.Shape...)
+			}
+		}
+	}
 	return ts
 }
+
+// ideaPrefixes returns the tensor-name prefix of each site instance of
+// idea i: "blocks.{l}.{site}.{name}." per block at a block site, else
+// "{site}.{name}.".
+func ideaPrefixes(c Config, i idea.Idea) []string {
+	name := i.Config().Name
+	if !i.Site().PerBlock() {
+		return []string{fmt.Sprintf("%s.%s.", i.Site(), name)}
+	}
+	var out []string
+	for l := range c.Layers {
+		out = append(out, fmt.Sprintf("blocks.%d.%s.%s.", l, i.Site(), name))
+	}
+	return out
+}
+
+// SiteShape is the shape an idea sees at site on b windows: (B,N,D), or
+// (B,N,H) at the head.
+func (c Config) SiteShape(site idea.Site, b int) idea.Shape {
+	if site == idea.SiteHead {
+		return idea.Shape{B: b, N: c.Tokens(), C: c.H}
+	}
+	return idea.Shape{B: b, N: c.Tokens(), C: c.D}
+}
+
+// SiteInstances is the number of instances of site in the model: one per
+// block at a block site, else one.
+func (c Config) SiteInstances(site idea.Site) int {
+	if site.PerBlock() {
+		return c.Layers
+	}
+	return 1
+}
+
+// siteShape is c.SiteShape.
+func siteShape(c Config, site idea.Site, b int) idea.Shape { return c.SiteShape(site, b) }
 
 // NumParams is the number of scalar parameters of a config.
 func (c Config) NumParams() int {
@@ -136,6 +187,21 @@ func NewParams[F Float](c Config) *Params[F] {
 	p.HeadW, p.HeadB = next(), next()
 	if c.Skip {
 		p.SkipW, p.SkipB = next(), next()
+	}
+	if in := c.active(); in != nil {
+		per := len(in.Tensors(siteShape(c, in.Site(), 1)))
+		for range ideaPrefixes(c, in) {
+			if per == 0 {
+				p.Idea = append(p.Idea, nil)
+				continue
+			}
+			first := ts[i]
+			for range per {
+				next()
+			}
+			end := ts[i-1].Offset + ts[i-1].Size()
+			p.Idea = append(p.Idea, p.Data[first.Offset:end:end])
+		}
 	}
 	return p
 }

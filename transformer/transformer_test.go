@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,7 +21,7 @@ func TestConfigValidate(t *testing.T) {
 		{"negative_T", func(c *Config) { c.T = -1 }, "T = -1"},
 		{"zero_H", func(c *Config) { c.H = 0 }, "H = 0"},
 		{"heads_not_dividing", func(c *Config) { c.Heads = 5 }, "heads = 5 does not divide d = 32"},
-		{"bad_gate", func(c *Config) { c.Gate = gate.Params{Rho: 1, Beta: 1} }, "rho"},
+		{"bad_gate", func(c *Config) { c.Idea = gateIdea(1, 1) }, "rho"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()
@@ -159,10 +159,10 @@ func TestAdamWHandDerived(t *testing.T) {
 }
 
 // trainFew runs a few deterministic steps and returns the parameters.
-func trainFew(t *testing.T, g gate.Params, seed uint64) []float32 {
+func trainFew(t *testing.T, g idea.Config, seed uint64) []float32 {
 	t.Helper()
 	c := DefaultConfig()
-	c.Gate = g
+	c.Idea = g
 	const b = 8
 	m, err := New[float32](c, b)
 	require.NoError(t, err)
@@ -178,7 +178,7 @@ func trainFew(t *testing.T, g gate.Params, seed uint64) []float32 {
 }
 
 func TestDeterminism(t *testing.T) {
-	for _, g := range []gate.Params{{}, {Rho: 0.9, Beta: 0.5}} {
+	for _, g := range []idea.Config{{}, gateIdea(0.9, 0.5)} {
 		a := trainFew(t, g, 3)
 		b := trainFew(t, g, 3)
 		require.True(t, equal(a, b), "same seed must give the same bits")
@@ -191,7 +191,7 @@ func TestDeterminism(t *testing.T) {
 // sinusoid must cut the loss by at least 10x (overfitting is the point).
 func TestTrainingReducesLoss(t *testing.T) {
 	c := DefaultConfig()
-	c.Gate = gate.Params{Rho: 0.85, Beta: 0.5}
+	c.Idea = gateIdea(0.85, 0.5)
 	const b = 4
 	m, err := New[float32](c, b)
 	require.NoError(t, err)
@@ -224,7 +224,7 @@ func TestPredictMatchesForward(t *testing.T) {
 }
 
 func predictCase(t *testing.T, c Config) {
-	c.Gate = gate.Params{Rho: 0.8, Beta: 0.5}
+	c.Idea = gateIdea(0.8, 0.5)
 	const maxB = 2*TrainChunk + 4 // Predict runs chunks of TrainChunk windows
 	for _, b := range []int{3, TrainChunk, maxB - 1, maxB} {
 		t.Run(fmt.Sprintf("float32/b=%d", b), func(t *testing.T) {
@@ -233,11 +233,11 @@ func predictCase(t *testing.T, c Config) {
 			m.Params.Init(rand.New(rand.NewPCG(4, 4)))
 			x, _ := sineBatch(c, b, 0.5, 0.2)
 			want := append([]float32(nil), m.Forward(x, b)...)
-			wantS := append([]float32(nil), m.GateState(1)...)
-			wantA := append([]float32(nil), m.GateInput(0)...)
+			wantS := append([]float32(nil), m.IdeaState(1)...)
+			wantA := append([]float32(nil), m.IdeaInput(0)...)
 			require.True(t, equal(want, m.Predict(x, b)))
-			require.True(t, equal(wantS, m.GateState(1)))
-			require.True(t, equal(wantA, m.GateInput(0)))
+			require.True(t, equal(wantS, m.IdeaState(1)))
+			require.True(t, equal(wantA, m.IdeaInput(0)))
 			require.PanicsWithValue(t, "transformer: Backward without a Forward (the last call was Predict)",
 				func() { m.Backward(nil, make([]float32, b*c.Tokens()*c.H)) })
 		})
@@ -260,8 +260,8 @@ func predictCase(t *testing.T, c Config) {
 // TestBaselineGateIsIdentity: β = 0 must reproduce the gateless model bit
 // for bit whatever ρ is.
 func TestBaselineGateIsIdentity(t *testing.T) {
-	a := trainFew(t, gate.Params{}, 9)
-	b := trainFew(t, gate.Params{Rho: 0.7}, 9)
+	a := trainFew(t, idea.Config{}, 9)
+	b := trainFew(t, gateIdea(0.7, 0), 9)
 	require.True(t, equal(a, b))
 }
 

@@ -1,0 +1,31 @@
+// Package idea is the seam where an architectural idea plugs into
+// transformer_tiny, and the registry of the ideas ideabench ships.
+//
+// Design stance: an idea is a pure function at one named site of the model,
+// written as a forward/backward pair over flat buffers in the style of
+// llm.c; the model owns every buffer, the idea allocates nothing. Its
+// learnable tensors, if any, are appended to the model's flat parameter
+// buffer, so Adam, checkpoints and the gradient check cover them without
+// knowing the idea. An idea at its identity setting is not called at all:
+// the model is then the baseline bit for bit, not an approximation of it.
+//
+// The sites, in the model's order (B windows, N tokens, D model width, H
+// horizon):
+//
+//	input      the embedded tokens, after the positional embedding     (B,N,D)
+//	attention  each block's attention branch, before the residual add  (B,N,D)
+//	mlp        each block's MLP branch, before the residual add        (B,N,D)
+//	residual   the residual stream after each block                    (B,N,D)
+//	head       the forecasts, before an instance normalization is undone (B,N,H)
+//
+// Adding an idea:
+//
+//  1. write one file in this package with a type that implements Idea (and
+//     Op for both element types, usually one generic type), its parameters
+//     validated in its constructor;
+//  2. add one line to the registry in registry.go.
+//
+// The package's tests iterate over the registry, so a new idea gets its
+// finite-difference gradient check and its identity test without writing
+// them.
+package idea

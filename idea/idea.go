@@ -1,0 +1,154 @@
+package idea
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Float is the element type of a model: float32 for training, float64 for
+// the gradient check.
+type Float interface{ ~float32 | ~float64 }
+
+// Site names a hook site of the model (see the package doc).
+type Site string
+
+// The sites.
+const (
+	SiteInput     Site = "input"
+	SiteAttention Site = "attention"
+	SiteMLP       Site = "mlp"
+	SiteResidual  Site = "residual"
+	SiteHead      Site = "head"
+)
+
+// Sites lists every site in the model's order.
+var Sites = []Site{SiteInput, SiteAttention, SiteMLP, SiteResidual, SiteHead}
+
+// PerBlock reports whether the site occurs once per block (attention, mlp,
+// residual) rather than once per model (input, head).
+func (s Site) PerBlock() bool { return s == SiteAttention || s == SiteMLP || s == SiteResidual }
+
+// Shape is what an idea sees at its site: B windows of N tokens of C
+// channels (C = D at every site but the head, where it is H).
+type Shape struct{ B, N, C int }
+
+// Len is B·N·C.
+func (s Shape) Len() int { return s.B * s.N * s.C }
+
+// Kind says how a parameter tensor is initialized and whether AdamW decays
+// it.
+type Kind int
+
+const (
+	Weight     Kind = iota // N(0, 0.02²), decayed
+	Bias                   // zeros
+	Gain                   // ones
+	ZeroWeight             // zeros, decayed (a weight that starts at zero)
+)
+
+// InitStd is the standard deviation of Weight tensors (GPT-2's 0.02).
+const InitStd = 0.02
+
+// Fill overwrites v as kind k prescribes, drawing from r for Weight.
+func (k Kind) Fill(v []float64, r *rand.Rand) {
+	for i := range v {
+		switch k {
+		case Weight:
+			v[i] = r.NormFloat64() * InitStd
+		case Gain:
+			v[i] = 1
+		default:
+			v[i] = 0
+		}
+	}
+}
+
+// Tensor declares one learnable tensor of an idea at one site instance.
+type Tensor struct {
+	Name  string // e.g. "alpha"; the model prefixes the site and block
+	Shape []int
+	Kind  Kind
+}
+
+// Size is the number of elements of the tensor.
+func (t Tensor) Size() int {
+	n := 1
+	for _, s := range t.Shape {
+		n *= s
+	}
+	return n
+}
+
+// Idea is one setting of a registered idea: its site, its learnable
+// tensors and its forward/backward pair.
+type Idea interface {
+	// Config is the registry name and the parameters that built it.
+	Config() Config
+	// Site is where the model calls it.
+	Site() Site
+	// Identity reports whether the idea is the identity at this setting,
+	// in which case the model does not call it and is the baseline bit
+	// for bit.
+	Identity() bool
+	// Tensors lists its learnable tensors for one site instance of shape
+	// s (the B of s is irrelevant); nil when it has none.
+	Tensors(s Shape) []Tensor
+	// State is the number of values Forward caches for Backward per
+	// window (the state is laid out window by window, so the model can run
+	// windows in chunks); Scratch is the scratch one Backward call on s
+	// needs.
+	State(s Shape) int
+	Scratch(s Shape) int
+	// Float32 and Float64 are its forward/backward pair in each element
+	// type.
+	Float32() Op[float32]
+	Float64() Op[float64]
+}
+
+// Op is an idea's forward/backward pair in one element type. theta is the
+// idea's tensors at this site instance, in the order of Tensors,
+// concatenated (a view of the model's flat buffer).
+type Op[F Float] interface {
+	// Forward overwrites y and state from x (both s.Len()); y never
+	// aliases x.
+	Forward(y, state, x, theta []F, s Shape)
+	// Backward mirrors Forward: it overwrites dx from dy, accumulates the
+	// gradient of theta into dtheta, and may overwrite scratch. x and
+	// state are Forward's.
+	Backward(dx, dtheta, scratch, dy, x, state, theta []F, s Shape)
+}
+
+// OpFor returns the Op of i in the element type F.
+func OpFor[F Float](i Idea) Op[F] {
+	var z F
+	switch any(z).(type) {
+	case float32:
+		return any(i.Float32()).(Op[F])
+	case float64:
+		return any(i.Float64()).(Op[F])
+	}
+	panic(fmt.Sprintf("idea: OpFor: element type %T", z))
+}
+
+// Stream is an optional interface of an idea that changes how the trial
+// is seeded instead of the model: Stream returns the PCG stream offset
+// added to the trial's initialization and batch-order streams (the A/A
+// control trains the baseline on streams disjoint from the baseline's).
+type Stream interface {
+	StreamOffset() uint64
+}
+
+// Prober is an optional interface of an idea whose theory the report
+// checks on a trained model: NewProbe returns an accumulator that the
+// harness feeds, batch by batch of the test windows, with the idea's state
+// and input at every site instance (IdeaState and IdeaInput of the model).
+type Prober interface {
+	NewProbe(instances int, s Shape) Probe
+}
+
+// Probe accumulates an idea's behaviour over evaluation batches.
+type Probe interface {
+	// Add feeds site instance l's state and input of one batch of s.B
+	// windows.
+	Add(l int, state, x []float32, s Shape)
+}

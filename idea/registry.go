@@ -1,0 +1,81 @@
+package idea
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Spec is a registered idea: its name, what it does, its parameters and
+// its constructor.
+type Spec struct {
+	Name string
+	// Doc says what the idea does, in one line.
+	Doc string
+	// Params are its parameters, with the value each takes when a config
+	// leaves it out.
+	Params []Param
+	// New builds the idea from validated parameters (every Param present,
+	// finite); it reports any further range error naming the parameter.
+	New func(p Params) (Idea, error)
+}
+
+// Param is one parameter of a registered idea.
+type Param struct {
+	Name    string
+	Default float64
+	Doc     string
+}
+
+// registry lists every shipped idea: one line each.
+var registry = []Spec{
+	gateSpec,
+}
+
+// Names lists the registered ideas in registry order.
+func Names() []string {
+	var out []string
+	for _, s := range registry {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// Lookup returns the registered idea of that name.
+func Lookup(name string) (Spec, bool) {
+	i := slices.IndexFunc(registry, func(s Spec) bool { return s.Name == name })
+	if i < 0 {
+		return Spec{}, false
+	}
+	return registry[i], true
+}
+
+// New builds the idea c names: unknown names and parameters, missing ones
+// without a default, and out-of-range values are errors naming the field
+// and the fix.
+func New(c Config) (Idea, error) {
+	s, ok := Lookup(c.Name)
+	if !ok {
+		return nil, fmt.Errorf("idea: %q is not a registered idea; use one of %s", c.Name, strings.Join(Names(), ", "))
+	}
+	given := c.Params.Map()
+	full := map[string]float64{}
+	for _, p := range s.Params {
+		full[p.Name] = p.Default
+	}
+	for k, v := range given {
+		if _, ok := full[k]; !ok {
+			var names []string
+			for _, p := range s.Params {
+				names = append(names, p.Name)
+			}
+			return nil, fmt.Errorf("idea: %s has no parameter %q; its parameters are %s", c.Name, k, strings.Join(names, ", "))
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("idea: %s.%s = %v is not a finite number", c.Name, k, v)
+		}
+		full[k] = v
+	}
+	return s.New(NewParams(full))
+}
