@@ -10,12 +10,12 @@ import (
 
 // Config is the architecture of one transformer_tiny model.
 type Config struct {
-	D      int         `json:"d"`      // model width d
-	Heads  int         `json:"heads"`  // attention heads; must divide D
-	Layers int         `json:"layers"` // number of blocks L
-	T      int         `json:"t"`      // context length (positions)
-	H      int         `json:"h"`      // forecast horizon: each position predicts the next H values
-	CIn    int         `json:"c_in"`   // input channels per position
+	D      int `json:"d"`      // model width d
+	Heads  int `json:"heads"`  // attention heads; must divide D
+	Layers int `json:"layers"` // number of blocks L
+	T      int `json:"t"`      // context length (positions)
+	H      int `json:"h"`      // forecast horizon: each position predicts the next H values
+	CIn    int `json:"c_in"`   // input channels per position
 	// Idea is the architectural idea plugged in at its site (package
 	// idea); zero, or an idea at its identity setting, is the baseline.
 	Idea idea.Config `json:"idea,omitzero"`

@@ -14,21 +14,21 @@ type Float = kernel.Float
 
 // blockActs caches what one block's backward pass needs.
 type blockActs[F Float] struct {
-	res       []F // (B,T,D) block input; block 0's holds the embedding
-	ln1       []F // (B,T,D)
-	ln1Mean   []F // (B,T)
-	ln1Rstd   []F // (B,T)
-	qkv       []F // (B,T,3D)
-	att       []F // (B,NH,T,T) softmax probabilities, lower triangle
-	atty      []F // (B,T,D) concatenated head outputs
-	proj      []F // (B,T,D) attention branch output
-	site      siteActs[F]
-	res2      []F // (B,T,D) res + the attention branch (after an idea there)
-	ln2       []F // (B,T,D)
-	ln2Mean   []F // (B,T)
-	ln2Rstd   []F // (B,T)
-	geluGrad  []F // (B,T,4D) gelu' at the MLP pre-activation (which it holds until GELU runs)
-	gelu      []F // (B,T,4D)
+	res      []F // (B,T,D) block input; block 0's holds the embedding
+	ln1      []F // (B,T,D)
+	ln1Mean  []F // (B,T)
+	ln1Rstd  []F // (B,T)
+	qkv      []F // (B,T,3D)
+	att      []F // (B,NH,T,T) softmax probabilities, lower triangle
+	atty     []F // (B,T,D) concatenated head outputs
+	proj     []F // (B,T,D) attention branch output
+	site     siteActs[F]
+	res2     []F // (B,T,D) res + the attention branch (after an idea there)
+	ln2      []F // (B,T,D)
+	ln2Mean  []F // (B,T)
+	ln2Rstd  []F // (B,T)
+	geluGrad []F // (B,T,4D) gelu' at the MLP pre-activation (which it holds until GELU runs)
+	gelu     []F // (B,T,4D)
 }
 
 // siteActs holds one site instance of the idea: its input x and output y
@@ -49,11 +49,11 @@ type acts[F Float] struct {
 	xn     []F  // (B,T,CIn) Norm: the input normalized per window
 	mu, sd []F  // (B,CIn) Norm: each window's channel levels and scales
 	blocks []blockActs[F]
-	resF   []F // (B,T,D) output of the last block
-	lnf    []F // (B,T,D)
-	lnfM   []F // (B,T)
-	lnfR   []F // (B,T)
-	pred   []F // (B,T,H)
+	resF   []F         // (B,T,D) output of the last block
+	lnf    []F         // (B,T,D)
+	lnfM   []F         // (B,T)
+	lnfR   []F         // (B,T)
+	pred   []F         // (B,T,H)
 	site   siteActs[F] // the idea at the input or head site
 
 	// Backward scratch.
@@ -247,9 +247,9 @@ type Model[F Float] struct {
 	chunks []*acts[F] // views of full, TrainChunk windows each (Predict)
 	wt     *packedW[F]
 
-	idea idea.Idea    // the idea the model calls; nil for none or its identity
-	op   idea.Op[F]   // its forward/backward pair
-	site idea.Site    // its site
+	idea idea.Idea  // the idea the model calls; nil for none or its identity
+	op   idea.Op[F] // its forward/backward pair
+	site idea.Site  // its site
 }
 
 // New returns a model for c with zeroed parameters and room for maxBatch
