@@ -167,6 +167,10 @@ type SignatureJSON struct {
 	Confirmed           bool             `json:"confirmed"`
 	Layer               *int             `json:"layer,omitempty"`
 	Layers              []LayerSignature `json:"layers,omitempty"`
+	// NotMeasured, when set, says why the gate's signature was not read
+	// (the idea's chosen cfg has no gate, or a gate at β = 0, the
+	// identity): the fields above are then zero and confirmed is false.
+	NotMeasured string `json:"not_measured,omitempty"`
 }
 
 // MathCheck compares the gate's closed forms with simulation.

@@ -300,6 +300,9 @@ func checkKeys(raw []byte, vals []jsonValue, name string, root reflect.Type) err
 		if parent == nil || parent.Kind() != reflect.Struct {
 			continue // the parent has the wrong type, which decoding reports
 		}
+		if reflect.PointerTo(parent).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+			continue // it decodes its own keys (an idea's params)
+		}
 		key := v.path[len(v.path)-1].(string)
 		keys := jsonFields(parent)
 		if slices.Contains(keys, key) {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 )
@@ -295,6 +296,9 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	for _, w := range cmp.Warnings {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, w.Error())
 	}
+	if w := identityWarning(p.Idea[iBest]); w != "" {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+	}
 	if div != nil {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
 			"%d trial(s) diverged (see diverged); each counts as the worst finite metric of its split (val %.6g, test %.6g)",
@@ -307,12 +311,19 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 			res := results[i]
 			c := p.Idea[iBest]
 			s := SignatureJSON{TrainedModelSeed: t.Seed, Metric: res.Test, Rho: c.Rho, Beta: c.Beta}
-			if res.Signature != nil && len(res.Signature.Layers) > 0 {
+			switch ic := c.IdeaConfig(); {
+			case res.Signature != nil && len(res.Signature.Layers) > 0:
 				l0 := res.Signature.Layers[0]
 				layer := 0
 				s.InitialGain, s.FinalGain, s.MeanState = l0.InitialGain, l0.FinalGain, l0.MeanState
 				s.PredictedSteadyGain, s.FittedStatePole, s.Confirmed = l0.PredictedSteadyGain, l0.FittedStatePole, l0.Confirmed
 				s.Layer, s.Layers = &layer, res.Signature.Layers
+			case ic.Name != "gate":
+				s.NotMeasured = fmt.Sprintf("the idea arm's chosen cfg trains %s, which has no gate to probe", ideaName(ic))
+			case c.Beta == 0:
+				s.NotMeasured = "the gate is at beta 0, the identity: there is nothing to probe"
+			default:
+				s.NotMeasured = "the gate's states gave no finite signature (constant states defeat the pole fit)"
 			}
 			r.MechanismSignature.MechanismSignature = s
 		}
@@ -358,6 +369,33 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 		}
 	}
 	return r, nil
+}
+
+// ideaName is the idea's registry name, "no idea" for the plain model.
+func ideaName(ic idea.Config) string {
+	if ic.Name == "" {
+		return "no idea"
+	}
+	return ic.Name
+}
+
+// identityWarning says when the idea arm's chosen cfg c trains the
+// baseline's own model: on the baseline's streams every difference is 0
+// (no comparison at all); on disjoint streams (the A/A control) any
+// significant verdict is a false positive.
+func identityWarning(c Cfg) string {
+	ic := c.IdeaConfig()
+	if ic.IsZero() {
+		return "identity idea: the idea arm's chosen cfg trains no idea, so both arms are the same model on the same seeds and every difference is 0; this is not a comparison"
+	}
+	i, err := idea.New(ic)
+	if err != nil || !i.Identity() {
+		return ""
+	}
+	if _, ok := i.(idea.Stream); ok {
+		return fmt.Sprintf("A/A control: the idea arm's chosen cfg (%s) is the baseline model on disjoint seed streams; any difference is noise, and a significant verdict here is a false positive", ic.Name)
+	}
+	return fmt.Sprintf("identity idea: the idea arm's chosen cfg (%s %v) is the identity, so both arms are the same model on the same seeds and every difference is 0; this is not a comparison", ic.Name, ic.Params)
 }
 
 // firstEpochStop warns when early stopping kept the first epoch's weights

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ideabench/ideabench/track"
@@ -223,6 +224,42 @@ func TestReferencesCSV(t *testing.T) {
 				fields = append(fields, m.Field)
 			}
 			require.Contains(t, fields, tc.field)
+		})
+	}
+}
+
+// TestIdentityAndAAControls: an idea grid at the identity gives identical
+// arms and a report that says so and verifies; the A/A control trains the
+// same model on disjoint streams, so its arms differ by noise only, and
+// says so too.
+func TestIdentityAndAAControls(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		idea  Cfg
+		warn  string
+		zeros bool // every per-seed difference is exactly 0
+	}{
+		{"gate_beta0", Cfg{LR: 0.003, Epochs: 2, Rho: 0.9}, "identity idea", true},
+		{"aa", Cfg{LR: 0.003, Epochs: 2, Idea: "aa"}, "A/A control", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tinyProtocol()
+			p.Baseline, p.Idea = []Cfg{{LR: 0.003, Epochs: 2}}, []Cfg{tc.idea}
+			o, err := Run(context.Background(), p, Options{})
+			require.NoError(t, err)
+			r := o.Report
+			allZero := true
+			for _, d := range r.Comparison.PerSeedDiffs {
+				allZero = allZero && d == 0
+			}
+			require.Equal(t, tc.zeros, allZero, "diffs %v", r.Comparison.PerSeedDiffs)
+			found := false
+			for _, w := range r.Comparison.Warnings {
+				found = found || strings.HasPrefix(w, tc.warn)
+			}
+			require.True(t, found, "warnings %q", r.Comparison.Warnings)
+			require.NotEmpty(t, r.MechanismSignature.MechanismSignature.NotMeasured)
+			require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
 		})
 	}
 }

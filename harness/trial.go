@@ -62,7 +62,8 @@ func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer
 	if err != nil {
 		return nil, Result{}, err
 	}
-	m.Params.Init(rand.New(rand.NewPCG(seed, streamInit)))
+	off := streamOffset(c)
+	m.Params.Init(rand.New(rand.NewPCG(seed, streamInit+off)))
 	if mc.Skip {
 		w, b, err := skipInit(mc, ds)
 		if err != nil {
@@ -70,7 +71,7 @@ func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer
 		}
 		m.SetSkip(w, b)
 	}
-	shuffle := rand.New(rand.NewPCG(seed, streamShuffle))
+	shuffle := rand.New(rand.NewPCG(seed, streamShuffle+off))
 	opt := transformer.NewAdamW(m.Params, c.WeightDecay)
 	opt.Clip = c.Clip
 	tr := &ds.Train
@@ -145,6 +146,21 @@ epochs:
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// streamOffset is the offset a cfg's idea adds to the trial's PCG streams
+// (idea.Stream: the A/A control); 0 for every other idea.
+func streamOffset(c Cfg) uint64 {
+	ic := c.IdeaConfig()
+	if ic.IsZero() {
+		return 0
+	}
+	if i, err := idea.New(ic); err == nil {
+		if s, ok := i.(idea.Stream); ok {
+			return s.StreamOffset()
+		}
+	}
+	return 0
+}
 
 // gather copies the windows idx of s into x (B,T,C) and y (B,T+H) as float32.
 func gather(x, y []float32, s *track.Split, idx []int) {

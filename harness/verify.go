@@ -247,6 +247,10 @@ func (v *verifier) comparison(r *Report) {
 func (v *verifier) signature(r *Report) {
 	m := r.MechanismSignature
 	s := m.MechanismSignature
+	if s.NotMeasured != "" {
+		v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed, false)
+		return
+	}
 	v.floatEq("mechanism_signature.mechanism_signature.rho", s.Rho, m.ObservedBestCfg.Rho)
 	v.floatEq("mechanism_signature.mechanism_signature.beta", s.Beta, m.ObservedBestCfg.Beta)
 	v.floatEq("mechanism_signature.mechanism_signature.predicted_steady_gain", s.PredictedSteadyGain, gate.SteadyGain(s.Beta, s.MeanState))

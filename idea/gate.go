@@ -11,6 +11,7 @@ var gateSpec = Spec{
 		{"rho", 0.9, "memory factor ρ in [0,1)"},
 		{"beta", 0.5, "gain strength β >= 0; 0 is the identity"},
 	},
+	Off: map[string]float64{"beta": 0},
 	New: func(p Params) (Idea, error) {
 		rho, _ := p.Get("rho")
 		beta, _ := p.Get("beta")

@@ -1,9 +1,6 @@
 package idea
 
-import (
-	"fmt"
-	"math/rand/v2"
-)
+import "fmt"
 
 // Float is the element type of a model: float32 for training, float64 for
 // the gradient check.
@@ -44,30 +41,22 @@ const (
 	Bias                   // zeros
 	Gain                   // ones
 	ZeroWeight             // zeros, decayed (a weight that starts at zero)
+	Constant               // Tensor.Value, not decayed (a scale that starts where the idea says)
 )
 
 // InitStd is the standard deviation of Weight tensors (GPT-2's 0.02).
 const InitStd = 0.02
 
-// Fill overwrites v as kind k prescribes, drawing from r for Weight.
-func (k Kind) Fill(v []float64, r *rand.Rand) {
-	for i := range v {
-		switch k {
-		case Weight:
-			v[i] = r.NormFloat64() * InitStd
-		case Gain:
-			v[i] = 1
-		default:
-			v[i] = 0
-		}
-	}
-}
+// Decayed reports whether AdamW's weight decay applies to tensors of
+// kind k.
+func (k Kind) Decayed() bool { return k == Weight || k == ZeroWeight }
 
 // Tensor declares one learnable tensor of an idea at one site instance.
 type Tensor struct {
 	Name  string // e.g. "alpha"; the model prefixes the site and block
 	Shape []int
 	Kind  Kind
+	Value float64 // the start value of a Constant tensor
 }
 
 // Size is the number of elements of the tensor.
@@ -114,7 +103,9 @@ type Op[F Float] interface {
 	Forward(y, state, x, theta []F, s Shape)
 	// Backward mirrors Forward: it overwrites dx from dy, accumulates the
 	// gradient of theta into dtheta, and may overwrite scratch. x and
-	// state are Forward's.
+	// state are Forward's. Each gradient is added into dtheta term by
+	// term in row order, so a batch run in chunks (TrainStep) gets the
+	// bits of one pass.
 	Backward(dx, dtheta, scratch, dy, x, state, theta []F, s Shape)
 }
 

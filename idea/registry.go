@@ -19,6 +19,10 @@ type Spec struct {
 	// New builds the idea from validated parameters (every Param present,
 	// finite); it reports any further range error naming the parameter.
 	New func(p Params) (Idea, error)
+	// Off are parameters (over the defaults) at which the idea is the
+	// identity, so the model is the baseline bit for bit; nil when no
+	// setting is.
+	Off map[string]float64
 }
 
 // Param is one parameter of a registered idea.
@@ -31,6 +35,13 @@ type Param struct {
 // registry lists every shipped idea: one line each.
 var registry = []Spec{
 	gateSpec,
+	rezeroSpec,
+	layerScaleSpec,
+	sigmoidSpec,
+	emaSpec,
+	convSpec,
+	calibSpec,
+	aaSpec,
 }
 
 // Names lists the registered ideas in registry order.

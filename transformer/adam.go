@@ -48,7 +48,7 @@ func NewAdamW[F Float](p *Params[F], weightDecay float64) *Adam[F] {
 	a := NewAdam[F](len(p.Data))
 	a.WeightDecay = weightDecay
 	for _, t := range p.Tensors {
-		if t.Kind == Weight || t.Kind == ZeroWeight {
+		if t.Kind.Decayed() {
 			a.Decay = append(a.Decay, [2]int{t.Offset, t.Offset + t.Size()})
 		}
 	}

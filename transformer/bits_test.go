@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/stretchr/testify/require"
 )
 
@@ -119,4 +120,40 @@ func bitsEqual[F Float](a, b []F) bool {
 		}
 	}
 	return true
+}
+
+// TestIdeasKeepBits: every registered idea, at each of its sites, keeps
+// the chunked TrainStep's bits (its state is laid out window by window)
+// and gives Predict the bits of Forward; at its Off setting, if it has
+// one, it trains the baseline's exact bits.
+func TestIdeasKeepBits(t *testing.T) {
+	base := DefaultConfig()
+	base.Patch = 4
+	for _, name := range idea.Names() {
+		c := base
+		c.Idea = idea.Config{Name: name}
+		t.Run(name+"/chunks", func(t *testing.T) { chunkCase[float32](t, c, 2*TrainChunk+3) })
+		t.Run(name+"/predict", func(t *testing.T) {
+			const b = TrainChunk + 5
+			m, err := New[float32](c, b)
+			require.NoError(t, err)
+			m.Params.Init(rand.New(rand.NewPCG(4, 4)))
+			x, _ := sineBatch(c, b, 0.5, 0.2)
+			want := append([]float32(nil), m.Forward(x, b)...)
+			require.True(t, bitsEqual(want, m.Predict(x, b)))
+		})
+		s, _ := idea.Lookup(name)
+		if s.Off == nil {
+			continue
+		}
+		t.Run(name+"/off", func(t *testing.T) {
+			off := idea.Config{Name: name, Params: idea.NewParams(s.Off)}
+			require.True(t, bitsEqual(trainFewConfig(t, base, 9), trainFewConfig(t, withIdea(base, off), 9)))
+		})
+	}
+}
+
+func withIdea(c Config, i idea.Config) Config {
+	c.Idea = i
+	return c
 }

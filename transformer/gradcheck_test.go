@@ -42,12 +42,29 @@ func randomModel(t *testing.T, c Config, b int, r *rand.Rand) *Model[float64] {
 	return m
 }
 
+// gradCase is one model of the gradient check.
+type gradCase struct {
+	name string
+	g    idea.Config
+	edit func(*Config)
+}
+
+// registryCases is every registered idea at its defaults on the patch
+// and normalization model, where every site is live (the head site sits
+// before the denormalization): a new idea gets its model-level gradient
+// check from the registry.
+func registryCases() []gradCase {
+	var out []gradCase
+	for _, name := range idea.Names() {
+		out = append(out, gradCase{"idea_" + name, idea.Config{Name: name}, func(c *Config) {
+			c.T, c.Patch, c.Norm, c.Target, c.Loss, c.Skip = 6, 2, NormRevIN, 1, LossLast, true
+		}})
+	}
+	return out
+}
+
 func TestGradientCheck(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		g    idea.Config
-		edit func(*Config)
-	}{
+	for _, tc := range append([]gradCase{
 		{"baseline", idea.Config{}, nil},
 		{"gate", gateIdea(0.8, 0.7), nil},
 		{"gate_rho0", gateIdea(0, 2), nil}, // no memory: gain depends on the current token only
@@ -68,7 +85,7 @@ func TestGradientCheck(t *testing.T) {
 		{"skip_revin", gateIdea(0.8, 0.7), func(c *Config) {
 			c.T, c.Patch, c.Norm, c.Target, c.Loss, c.Skip = 6, 2, NormRevIN, 1, LossLast, true
 		}},
-	} {
+	}, registryCases()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tinyConfig(tc.g)
 			if tc.edit != nil {

@@ -42,10 +42,11 @@ type Params[F Float] struct {
 
 // TensorInfo names one view of the flat buffer.
 type TensorInfo struct {
-	Name   string // PyTorch-style name, e.g. "blocks.0.attn.qkv.weight"
-	Shape  []int  // as PyTorch stores it
-	Offset int    // first element in the flat buffer
-	Kind   Kind   // how it is initialized
+	Name   string  // PyTorch-style name, e.g. "blocks.0.attn.qkv.weight"
+	Shape  []int   // as PyTorch stores it
+	Offset int     // first element in the flat buffer
+	Kind   Kind    // how it is initialized
+	Value  float64 // the start value of a Constant tensor (an idea's)
 }
 
 // Size is the number of elements of the view.
@@ -67,6 +68,7 @@ const (
 	Bias       = idea.Bias       // zeros
 	Gain       = idea.Gain       // ones (LayerNorm weight)
 	ZeroWeight = idea.ZeroWeight // zeros, decayed (a weight that starts at zero)
+	Constant   = idea.Constant   // TensorInfo.Value, not decayed
 )
 
 // layout lists the tensors of a config in buffer order.
@@ -113,6 +115,7 @@ func layout(c Config) []TensorInfo {
 		for _, prefix := range ideaPrefixes(c, i) {
 			for _, t := range i.Tensors(siteShape(c, i.Site(), 1)) {
 				add(prefix+t.Name, t.Kind, t.Shape...)
+				ts[len(ts)-1].Value = t.Value
 			}
 		}
 	}
@@ -216,8 +219,8 @@ func (p *Params[F]) View(t TensorInfo) []F {
 const InitStd = 0.02
 
 // Init overwrites p: weights and positional embedding N(0, InitStd²),
-// biases 0, LayerNorm gains 1. Draws run over Tensors in buffer order, so a
-// seed fixes every bit.
+// biases 0, LayerNorm gains 1, an idea's constants their value. Draws run
+// over Tensors in buffer order, so a seed fixes every bit.
 func (p *Params[F]) Init(r *rand.Rand) {
 	for _, t := range p.Tensors {
 		v := p.View(t)
@@ -229,6 +232,8 @@ func (p *Params[F]) Init(r *rand.Rand) {
 				v[i] = 0
 			case Gain:
 				v[i] = 1
+			case Constant:
+				v[i] = F(t.Value)
 			}
 		}
 	}

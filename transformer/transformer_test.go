@@ -158,11 +158,19 @@ func TestAdamWHandDerived(t *testing.T) {
 	})
 }
 
-// trainFew runs a few deterministic steps and returns the parameters.
+// trainFew runs a few deterministic steps of the default model with idea
+// g and returns the parameters.
 func trainFew(t *testing.T, g idea.Config, seed uint64) []float32 {
 	t.Helper()
 	c := DefaultConfig()
 	c.Idea = g
+	return trainFewConfig(t, c, seed)
+}
+
+// trainFewConfig runs a few deterministic steps of model c and returns
+// the parameters.
+func trainFewConfig(t *testing.T, c Config, seed uint64) []float32 {
+	t.Helper()
 	const b = 8
 	m, err := New[float32](c, b)
 	require.NoError(t, err)

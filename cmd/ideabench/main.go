@@ -338,11 +338,15 @@ func printSummary(w io.Writer, r *harness.Report) {
 			cols = append(cols, f)
 		}
 	}
-	schedule := false
+	schedule, ideas := false, false
 	for _, c := range cfgs {
 		schedule = schedule || c.Schedule != cfgs[0].Schedule
+		ideas = ideas || c.Idea != ""
 	}
 	fmt.Fprint(tw, "arm\t")
+	if ideas {
+		fmt.Fprint(tw, "idea\t")
+	}
 	for _, f := range cols {
 		fmt.Fprintf(tw, "%s\t", f.Key)
 	}
@@ -352,6 +356,14 @@ func printSummary(w io.Writer, r *harness.Report) {
 	fmt.Fprintln(tw, "val mean\ttest mean\t")
 	for _, x := range rows {
 		fmt.Fprintf(tw, "%s\t", x.arm)
+		if ideas {
+			ic := x.cfg.IdeaConfig()
+			name := ic.Name
+			if !ic.Params.IsZero() && ic.Name != "gate" {
+				name += " " + ic.Params.String()
+			}
+			fmt.Fprintf(tw, "%s\t", cmp.Or(name, "-"))
+		}
 		for _, f := range cols {
 			fmt.Fprintf(tw, "%g\t", f.Value(x.cfg))
 		}
@@ -369,8 +381,12 @@ func printSummary(w io.Writer, r *harness.Report) {
 	fmt.Fprintf(w, "\ncomparison (idea - baseline, paired by seed): delta %+.4f, idea wins %d/%d, p = %.4g (%s), MDE %.4f (%.1f%%)\n",
 		c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, c.PValueMethod, c.MDE, c.MDERelPct)
 	s := r.MechanismSignature.MechanismSignature
-	fmt.Fprintf(w, "mechanism (block 0, seed %d): gain %.3f -> %.3f, predicted steady %.3f, pole %.4f vs rho %g: confirmed %v\n",
-		s.TrainedModelSeed, s.InitialGain, s.FinalGain, s.PredictedSteadyGain, s.FittedStatePole, s.Rho, s.Confirmed)
+	if s.NotMeasured != "" {
+		fmt.Fprintf(w, "mechanism: not measured: %s\n", s.NotMeasured)
+	} else {
+		fmt.Fprintf(w, "mechanism (block 0, seed %d): gain %.3f -> %.3f, predicted steady %.3f, pole %.4f vs rho %g: confirmed %v\n",
+			s.TrainedModelSeed, s.InitialGain, s.FinalGain, s.PredictedSteadyGain, s.FittedStatePole, s.Rho, s.Confirmed)
+	}
 	fmt.Fprintf(w, "math check: confirmed %v\n", r.MechanismSignature.MathCheck.Confirmed)
 	hollow := ""
 	if f := r.ReferenceForecasters; f != nil {
