@@ -169,6 +169,7 @@ type Protocol struct {
 	Seeds    []uint64             `json:"seeds"`           // training seeds, paired across arms
 	Baseline []Cfg                `json:"baseline"`        // baseline sweep (β = 0)
 	Idea     []Cfg                `json:"idea"`            // idea sweep
+	Ideas    []IdeaArm            `json:"ideas,omitempty"` // further ideas against the same baseline
 	Arch     Arch                 `json:"arch"`            // model size
 	Sequence track.SequenceConfig `json:"sequence"`        // data of the sequence track
 	Panel    *track.PanelConfig   `json:"panel,omitempty"` // data of the panel track
@@ -365,6 +366,8 @@ func ParseProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 			p.Baseline = nil
 		case "idea":
 			p.Idea = nil
+		case "ideas":
+			p.Ideas = nil
 		case "seeds":
 			p.Seeds = nil
 		}
@@ -423,14 +426,32 @@ func (p Protocol) Validate() error {
 		}
 		first[s] = i
 	}
-	for _, arm := range []struct {
+	arms := []struct {
 		name    string
 		cs      []Cfg
 		example string
 	}{
 		{"baseline", p.Baseline, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0}`},
 		{"idea", p.Idea, `{"lr": 0.001, "epochs": 8, "rho": 0.9, "beta": 0.5}`},
-	} {
+	}
+	names := map[string]int{}
+	for k, a := range p.Ideas {
+		at := fmt.Sprintf("ideas[%d]", k)
+		switch j, dup := names[a.Name]; {
+		case a.Name == "":
+			bad("%s.name = \"\": empty; name the idea arm, e.g. \"rezero\"", at)
+		case dup:
+			bad("%s.name = %q: repeats ideas[%d].name; name each arm once", at, a.Name, j)
+		default:
+			names[a.Name] = k
+		}
+		arms = append(arms, struct {
+			name    string
+			cs      []Cfg
+			example string
+		}{at + ".grid", a.Grid, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0, "idea": "rezero"}`})
+	}
+	for _, arm := range arms {
 		if len(arm.cs) == 0 {
 			bad("%s = []: empty grid; give at least one cfg such as %s", arm.name, arm.example)
 		}
@@ -555,9 +576,20 @@ func (a Arch) model(c Cfg, t, h, cin, target int) transformer.Config {
 	}
 }
 
+// IdeaArm is a further idea compared with the same baseline in the same
+// run: its own grid, selected on val like the idea arm's, its own paired
+// comparison, and Holm's adjustment across every idea arm.
+type IdeaArm struct {
+	Name string `json:"name"` // its label in the report, e.g. "rezero"
+	Grid []Cfg  `json:"grid"` // its sweep, as idea's
+}
+
+// ideasArm is the Trial.Arm of the further idea arm k.
+func ideasArm(k int) string { return fmt.Sprintf("ideas[%d]", k) }
+
 // Trial is one training run: an arm's cfg on one seed.
 type Trial struct {
-	Arm  string // "baseline" or "idea"
+	Arm  string // "baseline", "idea" or "ideas[k]"
 	Cfg  int    // index into the arm's grid
 	Seed uint64
 }
@@ -576,13 +608,32 @@ func (p Protocol) Trials() []Trial {
 			}
 		}
 	}
+	for k, a := range p.Ideas {
+		for i := range a.Grid {
+			for _, s := range p.Seeds {
+				ts = append(ts, Trial{Arm: ideasArm(k), Cfg: i, Seed: s})
+			}
+		}
+	}
 	return ts
 }
 
-// cfg returns the trial's Cfg.
-func (p Protocol) cfg(t Trial) Cfg {
-	if t.Arm == "baseline" {
-		return p.Baseline[t.Cfg]
+// grid returns the grid of arm ("baseline", "idea" or "ideas[k]"), nil
+// for an unknown arm.
+func (p Protocol) grid(arm string) []Cfg {
+	switch arm {
+	case "baseline":
+		return p.Baseline
+	case "idea":
+		return p.Idea
 	}
-	return p.Idea[t.Cfg]
+	for k, a := range p.Ideas {
+		if arm == ideasArm(k) {
+			return a.Grid
+		}
+	}
+	return nil
 }
+
+// cfg returns the trial's Cfg.
+func (p Protocol) cfg(t Trial) Cfg { return p.grid(t.Arm)[t.Cfg] }

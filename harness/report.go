@@ -33,7 +33,10 @@ type Report struct {
 	Setup                *Setup       `json:"setup,omitempty"`
 	Diverged             *Divergence  `json:"diverged,omitempty"`
 	Training             *Training    `json:"training,omitempty"`
-	Run                  *RunInfo     `json:"run,omitempty"`
+	// Ideas are the further idea arms of the run, in the protocol's
+	// order; the idea above is the first (see Comparison.PValueHolm).
+	Ideas []IdeaReport `json:"ideas,omitempty"`
+	Run   *RunInfo     `json:"run,omitempty"`
 }
 
 // Training holds the training-loss curves of each arm's chosen cfg.
@@ -140,6 +143,24 @@ type Comparison struct {
 	PValueDraws  int      `json:"p_value_draws,omitempty"`
 	Alpha        float64  `json:"alpha,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
+
+	// PValueHolm and VerdictHolm are present when a run compares several
+	// ideas with the baseline (Protocol.Ideas): the p-value adjusted by
+	// Holm's step-down method over every idea arm (stats.Holm), and the
+	// verdict at alpha with it, which controls the chance of any false
+	// win among them.
+	PValueHolm  *float64 `json:"p_value_holm,omitempty"`
+	VerdictHolm string   `json:"verdict_holm,omitempty"`
+}
+
+// IdeaReport is one further idea arm of a run (Protocol.Ideas): its sweep,
+// its chosen cfg's test summary and its comparison with the baseline.
+type IdeaReport struct {
+	Name       string     `json:"name"`
+	BestCfg    Cfg        `json:"best_cfg"`
+	Sweep      []IdeaRow  `json:"sweep"`
+	Result     Summary    `json:"result"`
+	Comparison Comparison `json:"comparison"`
 }
 
 // Mechanism is the seed report's "mechanism_signature" block.

@@ -87,10 +87,19 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 		}
 	}
 	var todo []int
+	first := map[string]int{} // trial id -> the first trial of this shard with it
+	dup := map[int]int{}      // a trial -> the earlier one with its id, trained once for both
 	for i := range trials {
 		if i%shards != opt.Shard {
 			continue
 		}
+		id := p.Key(trials[i], d.SHA256).ID()
+		if j, ok := first[id]; ok {
+			dup[i] = j
+			o.Reused++
+			continue
+		}
+		first[id] = i
 		if opt.Store != nil {
 			r, ok, err := opt.Store.Load(p.Key(trials[i], d.SHA256))
 			if err != nil {
@@ -156,6 +165,9 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	for i, j := range dup {
+		results[i], errs[i] = results[j], errs[j]
+	}
 	for i, err := range errs {
 		if err != nil {
 			t := trials[i]
@@ -174,6 +186,61 @@ feed:
 	}
 	o.Report = r
 	return o, nil
+}
+
+// ideaSweep summarizes an idea arm's grid from its per-cfg val and test
+// metrics and picks its best cfg (argBest on the val means).
+func ideaSweep(grid []Cfg, val, test [][]float64, diverged []int) ([]IdeaRow, int) {
+	var rows []IdeaRow
+	var means []float64
+	for i, c := range grid {
+		v := summary(stats.Summarize(val[i]))
+		rows = append(rows, IdeaRow{Cfg: c, Result: summary(stats.Summarize(test[i])), Val: &v})
+		means = append(means, v.Mean)
+	}
+	return rows, argBest(means, diverged)
+}
+
+// compare is the paired comparison of the chosen cfgs' per-seed test
+// metrics, as the report writes it.
+func compare(b, x []float64, dir stats.Direction, alpha float64) (Comparison, error) {
+	opt := stats.DefaultOptions()
+	opt.Alpha = alpha
+	c, err := stats.Compare(b, x, dir, &opt)
+	if err != nil {
+		return Comparison{}, fmt.Errorf("harness: comparison: %w", err)
+	}
+	out := Comparison{
+		DeltaMean: c.DeltaMean, IdeaWins: c.IdeaWins, NPairs: c.NPairs, PerSeedDiffs: c.PerSeedDiffs,
+		PValue: c.PValue, MDE: c.MDE, MDERelPct: c.MDERelPct, Verdict: c.Verdict,
+		PValueMethod: c.PValueMethod, PValueDraws: c.PValueDraws, Alpha: alpha,
+	}
+	for _, w := range c.Warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	return out, nil
+}
+
+// holm adjusts the p-values of every idea arm (the idea and Ideas) with
+// Holm's step-down method and sets their Holm verdicts; a run of one
+// idea has nothing to adjust.
+func (r *Report) holm(dir stats.Direction) {
+	if len(r.Ideas) == 0 {
+		return
+	}
+	cs := []*Comparison{&r.Comparison}
+	for k := range r.Ideas {
+		cs = append(cs, &r.Ideas[k].Comparison)
+	}
+	var ps []float64
+	for _, c := range cs {
+		ps = append(ps, c.PValue)
+	}
+	for i, q := range stats.Holm(ps) {
+		c := cs[i]
+		c.PValueHolm = &q
+		c.VerdictHolm = stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs)
+	}
 }
 
 // armTable returns, for one arm, the per-cfg per-seed val and test metrics
@@ -270,32 +337,27 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	r.Baseline.BestCfg = p.Baseline[bBest]
 	r.Baseline.Full = summary(stats.Summarize(bTest[bBest]))
 
-	var iMeans []float64
-	for i, c := range p.Idea {
-		v := summary(stats.Summarize(iVal[i]))
-		r.MechanismSignature.IdeaSweep = append(r.MechanismSignature.IdeaSweep,
-			IdeaRow{Cfg: c, Result: summary(stats.Summarize(iTest[i])), Val: &v})
-		iMeans = append(iMeans, v.Mean)
-	}
-	iBest := argBest(iMeans, iDiv)
+	var iBest int
+	r.MechanismSignature.IdeaSweep, iBest = ideaSweep(p.Idea, iVal, iTest, iDiv)
 	r.Idea = r.MechanismSignature.IdeaSweep[iBest].Result
 	r.MechanismSignature.ObservedBestCfg = p.Idea[iBest]
 	r.MechanismSignature.TrackRationale = trackRationale(p)
 
-	opt := stats.DefaultOptions()
-	opt.Alpha = p.Alpha
-	cmp, err := stats.Compare(r.Baseline.Full.PerSeed, r.Idea.PerSeed, dir, &opt)
+	cmp, err := compare(r.Baseline.Full.PerSeed, r.Idea.PerSeed, dir, p.Alpha)
 	if err != nil {
-		return nil, fmt.Errorf("harness: comparison: %w", err)
+		return nil, err
 	}
-	r.Comparison = Comparison{
-		DeltaMean: cmp.DeltaMean, IdeaWins: cmp.IdeaWins, NPairs: cmp.NPairs, PerSeedDiffs: cmp.PerSeedDiffs,
-		PValue: cmp.PValue, MDE: cmp.MDE, MDERelPct: cmp.MDERelPct, Verdict: cmp.Verdict,
-		PValueMethod: cmp.PValueMethod, PValueDraws: cmp.PValueDraws, Alpha: p.Alpha,
+	r.Comparison = cmp
+	for k, a := range p.Ideas {
+		val, test, dv := armTable(trials, results, ideasArm(k), len(a.Grid))
+		sweep, best := ideaSweep(a.Grid, val, test, dv)
+		c, err := compare(r.Baseline.Full.PerSeed, sweep[best].Result.PerSeed, dir, p.Alpha)
+		if err != nil {
+			return nil, err
+		}
+		r.Ideas = append(r.Ideas, IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
 	}
-	for _, w := range cmp.Warnings {
-		r.Comparison.Warnings = append(r.Comparison.Warnings, w.Error())
-	}
+	r.holm(dir)
 	if w := identityWarning(p.Idea[iBest]); w != "" {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, w)
 	}

@@ -62,7 +62,7 @@ type CSVKey struct {
 func (p Protocol) Key(t Trial, dataSHA string) TrialKey {
 	k := TrialKey{
 		TrainingVersion: TrainingVersion, Track: p.Track, Sequence: p.Sequence, Model: p.Model,
-		Arch: p.Arch, Arm: t.Arm, Cfg: p.cfg(t), Seed: t.Seed,
+		Arch: p.Arch, Arm: keyArm(t.Arm), Cfg: p.cfg(t), Seed: t.Seed,
 	}
 	if p.Track == "panel" && p.Panel != nil {
 		k.Sequence, k.Panel = track.SequenceConfig{}, p.Panel
@@ -74,6 +74,16 @@ func (p Protocol) Key(t Trial, dataSHA string) TrialKey {
 			TrainFrac: c.TrainFrac, ValFrac: c.ValFrac, SHA256: dataSHA}
 	}
 	return k
+}
+
+// keyArm is the arm a trial key records: every idea arm's trials are
+// "idea" trials, since a result depends on the cfg and seed alone, so an
+// idea arm reuses what another arm or run trained.
+func keyArm(arm string) string {
+	if arm == "baseline" {
+		return arm
+	}
+	return "idea"
 }
 
 // ID is the key's content address: 32 hex digits (128 bits) of SHA-256.

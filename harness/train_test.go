@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
@@ -262,4 +263,66 @@ func TestIdentityAndAAControls(t *testing.T) {
 			require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
 		})
 	}
+}
+
+// TestSeveralIdeas: further idea arms are trained once per distinct cfg
+// (an arm that repeats the idea arm's cfg reuses its trials), each is
+// compared with the same baseline, the p-values are Holm-adjusted over
+// every idea arm, and verify re-derives all of it and names an edit.
+func TestSeveralIdeas(t *testing.T) {
+	p := tinyProtocol()
+	p.Baseline = []Cfg{{LR: 0.003, Epochs: 2}}
+	p.Idea = []Cfg{{LR: 0.003, Epochs: 2, Rho: 0.9, Beta: 1}}
+	p.Ideas = []IdeaArm{
+		{Name: "rezero", Grid: []Cfg{{LR: 0.003, Epochs: 2, Idea: "rezero"}, {LR: 0.01, Epochs: 2, Idea: "rezero"}}},
+		{Name: "gate again", Grid: p.Idea},
+	}
+	require.NoError(t, p.Validate())
+	s, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	o, err := Run(context.Background(), p, Options{Store: s})
+	require.NoError(t, err)
+	require.Equal(t, len(p.Trials())-len(p.Seeds), o.Computed, "the repeated arm reuses the idea arm's trials")
+	r := o.Report
+	require.Len(t, r.Ideas, 2)
+	require.Equal(t, r.Idea.PerSeed, r.Ideas[1].Result.PerSeed)
+	ps := []float64{r.Comparison.PValue, r.Ideas[0].Comparison.PValue, r.Ideas[1].Comparison.PValue}
+	want := stats.Holm(ps)
+	require.Equal(t, want[0], *r.Comparison.PValueHolm)
+	require.Equal(t, want[1], *r.Ideas[0].Comparison.PValueHolm)
+	require.GreaterOrEqual(t, *r.Comparison.PValueHolm, r.Comparison.PValue)
+	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+
+	for _, tc := range []struct {
+		field string
+		edit  func(r *Report)
+	}{
+		{"ideas[0].comparison.p_value_holm", func(r *Report) { *r.Ideas[0].Comparison.PValueHolm /= 2 }},
+		{"ideas[0].best_cfg", func(r *Report) { r.Ideas[0].BestCfg = r.Ideas[0].Sweep[1-indexOf(r.Ideas[0])].Cfg }},
+		{"ideas[1].comparison.delta_mean", func(r *Report) { r.Ideas[1].Comparison.DeltaMean += 1 }},
+		{"comparison.verdict_holm", func(r *Report) { r.Comparison.VerdictHolm = "significant win" }},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			raw, err := r.Marshal()
+			require.NoError(t, err)
+			bad, err := ParseReport(raw, "copy")
+			require.NoError(t, err)
+			tc.edit(bad)
+			var fields []string
+			for _, m := range Verify(bad, VerifyOptions{}).Mismatches() {
+				fields = append(fields, m.Field)
+			}
+			require.Contains(t, fields, tc.field)
+		})
+	}
+}
+
+// indexOf is the index of an idea report's chosen cfg in its sweep.
+func indexOf(a IdeaReport) int {
+	for i, row := range a.Sweep {
+		if row.Cfg == a.BestCfg {
+			return i
+		}
+	}
+	return -1
 }

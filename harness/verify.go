@@ -112,6 +112,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	v.protocol(r)
 	v.diverged(r)
 	v.competence(r)
+	v.ideas(r)
 	if opt.Rerun && r.Setup != nil && r.ReferenceForecasters != nil {
 		v.forecasters(r)
 	}
@@ -182,12 +183,24 @@ func (v *verifier) summary(field string, s Summary) {
 }
 
 func (v *verifier) comparison(r *Report) {
-	c := r.Comparison
+	want, ok := v.comparisonOf("comparison", r.Comparison, r.Baseline.Full.PerSeed, r.Idea.PerSeed, r)
+	if !ok {
+		return
+	}
+	m := r.MechanismSignature
+	v.boolEq("comparison.system_worked", r.Comparison.SystemWorked,
+		want.Verdict == stats.VerdictWin && m.MechanismSignature.Confirmed && m.MathCheck.Confirmed)
+}
+
+// comparisonOf re-derives one comparison block c (at JSON path field) from
+// the baseline's and an idea's per-seed test metrics b and x, and returns
+// what it re-derived; false when it could not.
+func (v *verifier) comparisonOf(field string, c Comparison, b, x []float64, r *Report) (stats.Comparison, bool) {
 	alpha := c.Alpha
 	if r.Setup != nil {
 		// The verdict's alpha is the protocol's, not whatever the
 		// comparison block says.
-		v.floatEq("comparison.alpha", c.Alpha, r.Setup.Protocol.Alpha)
+		v.floatEq(field+".alpha", c.Alpha, r.Setup.Protocol.Alpha)
 		alpha = r.Setup.Protocol.Alpha
 	}
 	if alpha == 0 {
@@ -198,17 +211,17 @@ func (v *verifier) comparison(r *Report) {
 	dir, err := stats.ParseDirection(r.MetricDirection)
 	if err != nil {
 		v.add("metric_direction", r.MetricDirection, stats.LowerIsBetter.String(), "")
-		return
+		return stats.Comparison{}, false
 	}
-	want, err := stats.Compare(r.Baseline.Full.PerSeed, r.Idea.PerSeed, dir, &opt)
+	want, err := stats.Compare(b, x, dir, &opt)
 	if err != nil {
-		v.add("comparison", "", err.Error(), "")
-		return
+		v.add(field, "", err.Error(), "")
+		return stats.Comparison{}, false
 	}
-	v.floatEq("comparison.delta_mean", c.DeltaMean, want.DeltaMean)
-	v.intEq("comparison.idea_wins", c.IdeaWins, want.IdeaWins)
-	v.intEq("comparison.n_pairs", c.NPairs, want.NPairs)
-	v.floatsEq("comparison.per_seed_diffs", c.PerSeedDiffs, want.PerSeedDiffs)
+	v.floatEq(field+".delta_mean", c.DeltaMean, want.DeltaMean)
+	v.intEq(field+".idea_wins", c.IdeaWins, want.IdeaWins)
+	v.intEq(field+".n_pairs", c.NPairs, want.NPairs)
+	v.floatsEq(field+".per_seed_diffs", c.PerSeedDiffs, want.PerSeedDiffs)
 	v.checked++
 	switch {
 	case near(c.PValue, want.PValue):
@@ -216,32 +229,95 @@ func (v *verifier) comparison(r *Report) {
 		// A report without p_value_method is a seed-format report whose
 		// p-value came from Monte Carlo: within 0.01 of the exact value is
 		// a few Monte Carlo standard errors (≤ 0.005 at 10⁴ draws).
-		v.add("comparison.p_value", fmt.Sprint(c.PValue), fmt.Sprint(want.PValue),
+		v.add(field+".p_value", fmt.Sprint(c.PValue), fmt.Sprint(want.PValue),
 			"Monte Carlo estimate of the exact sign-flip p-value; within 0.01")
 	default:
-		v.add("comparison.p_value", fmt.Sprint(c.PValue), fmt.Sprint(want.PValue), "")
+		v.add(field+".p_value", fmt.Sprint(c.PValue), fmt.Sprint(want.PValue), "")
 	}
 	v.checked++
 	n := float64(want.NPairs)
 	switch {
 	case near(c.MDE, want.MDE):
-		v.floatEq("comparison.mde_rel_pct", c.MDERelPct, want.MDERelPct)
+		v.floatEq(field+".mde_rel_pct", c.MDERelPct, want.MDERelPct)
 	case want.NPairs >= 2 && near(c.MDE, want.MDE*tTable(n-1)/stats.TQuantile(1-alpha/2, n-1)):
 		f := tTable(n-1) / stats.TQuantile(1-alpha/2, n-1)
-		v.add("comparison.mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE),
+		v.add(field+".mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE),
 			fmt.Sprintf("the report used the three-decimal t-table value %.3f for t(0.975,%d)", tTable(n-1), want.NPairs-1))
-		v.floatEq("comparison.mde_rel_pct (table t)", c.MDERelPct, want.MDERelPct*f)
+		v.floatEq(field+".mde_rel_pct (table t)", c.MDERelPct, want.MDERelPct*f)
 	default:
-		v.add("comparison.mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE), "")
-		v.floatEq("comparison.mde_rel_pct", c.MDERelPct, want.MDERelPct)
+		v.add(field+".mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE), "")
+		v.floatEq(field+".mde_rel_pct", c.MDERelPct, want.MDERelPct)
 	}
 	v.checked++
 	if c.Verdict != want.Verdict {
-		v.add("comparison.verdict", c.Verdict, want.Verdict, "")
+		v.add(field+".verdict", c.Verdict, want.Verdict, "")
 	}
-	m := r.MechanismSignature
-	v.boolEq("comparison.system_worked", c.SystemWorked,
-		want.Verdict == stats.VerdictWin && m.MechanismSignature.Confirmed && m.MathCheck.Confirmed)
+	return want, true
+}
+
+// ideas re-derives the further idea arms: each sweep row's summaries,
+// the val selection, the chosen cfg's result, the comparison with the
+// baseline, and Holm's adjustment over every idea arm.
+func (v *verifier) ideas(r *Report) {
+	if len(r.Ideas) == 0 {
+		v.checked++
+		if r.Comparison.PValueHolm != nil || r.Comparison.VerdictHolm != "" {
+			v.add("comparison.p_value_holm", "present", "absent: a run of one idea adjusts nothing", "")
+		}
+		return
+	}
+	if r.Setup != nil {
+		v.intEq("ideas (count)", len(r.Ideas), len(r.Setup.Protocol.Ideas))
+	}
+	cs := []Comparison{r.Comparison}
+	for k, a := range r.Ideas {
+		at := fmt.Sprintf("ideas[%d]", k)
+		var key []float64
+		for i, row := range a.Sweep {
+			v.summary(fmt.Sprintf("%s.sweep[%d].result", at, i), row.Result)
+			m := row.Result.Mean
+			if row.Val != nil {
+				v.summary(fmt.Sprintf("%s.sweep[%d].val", at, i), *row.Val)
+				m = row.Val.Mean
+			}
+			key = append(key, m)
+		}
+		if len(key) == 0 {
+			v.checked++
+			v.add(at+".sweep", "empty", "one row per cfg", "")
+			continue
+		}
+		best := argBest(key, r.divergedCounts(ideasArm(k), len(key)))
+		v.cfgEq(at+".best_cfg", a.BestCfg, a.Sweep[best].Cfg)
+		v.floatsEq(at+".result.per_seed", a.Result.PerSeed, a.Sweep[best].Result.PerSeed)
+		v.summary(at+".result", a.Result)
+		v.comparisonOf(at+".comparison", a.Comparison, r.Baseline.Full.PerSeed, a.Result.PerSeed, r)
+		cs = append(cs, a.Comparison)
+	}
+	dir, err := stats.ParseDirection(r.MetricDirection)
+	if err != nil {
+		return // comparisonOf named it
+	}
+	var ps []float64
+	for _, c := range cs {
+		ps = append(ps, min(max(c.PValue, 0), 1))
+	}
+	for i, q := range stats.Holm(ps) {
+		c, at := cs[i], "comparison"
+		if i > 0 {
+			at = fmt.Sprintf("ideas[%d].comparison", i-1)
+		}
+		v.checked++
+		if c.PValueHolm == nil {
+			v.add(at+".p_value_holm", "missing", fmt.Sprint(q), "")
+			continue
+		}
+		v.floatEq(at+".p_value_holm", *c.PValueHolm, q)
+		v.checked++
+		if w := stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs); c.VerdictHolm != w {
+			v.add(at+".verdict_holm", c.VerdictHolm, w, "")
+		}
+	}
 }
 
 func (v *verifier) signature(r *Report) {
@@ -486,6 +562,8 @@ func (v *verifier) diverged(r *Report) {
 			ps = r.Baseline.Sweep[t.Cfg].PerSeed
 		case t.Arm == "idea" && t.Cfg >= 0 && t.Cfg < len(r.MechanismSignature.IdeaSweep):
 			ps = r.MechanismSignature.IdeaSweep[t.Cfg].Result.PerSeed
+		case ideasIndex(t.Arm, len(r.Ideas)) >= 0 && t.Cfg >= 0 && t.Cfg < len(r.Ideas[ideasIndex(t.Arm, len(r.Ideas))].Sweep):
+			ps = r.Ideas[ideasIndex(t.Arm, len(r.Ideas))].Sweep[t.Cfg].Result.PerSeed
 		default:
 			v.checked++
 			v.add(field, fmt.Sprintf("%s cfg %d", t.Arm, t.Cfg), "an arm and cfg of the sweep", "")
@@ -496,4 +574,14 @@ func (v *verifier) diverged(r *Report) {
 		}
 		v.floatEq(field+" per-seed test metric", ps[i], d.TestSubstitute)
 	}
+}
+
+// ideasIndex is k for arm "ideas[k]" with 0 <= k < n, else -1.
+func ideasIndex(arm string, n int) int {
+	for k := range n {
+		if arm == ideasArm(k) {
+			return k
+		}
+	}
+	return -1
 }

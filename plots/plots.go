@@ -70,7 +70,11 @@ var (
 	// Colours of the gate's blocks, then again from the first.
 	colBlocks = []color.Color{colIdea, colBaseline, color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}}
 	// Thin per-seed loss curves: the arm's colour, translucent.
-	colSeed = []color.Color{color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x80}, color.NRGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0x80}}
+	// colIdeas colour further idea arms (Protocol.Ideas).
+	colIdeas = []color.Color{color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+		color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}, color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}}
+	colSeedGray = color.NRGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0x60}
+	colSeed     = []color.Color{color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x80}, color.NRGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0x80}}
 
 	dashed = []vg.Length{vg.Points(5), vg.Points(3)}
 	dotted = []vg.Length{vg.Points(1.5), vg.Points(2)}
@@ -323,8 +327,16 @@ func paired(r *harness.Report) (*figure, error) {
 	}
 
 	left := newPanel("test metric per seed ("+r.MetricDirection+")", "arm", "test MSE (normalized scale)")
-	left.NominalX("baseline", "idea")
-	left.X.Min, left.X.Max = -0.3, 1.3
+	cols := []string{"baseline", "idea"}
+	for _, a := range r.Ideas {
+		cols = append(cols, a.Name)
+	}
+	left.NominalX(cols...)
+	left.X.Min, left.X.Max = -0.3, float64(len(cols)-1)+0.3
+	if len(cols) > 2 { // slanted, so neighbouring names do not run together
+		left.X.Tick.Label.Rotation = math.Pi / 6
+		left.X.Tick.Label.XAlign, left.X.Tick.Label.YAlign = draw.XRight, draw.YTop
+	}
 	wins := 0
 	for k := range b {
 		col := colGray
@@ -339,6 +351,27 @@ func paired(r *harness.Report) (*figure, error) {
 			xys[k] = plotter.XY{X: float64(arm), Y: v}
 		}
 		left.Add(dots(xys, []color.Color{colBaseline, colIdea}[arm], draw.CircleGlyph{}, vg.Points(2.5)))
+	}
+	// Further ideas (Protocol.Ideas): a column each, joined to the
+	// baseline seed by seed, and their differences beside the idea's on
+	// the right.
+	extra := make([][]float64, len(r.Ideas))
+	for j, a := range r.Ideas {
+		xs := a.Result.PerSeed
+		if len(xs) != n {
+			return nil, fmt.Errorf("ideas[%d].result.per_seed has %d values, baseline.full.per_seed %d", j, len(xs), n)
+		}
+		if err := checkFinite(fmt.Sprintf("ideas[%d].result.per_seed", j), xs); err != nil {
+			return nil, err
+		}
+		col := colIdeas[j%len(colIdeas)]
+		xys := make(plotter.XYs, n)
+		for k, v := range xs {
+			xys[k] = plotter.XY{X: float64(2 + j), Y: v}
+			left.Add(line(plotter.XYs{{X: 0, Y: b[k]}, xys[k]}, colSeedGray, vg.Points(0.5), nil))
+			extra[j] = append(extra[j], v-b[k])
+		}
+		left.Add(dots(xys, col, draw.CircleGlyph{}, vg.Points(2.5)))
 	}
 
 	var ref *plotter.Line
@@ -370,13 +403,20 @@ func paired(r *harness.Report) (*figure, error) {
 	}
 	mean := line(plotter.XYs{{X: right.X.Min, Y: c.DeltaMean}, {X: right.X.Max, Y: c.DeltaMean}}, colBlack, vg.Points(1.5), dashed)
 	right.Add(mean)
+	off := 0.6 / float64(1+len(extra)) // stems of one seed side by side
 	for k, v := range d {
 		col := colGray
 		if better(k) {
 			col = colIdea
 		}
-		right.Add(line(plotter.XYs{{X: float64(k), Y: 0}, {X: float64(k), Y: v}}, col, vg.Points(1.5), nil),
-			dots(plotter.XYs{{X: float64(k), Y: v}}, col, draw.CircleGlyph{}, vg.Points(2.5)))
+		x0 := float64(k) - off*float64(len(extra))/2
+		right.Add(line(plotter.XYs{{X: x0, Y: 0}, {X: x0, Y: v}}, col, vg.Points(1.5), nil),
+			dots(plotter.XYs{{X: x0, Y: v}}, col, draw.CircleGlyph{}, vg.Points(2.5)))
+		for j, e := range extra {
+			xj := x0 + off*float64(j+1)
+			right.Add(line(plotter.XYs{{X: xj, Y: 0}, {X: xj, Y: e[k]}}, colIdeas[j%len(colIdeas)], vg.Points(1), nil),
+				dots(plotter.XYs{{X: xj, Y: e[k]}}, colIdeas[j%len(colIdeas)], draw.CircleGlyph{}, vg.Points(2)))
+		}
 	}
 	// Margins above and below, so the interval's edges show even where it
 	// spans every difference.
@@ -389,6 +429,13 @@ func paired(r *harness.Report) (*figure, error) {
 	fig.legend.Add("idea", dots(nil, colIdea, draw.CircleGlyph{}, vg.Points(2.5)))
 	fig.legend.Add(fmt.Sprintf("idea better: %d of %d", wins, n), line(nil, colIdea, vg.Points(1.5), nil))
 	fig.legend.Add("idea not better", line(nil, colGray, vg.Points(1.5), nil))
+	for j, a := range r.Ideas {
+		label := a.Name
+		if q := a.Comparison.PValueHolm; q != nil {
+			label += fmt.Sprintf(" (Holm p %.3g)", *q)
+		}
+		fig.legend.Add(label, dots(nil, colIdeas[j%len(colIdeas)], draw.CircleGlyph{}, vg.Points(2.5)))
+	}
 	if ref != nil {
 		f := r.ReferenceForecasters
 		fig.legend.Add(fmt.Sprintf("best reference:\n%s %.4g", f.BestReference, f.BestReferenceMSE), ref)

@@ -241,16 +241,7 @@ func Compare(baseline, idea []float64, dir Direction, opt *Options) (Comparison,
 		minP = 1 / float64(1+o.MonteCarloDraws)
 	}
 
-	better := (dir == LowerIsBetter && c.DeltaMean < 0) || (dir == HigherIsBetter && c.DeltaMean > 0)
-	worse := (dir == LowerIsBetter && c.DeltaMean > 0) || (dir == HigherIsBetter && c.DeltaMean < 0)
-	switch {
-	case n >= 2 && c.PValue < o.Alpha && better:
-		c.Verdict = VerdictWin
-	case n >= 2 && c.PValue < o.Alpha && worse:
-		c.Verdict = VerdictLoss
-	default:
-		c.Verdict = VerdictNoWin
-	}
+	c.Verdict = VerdictOf(c.PValue, c.DeltaMean, o.Alpha, dir, n)
 
 	if n < 2 {
 		c.PValue = 1
@@ -274,6 +265,22 @@ func Compare(baseline, idea []float64, dir Direction, opt *Options) (Comparison,
 			ErrBelowMDE, math.Abs(c.DeltaMean), c.MDE))
 	}
 	return c, nil
+}
+
+// VerdictOf is the verdict rule: a significant win when n >= 2, p <
+// alpha and the mean difference favours the idea, a significant loss
+// when it favours the baseline, else no significant win. Compare applies
+// it to its p-value; a caller applies it to an adjusted one (Holm).
+func VerdictOf(p, deltaMean, alpha float64, dir Direction, n int) string {
+	better := (dir == LowerIsBetter && deltaMean < 0) || (dir == HigherIsBetter && deltaMean > 0)
+	worse := (dir == LowerIsBetter && deltaMean > 0) || (dir == HigherIsBetter && deltaMean < 0)
+	switch {
+	case n >= 2 && p < alpha && better:
+		return VerdictWin
+	case n >= 2 && p < alpha && worse:
+		return VerdictLoss
+	}
+	return VerdictNoWin
 }
 
 // signFlipExact returns the exact two-sided sign-flip p-value of d, (N),

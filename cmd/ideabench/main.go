@@ -7,6 +7,7 @@
 //	ideabench data [protocol flags] [--split S] [--out FILE.csv]
 //	ideabench eval --checkpoint FILE --data FILE.csv
 //	ideabench verify REPORT.json
+//	ideabench control [protocol flags] [--idea aa|NAME:k=v,...] [--blocks N]
 //	ideabench version
 //
 // Exit status: 0 success, 1 failure, 2 bad command line or config, 130
@@ -67,6 +68,7 @@ const usage = `usage:
   ideabench data [protocol flags] [--split train|val|test] [--out FILE.csv]
   ideabench eval --checkpoint FILE --data FILE.csv
   ideabench verify REPORT.json
+  ideabench control [protocol flags] [--idea aa|NAME:k=v,...] [--blocks N] [--out FILE] [--results DIR] [--workers N]
   ideabench version
 
 protocol flags: --profile full|ci, --config FILE, --track sequence|csv, and for csv
@@ -91,6 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdEval(args[1:], stdout, stderr)
 	case "verify":
 		return cmdVerify(args[1:], stdout, stderr)
+	case "control":
+		return cmdControl(ctx, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "ideabench", version())
 		return nil
@@ -328,6 +332,11 @@ func printSummary(w io.Writer, r *harness.Report) {
 	for _, x := range r.MechanismSignature.IdeaSweep {
 		rows = append(rows, row{"idea", x.Cfg, x.Val.Mean, x.Result.Mean, x.Cfg == r.MechanismSignature.ObservedBestCfg})
 	}
+	for _, a := range r.Ideas {
+		for _, x := range a.Sweep {
+			rows = append(rows, row{"idea " + a.Name, x.Cfg, x.Val.Mean, x.Result.Mean, x.Cfg == a.BestCfg})
+		}
+	}
 	for _, x := range rows {
 		cfgs = append(cfgs, x.cfg)
 	}
@@ -378,8 +387,11 @@ func printSummary(w io.Writer, r *harness.Report) {
 	}
 	tw.Flush()
 	c := r.Comparison
-	fmt.Fprintf(w, "\ncomparison (idea - baseline, paired by seed): delta %+.4f, idea wins %d/%d, p = %.4g (%s), MDE %.4f (%.1f%%)\n",
-		c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, c.PValueMethod, c.MDE, c.MDERelPct)
+	fmt.Fprintln(w)
+	printComparison(w, "idea", c)
+	for _, a := range r.Ideas {
+		printComparison(w, "idea "+a.Name, a.Comparison)
+	}
 	s := r.MechanismSignature.MechanismSignature
 	if s.NotMeasured != "" {
 		fmt.Fprintf(w, "mechanism: not measured: %s\n", s.NotMeasured)
@@ -414,6 +426,24 @@ func printSummary(w io.Writer, r *harness.Report) {
 		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
 	fmt.Fprintf(w, "verdict: %s%s; system worked: %v\n", c.Verdict, hollow, c.SystemWorked)
+	if c.VerdictHolm != "" {
+		fmt.Fprintf(w, "verdicts over the %d ideas, Holm-adjusted: idea %s", 1+len(r.Ideas), c.VerdictHolm)
+		for _, a := range r.Ideas {
+			fmt.Fprintf(w, ", %s %s", a.Name, a.Comparison.VerdictHolm)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// printComparison writes one idea arm's comparison line (and its Holm
+// adjustment when the run compares several ideas).
+func printComparison(w io.Writer, name string, c harness.Comparison) {
+	fmt.Fprintf(w, "comparison (%s - baseline, paired by seed): delta %+.4f, wins %d/%d, p = %.4g (%s), MDE %.4f (%.1f%%)",
+		name, c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, c.PValueMethod, c.MDE, c.MDERelPct)
+	if c.PValueHolm != nil {
+		fmt.Fprintf(w, "; Holm p = %.4g: %s", *c.PValueHolm, c.VerdictHolm)
+	}
+	fmt.Fprintln(w)
 }
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
