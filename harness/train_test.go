@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
@@ -325,4 +326,49 @@ func indexOf(a IdeaReport) int {
 		}
 	}
 	return -1
+}
+
+// TestControl: blocks use disjoint seeds (block 0 the protocol's own),
+// each block is a full run of the protocol with the idea grid made from
+// the baseline grid, and the counts add up.
+func TestControl(t *testing.T) {
+	p := tinyProtocol()
+	p.Baseline = []Cfg{{LR: 0.003, Epochs: 1}}
+	require.Equal(t, p.Seeds, ControlSeeds(p, 0))
+	seen := map[uint64]bool{}
+	for k := range 4 {
+		for _, s := range ControlSeeds(p, k) {
+			require.False(t, seen[s], "seed %d in two blocks", s)
+			seen[s] = true
+		}
+	}
+	aa := idea.Config{Name: "aa", Params: idea.NewParams(map[string]float64{"stream": 1})}
+	done := 0
+	res, err := Control(context.Background(), p, aa, 3, Options{}, func(int) { done++ })
+	require.NoError(t, err)
+	require.Equal(t, 3, done)
+	require.Len(t, res.PerBlock, 3)
+	require.Equal(t, ControlSeeds(p, 2), res.PerBlock[2].Seeds)
+	wins, losses := 0, 0
+	for _, b := range res.PerBlock {
+		switch b.Verdict {
+		case stats.VerdictWin:
+			wins++
+		case stats.VerdictLoss:
+			losses++
+		}
+	}
+	require.Equal(t, wins, res.Wins)
+	require.Equal(t, losses, res.Losses)
+	k, rate, lo, hi := res.Rate()
+	require.Equal(t, wins+losses, k, "the A/A control counts either verdict")
+	require.InDelta(t, float64(k)/3, rate, 1e-15)
+	require.LessOrEqual(t, lo, rate)
+	require.GreaterOrEqual(t, hi, rate)
+
+	// The gate as a cfg writes it.
+	g := WithIdea(p.Baseline[0], idea.Config{Name: "gate", Params: idea.NewParams(map[string]float64{"rho": 0.9, "beta": 0.5})})
+	require.Equal(t, Cfg{LR: 0.003, Epochs: 1, Rho: 0.9, Beta: 0.5}, g)
+	_, err = Control(context.Background(), p, aa, 0, Options{}, nil)
+	require.ErrorContains(t, err, "blocks = 0")
 }
