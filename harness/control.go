@@ -22,7 +22,11 @@ type ControlResult struct {
 	Alpha         float64        `json:"alpha"`
 	Wins          int            `json:"significant_wins"`
 	Losses        int            `json:"significant_losses"`
-	PerBlock      []ControlBlock `json:"per_block"`
+	// SelectionWins and SelectionLosses count the selection-aware
+	// verdicts (Comparison.VerdictSelection), when the grids pair.
+	SelectionWins   int            `json:"selection_aware_wins"`
+	SelectionLosses int            `json:"selection_aware_losses"`
+	PerBlock        []ControlBlock `json:"per_block"`
 }
 
 // ControlBlock is one block's comparison.
@@ -31,15 +35,27 @@ type ControlBlock struct {
 	DeltaMean float64  `json:"delta_mean"`
 	PValue    float64  `json:"p_value"`
 	Verdict   string   `json:"verdict"`
+	// PValueSelection and VerdictSelection are the selection-aware test's.
+	PValueSelection  float64 `json:"p_value_selection"`
+	VerdictSelection string  `json:"verdict_selection"`
+	// BaselineCfg and IdeaCfg are the grid indices each arm selected.
+	BaselineCfg int `json:"baseline_cfg"`
+	IdeaCfg     int `json:"idea_cfg"`
 }
 
-// Rate is the share of blocks with a significant verdict: either way for
-// the A/A control (its false-positive rate under a two-sided test), wins
-// only otherwise (power), with the Clopper-Pearson 95% interval.
-func (c *ControlResult) Rate() (k int, rate, lo, hi float64) {
-	k = c.Wins
+// Rate is the share of blocks with a significant verdict, by the
+// sign-flip test on the chosen cfgs or, with selection, by the
+// selection-aware test: either way for the A/A control (its
+// false-positive rate under a two-sided test), wins only otherwise
+// (power), with the Clopper-Pearson 95% interval.
+func (c *ControlResult) Rate(selection bool) (k int, rate, lo, hi float64) {
+	wins, losses := c.Wins, c.Losses
+	if selection {
+		wins, losses = c.SelectionWins, c.SelectionLosses
+	}
+	k = wins
 	if c.Idea.Name == "aa" {
-		k += c.Losses
+		k += losses
 	}
 	lo, hi = stats.ClopperPearson(k, c.Blocks, 0.95)
 	return k, float64(k) / float64(c.Blocks), lo, hi
@@ -93,12 +109,21 @@ func Control(ctx context.Context, p Protocol, ic idea.Config, blocks int, opt Op
 			return nil, fmt.Errorf("harness: control block %d: %w", k, err)
 		}
 		c := o.Report.Comparison
-		res.PerBlock = append(res.PerBlock, ControlBlock{Seeds: q.Seeds, DeltaMean: c.DeltaMean, PValue: c.PValue, Verdict: c.Verdict})
+		rp := o.Report
+		res.PerBlock = append(res.PerBlock, ControlBlock{Seeds: q.Seeds, DeltaMean: c.DeltaMean, PValue: c.PValue, Verdict: c.Verdict,
+			PValueSelection: *c.PValueSelection, VerdictSelection: c.VerdictSelection,
+			BaselineCfg: slices.Index(q.Baseline, rp.Baseline.BestCfg), IdeaCfg: slices.Index(q.Idea, rp.MechanismSignature.ObservedBestCfg)})
 		switch c.Verdict {
 		case stats.VerdictWin:
 			res.Wins++
 		case stats.VerdictLoss:
 			res.Losses++
+		}
+		switch c.VerdictSelection {
+		case stats.VerdictWin:
+			res.SelectionWins++
+		case stats.VerdictLoss:
+			res.SelectionLosses++
 		}
 		if progress != nil {
 			progress(k + 1)

@@ -151,6 +151,16 @@ type Comparison struct {
 	// win among them.
 	PValueHolm  *float64 `json:"p_value_holm,omitempty"`
 	VerdictHolm string   `json:"verdict_holm,omitempty"`
+
+	// PValueSelection and VerdictSelection are present when the idea's
+	// grid pairs with the baseline's (the same length, index j against
+	// index j): the selection-aware permutation p-value
+	// (stats.SelectionPValue), which repeats each arm's choice of cfg under
+	// every relabelling of the seeds, and the verdict at alpha with it. It
+	// stays valid when the arms choose different cfgs, where the sign-flip
+	// p-value above also measures the difference between those cfgs.
+	PValueSelection  *float64 `json:"p_value_selection,omitempty"`
+	VerdictSelection string   `json:"verdict_selection,omitempty"`
 }
 
 // IdeaReport is one further idea arm of a run (Protocol.Ideas): its sweep,

@@ -221,6 +221,35 @@ func compare(b, x []float64, dir stats.Direction, alpha float64) (Comparison, er
 	return out, nil
 }
 
+// selectionTest sets the selection-aware p-value and verdict of c when
+// the idea arm's grid pairs with the baseline's (the same length).
+func selectionTest(c *Comparison, b, x stats.Arm, dir stats.Direction) error {
+	if len(b.Val) != len(x.Val) {
+		return nil
+	}
+	opt := stats.DefaultOptions()
+	opt.Alpha = c.Alpha
+	p, err := stats.SelectionPValue(b, x, dir, &opt)
+	if err != nil {
+		return fmt.Errorf("harness: selection-aware test: %w", err)
+	}
+	c.PValueSelection = &p
+	c.VerdictSelection = stats.VerdictOf(p, c.DeltaMean, c.Alpha, dir, c.NPairs)
+	return nil
+}
+
+// selectionWarning says when the arms chose cfgs at different grid
+// indices of paired grids: the sign-flip verdict then also measures the
+// difference between those cfgs, and the selection-aware one is the
+// idea's.
+func selectionWarning(name string, c Comparison, bGrid []Cfg, bBest int, xGrid []Cfg, xBest int) string {
+	if c.PValueSelection == nil || bBest == xBest {
+		return ""
+	}
+	return fmt.Sprintf("different cfgs: the baseline chose cfg %d (lr %g) and %s cfg %d (lr %g), so the sign-flip p = %.4g compares those cfgs as well as the idea; the selection-aware test, which repeats both choices under every relabelling, gives p = %.4g (%s)",
+		bBest, bGrid[bBest].LR, name, xBest, xGrid[xBest].LR, c.PValue, *c.PValueSelection, c.VerdictSelection)
+}
+
 // holm adjusts the p-values of every idea arm (the idea and Ideas) with
 // Holm's step-down method and sets their Holm verdicts; a run of one
 // idea has nothing to adjust.
@@ -347,13 +376,26 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	if err != nil {
 		return nil, err
 	}
+	base := stats.Arm{Val: bVal, Test: bTest}
+	if err := selectionTest(&cmp, base, stats.Arm{Val: iVal, Test: iTest}, dir); err != nil {
+		return nil, err
+	}
 	r.Comparison = cmp
+	if w := selectionWarning("idea", cmp, p.Baseline, bBest, p.Idea, iBest); w != "" {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+	}
 	for k, a := range p.Ideas {
 		val, test, dv := armTable(trials, results, ideasArm(k), len(a.Grid))
 		sweep, best := ideaSweep(a.Grid, val, test, dv)
 		c, err := compare(r.Baseline.Full.PerSeed, sweep[best].Result.PerSeed, dir, p.Alpha)
 		if err != nil {
 			return nil, err
+		}
+		if err := selectionTest(&c, base, stats.Arm{Val: val, Test: test}, dir); err != nil {
+			return nil, err
+		}
+		if w := selectionWarning(a.Name, c, p.Baseline, bBest, a.Grid, best); w != "" {
+			c.Warnings = append(c.Warnings, w)
 		}
 		r.Ideas = append(r.Ideas, IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
 	}

@@ -360,7 +360,7 @@ func TestControl(t *testing.T) {
 	}
 	require.Equal(t, wins, res.Wins)
 	require.Equal(t, losses, res.Losses)
-	k, rate, lo, hi := res.Rate()
+	k, rate, lo, hi := res.Rate(false)
 	require.Equal(t, wins+losses, k, "the A/A control counts either verdict")
 	require.InDelta(t, float64(k)/3, rate, 1e-15)
 	require.LessOrEqual(t, lo, rate)

@@ -190,6 +190,69 @@ func (v *verifier) comparison(r *Report) {
 	m := r.MechanismSignature
 	v.boolEq("comparison.system_worked", r.Comparison.SystemWorked,
 		want.Verdict == stats.VerdictWin && m.MechanismSignature.Confirmed && m.MathCheck.Confirmed)
+	b, bok := baselineArm(r)
+	x, xok := ideaRowsArm(m.IdeaSweep)
+	v.selection("comparison", r.Comparison, b, bok, x, xok, r)
+}
+
+// baselineArm is the baseline sweep's per-seed val and test metrics; ok
+// false when a row lacks them (a seed-format report).
+func baselineArm(r *Report) (stats.Arm, bool) {
+	var a stats.Arm
+	for _, row := range r.Baseline.Sweep {
+		if row.Val == nil || row.PerSeed == nil {
+			return stats.Arm{}, false
+		}
+		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.PerSeed)
+	}
+	return a, true
+}
+
+// ideaRowsArm is an idea sweep's per-seed val and test metrics.
+func ideaRowsArm(rows []IdeaRow) (stats.Arm, bool) {
+	var a stats.Arm
+	for _, row := range rows {
+		if row.Val == nil {
+			return stats.Arm{}, false
+		}
+		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.Result.PerSeed)
+	}
+	return a, true
+}
+
+// selection re-derives a comparison's selection-aware p-value and verdict
+// from the sweeps, present exactly when the grids pair.
+func (v *verifier) selection(field string, c Comparison, b stats.Arm, bok bool, x stats.Arm, xok bool, r *Report) {
+	if !bok || !xok {
+		return // a seed-format report has no val per seed
+	}
+	v.checked++
+	if len(b.Val) != len(x.Val) {
+		if c.PValueSelection != nil {
+			v.add(field+".p_value_selection", "present", "absent: the grids do not pair", "")
+		}
+		return
+	}
+	if c.PValueSelection == nil {
+		v.add(field+".p_value_selection", "missing", "the selection-aware p-value of the paired grids", "")
+		return
+	}
+	dir, err := stats.ParseDirection(r.MetricDirection)
+	if err != nil {
+		return
+	}
+	opt := stats.DefaultOptions()
+	opt.Alpha = c.Alpha
+	p, err := stats.SelectionPValue(b, x, dir, &opt)
+	if err != nil {
+		v.add(field+".p_value_selection", fmt.Sprint(*c.PValueSelection), err.Error(), "")
+		return
+	}
+	v.floatEq(field+".p_value_selection", *c.PValueSelection, p)
+	v.checked++
+	if w := stats.VerdictOf(p, c.DeltaMean, c.Alpha, dir, c.NPairs); c.VerdictSelection != w {
+		v.add(field+".verdict_selection", c.VerdictSelection, w, "")
+	}
 }
 
 // comparisonOf re-derives one comparison block c (at JSON path field) from
@@ -292,6 +355,9 @@ func (v *verifier) ideas(r *Report) {
 		v.floatsEq(at+".result.per_seed", a.Result.PerSeed, a.Sweep[best].Result.PerSeed)
 		v.summary(at+".result", a.Result)
 		v.comparisonOf(at+".comparison", a.Comparison, r.Baseline.Full.PerSeed, a.Result.PerSeed, r)
+		b, bok := baselineArm(r)
+		x, xok := ideaRowsArm(a.Sweep)
+		v.selection(at+".comparison", a.Comparison, b, bok, x, xok, r)
 		cs = append(cs, a.Comparison)
 	}
 	dir, err := stats.ParseDirection(r.MetricDirection)

@@ -58,6 +58,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 		{"idea_wins", func(r *Report) { r.Comparison.IdeaWins++ }, "comparison.idea_wins"},
 		{"p_value", func(r *Report) { r.Comparison.PValue = 0.01 }, "comparison.p_value"},
 		{"mde", func(r *Report) { r.Comparison.MDE *= 1.1 }, "comparison.mde"},
+		{"p_value_selection", func(r *Report) { *r.Comparison.PValueSelection /= 2 }, "comparison.p_value_selection"},
 		// An edited MDE does not hide an edited relative MDE.
 		{"mde_rel_pct", func(r *Report) { r.Comparison.MDE *= 1.1; r.Comparison.MDERelPct *= 1.1 }, "comparison.mde_rel_pct"},
 		// A looser alpha with the verdict and MDE to match still fails: the

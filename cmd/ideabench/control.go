@@ -84,14 +84,20 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := atomicfile.Write(*out, func(w io.Writer) error { _, err := w.Write(append(raw, '\n')); return err }); err != nil {
 		return err
 	}
-	k, rate, lo, hi := res.Rate()
 	what := "power (significant wins)"
 	if ic.Name == "aa" {
 		what = "false-positive rate (significant either way)"
 	}
 	fmt.Fprintf(stdout, "control %s on %s: %d blocks of %d seeds, alpha %g\n", ic.Name, p.Track, res.Blocks, res.SeedsPerBlock, res.Alpha)
-	fmt.Fprintf(stdout, "significant wins %d, significant losses %d\n", res.Wins, res.Losses)
-	fmt.Fprintf(stdout, "%s: %d/%d = %.3f, 95%% interval [%.3f, %.3f] (Clopper-Pearson)\n", what, k, res.Blocks, rate, lo, hi)
+	for _, t := range []struct {
+		name string
+		sel  bool
+		w, l int
+	}{{"sign-flip test on the chosen cfgs", false, res.Wins, res.Losses}, {"selection-aware test", true, res.SelectionWins, res.SelectionLosses}} {
+		k, rate, lo, hi := res.Rate(t.sel)
+		fmt.Fprintf(stdout, "%s: %d wins, %d losses; %s %d/%d = %.3f, 95%% interval [%.3f, %.3f] (Clopper-Pearson)\n",
+			t.name, t.w, t.l, what, k, res.Blocks, rate, lo, hi)
+	}
 	fmt.Fprintf(stdout, "per block: %s (%.1fs)\n", *out, time.Since(start).Seconds())
 	return nil
 }

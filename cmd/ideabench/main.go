@@ -425,7 +425,11 @@ func printSummary(w io.Writer, r *harness.Report) {
 	for _, msg := range c.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
-	fmt.Fprintf(w, "verdict: %s%s; system worked: %v\n", c.Verdict, hollow, c.SystemWorked)
+	sel := ""
+	if c.VerdictSelection != "" {
+		sel = fmt.Sprintf(" (selection-aware test: p = %.4g, %s)", *c.PValueSelection, c.VerdictSelection)
+	}
+	fmt.Fprintf(w, "verdict: %s%s%s; system worked: %v\n", c.Verdict, sel, hollow, c.SystemWorked)
 	if c.VerdictHolm != "" {
 		fmt.Fprintf(w, "verdicts over the %d ideas, Holm-adjusted: idea %s", 1+len(r.Ideas), c.VerdictHolm)
 		for _, a := range r.Ideas {

@@ -1,0 +1,143 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Arm is one arm's sweep: for each cfg of its grid, the per-seed val
+// metrics (which selection ranks) and test metrics (which the comparison
+// reads), (G,N) each, seeds in the same order in both arms.
+type Arm struct {
+	Val, Test [][]float64
+}
+
+// Select returns the index of the cfg with the best mean val metric (the
+// first on ties): the protocol's selection rule.
+func (a Arm) Select(dir Direction) int {
+	best, bestMean := 0, math.NaN()
+	for j, v := range a.Val {
+		m := mean(v)
+		if j == 0 || (dir == LowerIsBetter && m < bestMean) || (dir == HigherIsBetter && m > bestMean) {
+			best, bestMean = j, m
+		}
+	}
+	return best
+}
+
+// SelectionPValue is the two-sided p-value of a paired permutation test
+// that repeats the selection of each arm's cfg under every relabelling,
+// so it stays valid when the arms pick different cfgs of paired grids.
+//
+// The paired sign-flip test (Compare) treats the chosen cfgs as fixed.
+// When the idea does nothing, each arm's chosen cfg is still the noisy
+// winner of its own val sweep, and the two often differ (another learning
+// rate, say); the sign-flip test then detects the difference between
+// those cfgs, which is real but is not the idea's. Here grid index j of
+// the idea arm is paired with index j of the baseline (same length G):
+// under the null that the idea changes nothing, a seed's whole sweep
+// (val and test of every cfg) is exchangeable between the arms. For a
+// relabelling s ∈ {±1}^N that swaps the arms on the seeds with s_i = -1,
+// each arm's cfg is selected again on the swapped val metrics, and
+//
+//	S(s) = |Σ_i (x_{ĵx(s)}(i) - b_{ĵb(s)}(i))|      test metrics of the reselected cfgs
+//	p    = #{s : S(s) >= S(1) - tol} / 2^N           exact for N <= opt.ExactMaxN
+//	p    = (1 + #{draws with S >= S(1) - tol}) / (1 + draws)   Monte Carlo otherwise
+//
+// with tol as in Compare (the randomization test of Fisher 1935 with the
+// selection step inside the statistic, as in the permutation treatment of
+// data-dependent choices in Good 2005, §3). Swapping every seed swaps the
+// arms, so s and -s give the same S.
+func SelectionPValue(b, x Arm, dir Direction, opt *Options) (float64, error) {
+	o := DefaultOptions()
+	if opt != nil {
+		o = *opt
+	}
+	if err := o.validate(); err != nil {
+		return 0, err
+	}
+	g := len(b.Val)
+	if g == 0 || len(x.Val) != g || len(b.Test) != g || len(x.Test) != g {
+		return 0, fmt.Errorf("stats: SelectionPValue: the arms' grids have %d and %d cfgs; the test needs paired grids of equal length", len(b.Val), len(x.Val))
+	}
+	n := len(b.Val[0])
+	if n == 0 {
+		return 0, errors.New("stats: SelectionPValue: no seeds")
+	}
+	for _, a := range []Arm{b, x} {
+		for j := range g {
+			if len(a.Val[j]) != n || len(a.Test[j]) != n {
+				return 0, fmt.Errorf("stats: SelectionPValue: every cfg needs the same %d seeds", n)
+			}
+		}
+	}
+	// Working copies that a relabelling swaps in place.
+	wb, wx := clone(b), clone(x)
+	stat := func() (float64, float64) {
+		jb, jx := wb.Select(dir), wx.Select(dir)
+		var s, scale float64
+		for i := range n {
+			d := wx.Test[jx][i] - wb.Test[jb][i]
+			s += d
+			scale += math.Abs(d)
+		}
+		return math.Abs(s), scale
+	}
+	obs, scale := stat()
+	tol := tieRelTol * scale
+	swap := func(i int) {
+		for j := range g {
+			wb.Val[j][i], wx.Val[j][i] = wx.Val[j][i], wb.Val[j][i]
+			wb.Test[j][i], wx.Test[j][i] = wx.Test[j][i], wb.Test[j][i]
+		}
+	}
+	hits := 0
+	if n <= o.ExactMaxN {
+		// Gray code over the first N-1 seeds: one swap per step; the
+		// last seed stays unswapped (s and -s give the same S).
+		half := 1 << (n - 1)
+		for k := range half {
+			if k > 0 {
+				swap(trailingZeros(k))
+			}
+			if s, _ := stat(); s >= obs-tol {
+				hits++
+			}
+		}
+		return float64(hits) / float64(half), nil
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, 1))
+	for range o.MonteCarloDraws {
+		wb, wx = clone(b), clone(x)
+		for i := range n {
+			if rng.Uint64()&1 == 1 {
+				swap(i)
+			}
+		}
+		if s, _ := stat(); s >= obs-tol {
+			hits++
+		}
+	}
+	return float64(1+hits) / float64(1+o.MonteCarloDraws), nil
+}
+
+// trailingZeros is the index of the bit a Gray code flips at step k >= 1.
+func trailingZeros(k int) int {
+	i := 0
+	for k&1 == 0 {
+		k >>= 1
+		i++
+	}
+	return i
+}
+
+func clone(a Arm) Arm {
+	c := Arm{Val: make([][]float64, len(a.Val)), Test: make([][]float64, len(a.Test))}
+	for j := range a.Val {
+		c.Val[j] = append([]float64(nil), a.Val[j]...)
+		c.Test[j] = append([]float64(nil), a.Test[j]...)
+	}
+	return c
+}
