@@ -16,12 +16,12 @@ import (
 // test's type I error; for an idea known to help, the rate of significant
 // wins estimates the protocol's power to detect it.
 type ControlResult struct {
-	Idea          idea.Config    `json:"idea"`
-	Blocks        int            `json:"blocks"`
-	SeedsPerBlock int            `json:"seeds_per_block"`
-	Alpha         float64        `json:"alpha"`
-	Wins          int            `json:"significant_wins"`
-	Losses        int            `json:"significant_losses"`
+	Idea          idea.Config `json:"idea"`
+	Blocks        int         `json:"blocks"`
+	SeedsPerBlock int         `json:"seeds_per_block"`
+	Alpha         float64     `json:"alpha"`
+	Wins          int         `json:"significant_wins"`
+	Losses        int         `json:"significant_losses"`
 	// SelectionWins and SelectionLosses count the selection-aware
 	// verdicts (Comparison.VerdictSelection), when the grids pair.
 	SelectionWins   int            `json:"selection_aware_wins"`
