@@ -520,10 +520,10 @@ func (v *verifier) mathCheck(r *Report) {
 		if i < len(m.IdeaSweep) {
 			v.floatEq(p+".rho", row.Rho, m.IdeaSweep[i].Cfg.Rho)
 		}
-		// The closed forms are defined for ρ in [0,1) only.
-		if !(row.Rho >= 0 && row.Rho < 1) {
+		// The closed forms are defined for a valid ρ only (the gate's rule).
+		if err := (gate.Params{Rho: row.Rho}).Validate(); err != nil {
 			v.checked++
-			v.add(p+".rho", fmt.Sprint(row.Rho), "a memory factor in [0,1)", "")
+			v.add(p+".rho", fmt.Sprint(row.Rho), err.Error(), "")
 			all = all && row.holds()
 			continue
 		}
