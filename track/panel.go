@@ -73,34 +73,11 @@ func (c PanelConfig) Validate() error {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("track: "+format, args...))
 	}
-	for _, w := range []struct {
-		name      string
-		n, sample int
-	}{{"train_windows", c.TrainWindows, 16384}, {"val_windows", c.ValWindows, 2048}, {"test_windows", c.TestWindows, 2048}} {
-		if w.n < 1 {
-			bad("%s = %d: each split needs at least 1 series; use e.g. %d", w.name, w.n, w.sample)
-		}
-	}
-	if c.T < 1 {
-		bad("t = %d: the context needs at least 1 position; use e.g. 32", c.T)
-	}
-	if c.H < 1 {
-		bad("h = %d: the horizon needs at least 1 step; use e.g. 8", c.H)
-	}
-	if c.Components < 1 {
-		bad("components = %d: a series needs at least 1 sinusoid; use e.g. 2", c.Components)
-	}
-	// A period under 2 steps aliases onto a longer one (Nyquist).
-	minOK := c.MinPeriod >= 2 && !math.IsInf(c.MinPeriod, 0)
-	if !minOK {
-		bad("min_period = %g: a period must be finite and at least 2 steps (Nyquist); use e.g. 4", c.MinPeriod)
-	}
-	if !(c.MaxPeriod >= max(c.MinPeriod, 2)) || math.IsInf(c.MaxPeriod, 0) {
-		bad("max_period = %g: must be finite and at least min_period and 2; use e.g. 32", c.MaxPeriod)
-	}
-	if !(math.Abs(c.ARCoef) < 1) {
-		bad("ar_coef = %g: must be in (-1,1) for the AR(1) noise to be stationary; use e.g. 0.5", c.ARCoef)
-	}
+	synthFields{
+		windows: [3]int{c.TrainWindows, c.ValWindows, c.TestWindows}, examples: [3]int{16384, 2048, 2048}, unit: "series",
+		t: c.T, h: c.H, components: c.Components, exComponents: 2,
+		minPeriod: c.MinPeriod, maxPeriod: c.MaxPeriod, exMin: 4, exMax: 32, arCoef: c.ARCoef, exAR: 0.5,
+	}.check(bad)
 	if !(c.MinNoise >= 0) || math.IsInf(c.MinNoise, 0) {
 		bad("min_noise = %g: the innovation std must be finite and >= 0; use e.g. 0.05", c.MinNoise)
 	}

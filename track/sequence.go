@@ -69,40 +69,11 @@ func (c SequenceConfig) Validate() error {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("track: "+format, args...))
 	}
-	for _, w := range []struct {
-		name      string
-		n, sample int
-	}{{"train_windows", c.TrainWindows, 1024}, {"val_windows", c.ValWindows, 256}, {"test_windows", c.TestWindows, 256}} {
-		if w.n < 1 {
-			bad("%s = %d: each split needs at least 1 window; use e.g. %d", w.name, w.n, w.sample)
-		}
-	}
-	if c.T < 1 {
-		bad("t = %d: the context needs at least 1 position; use e.g. 32", c.T)
-	}
-	if c.H < 1 {
-		bad("h = %d: the horizon needs at least 1 step; use e.g. 8", c.H)
-	}
-	if c.Components < 1 {
-		bad("components = %d: the series needs at least 1 sinusoid; use e.g. 3", c.Components)
-	}
-	// A period under 2 steps aliases onto a longer one (Nyquist), so it
-	// would not be the period the config names.
-	minOK := c.MinPeriod >= 2 && !math.IsInf(c.MinPeriod, 0)
-	if !minOK {
-		bad("min_period = %g: a period must be finite and at least 2 steps (Nyquist); use e.g. 6", c.MinPeriod)
-	}
-	// Against an unusable min_period, max_period is judged alone.
-	maxFinite := !math.IsInf(c.MaxPeriod, 0)
-	switch {
-	case !minOK && !(c.MaxPeriod >= 2 && maxFinite):
-		bad("max_period = %g: a period must be finite and at least 2 steps (Nyquist); use e.g. 48", c.MaxPeriod)
-	case minOK && !(c.MaxPeriod >= c.MinPeriod && maxFinite):
-		bad("max_period = %g: must be finite and at least min_period = %g; use e.g. 48", c.MaxPeriod, c.MinPeriod)
-	}
-	if !(math.Abs(c.ARCoef) < 1) {
-		bad("ar_coef = %g: must be in (-1,1) for the AR(1) noise to be stationary; use e.g. 0.8", c.ARCoef)
-	}
+	synthFields{
+		windows: [3]int{c.TrainWindows, c.ValWindows, c.TestWindows}, examples: [3]int{1024, 256, 256}, unit: "window",
+		t: c.T, h: c.H, components: c.Components, exComponents: 3,
+		minPeriod: c.MinPeriod, maxPeriod: c.MaxPeriod, exMin: 6, exMax: 48, arCoef: c.ARCoef, exAR: 0.8,
+	}.check(bad)
 	if !(c.NoiseStd >= 0) || math.IsInf(c.NoiseStd, 0) {
 		bad("noise_std = %g: the innovation std must be finite and >= 0; use e.g. 0.3", c.NoiseStd)
 	}

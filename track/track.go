@@ -169,3 +169,49 @@ func cut(region []float64, c, target, n, t, h int) Split {
 	}
 	return s
 }
+
+// synthFields are the fields the synthetic tracks share, with the example
+// values their messages suggest; check reports each unusable one through
+// bad, shaped "<key> = <value>: <what is wrong>; <fix>".
+type synthFields struct {
+	windows, examples          [3]int // train, val, test
+	unit                       string // what a split counts: "window" or "series"
+	t, h, components           int
+	exComponents               int
+	minPeriod, maxPeriod       float64
+	exMin, exMax, arCoef, exAR float64
+}
+
+func (f synthFields) check(bad func(format string, args ...any)) {
+	for i, name := range []string{"train_windows", "val_windows", "test_windows"} {
+		if f.windows[i] < 1 {
+			bad("%s = %d: each split needs at least 1 %s; use e.g. %d", name, f.windows[i], f.unit, f.examples[i])
+		}
+	}
+	if f.t < 1 {
+		bad("t = %d: the context needs at least 1 position; use e.g. 32", f.t)
+	}
+	if f.h < 1 {
+		bad("h = %d: the horizon needs at least 1 step; use e.g. 8", f.h)
+	}
+	if f.components < 1 {
+		bad("components = %d: a series needs at least 1 sinusoid; use e.g. %d", f.components, f.exComponents)
+	}
+	// A period under 2 steps aliases onto a longer one (Nyquist), so it
+	// would not be the period the config names.
+	minOK := f.minPeriod >= 2 && !math.IsInf(f.minPeriod, 0)
+	if !minOK {
+		bad("min_period = %g: a period must be finite and at least 2 steps (Nyquist); use e.g. %g", f.minPeriod, f.exMin)
+	}
+	// Against an unusable min_period, max_period is judged alone.
+	maxFinite := !math.IsInf(f.maxPeriod, 0)
+	switch {
+	case !minOK && !(f.maxPeriod >= 2 && maxFinite):
+		bad("max_period = %g: a period must be finite and at least 2 steps (Nyquist); use e.g. %g", f.maxPeriod, f.exMax)
+	case minOK && !(f.maxPeriod >= f.minPeriod && maxFinite):
+		bad("max_period = %g: must be finite and at least min_period = %g; use e.g. %g", f.maxPeriod, f.minPeriod, f.exMax)
+	}
+	if !(math.Abs(f.arCoef) < 1) {
+		bad("ar_coef = %g: must be in (-1,1) for the AR(1) noise to be stationary; use e.g. %g", f.arCoef, f.exAR)
+	}
+}
