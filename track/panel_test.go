@@ -75,3 +75,32 @@ func TestPanelSplitsIndependentOfSizes(t *testing.T) {
 		}
 	}
 }
+
+func TestPanelValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*PanelConfig)
+		want string // substring; "" for valid
+	}{
+		{"default", func(*PanelConfig) {}, ""},
+		{"no_test", func(c *PanelConfig) { c.TestWindows = 0 }, "test_windows = 0: each split needs at least 1 series; use e.g. 2048"},
+		{"period_aliases", func(c *PanelConfig) { c.MinPeriod = 1.5 }, "min_period = 1.5"},
+		{"max_below_min", func(c *PanelConfig) { c.MaxPeriod = 3 }, "max_period = 3: must be finite and at least min_period = 4"},
+		{"unit_root", func(c *PanelConfig) { c.ARCoef = -1 }, "ar_coef = -1"},
+		{"noise_negative", func(c *PanelConfig) { c.MinNoise = -0.1 }, "min_noise = -0.1"},
+		{"noise_range", func(c *PanelConfig) { c.MaxNoise = 0.01 }, "max_noise = 0.01: must be finite and at least min_noise = 0.05"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := DefaultPanelConfig()
+			tc.edit(&c)
+			err := c.Validate()
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.want)
+			_, err = Panel(c)
+			require.Error(t, err)
+		})
+	}
+}
