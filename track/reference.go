@@ -12,6 +12,23 @@ import (
 // Loan, Matrix Computations, §5.3).
 const maxCond = 1e12
 
+// SquaredError adds the squared errors of pred against target (equal
+// lengths) to sum and returns it, in float64 and in index order:
+//
+//	sum + Σ_i (pred_i - target_i)²
+//
+// The one rule of the report's metric: the model's evaluation
+// (transformer.LastPositionSSE) and every reference forecaster
+// (LastPositionMSE) sum their errors with it.
+func SquaredError[F ~float32 | ~float64](sum float64, pred, target []F) float64 {
+	target = target[:len(pred)]
+	for i, v := range pred {
+		d := float64(v) - float64(target[i])
+		sum += float64(d * d)
+	}
+	return sum
+}
+
 // LastPositionMSE returns the mean squared error of pred (N,H) against the
 // evaluation targets Y[n][T:T+H] of s, over all N·H values: the metric every
 // forecaster on a track is scored with.
@@ -22,10 +39,7 @@ func LastPositionMSE(pred []float64, s *Split) float64 {
 	var sum float64
 	for n := range s.N {
 		_, y := s.Window(n)
-		for h, v := range y[s.T:] {
-			d := pred[n*s.H+h] - v
-			sum += float64(d * d)
-		}
+		sum = SquaredError(sum, pred[n*s.H:(n+1)*s.H], y[s.T:])
 	}
 	return sum / float64(s.N*s.H)
 }

@@ -1,5 +1,7 @@
 package transformer
 
+import "github.com/ideabench/ideabench/track"
+
 // MSELoss returns the training loss of forecasts pred (B,N,H) against the
 // windows' target values y (B,T+H), and overwrites dpred (B,N,H) with its
 // gradient. Token n forecasts the H values after its last input,
@@ -66,12 +68,7 @@ func LastPositionSSE[F Float](c Config, pred, y []F, b int) float64 {
 	}
 	var sum float64
 	for bi := range b {
-		p := pred[(bi*n+n-1)*h:][:h]
-		tgt := y[bi*(t+h)+t:][:h]
-		for k, v := range p {
-			e := float64(v) - float64(tgt[k])
-			sum += float64(e * e)
-		}
+		sum = track.SquaredError(sum, pred[(bi*n+n-1)*h:][:h], y[bi*(t+h)+t:][:h])
 	}
 	return sum
 }
