@@ -139,3 +139,47 @@ func checkRho(fn string, rho float64) {
 		panic(fmt.Sprintf("gate: %s: %v", fn, err))
 	}
 }
+
+// MathRow is the math check of one gate setting: the closed forms against
+// simulations of the recurrence (the report's math_check row).
+type MathRow struct {
+	Rho                float64  `json:"rho"`
+	SteadyGainAbsError float64  `json:"steady_gain_abs_error"` // |simulated g_{n-1} - SteadyGain(β, u)|
+	HalfObserved       int      `json:"half_observed"`         // impulse half-life by simulation
+	HalfPredicted      int      `json:"half_predicted"`        // ⌈ln ½ / ln ρ⌉
+	Beta               *float64 `json:"beta,omitempty"`        // β of the row
+	Drive              *float64 `json:"drive,omitempty"`       // constant drive u of the simulation
+	Steps              *int     `json:"steps,omitempty"`       // simulated steps n
+}
+
+// MathDrive is the constant drive u of the math check's steady-gain
+// simulation; the check holds for any u >= 0.
+const MathDrive = 1.0
+
+// SteadyErrTol bounds steady_gain_abs_error for a row to hold: a settled
+// float64 simulation is within a few ulps of the closed form.
+const SteadyErrTol = 1e-12
+
+// CheckMath runs the math check of p: the impulse half-life found by the
+// recurrence against HalfLife, and the gain after SettleSteps(ρ) steps of
+// a constant drive MathDrive against SteadyGain. It fails on an invalid p.
+func CheckMath(p Params) (MathRow, error) {
+	obs, err := ObservedHalfLife(p.Rho, 1<<20)
+	if err != nil {
+		return MathRow{}, err
+	}
+	n := SettleSteps(p.Rho)
+	beta, drive := p.Beta, MathDrive
+	return MathRow{
+		Rho: p.Rho, SteadyGainAbsError: SteadyGainError(p.Rho, p.Beta, MathDrive, n),
+		HalfObserved: obs, HalfPredicted: HalfLife(p.Rho),
+		Beta: &beta, Drive: &drive, Steps: &n,
+	}, nil
+}
+
+// Holds reports whether the row confirms the closed forms: the observed
+// half-life equals the predicted one and the steady gain is within
+// SteadyErrTol.
+func (r MathRow) Holds() bool {
+	return r.HalfObserved == r.HalfPredicted && r.SteadyGainAbsError <= SteadyErrTol
+}

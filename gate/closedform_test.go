@@ -118,3 +118,22 @@ func TestSimulateConstant(t *testing.T) {
 	require.Equal(t, 1.3, SteadyState(u))
 	require.InDelta(t, 1/1.65, SteadyGain(beta, u), 1e-16)
 }
+
+// TestCheckMath: the math check of a gate setting confirms the closed
+// forms (half-life 7 for ρ = 0.9, the settled gain 1/(1+β·u) for u = 1
+// within SteadyErrTol), records its simulation's inputs, and refuses an
+// invalid ρ.
+func TestCheckMath(t *testing.T) {
+	r, err := CheckMath(Params{Rho: 0.9, Beta: 0.5})
+	require.NoError(t, err)
+	require.Equal(t, 7, r.HalfPredicted)
+	require.Equal(t, 7, r.HalfObserved)
+	require.LessOrEqual(t, r.SteadyGainAbsError, SteadyErrTol)
+	require.Equal(t, SettleSteps(0.9), *r.Steps)
+	require.Equal(t, MathDrive, *r.Drive)
+	require.True(t, r.Holds())
+	r.HalfObserved++
+	require.False(t, r.Holds(), "a wrong half-life fails the row")
+	_, err = CheckMath(Params{Rho: 1, Beta: 0.5})
+	require.ErrorContains(t, err, "rho = 1")
+}

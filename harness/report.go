@@ -210,16 +210,8 @@ type MathCheck struct {
 	Confirmed bool      `json:"confirmed"`
 }
 
-// MathRow is one idea cfg's check.
-type MathRow struct {
-	Rho                float64  `json:"rho"`
-	SteadyGainAbsError float64  `json:"steady_gain_abs_error"` // |simulated g_{n-1} - 1/(1+β·u)|
-	HalfObserved       int      `json:"half_observed"`         // impulse half-life by simulation
-	HalfPredicted      int      `json:"half_predicted"`        // ⌈ln ½ / ln ρ⌉
-	Beta               *float64 `json:"beta,omitempty"`        // added: β of the row
-	Drive              *float64 `json:"drive,omitempty"`       // added: constant drive u of the simulation
-	Steps              *int     `json:"steps,omitempty"`       // added: simulated steps n
-}
+// MathRow is one idea cfg's math check (gate.MathRow).
+type MathRow = gate.MathRow
 
 // ProtocolJSON is the seed report's protocol summary.
 type ProtocolJSON struct {
@@ -348,37 +340,27 @@ const PanelRationale = "Panel forecast: every window is its own series of sinuso
 // TrackRationale is the seed report's rationale for the sequence track.
 const TrackRationale = "Sequence forecast contains multi-token temporal correlations and matches the proposed per-token fading-memory transformer gate."
 
-// MathDrive is the constant drive u of the math check's steady-gain
-// simulation; the check holds for any u ≥ 0.
-const MathDrive = 1.0
+// MathDrive and SteadyErrTol are the gate's (gate.MathDrive,
+// gate.SteadyErrTol).
+const (
+	MathDrive    = gate.MathDrive
+	SteadyErrTol = gate.SteadyErrTol
+)
 
-// SteadyErrTol bounds steady_gain_abs_error for a row to hold: a settled
-// float64 simulation is within a few ulps of the closed form.
-const SteadyErrTol = 1e-12
-
-// mathCheck builds the math check of the idea grid.
+// mathCheck runs the gate's math check (gate.CheckMath) for every idea
+// cfg: the gate at its rho and beta (0 and 0 for a cfg of another idea,
+// where the closed forms hold trivially).
 func mathCheck(idea []Cfg) (MathCheck, error) {
 	mc := MathCheck{Confirmed: true}
 	for _, c := range idea {
-		obs, err := gate.ObservedHalfLife(c.Rho, 1<<20)
+		r, err := gate.CheckMath(gate.Params{Rho: c.Rho, Beta: c.Beta})
 		if err != nil {
 			return MathCheck{}, err
 		}
-		n := gate.SettleSteps(c.Rho)
-		beta, drive := c.Beta, MathDrive
-		r := MathRow{
-			Rho: c.Rho, SteadyGainAbsError: gate.SteadyGainError(c.Rho, c.Beta, MathDrive, n),
-			HalfObserved: obs, HalfPredicted: gate.HalfLife(c.Rho),
-			Beta: &beta, Drive: &drive, Steps: &n,
-		}
-		mc.Confirmed = mc.Confirmed && r.holds()
+		mc.Confirmed = mc.Confirmed && r.Holds()
 		mc.Rows = append(mc.Rows, r)
 	}
 	return mc, nil
-}
-
-func (r MathRow) holds() bool {
-	return r.HalfObserved == r.HalfPredicted && r.SteadyGainAbsError <= SteadyErrTol
 }
 
 func summary(s stats.Summary) Summary {

@@ -524,7 +524,7 @@ func (v *verifier) mathCheck(r *Report) {
 		if err := (gate.Params{Rho: row.Rho}).Validate(); err != nil {
 			v.checked++
 			v.add(p+".rho", fmt.Sprint(row.Rho), err.Error(), "")
-			all = all && row.holds()
+			all = all && row.Holds()
 			continue
 		}
 		v.intEq(p+".half_predicted", row.HalfPredicted, gate.HalfLife(row.Rho))
@@ -547,7 +547,7 @@ func (v *verifier) mathCheck(r *Report) {
 				v.add(p+".steady_gain_abs_error", fmt.Sprint(row.SteadyGainAbsError), fmt.Sprintf("<= %g", SteadyErrTol), "")
 			}
 		}
-		all = all && row.holds()
+		all = all && row.Holds()
 	}
 	v.boolEq("mechanism_signature.math_check.confirmed", m.MathCheck.Confirmed, all)
 }
