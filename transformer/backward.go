@@ -109,7 +109,7 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 // dx (overwritten) from dy, the idea's tensor gradients accumulated into
 // m.Grads.
 func (m *Model[F]) ideaBackward(s *acts[F], dx, dy []F, a siteActs[F], l int) {
-	sh := siteShape(m.Config, m.site, s.b)
+	sh := m.Config.SiteShape(m.site, s.b)
 	var dtheta []F
 	if m.Grads.Idea != nil {
 		dtheta = m.Grads.Idea[l]

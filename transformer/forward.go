@@ -92,7 +92,7 @@ func newActs[F Float](c Config, n int) *acts[F] {
 		return siteActs[F]{x: mk(sh.Len()), y: mk(sh.Len()), state: mk(n * in.State(sh))}
 	}
 	if in != nil {
-		sh = siteShape(c, in.Site(), n)
+		sh = c.SiteShape(in.Site(), n)
 		s.dsite, s.scratch = mk(sh.Len()), mk(in.Scratch(sh))
 	}
 	for l := range s.blocks {
@@ -151,26 +151,24 @@ func (s *acts[F]) view(c Config, b0, cb int) *acts[F] {
 			v.xs = win(s.xs, c.T)
 		}
 	}
-	siteView := func(a siteActs[F], w int) siteActs[F] {
+	// A site's row width and per-window state size follow from its
+	// buffers, sized for s.n windows of t tokens.
+	siteView := func(a siteActs[F]) siteActs[F] {
 		if a.x == nil {
 			return a
 		}
-		per := len(a.state) / s.n
-		return siteActs[F]{x: rows(a.x, w), y: rows(a.y, w), state: win(a.state, per)}
+		return siteActs[F]{x: rows(a.x, len(a.x)/(s.n*t)), y: rows(a.y, len(a.y)/(s.n*t)), state: win(a.state, len(a.state)/s.n)}
 	}
 	for l, a := range s.blocks {
 		v.blocks[l] = blockActs[F]{
 			res: rows(a.res, d), ln1: rows(a.ln1, d), ln1Mean: rows(a.ln1Mean, 1), ln1Rstd: rows(a.ln1Rstd, 1),
 			qkv: rows(a.qkv, 3*d), att: a.att[b0*c.Heads*t*t : (b0+cb)*c.Heads*t*t], atty: rows(a.atty, d),
-			proj: rows(a.proj, d), site: siteView(a.site, d), res2: rows(a.res2, d),
+			proj: rows(a.proj, d), site: siteView(a.site), res2: rows(a.res2, d),
 			ln2: rows(a.ln2, d), ln2Mean: rows(a.ln2Mean, 1), ln2Rstd: rows(a.ln2Rstd, 1),
 			geluGrad: rows(a.geluGrad, 4*d), gelu: rows(a.gelu, 4*d),
 		}
 	}
-	v.site = siteView(s.site, c.H)
-	if s.site.x != nil && c.active().Site() == idea.SiteInput {
-		v.site = siteView(s.site, d)
-	}
+	v.site = siteView(s.site)
 	v.resF, v.lnf, v.lnfM, v.lnfR, v.pred = rows(s.resF, d), rows(s.lnf, d), rows(s.lnfM, 1), rows(s.lnfR, 1), rows(s.pred, c.H)
 	return &v
 }
@@ -448,7 +446,7 @@ func (s *acts[F]) skipInput(c Config, in []F, b int) []F {
 // ideaForward runs the idea at site instance l on b windows: y from
 // a.x, its state into a.state.
 func (m *Model[F]) ideaForward(y []F, a siteActs[F], l, b int) {
-	sh := siteShape(m.Config, m.site, b)
+	sh := m.Config.SiteShape(m.site, b)
 	m.op.Forward(y, a.state[:b*m.idea.State(sh)], a.x[:sh.Len()], m.ideaTheta(l), sh)
 }
 
@@ -479,7 +477,7 @@ func (m *Model[F]) IdeaState(l int) []F {
 	if m.idea == nil {
 		return nil
 	}
-	sh := siteShape(m.Config, m.site, m.full.b)
+	sh := m.Config.SiteShape(m.site, m.full.b)
 	return m.siteActs(m.full, l).state[:m.full.b*m.idea.State(sh)]
 }
 
@@ -490,5 +488,5 @@ func (m *Model[F]) IdeaInput(l int) []F {
 	if m.idea == nil {
 		return nil
 	}
-	return m.siteActs(m.full, l).x[:siteShape(m.Config, m.site, m.full.b).Len()]
+	return m.siteActs(m.full, l).x[:m.Config.SiteShape(m.site, m.full.b).Len()]
 }

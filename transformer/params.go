@@ -113,7 +113,7 @@ func layout(c Config) []TensorInfo {
 	}
 	if i := c.active(); i != nil {
 		for _, prefix := range ideaPrefixes(c, i) {
-			for _, t := range i.Tensors(siteShape(c, i.Site(), 1)) {
+			for _, t := range i.Tensors(c.SiteShape(i.Site(), 1)) {
 				add(prefix+t.Name, t.Kind, t.Shape...)
 				ts[len(ts)-1].Value = t.Value
 			}
@@ -155,9 +155,6 @@ func (c Config) SiteInstances(site idea.Site) int {
 	return 1
 }
 
-// siteShape is c.SiteShape.
-func siteShape(c Config, site idea.Site, b int) idea.Shape { return c.SiteShape(site, b) }
-
 // NumParams is the number of scalar parameters of a config.
 func (c Config) NumParams() int {
 	ts := layout(c)
@@ -192,7 +189,7 @@ func NewParams[F Float](c Config) *Params[F] {
 		p.SkipW, p.SkipB = next(), next()
 	}
 	if in := c.active(); in != nil {
-		per := len(in.Tensors(siteShape(c, in.Site(), 1)))
+		per := len(in.Tensors(c.SiteShape(in.Site(), 1)))
 		for range ideaPrefixes(c, in) {
 			if per == 0 {
 				p.Idea = append(p.Idea, nil)

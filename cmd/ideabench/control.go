@@ -54,10 +54,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := checkWritable(*out); err != nil {
 		return err
 	}
-	dir := *results
-	if dir == "" {
-		dir = strings.TrimSuffix(*out, ".json") + ".trials"
-	}
+	dir := resultsDir(*results, *out)
 	store, err := harness.OpenStore(dir)
 	if err != nil {
 		return err

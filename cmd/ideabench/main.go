@@ -136,10 +136,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	dir := *results
-	if dir == "" {
-		dir = strings.TrimSuffix(*out, filepath.Ext(*out)) + ".trials"
-	}
+	dir := resultsDir(*results, *out)
 	// Fail before training if the report or the trials cannot be written.
 	if sn == 1 {
 		if err := checkWritable(*out); err != nil {
@@ -179,6 +176,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return writePlots(o.Report, *plotDir, stdout)
 	}
 	return nil
+}
+
+// resultsDir is the results directory: --results, else the --out path
+// with .trials in place of its extension.
+func resultsDir(results, out string) string {
+	if results != "" {
+		return results
+	}
+	return strings.TrimSuffix(out, filepath.Ext(out)) + ".trials"
 }
 
 func writeReport(stdout io.Writer, o *harness.Outcome, out string, info harness.RunInfo) error {
