@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +26,28 @@ var CfgFields = []CfgField{
 	{"patience", func(c Cfg) float64 { return float64(c.Patience) }},
 }
 
+// FieldsOf returns CfgFields followed by one field per idea parameter
+// that occurs in cs, keyed "params.<name>" in order of first appearance
+// (0 for a cfg without it): the fields a grid over cs can vary.
+func FieldsOf(cs []Cfg) []CfgField {
+	out := slices.Clone(CfgFields)
+	seen := map[string]bool{}
+	for _, c := range cs {
+		m := c.Params.Map()
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, CfgField{"params." + k, func(c Cfg) float64 {
+				v, _ := c.Params.Get(k)
+				return v
+			}})
+		}
+	}
+	return out
+}
+
 // Varies reports whether field f takes more than one value over cs.
 func (f CfgField) Varies(cs []Cfg) bool {
 	for _, c := range cs {
@@ -39,7 +63,7 @@ func (f CfgField) Varies(cs []Cfg) bool {
 // value: the best value may lie beyond the grid.
 func gridEdges(arm string, cs []Cfg, best int) []string {
 	var out []string
-	for _, f := range CfgFields {
+	for _, f := range FieldsOf(cs) {
 		if !f.Varies(cs) {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
 )
@@ -161,6 +162,14 @@ type Comparison struct {
 	// p-value above also measures the difference between those cfgs.
 	PValueSelection  *float64 `json:"p_value_selection,omitempty"`
 	VerdictSelection string   `json:"verdict_selection,omitempty"`
+
+	// PValueSelectionHolm and VerdictSelectionHolm adjust the
+	// selection-aware p-values by Holm's method, present when a run
+	// compares several ideas and every one has a selection-aware p-value:
+	// the verdict that holds both under the arms' choices of cfg and over
+	// the family of ideas.
+	PValueSelectionHolm  *float64 `json:"p_value_selection_holm,omitempty"`
+	VerdictSelectionHolm string   `json:"verdict_selection_holm,omitempty"`
 }
 
 // IdeaReport is one further idea arm of a run (Protocol.Ideas): its sweep,
@@ -202,12 +211,30 @@ type SignatureJSON struct {
 	// (the idea's chosen cfg has no gate, or a gate at β = 0, the
 	// identity): the fields above are then zero and confirmed is false.
 	NotMeasured string `json:"not_measured,omitempty"`
+	// Laws (added) are the idea's mechanism laws (idea.Signature): for the
+	// gate, gate.Confirm's three criteria per block (idea.GateLaws); for
+	// another idea with a probe, what its probe measured, the gate fields
+	// above then being zero. Confirmed is then "every law holds".
+	Laws []idea.Law `json:"laws,omitempty"`
 }
 
-// MathCheck compares the gate's closed forms with simulation.
+// MathCheck compares the ideas' closed forms with simulation: Rows, the
+// seed report's, hold the gate's check for each idea cfg that trains the
+// gate (or nothing); Laws (added) hold the laws of every distinct idea
+// setting of every idea arm with a theory (idea.Theory), the gate
+// included. Confirmed is true when every row and every law holds.
 type MathCheck struct {
-	Rows      []MathRow `json:"rows"`
-	Confirmed bool      `json:"confirmed"`
+	Rows      []MathRow  `json:"rows"`
+	Laws      []IdeaLaws `json:"laws,omitempty"`
+	Confirmed bool       `json:"confirmed"`
+}
+
+// IdeaLaws is the math check of one idea setting.
+type IdeaLaws struct {
+	Idea   string      `json:"idea"`
+	Params idea.Params `json:"params,omitzero"`
+	Laws   []idea.Law  `json:"laws"`
+	Holds  bool        `json:"holds"`
 }
 
 // MathRow is one idea cfg's math check (gate.MathRow).
@@ -347,12 +374,20 @@ const (
 	SteadyErrTol = gate.SteadyErrTol
 )
 
-// mathCheck runs the gate's math check (gate.CheckMath) for every idea
-// cfg: the gate at its rho and beta (0 and 0 for a cfg of another idea,
-// where the closed forms hold trivially).
-func mathCheck(idea []Cfg) (MathCheck, error) {
+// trainsGate reports whether a cfg's idea is the gate or none: the cfgs
+// with a row in the seed report's math check.
+func trainsGate(c Cfg) bool { return c.Idea == "" || c.Idea == "gate" }
+
+// mathCheck runs the gate's math check (gate.CheckMath) for every cfg of
+// the idea arm that trains the gate (or nothing: rho and beta 0), and the
+// laws (idea.LawsOf) of every distinct idea setting of the arms, first to
+// last, that has a theory.
+func mathCheck(arms ...[]Cfg) (MathCheck, error) {
 	mc := MathCheck{Confirmed: true}
-	for _, c := range idea {
+	for _, c := range arms[0] {
+		if !trainsGate(c) {
+			continue
+		}
 		r, err := gate.CheckMath(gate.Params{Rho: c.Rho, Beta: c.Beta})
 		if err != nil {
 			return MathCheck{}, err
@@ -360,7 +395,39 @@ func mathCheck(idea []Cfg) (MathCheck, error) {
 		mc.Confirmed = mc.Confirmed && r.Holds()
 		mc.Rows = append(mc.Rows, r)
 	}
+	laws, err := ideaLaws(arms...)
+	if err != nil {
+		return MathCheck{}, err
+	}
+	for _, l := range laws {
+		mc.Confirmed = mc.Confirmed && l.Holds
+	}
+	mc.Laws = laws
 	return mc, nil
+}
+
+// ideaLaws returns the laws of every distinct idea setting of the arms
+// with a theory, in order of first appearance.
+func ideaLaws(arms ...[]Cfg) ([]IdeaLaws, error) {
+	var out []IdeaLaws
+	seen := map[idea.Config]bool{}
+	for _, arm := range arms {
+		for _, c := range arm {
+			ic := c.IdeaConfig()
+			if ic.IsZero() || seen[ic] {
+				continue
+			}
+			seen[ic] = true
+			laws, err := idea.LawsOf(ic)
+			if err != nil {
+				return nil, err
+			}
+			if laws != nil {
+				out = append(out, IdeaLaws{Idea: ic.Name, Params: ic.Params, Laws: laws, Holds: idea.AllHold(laws)})
+			}
+		}
+	}
+	return out, nil
 }
 
 func summary(s stats.Summary) Summary {

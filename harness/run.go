@@ -270,6 +270,28 @@ func (r *Report) holm(dir stats.Direction) {
 		c.PValueHolm = &q
 		c.VerdictHolm = stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs)
 	}
+	sel := selectionPs(cs)
+	if sel == nil {
+		return
+	}
+	for i, q := range stats.Holm(sel) {
+		c := cs[i]
+		c.PValueSelectionHolm = &q
+		c.VerdictSelectionHolm = stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs)
+	}
+}
+
+// selectionPs returns the selection-aware p-values of cs, nil unless
+// every comparison has one.
+func selectionPs(cs []*Comparison) []float64 {
+	var ps []float64
+	for _, c := range cs {
+		if c.PValueSelection == nil {
+			return nil
+		}
+		ps = append(ps, *c.PValueSelection)
+	}
+	return ps
 }
 
 // armTable returns, for one arm, the per-cfg per-seed val and test metrics
@@ -422,8 +444,11 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 				s.InitialGain, s.FinalGain, s.MeanState = l0.InitialGain, l0.FinalGain, l0.MeanState
 				s.PredictedSteadyGain, s.FittedStatePole, s.Confirmed = l0.PredictedSteadyGain, l0.FittedStatePole, l0.Confirmed
 				s.Layer, s.Layers = &layer, res.Signature.Layers
+				s.Laws = idea.GateLaws(c.Rho, res.Signature.Layers)
+			case res.Signature != nil && len(res.Signature.Laws) > 0:
+				s.Laws, s.Confirmed = res.Signature.Laws, idea.AllHold(res.Signature.Laws)
 			case ic.Name != "gate":
-				s.NotMeasured = fmt.Sprintf("the idea arm's chosen cfg trains %s, which has no gate to probe", ideaName(ic))
+				s.NotMeasured = notMeasured(ic)
 			case c.Beta == 0:
 				s.NotMeasured = "the gate is at beta 0, the identity: there is nothing to probe"
 			default:
@@ -432,7 +457,11 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 			r.MechanismSignature.MechanismSignature = s
 		}
 	}
-	mc, err := mathCheck(p.Idea)
+	arms := [][]Cfg{p.Idea}
+	for _, a := range p.Ideas {
+		arms = append(arms, a.Grid)
+	}
+	mc, err := mathCheck(arms...)
 	if err != nil {
 		return nil, err
 	}
@@ -476,6 +505,22 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 }
 
 // ideaName is the idea's registry name, "no idea" for the plain model.
+// notMeasured says why the chosen cfg's idea ic, not the gate, has no
+// mechanism signature.
+func notMeasured(ic idea.Config) string {
+	if ic.IsZero() {
+		return "the idea arm's chosen cfg trains no idea: there is nothing to probe"
+	}
+	i, err := idea.New(ic)
+	if err != nil {
+		return fmt.Sprintf("the idea arm's chosen cfg trains %s, which does not build: %v", ic.Name, err)
+	}
+	if _, ok := i.(idea.Prober); !ok {
+		return fmt.Sprintf("the idea arm's chosen cfg trains %s, which has no mechanism probe (idea.Prober)", ic.Name)
+	}
+	return fmt.Sprintf("the probe of %s gave no finite laws on the trained model (or its trial record predates them)", ic.Name)
+}
+
 func ideaName(ic idea.Config) string {
 	if ic.Name == "" {
 		return "no idea"

@@ -98,6 +98,11 @@ func TestGridEdges(t *testing.T) {
 		// lr and epochs both at their largest.
 		{"top", grid, 2, []string{"lr = 0.01, the largest", "epochs = 10, the largest of its grid {5, 5, 10}"}},
 		{"single", grid[:1], 0, nil}, // nothing varies
+		// An idea's parameter is a grid field like any other.
+		{"params", []Cfg{
+			{LR: 0.003, Epochs: 5, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.5})},
+			{LR: 0.003, Epochs: 5, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.9})},
+		}, 1, []string{"params.lambda = 0.9, the largest of its grid {0.5, 0.9}"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := gridEdges("baseline", tc.cs, tc.best)
@@ -371,4 +376,83 @@ func TestControl(t *testing.T) {
 	require.Equal(t, Cfg{LR: 0.003, Epochs: 1, Rho: 0.9, Beta: 0.5}, g)
 	_, err = Control(context.Background(), p, aa, 0, Options{}, nil)
 	require.ErrorContains(t, err, "blocks = 0")
+}
+
+// TestIdeaLaws: the math check carries the laws of every idea setting with
+// a theory (the ema's and the gate's), the ema arm's mechanism is read by
+// its own probe, the selection-aware p-values are Holm-adjusted when every
+// grid pairs with the baseline's, and verify re-derives all of it.
+func TestIdeaLaws(t *testing.T) {
+	p := tinyProtocol()
+	p.Baseline = []Cfg{{LR: 0.01, Epochs: 2}, {LR: 0.003, Epochs: 2}}
+	p.Idea = []Cfg{{LR: 0.01, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})},
+		{LR: 0.003, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}}
+	p.Ideas = []IdeaArm{{Name: "gate", Grid: []Cfg{{LR: 0.01, Epochs: 2, Rho: 0.9, Beta: 1}, {LR: 0.003, Epochs: 2, Rho: 0.9, Beta: 1}}}}
+	require.NoError(t, p.Validate())
+	o, err := Run(context.Background(), p, Options{})
+	require.NoError(t, err)
+	r := o.Report
+	mc := r.MechanismSignature.MathCheck
+	require.Empty(t, mc.Rows, "no cfg of the idea arm trains the gate")
+	require.Len(t, mc.Laws, 2, "one ema setting and one gate setting")
+	require.Equal(t, "ema", mc.Laws[0].Idea)
+	require.Equal(t, "gate", mc.Laws[1].Idea)
+	require.True(t, mc.Confirmed)
+	s := r.MechanismSignature.MechanismSignature
+	require.Empty(t, s.NotMeasured)
+	require.Len(t, s.Laws, 2*p.Arch.Layers)
+	require.Equal(t, "block0.state_pole", s.Laws[0].Name)
+	require.InDelta(t, 0.7, s.Laws[0].Got, 1e-3, "the fit recovers the ema's decay")
+	require.Equal(t, idea.AllHold(s.Laws), s.Confirmed)
+	require.NotNil(t, r.Comparison.PValueSelectionHolm)
+	sel := stats.Holm([]float64{*r.Comparison.PValueSelection, *r.Ideas[0].Comparison.PValueSelection})
+	require.Equal(t, sel[0], *r.Comparison.PValueSelectionHolm)
+	require.Equal(t, sel[1], *r.Ideas[0].Comparison.PValueSelectionHolm)
+	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+
+	for _, tc := range []struct {
+		field string
+		edit  func(r *Report)
+	}{
+		{"mechanism_signature.math_check.laws[1].laws[0].want", func(r *Report) { r.MechanismSignature.MathCheck.Laws[1].Laws[0].Want++ }},
+		{"mechanism_signature.math_check.laws (count)", func(r *Report) { r.MechanismSignature.MathCheck.Laws = r.MechanismSignature.MathCheck.Laws[:1] }},
+		{"mechanism_signature.math_check.laws[0].holds", func(r *Report) { r.MechanismSignature.MathCheck.Laws[0].Holds = false }},
+		{"mechanism_signature.mechanism_signature.confirmed", func(r *Report) {
+			s := &r.MechanismSignature.MechanismSignature
+			s.Confirmed = !s.Confirmed
+		}},
+		{"mechanism_signature.mechanism_signature.laws", func(r *Report) { r.MechanismSignature.MechanismSignature.Laws = nil }},
+		{"ideas[0].comparison.p_value_selection_holm", func(r *Report) { *r.Ideas[0].Comparison.PValueSelectionHolm /= 2 }},
+		{"comparison.verdict_selection_holm", func(r *Report) { r.Comparison.VerdictSelectionHolm = "significant loss" }},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			raw, err := r.Marshal()
+			require.NoError(t, err)
+			bad, err := ParseReport(raw, "copy")
+			require.NoError(t, err)
+			tc.edit(bad)
+			var fields []string
+			for _, m := range Verify(bad, VerifyOptions{}).Mismatches() {
+				fields = append(fields, m.Field)
+			}
+			require.Contains(t, fields, tc.field)
+		})
+	}
+}
+
+// TestGateLawsInReport: the gate's mechanism laws are its layers' Confirm
+// criteria, and verify rebuilds them from the layers.
+func TestGateLawsInReport(t *testing.T) {
+	o, err := Run(context.Background(), tinyProtocol(), Options{})
+	require.NoError(t, err)
+	s := o.Report.MechanismSignature.MechanismSignature
+	require.Equal(t, idea.GateLaws(s.Rho, s.Layers), s.Laws)
+	require.Equal(t, s.Confirmed, s.Layers[0].Confirmed)
+	s.Laws[0].Got += 0.5
+	o.Report.MechanismSignature.MechanismSignature = s
+	var fields []string
+	for _, m := range Verify(o.Report, VerifyOptions{}).Mismatches() {
+		fields = append(fields, m.Field)
+	}
+	require.Contains(t, fields, "mechanism_signature.mechanism_signature.laws[0].got")
 }

@@ -139,8 +139,13 @@ epochs:
 	}
 	if ls := idea.GateSignature(probe); ls != nil {
 		// nil for a degenerate pole fit (constant states), so the
-		// mechanism reads unconfirmed rather than carrying a NaN.
+		// mechanism reads unconfirmed rather than carrying a NaN. The
+		// gate's laws are derived from its layers (idea.GateLaws).
 		res.Signature = &Signature{Layers: ls}
+	} else if sg, ok := probe.(idea.Signature); ok {
+		if laws := sg.Laws(); laws != nil {
+			res.Signature = &Signature{Laws: laws}
+		}
 	}
 	return m, res, nil
 }
@@ -198,7 +203,11 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, pro
 		if probe != nil {
 			site := m.Idea().Site()
 			for l := range m.Config.SiteInstances(site) {
-				probe.Add(l, m.IdeaState(l), m.IdeaInput(l), m.Config.SiteShape(site, b))
+				var theta []float32
+				if m.Params.Idea != nil {
+					theta = m.Params.Idea[l]
+				}
+				probe.Add(l, m.IdeaState(l), m.IdeaInput(l), theta, m.Config.SiteShape(site, b))
 			}
 		}
 	}
@@ -209,6 +218,9 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, pro
 // test windows, per block.
 type Signature struct {
 	Layers []LayerSignature
+	// Laws is what the probe of an idea other than the gate measured
+	// (idea.Signature); the gate's are derived from Layers.
+	Laws []idea.Law `json:",omitempty"`
 }
 
 // LayerSignature is the mechanism signature of one block's gate.

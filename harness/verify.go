@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 )
 
@@ -384,6 +385,31 @@ func (v *verifier) ideas(r *Report) {
 			v.add(at+".verdict_holm", c.VerdictHolm, w, "")
 		}
 	}
+	ptrs := make([]*Comparison, len(cs))
+	for i := range cs {
+		ptrs[i] = &cs[i]
+	}
+	sel := selectionPs(ptrs)
+	for i, c := range cs {
+		at := "comparison"
+		if i > 0 {
+			at = fmt.Sprintf("ideas[%d].comparison", i-1)
+		}
+		v.checked++
+		switch {
+		case sel == nil && (c.PValueSelectionHolm != nil || c.VerdictSelectionHolm != ""):
+			v.add(at+".p_value_selection_holm", "present", "absent: not every idea has a selection-aware p-value", "")
+		case sel != nil && c.PValueSelectionHolm == nil:
+			v.add(at+".p_value_selection_holm", "missing", "Holm over the selection-aware p-values", "")
+		case sel != nil:
+			q := stats.Holm(sel)[i]
+			v.floatEq(at+".p_value_selection_holm", *c.PValueSelectionHolm, q)
+			v.checked++
+			if w := stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs); c.VerdictSelectionHolm != w {
+				v.add(at+".verdict_selection_holm", c.VerdictSelectionHolm, w, "")
+			}
+		}
+	}
 }
 
 func (v *verifier) signature(r *Report) {
@@ -393,16 +419,25 @@ func (v *verifier) signature(r *Report) {
 		v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed, false)
 		return
 	}
+	if ic := m.ObservedBestCfg.IdeaConfig(); !ic.IsZero() && ic.Name != "gate" {
+		// Another idea's probe: its laws decide, by their own rule.
+		if len(s.Laws) == 0 {
+			v.checked++
+			v.add("mechanism_signature.mechanism_signature.laws", "missing", "the laws of "+ic.Name+"'s probe, or not_measured saying why not", "")
+			return
+		}
+		v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed, idea.AllHold(s.Laws))
+		v.metricOfSeed(r, s)
+		return
+	}
 	v.floatEq("mechanism_signature.mechanism_signature.rho", s.Rho, m.ObservedBestCfg.Rho)
 	v.floatEq("mechanism_signature.mechanism_signature.beta", s.Beta, m.ObservedBestCfg.Beta)
 	v.floatEq("mechanism_signature.mechanism_signature.predicted_steady_gain", s.PredictedSteadyGain, gate.SteadyGain(s.Beta, s.MeanState))
 	v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed,
 		Confirm(s.Rho, s.FittedStatePole, s.InitialGain, s.FinalGain, s.PredictedSteadyGain))
-	seeds := m.Protocol.Seeds
-	if i := slices.Index(seeds, s.TrainedModelSeed); i >= 0 && i < len(r.Idea.PerSeed) {
-		v.floatEq("mechanism_signature.mechanism_signature.metric", s.Metric, r.Idea.PerSeed[i])
-	} else {
-		v.add("mechanism_signature.mechanism_signature.trained_model_seed", fmt.Sprint(s.TrainedModelSeed), fmt.Sprint(seeds), "")
+	v.metricOfSeed(r, s)
+	if s.Laws != nil || r.Training != nil { // a report before the laws has no training curves either
+		v.laws("mechanism_signature.mechanism_signature.laws", s.Laws, idea.GateLaws(s.Rho, s.Layers))
 	}
 	for i, l := range s.Layers {
 		p := fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d]", i)
@@ -436,6 +471,34 @@ func (v *verifier) signature(r *Report) {
 		}
 		v.valCurves("training.baseline", tr.Baseline, bVal, r.NSeeds)
 		v.valCurves("training.idea", tr.Idea, iVal, r.NSeeds)
+	}
+}
+
+// metricOfSeed checks the signature's metric against the idea's test
+// metric on its seed.
+func (v *verifier) metricOfSeed(r *Report, s SignatureJSON) {
+	seeds := r.MechanismSignature.Protocol.Seeds
+	if i := slices.Index(seeds, s.TrainedModelSeed); i >= 0 && i < len(r.Idea.PerSeed) {
+		v.floatEq("mechanism_signature.mechanism_signature.metric", s.Metric, r.Idea.PerSeed[i])
+	} else {
+		v.checked++
+		v.add("mechanism_signature.mechanism_signature.trained_model_seed", fmt.Sprint(s.TrainedModelSeed), fmt.Sprint(seeds), "")
+	}
+}
+
+// laws compares laws with their re-derivation want, field by field.
+func (v *verifier) laws(field string, got, want []idea.Law) {
+	v.intEq(field+" (count)", len(got), len(want))
+	for i := range min(len(got), len(want)) {
+		p := fmt.Sprintf("%s[%d]", field, i)
+		v.checked++
+		if got[i].Name != want[i].Name || got[i].AtLeast != want[i].AtLeast {
+			v.add(p+".name", got[i].Name, want[i].Name, "")
+			continue
+		}
+		v.floatEq(p+".got", got[i].Got, want[i].Got)
+		v.floatEq(p+".want", got[i].Want, want[i].Want)
+		v.floatEq(p+".tol", got[i].Tol, want[i].Tol)
 	}
 }
 
@@ -513,12 +576,18 @@ func (v *verifier) mathCheck(r *Report) {
 	m := r.MechanismSignature
 	rows := m.MathCheck.Rows
 	maxSteps := gate.SettleSteps(math.Nextafter(1, 0)) // the most steps a report of this harness simulates
-	v.intEq("mechanism_signature.math_check.rows (count)", len(rows), len(m.IdeaSweep))
+	var gated []Cfg                                    // the idea cfgs with a row
+	for _, row := range m.IdeaSweep {
+		if trainsGate(row.Cfg) {
+			gated = append(gated, row.Cfg)
+		}
+	}
+	v.intEq("mechanism_signature.math_check.rows (count)", len(rows), len(gated))
 	all := true
 	for i, row := range rows {
 		p := fmt.Sprintf("mechanism_signature.math_check.rows[%d]", i)
-		if i < len(m.IdeaSweep) {
-			v.floatEq(p+".rho", row.Rho, m.IdeaSweep[i].Cfg.Rho)
+		if i < len(gated) {
+			v.floatEq(p+".rho", row.Rho, gated[i].Rho)
 		}
 		// The closed forms are defined for a valid ρ only (the gate's rule).
 		if err := (gate.Params{Rho: row.Rho}).Validate(); err != nil {
@@ -548,6 +617,39 @@ func (v *verifier) mathCheck(r *Report) {
 			}
 		}
 		all = all && row.Holds()
+	}
+	if m.MathCheck.Laws != nil || r.Training != nil {
+		// The laws, re-derived by each idea's own theory (a report from
+		// before them has neither laws nor training curves).
+		arms := [][]Cfg{nil}
+		for _, row := range m.IdeaSweep {
+			arms[0] = append(arms[0], row.Cfg)
+		}
+		for _, ir := range r.Ideas {
+			var g []Cfg
+			for _, row := range ir.Sweep {
+				g = append(g, row.Cfg)
+			}
+			arms = append(arms, g)
+		}
+		want, err := ideaLaws(arms...)
+		v.checked++
+		if err != nil {
+			v.add("mechanism_signature.math_check.laws", "present", err.Error(), "")
+		}
+		got := m.MathCheck.Laws
+		v.intEq("mechanism_signature.math_check.laws (count)", len(got), len(want))
+		for i := range min(len(got), len(want)) {
+			p := fmt.Sprintf("mechanism_signature.math_check.laws[%d]", i)
+			v.checked++
+			if got[i].Idea != want[i].Idea || got[i].Params != want[i].Params {
+				v.add(p, got[i].Idea+" "+got[i].Params.String(), want[i].Idea+" "+want[i].Params.String(), "")
+				continue
+			}
+			v.laws(p+".laws", got[i].Laws, want[i].Laws)
+			v.boolEq(p+".holds", got[i].Holds, idea.AllHold(got[i].Laws))
+			all = all && got[i].Holds
+		}
 	}
 	v.boolEq("mechanism_signature.math_check.confirmed", m.MathCheck.Confirmed, all)
 }

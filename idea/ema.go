@@ -1,6 +1,11 @@
 package idea
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+
+	"github.com/ideabench/ideabench/gate"
+)
 
 // emaSpec mixes each block's output with a fading average of the tokens
 // before it, per channel, with a learnable strength that starts at 0: a
@@ -80,4 +85,117 @@ func (e emaOp[F]) Backward(dx, dtheta, scratch, dy, _, state, theta []F, s Shape
 			}
 		}
 	}
+}
+
+// emaStepTokens is the length of the ema's step-response simulation.
+const emaStepTokens = 64
+
+// emaMaxHalfLife bounds the impulse simulation: a decay whose half-life is
+// longer is left out of the math check (it would simulate millions of
+// tokens for a λ no window could use).
+const emaMaxHalfLife = 1 << 16
+
+// Laws is the ema's math check, run through its own float64 Forward on one
+// channel with α = 1 (so y - x is the average m):
+//
+//	step_response      m after n = 64 tokens of constant input 1 against 1 - λⁿ
+//	impulse_half_life  the first t >= 1 with m_t <= m_0/2 after a unit impulse
+//	                   against ⌈ln ½ / ln λ⌉ (gate.HalfLife: the same recurrence)
+func (e EMA) Laws() ([]Law, error) {
+	op := emaOp[float64](e)
+	theta := []float64{1}
+	run := func(x []float64) []float64 {
+		s := Shape{B: 1, N: len(x), C: 1}
+		y, m := make([]float64, len(x)), make([]float64, len(x))
+		op.Forward(y, m, x, theta, s)
+		return m
+	}
+	step := make([]float64, emaStepTokens)
+	for i := range step {
+		step[i] = 1
+	}
+	m := run(step)
+	laws := []Law{{Name: "step_response", Got: m[len(m)-1], Want: 1 - math.Pow(e.Lambda, emaStepTokens), Tol: 1e-12}}
+	if h := gate.HalfLife(e.Lambda); h <= emaMaxHalfLife {
+		imp := make([]float64, h+1)
+		imp[0] = 1
+		m := run(imp)
+		obs := 0
+		for t := 1; t < len(m); t++ {
+			if m[t] <= 0.5*m[0]*(1+1e-9) {
+				obs = t
+				break
+			}
+		}
+		laws = append(laws, Law{Name: "impulse_half_life", Got: float64(obs), Want: float64(h)})
+	}
+	return laws, nil
+}
+
+// NewProbe returns the ema's mechanism probe.
+func (e EMA) NewProbe(instances int, s Shape) Probe {
+	return &emaProbe{lambda: e.Lambda, sums: make([][7]float64, instances)}
+}
+
+// EngageMin is the least share the ema's path must carry in a trained
+// model for its mechanism to count as used: rms(α⊙m) / rms(x) over the
+// test windows (α starts at 0, so an unused mixer stays near 0).
+const EngageMin = 0.01
+
+// emaProbe accumulates, per block, the least-squares sums of the pole fit
+// m_t = a·m_{t-1} + b·x_t over all windows, tokens t >= 1 and channels,
+// and the energies of the path α⊙m and of the input x.
+type emaProbe struct {
+	lambda float64
+	sums   [][7]float64 // pp, px, xx, pm, xm, path², x²
+}
+
+func (p *emaProbe) Add(l int, state, x, theta []float32, s Shape) {
+	q := &p.sums[l]
+	for b := range s.B {
+		for t := range s.N {
+			i := (b*s.N + t) * s.C
+			for c := range s.C {
+				xv, mv := float64(x[i+c]), float64(state[i+c])
+				path := float64(theta[c]) * mv
+				q[5] += path * path
+				q[6] += xv * xv
+				if t > 0 {
+					pv := float64(state[i-s.C+c])
+					q[0] += pv * pv
+					q[1] += pv * xv
+					q[2] += xv * xv
+					q[3] += pv * mv
+					q[4] += xv * mv
+				}
+			}
+		}
+	}
+}
+
+// Laws, per block:
+//
+//	block<l>.state_pole  the fitted pole a of m_t = a·m_{t-1} + b·x_t within gate.PoleTol of λ
+//	block<l>.engagement  rms(α⊙m) / rms(x) at least EngageMin: training put the average to use
+//
+// nil when a fit is singular or a number not finite.
+func (p *emaProbe) Laws() []Law {
+	var laws []Law
+	for l, q := range p.sums {
+		det := q[0]*q[2] - q[1]*q[1]
+		if !(det > 0) || !(q[6] > 0) {
+			return nil
+		}
+		pole := (q[3]*q[2] - q[4]*q[1]) / det
+		pre := fmt.Sprintf("block%d.", l)
+		laws = append(laws,
+			Law{Name: pre + "state_pole", Got: pole, Want: p.lambda, Tol: gate.PoleTol},
+			Law{Name: pre + "engagement", Got: math.Sqrt(q[5] / q[6]), Want: EngageMin, AtLeast: true})
+	}
+	for _, l := range laws {
+		if !l.Finite() {
+			return nil
+		}
+	}
+	return laws
 }

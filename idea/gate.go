@@ -1,6 +1,10 @@
 package idea
 
-import "github.com/ideabench/ideabench/gate"
+import (
+	"fmt"
+
+	"github.com/ideabench/ideabench/gate"
+)
 
 // gateSpec is the per-token fading-memory gate of package gate on each
 // block's attention branch.
@@ -52,19 +56,60 @@ func (g gateOp[F]) Backward(dx, _, scratch, dy, x, state, _ []F, s Shape) {
 
 // NewProbe returns the gate's mechanism probe (gate.Probe).
 func (g Gate) NewProbe(instances int, s Shape) Probe {
-	return gateProbe{gate.NewProbe(g.P, instances, s.N)}
+	return gateProbe{g.P, gate.NewProbe(g.P, instances, s.N)}
 }
 
-// gateProbe feeds gate.Probe; Signature returns its result.
-type gateProbe struct{ p *gate.Probe }
+// Laws is the gate's math check (gate.CheckMath) as laws: the impulse
+// half-life found by running the recurrence against ⌈ln ½ / ln ρ⌉, and the
+// gain after gate.SettleSteps(ρ) steps of the constant drive
+// gate.MathDrive against the steady gain 1/(1+β·u).
+func (g Gate) Laws() ([]Law, error) {
+	r, err := gate.CheckMath(g.P)
+	if err != nil {
+		return nil, err
+	}
+	_, gains := gate.SimulateConstant(g.P.Rho, g.P.Beta, gate.MathDrive, *r.Steps)
+	return []Law{
+		{Name: "impulse_half_life", Got: float64(r.HalfObserved), Want: float64(r.HalfPredicted)},
+		{Name: "steady_gain", Got: gains[len(gains)-1], Want: gate.SteadyGain(g.P.Beta, gate.MathDrive), Tol: gate.SteadyErrTol},
+	}, nil
+}
 
-func (g gateProbe) Add(l int, state, x []float32, s Shape) { g.p.Add(l, state, x, s.B, s.N, s.C) }
+// gateProbe feeds gate.Probe.
+type gateProbe struct {
+	p gate.Params
+	a *gate.Probe
+}
+
+func (g gateProbe) Add(l int, state, x, _ []float32, s Shape) { g.a.Add(l, state, x, s.B, s.N, s.C) }
+
+// Laws is gate.Confirm's three criteria for every block, as laws (see
+// GateLaws).
+func (g gateProbe) Laws() []Law { return GateLaws(g.p.Rho, g.a.Finish()) }
+
+// GateLaws turns the per-block signatures of a gate at ρ into laws, three
+// per block, that all hold exactly when gate.Confirm holds for each block:
+//
+//	block<l>.state_pole  the fitted pole of the state within gate.PoleTol of ρ
+//	block<l>.final_gain  the gain at the last position within gate.SteadyTol of the steady gain of the mean state
+//	block<l>.gain_drop   the gain falls by at least gate.MinGainDrop over the window
+func GateLaws(rho float64, ls []gate.LayerSignature) []Law {
+	var laws []Law
+	for _, l := range ls {
+		p := fmt.Sprintf("block%d.", l.Layer)
+		laws = append(laws,
+			Law{Name: p + "state_pole", Got: l.FittedStatePole, Want: rho, Tol: gate.PoleTol},
+			Law{Name: p + "final_gain", Got: l.FinalGain, Want: l.PredictedSteadyGain, Tol: gate.SteadyTol},
+			Law{Name: p + "gain_drop", Got: l.InitialGain - l.FinalGain, Want: gate.MinGainDrop, AtLeast: true})
+	}
+	return laws
+}
 
 // GateSignature returns the per-block signatures of a gate probe, nil
 // when p is not one or a number was not finite.
 func GateSignature(p Probe) []gate.LayerSignature {
 	if g, ok := p.(gateProbe); ok {
-		return g.p.Finish()
+		return g.a.Finish()
 	}
 	return nil
 }

@@ -140,6 +140,6 @@ type Prober interface {
 // Probe accumulates an idea's behaviour over evaluation batches.
 type Probe interface {
 	// Add feeds site instance l's state and input of one batch of s.B
-	// windows.
-	Add(l int, state, x []float32, s Shape)
+	// windows, and its tensors theta (nil when it has none).
+	Add(l int, state, x, theta []float32, s Shape)
 }

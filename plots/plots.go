@@ -2,13 +2,17 @@ package plots
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -557,7 +561,15 @@ func sweep(r *harness.Report) (*figure, error) {
 	}
 	var panels []*plot.Plot
 	for a, rows := range arms {
-		name := []string{"baseline", "idea (labels: ρ, β)"}[a]
+		var cfgs []harness.Cfg
+		for _, rw := range rows {
+			cfgs = append(cfgs, rw.cfg)
+		}
+		label, fixed := cfgLabels(cfgs)
+		name := []string{"baseline", "idea"}[a]
+		if a == 1 && fixed != "" {
+			name += ": " + fixed
+		}
 		if a == 0 && !spread {
 			name = "baseline (no per-seed values: no std)"
 		}
@@ -569,37 +581,32 @@ func sweep(r *harness.Report) (*figure, error) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = ticks
 		p.X.Min, p.X.Max = lo/1.6, hi*1.6
+		// Cfgs that differ in more than lr form groups, each drawn a
+		// little to the side (a factor dodge^(g - (G-1)/2) in lr), so that
+		// points at one lr do not hide each other.
+		group, groups := lrGroups(cfgs)
+		x := func(k int) float64 {
+			return rows[k].cfg.LR * math.Pow(dodge, float64(group[k])-float64(groups-1)/2)
+		}
 		var pts struct {
 			plotter.XYs
 			plotter.YErrors
 		}
 		var chosen plotter.XYs
-		for _, rw := range rows {
-			pts.XYs = append(pts.XYs, plotter.XY{X: rw.cfg.LR, Y: rw.mean})
+		for k, rw := range rows {
+			pts.XYs = append(pts.XYs, plotter.XY{X: x(k), Y: rw.mean})
 			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{rw.std, rw.std})
 			if rw.chosen {
-				chosen = append(chosen, plotter.XY{X: rw.cfg.LR, Y: rw.mean})
+				chosen = append(chosen, plotter.XY{X: x(k), Y: rw.mean})
 			}
 		}
 		// Join cfgs that differ in lr only: a line across other changes
 		// (ρ, β, epochs) would read as a trend in lr.
-		for k, rw := range rows {
-			same := func(o sweepRow) bool {
-				c, d := o.cfg, rw.cfg
-				c.LR, d.LR = 0, 0
-				return c == d
-			}
-			first := true
-			for _, o := range rows[:k] {
-				first = first && !same(o)
-			}
-			if !first {
-				continue
-			}
+		for g := range groups {
 			var xys plotter.XYs
-			for _, o := range rows {
-				if same(o) {
-					xys = append(xys, plotter.XY{X: o.cfg.LR, Y: o.mean})
+			for k, rw := range rows {
+				if group[k] == g {
+					xys = append(xys, plotter.XY{X: x(k), Y: rw.mean})
 				}
 			}
 			if len(xys) > 1 {
@@ -616,13 +623,13 @@ func sweep(r *harness.Report) (*figure, error) {
 		if len(chosen) > 0 {
 			p.Add(dots(chosen, colBlack, draw.RingGlyph{}, vg.Points(6)))
 		}
-		if a == 1 {
-			// Above each error bar: ρ and β on two lines, narrow enough
-			// for neighbouring lrs.
+		if label != nil {
+			// Above each error bar: the fields that vary besides lr, one
+			// per line, narrow enough for neighbouring lrs.
 			lb := &plotter.Labels{}
-			for _, rw := range rows {
-				lb.XYs = append(lb.XYs, plotter.XY{X: rw.cfg.LR, Y: rw.mean + rw.std})
-				lb.Labels = append(lb.Labels, fmt.Sprintf("ρ %g\nβ %g", rw.cfg.Rho, rw.cfg.Beta))
+			for k, rw := range rows {
+				lb.XYs = append(lb.XYs, plotter.XY{X: x(k), Y: rw.mean + rw.std})
+				lb.Labels = append(lb.Labels, label(rw.cfg))
 				sty := textStyle(8)
 				sty.Color, sty.XAlign, sty.YAlign = col, draw.XCenter, draw.YBottom
 				lb.TextStyle = append(lb.TextStyle, sty)
@@ -651,6 +658,81 @@ func sweep(r *harness.Report) (*figure, error) {
 	}
 	fig.panels = [][]*plot.Plot{panels}
 	return fig, nil
+}
+
+// dodge is the factor in lr between neighbouring groups of a sweep panel.
+const dodge = 1.08
+
+// lrGroups numbers the cfgs by what they are besides lr, in order of
+// first appearance: cfgs of one group differ in lr only.
+func lrGroups(cs []harness.Cfg) (group []int, n int) {
+	key := map[harness.Cfg]int{}
+	for _, c := range cs {
+		c.LR = 0
+		g, ok := key[c]
+		if !ok {
+			g = len(key)
+			key[c] = g
+		}
+		group = append(group, g)
+	}
+	return group, len(key)
+}
+
+// cfgLabels returns a label of a cfg by the fields that vary over cs
+// besides lr (nil when none does), and a description of the idea they
+// share when they share one ("gate ρ 0.8, β 0.5"; "" for none).
+func cfgLabels(cs []harness.Cfg) (label func(harness.Cfg) string, fixed string) {
+	short := map[string]string{"rho": "ρ", "beta": "β", "weight_decay": "wd"}
+	var vary []harness.CfgField
+	for _, f := range harness.FieldsOf(cs) {
+		if f.Key != "lr" && f.Varies(cs) {
+			vary = append(vary, f)
+		}
+	}
+	ideaVaries, schedVaries := false, false
+	for _, c := range cs {
+		ideaVaries = ideaVaries || c.Idea != cs[0].Idea
+		schedVaries = schedVaries || c.Schedule != cs[0].Schedule
+	}
+	if len(cs) > 0 && !ideaVaries {
+		fixed = describeIdea(cs[0])
+	}
+	if len(vary) == 0 && !ideaVaries && !schedVaries {
+		return nil, fixed
+	}
+	return func(c harness.Cfg) string {
+		var parts []string
+		if ideaVaries {
+			parts = append(parts, cmp.Or(c.IdeaConfig().Name, "none"))
+		}
+		for _, f := range vary {
+			k := strings.TrimPrefix(f.Key, "params.")
+			parts = append(parts, fmt.Sprintf("%s %g", cmp.Or(short[k], k), f.Value(c)))
+		}
+		if schedVaries {
+			parts = append(parts, cmp.Or(c.Schedule, harness.ScheduleConstant))
+		}
+		return strings.Join(parts, "\n")
+	}, fixed
+}
+
+// describeIdea is a cfg's idea in a few words: "gate ρ 0.8, β 0.5",
+// "ema lambda 0.8"; "" for none.
+func describeIdea(c harness.Cfg) string {
+	ic := c.IdeaConfig()
+	if ic.IsZero() {
+		return ""
+	}
+	if ic.Name == "gate" {
+		return fmt.Sprintf("gate ρ %g, β %g", c.Rho, c.Beta)
+	}
+	var parts []string
+	m := ic.Params.Map()
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %g", k, m[k]))
+	}
+	return strings.TrimSpace(ic.Name + " " + strings.Join(parts, ", "))
 }
 
 func checkRow(field string, rw sweepRow) error {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/idea"
 )
 
 var tiny struct {
@@ -298,6 +300,46 @@ func TestInterval(t *testing.T) {
 			require.NoError(t, err)
 			require.InDelta(t, tc.lo, lo, 1e-12)
 			require.InDelta(t, tc.hi, hi, 1e-12)
+		})
+	}
+}
+
+// TestCfgLabels: a sweep panel labels its points by the fields that vary
+// besides lr, groups the cfgs that differ in lr only, and names the idea
+// its cfgs share.
+func TestCfgLabels(t *testing.T) {
+	ema := func(lr, lam float64) harness.Cfg {
+		return harness.Cfg{LR: lr, Epochs: 4, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": lam})}
+	}
+	for _, tc := range []struct {
+		name   string
+		cs     []harness.Cfg
+		labels []string // nil: no labels
+		fixed  string
+		groups []int
+	}{
+		{"lr only", []harness.Cfg{{LR: 0.1, Epochs: 4}, {LR: 0.3, Epochs: 4}}, nil, "", []int{0, 0}},
+		{"gate fixed", []harness.Cfg{{LR: 0.1, Rho: 0.8, Beta: 0.5}, {LR: 0.3, Rho: 0.8, Beta: 0.5}}, nil, "gate ρ 0.8, β 0.5", []int{0, 0}},
+		{"gate beta", []harness.Cfg{{LR: 0.1, Rho: 0.8, Beta: 0.5}, {LR: 0.1, Rho: 0.8, Beta: 1}}, []string{"β 0.5", "β 1"}, "gate ρ 0.8, β 0.5", []int{0, 1}},
+		{"params", []harness.Cfg{ema(0.1, 0.5), ema(0.3, 0.5), ema(0.1, 0.9)}, []string{"lambda 0.5", "lambda 0.5", "lambda 0.9"}, "ema lambda 0.5", []int{0, 0, 1}},
+		{"ideas and wd", []harness.Cfg{{LR: 0.1, Idea: "conv", Params: idea.NewParams(map[string]float64{"width": 3})}, {LR: 0.1, WeightDecay: 0.1, Idea: "rezero"}},
+			[]string{"conv\nwd 0\nwidth 3", "rezero\nwd 0.1\nwidth 0"}, "", []int{0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			label, fixed := cfgLabels(tc.cs)
+			require.Equal(t, tc.fixed, fixed)
+			if tc.labels == nil {
+				require.Nil(t, label)
+			} else {
+				var got []string
+				for _, c := range tc.cs {
+					got = append(got, label(c))
+				}
+				require.Equal(t, tc.labels, got)
+			}
+			g, n := lrGroups(tc.cs)
+			require.Equal(t, tc.groups, g)
+			require.Equal(t, slices.Max(g)+1, n)
 		})
 	}
 }

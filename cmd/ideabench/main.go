@@ -443,6 +443,22 @@ func printSummary(w io.Writer, r *harness.Report) {
 		}
 		fmt.Fprintln(w)
 	}
+	if c.VerdictSelectionHolm != "" {
+		fmt.Fprintf(w, "selection-aware verdicts, Holm-adjusted: idea %s", c.VerdictSelectionHolm)
+		for _, a := range r.Ideas {
+			fmt.Fprintf(w, ", %s %s", a.Name, a.Comparison.VerdictSelectionHolm)
+		}
+		fmt.Fprintln(w)
+	}
+	if s := r.MechanismSignature.MechanismSignature; len(s.Laws) > 0 {
+		held := 0
+		for _, l := range s.Laws {
+			if l.Holds() {
+				held++
+			}
+		}
+		fmt.Fprintf(w, "mechanism laws: %d of %d hold (confirmed: %v)\n", held, len(s.Laws), s.Confirmed)
+	}
 }
 
 // printComparison writes one idea arm's comparison line (and its Holm
@@ -452,6 +468,9 @@ func printComparison(w io.Writer, name string, c harness.Comparison) {
 		name, c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, c.PValueMethod, c.MDE, c.MDERelPct)
 	if c.PValueHolm != nil {
 		fmt.Fprintf(w, "; Holm p = %.4g: %s", *c.PValueHolm, c.VerdictHolm)
+	}
+	if c.PValueSelectionHolm != nil {
+		fmt.Fprintf(w, "; selection-aware Holm p = %.4g: %s", *c.PValueSelectionHolm, c.VerdictSelectionHolm)
 	}
 	fmt.Fprintln(w)
 }
