@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
@@ -16,7 +17,47 @@ import (
 // last-value-centred linear map (NLinear), under none the linear_ar
 // reference forecaster, so a model with the skip starts as that
 // forecaster.
+//
+// The fit depends on the dataset and the normalization only, so the last
+// one is kept (skipCache): the trials of a run share it. (One entry, so
+// that the cache keeps at most one finished run's dataset alive.)
 func skipInit(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {
+	k := skipKey{ds, c.Norm}
+	skipMu.Lock()
+	defer skipMu.Unlock()
+	for _, e := range skipCache {
+		if e.key == k {
+			return e.w, e.b, nil
+		}
+	}
+	w, b, err = fitSkip(c, ds)
+	if err != nil {
+		return nil, nil, err
+	}
+	skipCache = append(skipCache, skipEntry{k, w, b})
+	skipCache = skipCache[len(skipCache)-1:]
+	return w, b, nil
+}
+
+// skipKey identifies a skip start: the dataset (by identity: a run builds
+// one and does not change it) and the normalization.
+type skipKey struct {
+	ds   *track.Dataset
+	norm string
+}
+
+type skipEntry struct {
+	key  skipKey
+	w, b []float64 // shared read-only: SetSkip copies them
+}
+
+var (
+	skipMu    sync.Mutex
+	skipCache []skipEntry
+)
+
+// fitSkip computes skipInit's fit.
+func fitSkip(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {
 	tr := track.Univariate(&ds.Train, ds.Target)
 	n, t, h := tr.N, tr.T, tr.H
 	x, scale, level := tr.X, make([]float64, n), make([]float64, n)
