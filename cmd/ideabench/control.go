@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -22,8 +21,7 @@ import (
 // seed blocks, and prints the rate of significant verdicts with its 95%
 // interval.
 func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("control", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("control")
 	pf := protocolFlags(fs)
 	spec := fs.String("idea", "aa", "the idea: a registered name, with parameters as name:k=v,k=v (e.g. gate:rho=0.9,beta=0.5); aa is the A/A control")
 	blocks := fs.Int("blocks", 100, "seed blocks, each of the protocol's number of seeds, disjoint")
@@ -31,11 +29,11 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
 	quiet := fs.Bool("quiet", false, "no progress line")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: control takes no arguments (got %q)\n%s", errUsage, fs.Args(), usage)
+		return fmt.Errorf("%w: control takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("control"))
 	}
 	p, err := pf.protocol()
 	if err != nil {

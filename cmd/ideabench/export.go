@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,15 +26,14 @@ const (
 
 // cmdTrain trains one trial and saves its checkpoint.
 func cmdTrain(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("train", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("train")
 	pf := protocolFlags(fs)
 	arm := fs.String("arm", "idea", "baseline or idea")
 	cfg := fs.Int("cfg", 0, "index into the arm's grid")
 	seed := fs.Uint64("seed", 0, "training seed")
 	out := fs.String("out", "model.safetensors", "checkpoint file (safetensors)")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	p, err := pf.protocol()
 	if err != nil {
@@ -87,13 +85,12 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 
 // cmdData exports a split's evaluation windows as a windows CSV.
 func cmdData(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("data", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("data")
 	pf := protocolFlags(fs)
 	split := fs.String("split", "test", "train, val or test")
 	out := fs.String("out", "windows.csv", "windows CSV to write")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	p, err := pf.protocol()
 	if err != nil {
@@ -123,12 +120,11 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 
 // cmdEval scores a checkpoint on a windows CSV.
 func cmdEval(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("eval")
 	ckpt := fs.String("checkpoint", "", "checkpoint from ideabench train")
 	data := fs.String("data", "", "windows CSV from ideabench data")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if *ckpt == "" || *data == "" {
 		return fmt.Errorf("%w: eval needs --checkpoint FILE and --data FILE.csv", errUsage)

@@ -21,7 +21,7 @@ func TestTrainDataEval(t *testing.T) {
 		proto []string
 	}{
 		{"sequence", []string{"--config", "testdata/tiny.json"}},
-		{"csv", []string{"--config", "testdata/tiny.json", "--track", "csv", "--data", "../../track/testdata/tiny.csv", "--target", "OT", "--features", "HUFL,OT", "--t", "12", "--h", "3"}},
+		{"csv", []string{"--config", "testdata/tiny.json", "--track", "csv", "--data", "../../track/testdata/tiny.csv", "--target", "OT", "--features", "HUFL,OT", "--context", "12", "--horizon", "3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -1,6 +1,6 @@
 // Command ideabench runs the seeded protocol and checks reports.
 //
-//	ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--results DIR] [--workers N] [--shard I/N]
+//	ideabench run [protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR]
 //	ideabench merge [--out FILE] DIR...
 //	ideabench plot REPORT.json [--out DIR]
 //	ideabench train [protocol flags] [--arm A] [--cfg I] [--seed S] [--out FILE.safetensors]
@@ -9,16 +9,17 @@
 //	ideabench verify REPORT.json
 //	ideabench control [protocol flags] [--idea aa|NAME:k=v,...] [--blocks N]
 //	ideabench version
+//	ideabench help [COMMAND]
 //
-// Exit status: 0 success, 1 failure, 2 bad command line or config, 130
-// interrupted (finished trials are saved; rerun the same command).
+// Every command prints its flags on -h, -help or --help. Exit status: 0
+// success, 1 failure, 2 bad command line or config, 130 interrupted
+// (finished trials are saved; rerun the same command).
 package main
 
 import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -60,24 +61,25 @@ func main() {
 	}
 }
 
-const usage = `usage:
-  ideabench run [--config FILE] [--profile full|ci] [--out FILE] [--results DIR] [--workers N] [--shard I/N]
-  ideabench merge [--out FILE] DIR...
-  ideabench plot REPORT.json [--out DIR]
-  ideabench train [protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]
-  ideabench data [protocol flags] [--split train|val|test] [--out FILE.csv]
-  ideabench eval --checkpoint FILE --data FILE.csv
-  ideabench verify REPORT.json
-  ideabench control [protocol flags] [--idea aa|NAME:k=v,...] [--blocks N] [--out FILE] [--results DIR] [--workers N]
-  ideabench version
-
-protocol flags: --profile full|ci, --config FILE, --track sequence|csv, and for csv
-  --data FILE --target COL [--features A,B,...] [--csv-split ett-hour|ett-minute|fractions] [--t 96] [--h 96]`
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return fmt.Errorf("%w: no command\n%s", errUsage, usage)
+		return fmt.Errorf("%w: no command\n%s", errUsage, usage())
 	}
+	if isHelp(args[0]) {
+		if args[0] == "help" && len(args) > 1 {
+			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+		}
+		fmt.Fprintln(stdout, usage())
+		return nil
+	}
+	err := dispatch(ctx, args, stdout, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
@@ -96,10 +98,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "control":
 		return cmdControl(ctx, args[1:], stdout, stderr)
 	case "version":
+		if err := parseFlags(newFlags("version"), args[1:], stdout); err != nil {
+			return err
+		}
 		fmt.Fprintln(stdout, "ideabench", version())
 		return nil
 	}
-	return fmt.Errorf("%w: unknown command %q\n%s", errUsage, args[0], usage)
+	return fmt.Errorf("%w: unknown command %q\n%s", errUsage, args[0], usage())
 }
 
 func version() string {
@@ -110,8 +115,7 @@ func version() string {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run")
 	pf := protocolFlags(fs)
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
 	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
@@ -119,11 +123,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	shard := fs.String("shard", "", "I/N: run only the trials whose index is I mod N, into --results, without a report (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	plotDir := fs.String("plots", "", "also draw the report's figures (PNG and SVG) into this directory")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: run takes no arguments (got %q)\n%s", errUsage, fs.Args(), usage)
+		return fmt.Errorf("%w: run takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("run"))
 	}
 	p, err := pf.protocol()
 	if err != nil {
@@ -233,14 +237,13 @@ func parseShard(flagVal string, getenv func(string) string) (i, n int, err error
 }
 
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("merge")
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: merge takes one or more results directories\n%s", errUsage, usage)
+		return fmt.Errorf("%w: merge takes one or more results directories\nusage: %s", errUsage, synopsis("merge"))
 	}
 	if err := checkWritable(*out); err != nil {
 		return err
@@ -476,13 +479,12 @@ func printComparison(w io.Writer, name string, c harness.Comparison) {
 }
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	fs := newFlags("verify")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: verify takes one report file\n%s", errUsage, usage)
+		return fmt.Errorf("%w: verify takes one report file\nusage: %s", errUsage, synopsis("verify"))
 	}
 	r, err := harness.ReadReport(fs.Arg(0))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,4 +76,43 @@ func TestVersion(t *testing.T) {
 	var stdout bytes.Buffer
 	require.NoError(t, run(context.Background(), []string{"version"}, &stdout, &stdout))
 	require.True(t, strings.HasPrefix(stdout.String(), "ideabench "))
+}
+
+// TestHelp: help, -h, -help and --help print usage to stdout and succeed,
+// at the top and for every command; a bad flag is a usage error that
+// names the command.
+func TestHelp(t *testing.T) {
+	cases := [][]string{{"help"}, {"-h"}, {"-help"}, {"--help"}}
+	for _, s := range synopses {
+		for _, h := range []string{"-h", "-help", "--help"} {
+			cases = append(cases, []string{s.name, h})
+		}
+		if s.name != "help" {
+			cases = append(cases, []string{"help", s.name})
+		}
+	}
+	cases = append(cases, []string{"plot", "r.json", "-h"}, []string{"run", "--profile", "ci", "--help"})
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			require.NoError(t, run(context.Background(), args, &stdout, &stderr))
+			require.Contains(t, stdout.String(), "usage: ideabench")
+			require.Empty(t, stderr.String())
+			if len(args) == 2 && !slices.Contains([]string{"help", "version", "verify"}, args[0]) {
+				require.Contains(t, stdout.String(), "flags:", "a command lists its flags")
+			}
+		})
+	}
+	for _, s := range synopses {
+		require.Contains(t, usage(), "  "+s.name+" ", "usage lists every command")
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"run", "--bogus"}, &stdout, &stderr)
+	require.ErrorIs(t, err, errUsage)
+	require.ErrorContains(t, err, "run: flag provided but not defined: -bogus")
+	err = run(context.Background(), []string{"help", "fly"}, &stdout, &stderr)
+	require.ErrorIs(t, err, errUsage)
+	// -h is help, not the horizon: the csv flags are --context and --horizon.
+	err = run(context.Background(), []string{"data", "--track", "csv", "--h", "3"}, &stdout, &stderr)
+	require.NoError(t, err, "--h asks for help")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -14,19 +13,18 @@ import (
 // report is taken, then the flags after it), so "plot r.json --out d" and
 // "plot --out d r.json" are the same.
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("plot")
 	out := fs.String("out", "plots", "directory for the PNG and SVG files")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return fmt.Errorf("%w: plot takes a report file\n%s", errUsage, usage)
+		return fmt.Errorf("%w: plot takes a report file\nusage: %s", errUsage, synopsis("plot"))
 	}
 	report := rest[0]
-	if err := fs.Parse(rest[1:]); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+	if err := parseFlags(fs, rest[1:], stdout); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: plot takes one report file (got also %q)", errUsage, fs.Args())

@@ -29,8 +29,8 @@ func protocolFlags(fs *flag.FlagSet) *protoFlags {
 		target:   fs.String("target", "", "csv track: the column to forecast (e.g. OT)"),
 		features: fs.String("features", "", "csv track: input columns, comma-separated (default: all; the target is always one)"),
 		split:    fs.String("csv-split", "", "csv track: ett-hour, ett-minute or fractions (default: by the file's length and step)"),
-		t:        fs.Int("t", 0, "csv track: context length (default 96)"),
-		h:        fs.Int("h", 0, "csv track: horizon (default 96)"),
+		t:        fs.Int("context", 0, "csv track: context length, the config's csv.t (default 96)"),
+		h:        fs.Int("horizon", 0, "csv track: horizon, the config's csv.h (default 96)"),
 	}
 }
 
@@ -65,9 +65,9 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 	if set["track"] {
 		p.Track = *f.track
 	}
-	csvFlag := set["data"] || set["target"] || set["features"] || set["csv-split"] || set["t"] || set["h"]
+	csvFlag := set["data"] || set["target"] || set["features"] || set["csv-split"] || set["context"] || set["horizon"]
 	if csvFlag && !set["track"] && p.Track != "csv" {
-		return p, fmt.Errorf("%w: --data, --target, --features, --csv-split, --t and --h describe the csv track; add --track csv", errUsage)
+		return p, fmt.Errorf("%w: --data, --target, --features, --csv-split, --context and --horizon describe the csv track; add --track csv", errUsage)
 	}
 	if p.Track == "csv" {
 		c := track.CSVConfig{T: 96, H: 96}
@@ -86,10 +86,10 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 		if set["csv-split"] {
 			c.Split = *f.split
 		}
-		if set["t"] {
+		if set["context"] {
 			c.T = *f.t
 		}
-		if set["h"] {
+		if set["horizon"] {
 			c.H = *f.h
 		}
 		p.CSV = &c

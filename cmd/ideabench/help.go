@@ -1,0 +1,106 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// errHelp ends a command that printed its help on request (exit status 0).
+var errHelp = errors.New("help printed")
+
+// synopses is each command's usage line and what it does, in usage's
+// order.
+var synopses = []struct{ name, args, does string }{
+	{"run", "[protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
+	{"merge", "[--out FILE] DIR...", "merge the results directories of a sharded run into one report"},
+	{"plot", "REPORT.json [--out DIR]", "draw a report's figures"},
+	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},
+	{"data", "[protocol flags] [--split train|val|test] [--out FILE.csv]", "export a split's windows as CSV, stamped with the protocol's hash"},
+	{"eval", "--checkpoint FILE --data FILE.csv", "score a checkpoint on exported windows"},
+	{"verify", "REPORT.json", "re-derive every number of a report"},
+	{"control", "[protocol flags] [--idea aa|NAME:k=v,...] [--blocks N] [--out FILE] [--results DIR] [--workers N]", "rerun the comparison on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
+	{"version", "", "print the version"},
+	{"help", "[COMMAND]", "print this, or a command's flags"},
+}
+
+// usage is the top-level help.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: ideabench COMMAND [flags]\n\ncommands:\n")
+	for _, s := range synopses {
+		fmt.Fprintf(&b, "  %-8s %s\n", s.name, s.does)
+	}
+	b.WriteString(`
+protocol flags (run, train, data, control): --profile full|seed|ci, --config FILE,
+  --track panel|sequence|csv, and for csv --data FILE --target COL [--features A,B,...]
+  [--csv-split ett-hour|ett-minute|fractions] [--context 96] [--horizon 96]
+
+"ideabench help COMMAND" or "ideabench COMMAND --help" lists a command's flags.
+Exit status: 0 success, 1 failure, 2 bad command line or config, 130
+interrupted (finished trials are kept; rerun the same command).`)
+	return b.String()
+}
+
+// synopsis is a command's usage line.
+func synopsis(name string) string {
+	for _, s := range synopses {
+		if s.name == name {
+			return strings.TrimSpace("ideabench " + name + " " + s.args)
+		}
+	}
+	return "ideabench " + name
+}
+
+// newFlags returns the flag set of a command. Its own usage output is
+// off: parseFlags prints the help on -h, -help or --help (to stdout, exit
+// 0) and the synopsis after a bad flag (to stderr, exit 2).
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args into fs: errHelp after printing the command's
+// help to stdout when asked for, an errUsage naming the flag otherwise.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		printHelp(stdout, fs)
+		return errHelp
+	case err != nil:
+		return fmt.Errorf("%w: %s: %v\nusage: %s (--help lists the flags)", errUsage, fs.Name(), err, synopsis(fs.Name()))
+	}
+	return nil
+}
+
+// printHelp writes a command's synopsis, what it does and its flags.
+func printHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s\n", synopsis(fs.Name()))
+	for _, s := range synopses {
+		if s.name == fs.Name() {
+			fmt.Fprintf(w, "\n%s.\n", strings.ToUpper(s.does[:1])+s.does[1:])
+		}
+	}
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
