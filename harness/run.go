@@ -17,7 +17,11 @@ import (
 // Options control how a protocol runs; none of them changes a result bit.
 type Options struct {
 	Workers  int                   // trials run in parallel; 0 means GOMAXPROCS
-	Progress func(done, total int) // called after each finished trial (of this shard); may be nil
+	// Progress, when not nil, is called once before the first trial is
+	// trained (done == reused: the trials found finished in the store or
+	// shared with an earlier trial) and after each trial that finishes
+	// training, with the counts of this shard.
+	Progress func(done, reused, total int)
 
 	// Store, when set, is consulted before each trial: a valid record is
 	// reused, a missing or corrupt one is (re)computed and saved as soon
@@ -118,8 +122,8 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 		todo = append(todo, i)
 	}
 	total := o.Reused + len(todo)
-	if opt.Progress != nil && o.Reused > 0 {
-		opt.Progress(o.Reused, total)
+	if opt.Progress != nil {
+		opt.Progress(o.Reused, o.Reused, total)
 	}
 
 	errs := make([]error, len(trials))
@@ -149,7 +153,7 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 					o.Computed++
 				}
 				if opt.Progress != nil {
-					opt.Progress(done, total)
+					opt.Progress(done, o.Reused, total)
 				}
 				mu.Unlock()
 			}

@@ -157,7 +157,7 @@ func TestResume(t *testing.T) {
 	s, err := OpenStore(t.TempDir())
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
-	o, err := Run(ctx, p, Options{Workers: 1, Store: s, Progress: func(done, _ int) {
+	o, err := Run(ctx, p, Options{Workers: 1, Store: s, Progress: func(done, _, _ int) {
 		if done == 5 {
 			cancel()
 		}
@@ -165,9 +165,15 @@ func TestResume(t *testing.T) {
 	require.ErrorIs(t, err, ErrInterrupted)
 	require.Equal(t, 5, o.Computed)
 
-	o, err = Run(context.Background(), p, Options{Workers: 2, Store: s})
+	var calls [][3]int
+	o, err = Run(context.Background(), p, Options{Workers: 2, Store: s, Progress: func(done, reused, total int) {
+		calls = append(calls, [3]int{done, reused, total})
+	}})
 	require.NoError(t, err)
 	require.Equal(t, 5, o.Reused)
+	require.Equal(t, [3]int{5, 5, n}, calls[0], "one call before training, with the reused trials")
+	require.Len(t, calls, 1+n-5, "then one per trained trial")
+	require.Equal(t, [3]int{n, 5, n}, calls[len(calls)-1])
 	require.Equal(t, n-5, o.Computed)
 	require.Equal(t, want, marshal(t, o))
 

@@ -152,7 +152,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	start := time.Now()
-	bar := &progress{w: stderr, start: start, quiet: *quiet}
+	bar := &progress{w: stderr, quiet: *quiet}
 	o, err := harness.Run(ctx, p, harness.Options{
 		Workers: *workers, Progress: bar.update, Store: store, Shard: si, Shards: sn,
 		Warn: func(msg string) { bar.warn(msg) },
@@ -269,44 +269,54 @@ func checkWritable(path string) error {
 	return os.Remove(name)
 }
 
-// progress draws "trials done/total, ETA" on one stderr line.
+// progress draws "trials done/total, elapsed, ETA" on one stderr line.
+// The clock starts at the first update, which harness.Run makes once
+// before it trains anything: elapsed and ETA count the trials trained in
+// this process only, never the reused ones.
 type progress struct {
-	w       io.Writer
-	start   time.Time
-	quiet   bool
-	drawn   bool
-	started bool
-	first   int // trials already done at the first update (reused)
+	w     io.Writer
+	quiet bool
+	drawn bool
+	start time.Time // of the first update
+	now   func() time.Time
 }
 
-func (p *progress) update(done, total int) {
-	if !p.started {
-		// A first update with trials done reports the reused ones: time
-		// the rest from now.
-		p.started, p.first = true, done
-		if done > 0 {
-			p.start = time.Now()
-		}
+func (p *progress) update(done, reused, total int) {
+	now := time.Now
+	if p.now != nil {
+		now = p.now
+	}
+	if p.start.IsZero() {
+		p.start = now()
 	}
 	if p.quiet {
 		return
 	}
-	el := time.Since(p.start)
-	eta := time.Duration(0)
-	if n := done - p.first; n > 0 {
-		eta = time.Duration(float64(el) / float64(n) * float64(total-done))
+	p.drawn = true
+	fmt.Fprint(p.w, "\r"+p.line(done, reused, total, now().Sub(p.start)))
+}
+
+// line is the progress line after el of training: the ETA assumes the
+// trials left take as long as the ones trained so far ("?" before the
+// first).
+func (p *progress) line(done, reused, total int, el time.Duration) string {
+	eta := "?"
+	if n := done - reused; n > 0 {
+		eta = time.Duration(float64(el) / float64(n) * float64(total-done)).Round(time.Second).String()
 	}
 	const width = 30
-	n := width * done / total
 	bar := make([]byte, width)
 	for i := range bar {
 		bar[i] = '.'
-		if i < n {
+		if total > 0 && i < width*done/total {
 			bar[i] = '#'
 		}
 	}
-	fmt.Fprintf(p.w, "\r[%s] %d/%d trials  %s elapsed  ETA %s ", bar, done, total, el.Round(time.Second), eta.Round(time.Second))
-	p.drawn = true
+	reuse := ""
+	if reused > 0 {
+		reuse = fmt.Sprintf(" (%d reused)", reused)
+	}
+	return fmt.Sprintf("[%s] %d/%d trials%s  %s elapsed  ETA %s ", bar, done, total, reuse, el.Round(time.Second), eta)
 }
 
 // warn prints msg on its own line, above the bar.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/stretchr/testify/require"
@@ -115,4 +116,34 @@ func TestHelp(t *testing.T) {
 	// -h is help, not the horizon: the csv flags are --context and --horizon.
 	err = run(context.Background(), []string{"data", "--track", "csv", "--h", "3"}, &stdout, &stderr)
 	require.NoError(t, err, "--h asks for help")
+}
+
+// TestProgressClock: the clock starts at the update harness.Run makes
+// before training; the first trained trial does not restart it, reused
+// trials are shown apart and do not speed up the ETA.
+func TestProgressClock(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reused int
+		steps  []int // done after each 10 s
+		want   string
+	}{
+		{"fresh", 0, []int{1}, "1/10 trials  10s elapsed  ETA 1m30s"},
+		{"fresh later", 0, []int{1, 2, 4}, "4/10 trials  30s elapsed  ETA 45s"},
+		{"resumed", 4, []int{5}, "5/10 trials (4 reused)  10s elapsed  ETA 50s"},
+		{"nothing trained yet", 4, nil, "4/10 trials (4 reused)  0s elapsed  ETA ?"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			clock := time.Unix(1000, 0)
+			p := &progress{w: &buf, now: func() time.Time { return clock }}
+			p.update(tc.reused, tc.reused, 10)
+			for _, d := range tc.steps {
+				clock = clock.Add(10 * time.Second)
+				p.update(d, tc.reused, 10)
+			}
+			lines := strings.Split(buf.String(), "\r")
+			require.Contains(t, lines[len(lines)-1], tc.want)
+		})
+	}
 }
