@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
@@ -126,49 +127,111 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 		opt.Progress(o.Reused, o.Reused, total)
 	}
 
+
 	errs := make([]error, len(trials))
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := o.Reused
-	for range min(workers, len(todo)) {
-		wg.Go(func() {
-			for i := range next {
-				t := trials[i]
-				r, err := RunTrial(p, ds, p.cfg(t), t.Seed)
-				if errors.Is(err, ErrDiverged) {
-					err = nil
-				}
-				if err == nil && opt.Store != nil {
-					err = opt.Store.Save(p.Key(t, d.SHA256), r)
-				}
-				results[i], errs[i] = r, err
-				mu.Lock()
-				if err == nil {
-					done++
-					o.Computed++
-				}
-				if opt.Progress != nil {
-					opt.Progress(done, o.Reused, total)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-feed:
-	for _, i := range todo {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+	progress := func() {
+		if opt.Progress != nil {
+			opt.Progress(done, o.Reused, total)
 		}
 	}
-	close(next)
-	wg.Wait()
+	if opt.Store != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go opt.Store.renewLeases(stop)
+	}
+	// Rounds: each trains the pending trials, skipping those another
+	// process has claimed (lease.go); the next round, after a pause,
+	// takes up the skipped ones: by then finished (their records are
+	// read), still claimed (skipped again), or stale (trained here).
+	pending := todo
+	for round := 0; len(pending) > 0; round++ {
+		if round > 0 {
+			select {
+			case <-time.After(leasePoll):
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		var skipped []int
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(workers, len(pending)) {
+			wg.Go(func() {
+				for i := range next {
+					t := trials[i]
+					k := p.Key(t, d.SHA256)
+					if opt.Store != nil {
+						held, err := opt.Store.Claim(k.ID())
+						if err != nil || !held {
+							mu.Lock()
+							if err != nil {
+								errs[i] = err
+							} else {
+								skipped = append(skipped, i)
+							}
+							mu.Unlock()
+							continue
+						}
+						// Under the lease, look again: another process may
+						// have saved it (and released its lease) since the
+						// store was first read. A record is saved before
+						// its lease is released, so it is seen here.
+						if r, ok, err := opt.Store.Load(k); err == nil && ok {
+							opt.Store.Release(k.ID())
+							mu.Lock()
+							results[i] = r
+							o.Reused++
+							done++
+							progress()
+							mu.Unlock()
+							continue
+						}
+					}
+					r, err := RunTrial(p, ds, p.cfg(t), t.Seed)
+					if errors.Is(err, ErrDiverged) {
+						err = nil
+					}
+					if err == nil && opt.Store != nil {
+						err = opt.Store.Save(k, r)
+					}
+					if opt.Store != nil {
+						opt.Store.Release(k.ID())
+					}
+					mu.Lock()
+					results[i], errs[i] = r, err
+					if err == nil {
+						done++
+						o.Computed++
+					}
+					progress()
+					mu.Unlock()
+				}
+			})
+		}
+	feed:
+		for _, i := range pending {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+		close(next)
+		wg.Wait()
+		if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
+			break
+		}
+		slices.Sort(skipped)
+		pending = skipped
+	}
 	for i, j := range dup {
 		results[i], errs[i] = results[j], errs[j]
 	}

@@ -115,6 +115,8 @@ func (p Protocol) ID() string {
 // the same trial are identical.
 type Store struct {
 	Dir string
+
+	leases leases // the trial leases this process holds (lease.go)
 }
 
 // OpenStore creates dir (and dir/trials) if needed and checks that it can
@@ -141,7 +143,9 @@ func OpenStore(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harness: results directory %s is not writable: %w", dir, err)
 	}
-	return &Store{Dir: dir}, nil
+	s := &Store{Dir: dir}
+	s.removeStale()
+	return s, nil
 }
 
 // record is the file format of one trial.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,4 +243,43 @@ func TestParseShard(t *testing.T) {
 			require.Equal(t, [2]int{tc.i, tc.n}, [2]int{i, n})
 		})
 	}
+}
+
+// TestCooperate: two processes running one protocol into one results
+// directory, without --shard, share the work through trial leases: each
+// trial is trained once, by one of them, and both write the report of a
+// single uninterrupted run.
+func TestCooperate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the ci protocol")
+	}
+	want := reference(t)
+	dir := t.TempDir()
+	results := filepath.Join(dir, "trials")
+	var cmds []*exec.Cmd
+	var errs []*bytes.Buffer
+	for i := range 2 {
+		cmd, stderr := child(t, "run", "--profile", "ci", "--out", filepath.Join(dir, fmt.Sprintf("r%d.json", i)), "--results", results, "--workers", "1", "--quiet")
+		cmds, errs = append(cmds, cmd), append(errs, stderr)
+	}
+	trained := 0
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Wait(), errs[i].String())
+		out := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		require.Equal(t, want, withoutRun(t, out))
+		var r struct {
+			Run struct {
+				Reused int `json:"trials_reused"`
+				Run    int `json:"trials_run"`
+			} `json:"run"`
+		}
+		raw, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(raw, &r))
+		require.Equal(t, 48, r.Run.Reused+r.Run.Run)
+		trained += r.Run.Run
+	}
+	require.Equal(t, 48, trained, "each trial trained by one process only")
+	leases, _ := filepath.Glob(filepath.Join(results, "trials", "*.lease*"))
+	require.Empty(t, leases, "every lease released")
 }
