@@ -2,6 +2,9 @@ package harness
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -78,6 +81,7 @@ func WriteWindowsCSV(w io.Writer, s *track.Split, channels []string, target int)
 // scores the same bits.
 func ReadWindowsCSV(r io.Reader, name string) (s *track.Split, channels []string, target int, err error) {
 	cr := csv.NewReader(bufio.NewReader(r))
+	cr.Comment = '#' // the stamp (WriteStamp)
 	head, err := cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -199,4 +203,49 @@ func Evaluate(m *transformer.Model[float32], s *track.Split) (float64, error) {
 	x := make([]float32, b*s.T*s.C)
 	y := make([]float32, b*(s.T+s.H))
 	return evaluate(m, s, x, y, nil), nil
+}
+
+// DataID identifies the windows a protocol trains and scores on: a hash of
+// the track, its config and, for the csv track, the file's SHA-256
+// (dataSHA), the parts of a trial's key that choose the data. A
+// checkpoint records it, and ideabench data stamps it on the windows CSV
+// it writes (WriteStamp), so that eval can refuse windows of another
+// protocol.
+func (p Protocol) DataID(dataSHA string) string {
+	k := p.Key(Trial{Arm: "baseline"}, dataSHA)
+	b, err := json.Marshal(struct {
+		Track    string               `json:"track"`
+		Sequence track.SequenceConfig `json:"sequence"`
+		CSV      *CSVKey              `json:"csv,omitempty"`
+		Panel    *track.PanelConfig   `json:"panel,omitempty"`
+	}{k.Track, k.Sequence, k.CSV, k.Panel})
+	if err != nil {
+		panic(err) // a validated protocol holds no NaN
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:16])
+}
+
+// stampPrefix starts the comment line that WriteStamp puts above a
+// windows CSV.
+const stampPrefix = "# ideabench data="
+
+// WriteStamp writes the comment line that names the data id and split of
+// the windows CSV that follows: "# ideabench data=<id> split=<split>".
+// ReadWindowsCSV skips it; ReadStamp reads it.
+func WriteStamp(w io.Writer, dataID, split string) error {
+	_, err := fmt.Fprintf(w, "%s%s split=%s\n", stampPrefix, dataID, split)
+	return err
+}
+
+// ReadStamp returns the data id and split of a windows CSV's stamp from
+// its first line; ok false when the file has no stamp (written by another
+// tool, or by hand).
+func ReadStamp(firstLine string) (dataID, split string, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimRight(firstLine, "\r\n"), stampPrefix)
+	if !found {
+		return "", "", false
+	}
+	dataID, split, _ = strings.Cut(rest, " split=")
+	return dataID, split, dataID != ""
 }

@@ -71,3 +71,32 @@ func TestWindowsCSVErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestStamp: the data id changes with what chooses the windows (the data
+// config) and not with the rest (grids, model); a stamped windows CSV
+// reads as the same split, and its stamp reads back.
+func TestStamp(t *testing.T) {
+	p := tinyProtocol()
+	id := p.DataID("")
+	q := p
+	q.Baseline = q.Baseline[:1]
+	q.Arch.D *= 2
+	require.Equal(t, id, q.DataID(""), "grids and model do not choose the data")
+	q.Sequence.DataSeed++
+	require.NotEqual(t, id, q.DataID(""))
+
+	ds := mustSequence(t, p)
+	var buf bytes.Buffer
+	require.NoError(t, WriteStamp(&buf, id, "test"))
+	require.NoError(t, WriteWindowsCSV(&buf, &ds.Test, []string{"x"}, 0))
+	line, _, _ := strings.Cut(buf.String(), "\n")
+	gotID, split, ok := ReadStamp(line)
+	require.True(t, ok)
+	require.Equal(t, id, gotID)
+	require.Equal(t, "test", split)
+	s, _, _, err := ReadWindowsCSV(&buf, "w.csv")
+	require.NoError(t, err)
+	require.Equal(t, ds.Test, *s)
+	_, _, ok = ReadStamp("window,x.x.0")
+	require.False(t, ok)
+}

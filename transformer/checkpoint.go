@@ -12,6 +12,11 @@ import (
 // stores its Config as JSON, so Load can rebuild the model.
 const ConfigKey = "ideabench.config"
 
+// ChecksumKey is the metadata key under which a checkpoint stores the
+// SHA-256 of its tensor bytes (safetensors.DataSHA256); LoadCheckpoint
+// refuses a file whose tensors do not match it.
+const ChecksumKey = "ideabench.sha256_data"
+
 // SaveCheckpoint writes the model's parameters to path in the safetensors
 // format, one float32 tensor per view of the flat buffer under its
 // PyTorch-style name (see the package doc), atomically. meta adds string
@@ -23,8 +28,8 @@ func SaveCheckpoint[F Float](path string, m *Model[F], meta map[string]string) e
 	}
 	md := map[string]string{ConfigKey: string(cfg)}
 	for k, v := range meta {
-		if k == ConfigKey {
-			return fmt.Errorf("transformer: metadata key %q is reserved for the model config", k)
+		if k == ConfigKey || k == ChecksumKey {
+			return fmt.Errorf("transformer: metadata key %q is reserved (the model config and the tensors' checksum)", k)
 		}
 		md[k] = v
 	}
@@ -37,6 +42,7 @@ func SaveCheckpoint[F Float](path string, m *Model[F], meta map[string]string) e
 		}
 		ts[i] = safetensors.Tensor{Name: ti.Name, Shape: slices.Clone(ti.Shape), Data: data}
 	}
+	md[ChecksumKey] = safetensors.DataSHA256(ts)
 	return safetensors.WriteFile(path, ts, md)
 }
 
@@ -52,6 +58,13 @@ func LoadCheckpoint[F Float](path string, maxBatch int) (*Model[F], map[string]s
 	raw, ok := md[ConfigKey]
 	if !ok {
 		return nil, nil, fmt.Errorf("transformer: %s: no %q metadata; it was not written by ideabench", path, ConfigKey)
+	}
+	sum, ok := md[ChecksumKey]
+	if !ok {
+		return nil, nil, fmt.Errorf("transformer: %s: no %q metadata, the SHA-256 of its tensors; it predates checksums or was not written by ideabench: train it again", path, ChecksumKey)
+	}
+	if got := safetensors.DataSHA256(ts); got != sum {
+		return nil, nil, fmt.Errorf("transformer: %s: its tensor bytes do not match the SHA-256 in its metadata (%s): the file is corrupt or was edited", path, ChecksumKey)
 	}
 	var c Config
 	if err := json.Unmarshal([]byte(raw), &c); err != nil {
@@ -83,5 +96,6 @@ func LoadCheckpoint[F Float](path string, maxBatch int) (*Model[F], map[string]s
 		return nil, nil, fmt.Errorf("transformer: %s: unexpected tensor %q for this config", path, name)
 	}
 	delete(md, ConfigKey)
+	delete(md, ChecksumKey)
 	return m, md, nil
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
@@ -22,6 +24,7 @@ const (
 	metaProtocol = "ideabench.protocol"   // JSON protocol the trial came from
 	metaTrial    = "ideabench.trial"      // JSON {"arm", "cfg", "seed", "val", "test"}
 	metaBatch    = "ideabench.eval_batch" // windows per forward pass in evaluation (the float64 sum runs batch by batch)
+	metaData     = "ideabench.data"       // the protocol's data id (harness.Protocol.DataID), stamped on exported windows too
 )
 
 // cmdTrain trains one trial and saves its checkpoint.
@@ -62,7 +65,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s cfg %d seed %d: %w", *arm, *cfg, *seed, err)
 	}
-	meta := map[string]string{metaTarget: strconv.Itoa(d.Target), metaBatch: strconv.Itoa(p.Arch.Batch)}
+	meta := map[string]string{metaTarget: strconv.Itoa(d.Target), metaBatch: strconv.Itoa(p.Arch.Batch), metaData: p.DataID(d.SHA256)}
 	for k, v := range map[string]any{
 		metaChannels: d.Channels,
 		metaNorm:     map[string][]float64{"mean": d.Norm.Mean, "std": d.Norm.Std},
@@ -111,7 +114,13 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("%w: --split = %q: use train, val or test", errUsage, *split)
 	}
-	if err := atomicfile.Write(*out, func(w io.Writer) error { return harness.WriteWindowsCSV(w, s, d.Channels, d.Target) }); err != nil {
+	err = atomicfile.Write(*out, func(w io.Writer) error {
+		if err := harness.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
+			return err
+		}
+		return harness.WriteWindowsCSV(w, s, d.Channels, d.Target)
+	})
+	if err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "%s: %d %s windows, T=%d, H=%d, channels %v, target %s\n", *out, s.N, *split, s.T, s.H, d.Channels, d.Channels[d.Target])
@@ -123,6 +132,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("eval")
 	ckpt := fs.String("checkpoint", "", "checkpoint from ideabench train")
 	data := fs.String("data", "", "windows CSV from ideabench data")
+	anyData := fs.Bool("any-data", false, "score windows exported under another protocol (by default eval refuses them)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -148,7 +158,18 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--data: %w", err)
 	}
 	defer f.Close()
-	s, channels, target, err := harness.ReadWindowsCSV(f, *data)
+	br := bufio.NewReader(f)
+	first, _ := br.Peek(256)
+	line, _, _ := strings.Cut(string(first), "\n")
+	id, split, stamped := harness.ReadStamp(line)
+	want, known := meta[metaData]
+	switch {
+	case stamped && known && id != want && !*anyData:
+		return fmt.Errorf("%s holds windows of another protocol (data %s, %s split) than the checkpoint was trained on (data %s): export them with ideabench data and the checkpoint's protocol, or pass --any-data to score them anyway", *data, id, split, want)
+	case !stamped:
+		fmt.Fprintf(stderr, "note: %s carries no ideabench data stamp; eval cannot check it holds windows of the checkpoint's protocol\n", *data)
+	}
+	s, channels, target, err := harness.ReadWindowsCSV(br, *data)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -43,6 +44,41 @@ func TestTrainDataEval(t *testing.T) {
 			}
 		})
 	}
+	t.Run("integrity", func(t *testing.T) {
+		dir := t.TempDir()
+		ckpt, win, other := filepath.Join(dir, "m.safetensors"), filepath.Join(dir, "w.csv"), filepath.Join(dir, "other.csv")
+		var stdout, stderr bytes.Buffer
+		ctx := context.Background()
+		require.NoError(t, run(ctx, []string{"train", "--config", "testdata/tiny.json", "--out", ckpt}, &stdout, &stderr))
+		require.NoError(t, run(ctx, []string{"data", "--config", "testdata/tiny.json", "--out", win}, &stdout, &stderr))
+		require.NoError(t, run(ctx, []string{"data", "--config", "testdata/tiny-other-data.json", "--out", other}, &stdout, &stderr))
+		raw, err := os.ReadFile(win)
+		require.NoError(t, err)
+		require.True(t, strings.HasPrefix(string(raw), "# ideabench data="), "data stamps its windows")
+
+		// Windows of another protocol (another data seed): refused, unless asked.
+		err = run(ctx, []string{"eval", "--checkpoint", ckpt, "--data", other}, &stdout, &stderr)
+		require.ErrorContains(t, err, "holds windows of another protocol")
+		require.ErrorContains(t, err, "--any-data")
+		require.NoError(t, run(ctx, []string{"eval", "--checkpoint", ckpt, "--data", other, "--any-data"}, &stdout, &stderr))
+
+		// Windows without a stamp are scored, with a note.
+		bare := filepath.Join(dir, "bare.csv")
+		_, rest, _ := strings.Cut(string(raw), "\n")
+		require.NoError(t, os.WriteFile(bare, []byte(rest), 0o644))
+		stderr.Reset()
+		require.NoError(t, run(ctx, []string{"eval", "--checkpoint", ckpt, "--data", bare}, &stdout, &stderr))
+		require.Contains(t, stderr.String(), "carries no ideabench data stamp")
+
+		// One flipped bit in the tensor data (the file's last byte).
+		b, err := os.ReadFile(ckpt)
+		require.NoError(t, err)
+		b[len(b)-1] ^= 1
+		flipped := filepath.Join(dir, "flipped.safetensors")
+		require.NoError(t, os.WriteFile(flipped, b, 0o644))
+		err = run(ctx, []string{"eval", "--checkpoint", flipped, "--data", win}, &stdout, &stderr)
+		require.ErrorContains(t, err, "do not match the SHA-256 in its metadata")
+	})
 	t.Run("errors", func(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		for args, want := range map[string]string{

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +42,26 @@ type Tensor struct {
 
 // dtypeSize is the element size in bytes of each dtype Read decodes.
 var dtypeSize = map[string]int64{"F32": 4, "F64": 8}
+
+// DataSHA256 returns the SHA-256 (hex) of the data section Write writes for
+// tensors: every value as little-endian float32, tensor by tensor in the
+// given order. A checkpoint that records it in its metadata lets a reader
+// refuse edited or corrupt tensor bytes.
+func DataSHA256(tensors []Tensor) string {
+	h := sha256.New()
+	buf := make([]byte, 0, 4096)
+	for _, t := range tensors {
+		for _, v := range t.Data {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
+			if len(buf) == cap(buf) {
+				h.Write(buf)
+				buf = buf[:0]
+			}
+		}
+	}
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 // Write writes tensors to w in safetensors format. The bytes are
 // deterministic: tensors appear in the given order, metadata keys sorted, and
