@@ -17,7 +17,7 @@ import (
 
 // Options control how a protocol runs; none of them changes a result bit.
 type Options struct {
-	Workers  int                   // trials run in parallel; 0 means GOMAXPROCS
+	Workers int // trials run in parallel; 0 means GOMAXPROCS
 	// Progress, when not nil, is called once before the first trial is
 	// trained (done == reused: the trials found finished in the store or
 	// shared with an earlier trial) and after each trial that finishes
@@ -126,7 +126,6 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	if opt.Progress != nil {
 		opt.Progress(o.Reused, o.Reused, total)
 	}
-
 
 	errs := make([]error, len(trials))
 	workers := opt.Workers

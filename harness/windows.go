@@ -3,9 +3,9 @@ package harness
 import (
 	"bufio"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
