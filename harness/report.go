@@ -38,6 +38,10 @@ type Report struct {
 	// order; the idea above is the first (see Comparison.PValueHolm).
 	Ideas []IdeaReport `json:"ideas,omitempty"`
 	Run   *RunInfo     `json:"run,omitempty"`
+
+	// missing lists the seed-schema fields the parsed file lacked
+	// (ParseReport); verify reports each as missing.
+	missing []string
 }
 
 // Training holds the training-loss curves of each arm's chosen cfg.

@@ -22,11 +22,16 @@ func ParseReport(raw []byte, name string) (*Report, error) {
 	if err := checkJSONObject(raw, name, "report"); err != nil {
 		return nil, err
 	}
+	missing, err := schemaCheck(raw, name)
+	if err != nil {
+		return nil, err
+	}
 	var r Report
 	if err := json.Unmarshal(raw, &r); err != nil {
 		vals, _ := jsonValues(raw) // raw is valid JSON, so the walk cannot fail
 		return nil, decodeError(raw, vals, name, "report", err)
 	}
+	r.missing = missing
 	return &r, nil
 }
 

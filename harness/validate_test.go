@@ -242,18 +242,18 @@ func TestVerifyMalformed(t *testing.T) {
 		json string
 		edit func(r *Report)
 	}{
-		{"empty", `{}`, nil},
+		{"empty", `{"bench_version": 1}`, nil},
 		{"nil", "", nil},
 		{"short_per_seed", `{"n_seeds": 3, "baseline": {"full": {"per_seed": [1, 2, 3]}}, "idea": {"per_seed": [1]}}`, nil},
 		{"sweep_without_values", `{"baseline": {"sweep": [{}, {"per_seed": []}]}, "mechanism_signature": {"idea_sweep": [{}]}}`, nil},
 		{"bad_alpha", `{"comparison": {"alpha": 7}, "metric_direction": "lower is better", "baseline": {"full": {"per_seed": [1, 2]}}, "idea": {"per_seed": [2, 1]}}`, nil},
 		{"rho_outside", `{"mechanism_signature": {"math_check": {"rows": [{"rho": 1}, {"rho": -2}]}}}`, nil},
-		{"rho_nan", `{}`, func(r *Report) { r.MechanismSignature.MathCheck.Rows = []MathRow{{Rho: math.NaN()}} }},
-		{"steps_zero", `{}`, func(r *Report) {
+		{"rho_nan", `{"bench_version": 1}`, func(r *Report) { r.MechanismSignature.MathCheck.Rows = []MathRow{{Rho: math.NaN()}} }},
+		{"steps_zero", `{"bench_version": 1}`, func(r *Report) {
 			r.MechanismSignature.MathCheck.Rows = []MathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &zero}}
 		}},
 		// 2^40 steps would need 16 TiB to simulate.
-		{"steps_huge", `{}`, func(r *Report) {
+		{"steps_huge", `{"bench_version": 1}`, func(r *Report) {
 			r.MechanismSignature.MathCheck.Rows = []MathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &huge}}
 		}},
 		{"layers_only", `{"mechanism_signature": {"mechanism_signature": {"layers": [{}, {}]}}}`, nil},

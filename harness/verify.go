@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
@@ -67,6 +68,13 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 		r = &Report{}
 	}
 	v := &verifier{}
+	// A field of the seed schema that the file lacks is reported as
+	// missing, once, instead of as a mismatch of its zero value.
+	for _, f := range r.missing {
+		v.checked++
+		v.found = append(v.found, Finding{Field: f, Got: "missing", Want: "present (a field of the seed report's schema)"})
+	}
+	v.missing = r.missing
 	v.intEq("n_seeds", r.NSeeds, len(r.MechanismSignature.Protocol.Seeds))
 	v.summary("baseline.full", r.Baseline.Full)
 	v.summary("idea", r.Idea)
@@ -123,9 +131,15 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 type verifier struct {
 	checked int
 	found   []Finding
+	missing []string // fields the report lacks (Report.missing)
 }
 
 func (v *verifier) add(field, got, want, note string) {
+	for _, m := range v.missing {
+		if field == m || strings.HasPrefix(field, m+".") || strings.HasPrefix(field, m+"[") || strings.HasPrefix(field, m+" ") {
+			return // reported as missing
+		}
+	}
 	v.found = append(v.found, Finding{Field: field, Got: got, Want: want, Note: note})
 }
 

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -124,5 +125,84 @@ func TestVerifyPositionsAndCurves(t *testing.T) {
 			}
 			require.Contains(t, strings.Join(fields, "\n"), tc.field)
 		})
+	}
+}
+
+// TestSeedSchema: seedSchema is every field of the seed report, in its
+// order (an array's fields read from its first element), and a report of
+// this harness has all of them.
+func TestSeedSchema(t *testing.T) {
+	raw, err := os.ReadFile(seedReport)
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var paths []string
+	var value func(p string, record bool)
+	value = func(p string, record bool) {
+		tok, err := dec.Token()
+		require.NoError(t, err)
+		switch tok {
+		case json.Delim('{'):
+			for dec.More() {
+				k, err := dec.Token()
+				require.NoError(t, err)
+				q := k.(string)
+				if p != "" {
+					q = p + "." + q
+				}
+				if record {
+					paths = append(paths, q)
+				}
+				value(q, record)
+			}
+			_, err = dec.Token()
+			require.NoError(t, err)
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				value(p+"[]", record && i == 0)
+			}
+			_, err = dec.Token()
+			require.NoError(t, err)
+		}
+	}
+	value("", true)
+	require.Equal(t, paths, seedSchema)
+
+	o, err := Run(context.Background(), tinyProtocol(), Options{})
+	require.NoError(t, err)
+	ours, err := o.Report.Marshal()
+	require.NoError(t, err)
+	missing, err := schemaCheck(ours, "ours")
+	require.NoError(t, err)
+	require.Empty(t, missing)
+}
+
+// TestVerifyMissing: a field the report lacks is reported as missing, once,
+// not as a mismatch of its zero value; a file with none of the report's
+// fields is not a report.
+func TestVerifyMissing(t *testing.T) {
+	raw, err := os.ReadFile(seedReport)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	delete(doc["comparison"].(map[string]any), "delta_mean")
+	sweep := doc["baseline"].(map[string]any)["sweep"].([]any)
+	delete(sweep[1].(map[string]any), "mean")
+	edited, err := json.Marshal(doc)
+	require.NoError(t, err)
+	r, err := ParseReport(edited, "edited")
+	require.NoError(t, err)
+	var missing []string
+	for _, f := range Verify(r, VerifyOptions{}).Mismatches() {
+		if f.Got == "missing" {
+			missing = append(missing, f.Field)
+		} else {
+			require.NotContains(t, []string{"comparison.delta_mean", "baseline.sweep[1].mean"}, f.Field, "a missing field is not also a mismatch")
+		}
+	}
+	require.Equal(t, []string{"baseline.sweep[1].mean", "comparison.delta_mean"}, missing)
+
+	for _, bad := range []string{`{}`, `{"name": "x", "values": [1, 2]}`} {
+		_, err := ParseReport([]byte(bad), "other.json")
+		require.ErrorContains(t, err, "other.json is not an ideabench report")
 	}
 }
