@@ -557,6 +557,7 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 			"hollow comparison: the baseline's test mean %.6g does not beat the best reference forecaster, %s (%.6g; the baseline is %.3g%% worse); a win over this baseline says little: train or tune the baseline until it does",
 			r.Baseline.Full.Mean, f.BestReference, f.BestReferenceMSE, -f.BaselineMarginPct))
 	}
+	r.Comparison.Warnings = append(r.Comparison.Warnings, blownUp(r, f.Persistence)...)
 	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest)...)
 	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest)...)
 	for _, a := range []struct {
@@ -570,7 +571,41 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	return r, nil
 }
 
-// ideaName is the idea's registry name, "no idea" for the plain model.
+// BlowUpFactor is how many times persistence's test MSE a cfg's test
+// mean may reach before the report calls it blown up: training made the
+// model far worse than repeating the last value, which a working lr never
+// does (on the normalized scale persistence is of order 1).
+const BlowUpFactor = 100
+
+// BlownUp reports whether a test mean is blown up against persistence's
+// test MSE.
+func BlownUp(mean, persistence float64) bool { return mean > BlowUpFactor*persistence }
+
+// blownUp warns, for each cfg of each arm whose test mean is blown up
+// (BlownUp), that the arm blew up there: its verdict then compares a
+// broken model, not an idea.
+func blownUp(r *Report, persistence float64) []string {
+	var out []string
+	warn := func(arm string, i int, c Cfg, mean float64) {
+		if BlownUp(mean, persistence) {
+			out = append(out, fmt.Sprintf("blown up: the %s arm's cfg %d (lr %g) has test mean %.4g, over %dx persistence's %.4g: training broke the model (an lr too large?); lower it or drop it from the grid",
+				arm, i, c.LR, mean, BlowUpFactor, persistence))
+		}
+	}
+	for i, row := range r.Baseline.Sweep {
+		warn("baseline", i, row.Cfg, row.Mean)
+	}
+	for i, row := range r.MechanismSignature.IdeaSweep {
+		warn("idea", i, row.Cfg, row.Result.Mean)
+	}
+	for _, a := range r.Ideas {
+		for i, row := range a.Sweep {
+			warn(a.Name, i, row.Cfg, row.Result.Mean)
+		}
+	}
+	return out
+}
+
 // notMeasured says why the chosen cfg's idea ic, not the gate, has no
 // mechanism signature.
 func notMeasured(ic idea.Config) string {
@@ -587,6 +622,7 @@ func notMeasured(ic idea.Config) string {
 	return fmt.Sprintf("the probe of %s gave no finite laws on the trained model (or its trial record predates them)", ic.Name)
 }
 
+// ideaName is the idea's registry name, "no idea" for the plain model.
 func ideaName(ic idea.Config) string {
 	if ic.Name == "" {
 		return "no idea"

@@ -456,3 +456,25 @@ func TestGateLawsInReport(t *testing.T) {
 	}
 	require.Contains(t, fields, "mechanism_signature.mechanism_signature.laws[0].got")
 }
+
+// TestBlownUp: a cfg whose test mean is over BlowUpFactor times
+// persistence's is named in the warnings; a working grid has none.
+func TestBlownUp(t *testing.T) {
+	p := tinyProtocol()
+	p.Idea[0].LR = 50 // Adam steps of 50: finite, and far from any forecast
+	o, err := Run(context.Background(), p, Options{})
+	require.NoError(t, err)
+	r := o.Report
+	require.Nil(t, r.Diverged, "blown up, not diverged")
+	pers := r.ReferenceForecasters.Persistence
+	require.Greater(t, r.MechanismSignature.IdeaSweep[0].Result.Mean, BlowUpFactor*pers)
+	w := strings.Join(r.Comparison.Warnings, "\n")
+	require.Contains(t, w, "blown up: the idea arm's cfg 0 (lr 50)")
+	require.NotContains(t, w, "the baseline arm's cfg", "the baseline's cfgs train")
+	for _, c := range []struct {
+		mean float64
+		want bool
+	}{{99 * pers, false}, {100 * pers, false}, {101 * pers, true}} {
+		require.Equal(t, c.want, BlownUp(c.mean, pers))
+	}
+}

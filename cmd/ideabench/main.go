@@ -402,6 +402,9 @@ func printSummary(w io.Writer, r *harness.Report) {
 		if x.best {
 			mark = "  <- best"
 		}
+		if f := r.ReferenceForecasters; f != nil && harness.BlownUp(x.test, f.Persistence) {
+			mark += "  BLOWN UP (over 100x persistence)"
+		}
 		fmt.Fprintf(tw, "%.4f\t%.4f\t%s\n", x.val, x.test, mark)
 	}
 	tw.Flush()
