@@ -146,6 +146,67 @@ func at(what, name string, raw []byte, off int64) string {
 	return fmt.Sprintf("harness: %s %s:%d:%d: ", what, name, line, col)
 }
 
+// syntaxPath returns the path ("baseline[0].lr") of the value in which
+// the JSON raw first fails to parse, "" at the top level: it follows the
+// decoder's tokens up to the error.
+func syntaxPath(raw []byte) string {
+	type frame struct {
+		obj     bool
+		wantKey bool   // an object between members
+		key     string // an object's current key
+		idx     int    // an array's last element read
+	}
+	var stack []*frame
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok {
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].obj {
+				stack[len(stack)-1].wantKey = true
+			}
+			continue
+		}
+		if top != nil && top.obj && top.wantKey {
+			top.key, top.wantKey = tok.(string), false
+			continue
+		}
+		if top != nil && !top.obj {
+			top.idx++
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{obj: true, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{idx: -1})
+		default:
+			if top != nil && top.obj {
+				top.wantKey = true
+			}
+		}
+	}
+	var path []any
+	for i, f := range stack {
+		switch {
+		case f.obj && !f.wantKey:
+			path = append(path, f.key)
+		case !f.obj && i < len(stack)-1:
+			path = append(path, f.idx) // an element that opened
+		case !f.obj:
+			path = append(path, f.idx+1) // the element that failed to start
+		}
+	}
+	return jsonPath(path)
+}
+
 // checkJSONObject checks that raw is one syntactically valid JSON object
 // and says where it is not. what is "config" or "report".
 func checkJSONObject(raw []byte, name, what string) error {
@@ -166,7 +227,15 @@ func checkJSONObject(raw []byte, name, what string) error {
 			return fmt.Errorf("%sthe JSON ends inside a value after %d bytes; the file looks truncated, write it again in full", at(what, name, raw, int64(len(raw))), len(raw))
 		}
 		// Offset counts the offending byte.
-		return fmt.Errorf("%s%v", at(what, name, raw, se.Offset-1), se)
+		field := ""
+		if f := syntaxPath(raw); f != "" {
+			field = f + ": "
+		}
+		hint := ""
+		if c := raw[se.Offset-1]; c == 'N' || c == 'I' || c == 'n' && bytes.HasPrefix(raw[se.Offset-1:], []byte("nan")) {
+			hint = "; JSON has no NaN or Infinity: write a finite number"
+		}
+		return fmt.Errorf("%s%s%v%s", at(what, name, raw, se.Offset-1), field, se, hint)
 	}
 	if err != nil {
 		return fmt.Errorf("harness: %s %s: %w", what, name, err)
