@@ -386,6 +386,13 @@ func paired(r *harness.Report) (*figure, error) {
 		ref = line(plotter.XYs{{X: left.X.Min, Y: f.BestReferenceMSE}, {X: left.X.Max, Y: f.BestReferenceMSE}}, colBlack, vg.Points(1), dotted)
 		left.Add(ref)
 	}
+	// The noise floor, where the track has one: how far both arms are
+	// from the best possible forecast.
+	var floor *plotter.Line
+	if f := r.ReferenceForecasters; f != nil && f.NoiseFloor > 0 && finite(f.NoiseFloor) {
+		floor = line(plotter.XYs{{X: left.X.Min, Y: f.NoiseFloor}, {X: left.X.Max, Y: f.NoiseFloor}}, colSeedGray, vg.Points(1), dashed)
+		left.Add(floor)
+	}
 
 	right := newPanel("idea − baseline per seed", "seed", "difference of test MSE")
 	seeds := r.MechanismSignature.Protocol.Seeds
@@ -443,6 +450,9 @@ func paired(r *harness.Report) (*figure, error) {
 	if ref != nil {
 		f := r.ReferenceForecasters
 		fig.legend.Add(fmt.Sprintf("best reference:\n%s %.4g", f.BestReference, f.BestReferenceMSE), ref)
+	}
+	if floor != nil {
+		fig.legend.Add(fmt.Sprintf("noise floor %.4g", r.ReferenceForecasters.NoiseFloor), floor)
 	}
 	fig.legend.Add("mean difference", mean)
 	if band != nil {
@@ -877,12 +887,12 @@ func loss(r *harness.Report) (*figure, error) {
 		fig.legend.Add(names[a]+" mean", line(nil, []color.Color{colBaseline, colIdea}[a], vg.Points(2.5), [][]vg.Length{nil, dashed}[a]))
 	}
 	fig.legend.Add("baseline, a seed", line(nil, colSeed[0], vg.Points(1), nil))
-	fig.legend.Add("idea, a seed", line(nil, colSeed[1], vg.Points(1), nil))
+	fig.legend.Add("idea, a seed", line(nil, colSeed[1], vg.Points(1), dotted))
 	if hasVal {
 		fig.legend.Add("epoch kept", dots(nil, colBlack, draw.RingGlyph{}, vg.Points(3)))
 	}
 	b, x := tr.Baseline.Cfg, tr.Idea.Cfg
-	fig.title = fmt.Sprintf("training of each arm's chosen cfg, %d seeds: baseline lr %g; idea lr %g, ρ %g, β %g", seeds, b.LR, x.LR, x.Rho, x.Beta)
+	fig.title = fmt.Sprintf("training of each arm's chosen cfg, %d seeds: baseline lr %g; idea lr %g, %s", seeds, b.LR, x.LR, cmp.Or(describeIdea(x), "no idea"))
 	panels := []*plot.Plot{left}
 	if hasVal {
 		panels = append(panels, right)
@@ -923,7 +933,7 @@ func curvePanel(p *plot.Plot, field string, curves [][]float64, a int) (*plotter
 			sum[e] += v
 			cnt[e]++
 		}
-		p.Add(line(xys, colSeed[a], vg.Points(0.75), nil))
+		p.Add(line(xys, colSeed[a], vg.Points(0.75), [][]vg.Length{nil, dotted}[a]))
 	}
 	if len(sum) == 0 {
 		return nil, fmt.Errorf("%s has no epoch", field)

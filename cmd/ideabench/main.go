@@ -141,10 +141,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	dir := resultsDir(*results, *out)
-	// Fail before training if the report or the trials cannot be written.
+	// Fail before training if the report, its figures or the trials
+	// cannot be written.
 	if sn == 1 {
 		if err := checkWritable(*out); err != nil {
 			return err
+		}
+		if *plotDir != "" {
+			if err := checkDir(*plotDir); err != nil {
+				return err
+			}
 		}
 	}
 	store, err := harness.OpenStore(dir)
@@ -260,9 +266,26 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 }
 
 func checkWritable(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("--out %s: cannot write there: %w", path, err)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".ideabench-probe-*")
 	if err != nil {
 		return fmt.Errorf("--out %s: cannot write there: %w", path, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// checkDir checks that the --plots directory can be created and written.
+func checkDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--plots %s: cannot create it: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".ideabench-probe-*")
+	if err != nil {
+		return fmt.Errorf("--plots %s: cannot write there: %w", dir, err)
 	}
 	name := f.Name()
 	f.Close()

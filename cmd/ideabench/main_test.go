@@ -57,7 +57,8 @@ func TestErrors(t *testing.T) {
 			"seeds[1] = 0: repeats seeds[0]", "baseline[0].lr = -1", "baseline[0].epochs = 0", "idea[0].rho = 1.5", "idea[0].beta = -1"}},
 		{"unknown_field", []string{"run", "--config", "testdata/unknown.json"}, true, []string{`unknown field "learning_rate"`}},
 		{"missing_config", []string{"run", "--config", "testdata/nope.json"}, true, []string{"nope.json"}},
-		{"unwritable_out", []string{"run", "--config", "testdata/tiny.json", "--out", "/nonexistent-dir/r.json"}, false, []string{"--out /nonexistent-dir/r.json: cannot write there"}},
+		{"unwritable_out", []string{"run", "--config", "testdata/tiny.json", "--out", "/proc/nonexistent-dir/r.json"}, false, []string{"--out /proc/nonexistent-dir/r.json: cannot write there"}},
+		{"unwritable_plots", []string{"run", "--config", "testdata/tiny.json", "--out", filepath.Join(dir, "r.json"), "--plots", "/proc/no-plots-here"}, false, []string{"--plots /proc/no-plots-here: cannot create it"}},
 		{"verify_truncated", []string{"verify", trunc}, false, []string{"trunc.json:1:37: the JSON ends inside a value", "looks truncated"}},
 		{"verify_missing", []string{"verify", filepath.Join(dir, "none.json")}, false, []string{"none.json"}},
 	} {
