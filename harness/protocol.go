@@ -12,6 +12,7 @@ import (
 
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
 )
@@ -175,6 +176,27 @@ type Protocol struct {
 	Panel    *track.PanelConfig   `json:"panel,omitempty"` // data of the panel track
 	CSV      *track.CSVConfig     `json:"csv,omitempty"`   // data of the csv track
 	Alpha    float64              `json:"alpha"`           // significance level of the comparison
+
+	// MinEffectPct and MinEffect are the smallest improvement the user
+	// cares about, relative (percent of the baseline's test mean) or
+	// absolute (metric units); at most one is set. The power analysis
+	// (comparison.power.min_effect) says how many seeds detect it.
+	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
+	MinEffect    float64 `json:"min_effect,omitempty"`
+}
+
+// minEffect is the protocol's smallest improvement of interest as a mean
+// difference idea - baseline against a baseline of mean baseMean: negative
+// for a lower-is-better metric; 0 when none is set.
+func (p Protocol) minEffect(baseMean float64, dir stats.Direction) float64 {
+	e := p.MinEffect
+	if p.MinEffectPct > 0 {
+		e = p.MinEffectPct / 100 * math.Abs(baseMean)
+	}
+	if dir == stats.LowerIsBetter {
+		return -e
+	}
+	return e
 }
 
 // SeedProfile is the reference protocol of the seed report (profile
@@ -206,7 +228,8 @@ func DefaultProtocol() Protocol { return FullProfile("panel") }
 // both arms sweep the same three peak learning rates under the same
 // training (AdamW with weight decay 0.05, 5% warmup then cosine decay,
 // gradients clipped at norm 1, early stopping on val), so they get the
-// same budget; the idea arm runs the gate at ρ = 0.8, β = 0.5.
+// same budget; the idea arm runs the gate at ρ = 0.8, β = 0.5. The power
+// analysis plans for a 1% improvement (min_effect_pct).
 //
 //   - panel: d=32, 4 heads, L=2, batch 32, tokens of 4 positions, every
 //     token's forecast trained; lr ∈ {0.005, 0.015, 0.045}, 12 epochs,
@@ -224,6 +247,8 @@ func FullProfile(trk string) Protocol {
 		Arch:     Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 4},
 		Sequence: track.DefaultSequenceConfig(),
 		Alpha:    0.05,
+		// Plan for an improvement of 1% of the baseline's metric.
+		MinEffectPct: 1,
 	}
 	lrs, epochs, patience := []float64{0.005, 0.015, 0.045}, 12, 3
 	switch trk {
@@ -540,6 +565,15 @@ func (p Protocol) Validate() error {
 	}
 	if !(p.Alpha > 0 && p.Alpha < 1) {
 		bad("alpha = %v: must be in (0,1); use e.g. 0.05", p.Alpha)
+	}
+	if !(p.MinEffectPct >= 0 && p.MinEffectPct < 100) {
+		bad("min_effect_pct = %v: must be in [0,100), a percent of the baseline's mean; use e.g. 1", p.MinEffectPct)
+	}
+	if !(p.MinEffect >= 0) || math.IsInf(p.MinEffect, 0) {
+		bad("min_effect = %v: must be a finite improvement >= 0 in the metric's units; use e.g. 0.005", p.MinEffect)
+	}
+	if p.MinEffectPct > 0 && p.MinEffect > 0 {
+		bad("min_effect = %v: min_effect_pct = %v is set too; give the smallest effect of interest one way, relative or absolute", p.MinEffect, p.MinEffectPct)
 	}
 	return errors.Join(errs...)
 }

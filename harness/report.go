@@ -174,6 +174,14 @@ type Comparison struct {
 	// the family of ideas.
 	PValueSelectionHolm  *float64 `json:"p_value_selection_holm,omitempty"`
 	VerdictSelectionHolm string   `json:"verdict_selection_holm,omitempty"`
+
+	// Intervals are interval estimates at level 1 - alpha of the mean
+	// difference (paired t and bootstrap) and of the probability of
+	// improvement (stats.IntervalsOf); Power says how many seeds would
+	// detect the observed effect and the protocol's min_effect
+	// (stats.PowerOf). Both are present from two seeds on.
+	Intervals *stats.Intervals `json:"intervals,omitempty"`
+	Power     *stats.Power     `json:"power,omitempty"`
 }
 
 // IdeaReport is one further idea arm of a run (Protocol.Ideas): its sweep,

@@ -269,7 +269,7 @@ func ideaSweep(grid []Cfg, val, test [][]float64, diverged []int) ([]IdeaRow, in
 
 // compare is the paired comparison of the chosen cfgs' per-seed test
 // metrics, as the report writes it.
-func compare(b, x []float64, dir stats.Direction, alpha float64) (Comparison, error) {
+func compare(b, x []float64, dir stats.Direction, alpha, minEffect float64) (Comparison, error) {
 	opt := stats.DefaultOptions()
 	opt.Alpha = alpha
 	c, err := stats.Compare(b, x, dir, &opt)
@@ -284,7 +284,33 @@ func compare(b, x []float64, dir stats.Direction, alpha float64) (Comparison, er
 	for _, w := range c.Warnings {
 		out.Warnings = append(out.Warnings, w.Error())
 	}
+	if err := out.estimate(b, x, dir, minEffect); err != nil {
+		return Comparison{}, err
+	}
 	return out, nil
+}
+
+// StatsSeed seeds the report's bootstraps and power simulations: fixed,
+// so a report re-derives to the bit.
+const StatsSeed = 1
+
+// estimate adds the interval estimates and the power analysis to c (from
+// two or more pairs): stats.IntervalsOf and stats.PowerOf at c.Alpha,
+// seeded with StatsSeed, with minEffect as the effect of interest.
+func (c *Comparison) estimate(b, x []float64, dir stats.Direction, minEffect float64) error {
+	if len(b) < 2 {
+		return nil
+	}
+	iv, err := stats.IntervalsOf(b, x, dir, c.Alpha, StatsSeed)
+	if err != nil {
+		return fmt.Errorf("harness: intervals: %w", err)
+	}
+	pw, err := stats.PowerOf(c.PerSeedDiffs, c.Alpha, minEffect, StatsSeed)
+	if err != nil {
+		return fmt.Errorf("harness: power: %w", err)
+	}
+	c.Intervals, c.Power = &iv, &pw
+	return nil
 }
 
 // selectionTest sets the selection-aware p-value and verdict of c when
@@ -460,7 +486,8 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	r.MechanismSignature.ObservedBestCfg = p.Idea[iBest]
 	r.MechanismSignature.TrackRationale = trackRationale(p)
 
-	cmp, err := compare(r.Baseline.Full.PerSeed, r.Idea.PerSeed, dir, p.Alpha)
+	minEff := p.minEffect(r.Baseline.Full.Mean, dir)
+	cmp, err := compare(r.Baseline.Full.PerSeed, r.Idea.PerSeed, dir, p.Alpha, minEff)
 	if err != nil {
 		return nil, err
 	}
@@ -475,7 +502,7 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 	for k, a := range p.Ideas {
 		val, test, dv := armTable(trials, results, ideasArm(k), len(a.Grid))
 		sweep, best := ideaSweep(a.Grid, val, test, dv)
-		c, err := compare(r.Baseline.Full.PerSeed, sweep[best].Result.PerSeed, dir, p.Alpha)
+		c, err := compare(r.Baseline.Full.PerSeed, sweep[best].Result.PerSeed, dir, p.Alpha, minEff)
 		if err != nil {
 			return nil, err
 		}

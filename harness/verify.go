@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -330,7 +332,89 @@ func (v *verifier) comparisonOf(field string, c Comparison, b, x []float64, r *R
 	if c.Verdict != want.Verdict {
 		v.add(field+".verdict", c.Verdict, want.Verdict, "")
 	}
+	v.estimates(field, c, b, x, dir, alpha, r)
 	return want, true
+}
+
+// estimates re-derives a comparison's intervals and power analysis (a
+// report before them has neither, nor a training block).
+func (v *verifier) estimates(field string, c Comparison, b, x []float64, dir stats.Direction, alpha float64, r *Report) {
+	if c.Intervals == nil && c.Power == nil && r.Training == nil {
+		return
+	}
+	var want Comparison
+	want.Alpha, want.PerSeedDiffs = alpha, make([]float64, len(b))
+	for i := range b {
+		want.PerSeedDiffs[i] = x[i] - b[i]
+	}
+	minEff := 0.0
+	switch {
+	case r.Setup != nil:
+		minEff = r.Setup.Protocol.minEffect(stats.Summarize(b).Mean, dir)
+	case c.Power != nil && c.Power.Min != nil:
+		minEff = c.Power.Min.Effect
+	}
+	if err := want.estimate(b, x, dir, minEff); err != nil {
+		v.checked++
+		v.add(field+".intervals", "present", err.Error(), "")
+		return
+	}
+	v.jsonEq(field+".intervals", c.Intervals, want.Intervals)
+	v.jsonEq(field+".power", c.Power, want.Power)
+}
+
+// jsonEq compares two values by their JSON forms, leaf by leaf: numbers
+// with floatEq, everything else exactly; a leaf on one side only is
+// missing on the other.
+func (v *verifier) jsonEq(field string, got, want any) {
+	enc := func(x any) any {
+		raw, err := json.Marshal(x)
+		if err != nil {
+			return nil
+		}
+		var out any
+		json.Unmarshal(raw, &out)
+		return out
+	}
+	var walk func(f string, g, w any)
+	walk = func(f string, g, w any) {
+		switch w := w.(type) {
+		case map[string]any:
+			gm, _ := g.(map[string]any)
+			for _, k := range slices.Sorted(maps.Keys(w)) {
+				walk(f+"."+k, gm[k], w[k])
+			}
+			for _, k := range slices.Sorted(maps.Keys(gm)) {
+				if _, ok := w[k]; !ok {
+					v.checked++
+					v.add(f+"."+k, fmt.Sprint(gm[k]), "absent", "")
+				}
+			}
+		case []any:
+			ga, _ := g.([]any)
+			v.intEq(f+" (count)", len(ga), len(w))
+			for i := range min(len(ga), len(w)) {
+				walk(fmt.Sprintf("%s[%d]", f, i), ga[i], w[i])
+			}
+		case float64:
+			gf, ok := g.(float64)
+			if !ok {
+				v.checked++
+				v.add(f, fmt.Sprint(g), fmt.Sprint(w), "")
+				return
+			}
+			v.floatEq(f, gf, w)
+		default:
+			v.checked++
+			switch {
+			case g == nil && w != nil:
+				v.add(f, "missing", fmt.Sprint(w), "")
+			case g != w:
+				v.add(f, fmt.Sprint(g), fmt.Sprint(w), "")
+			}
+		}
+	}
+	walk(field, enc(got), enc(want))
 }
 
 // ideas re-derives the further idea arms: each sweep row's summaries,

@@ -76,6 +76,11 @@ func TestVerifyCatchesTampering(t *testing.T) {
 		{"predicted_gain", func(r *Report) { r.MechanismSignature.MechanismSignature.PredictedSteadyGain += 0.1 }, "mechanism_signature.mechanism_signature.predicted_steady_gain"},
 		{"half_life", func(r *Report) { r.MechanismSignature.MathCheck.Rows[0].HalfPredicted++ }, "mechanism_signature.math_check.rows[0].half_predicted"},
 		{"linear_ar", func(r *Report) { r.ReferenceForecasters.LinearAR *= 1.01 }, "reference_forecasters.linear_ar"},
+		{"interval", func(r *Report) { r.Comparison.Intervals.TLo -= 1e-3 }, "comparison.intervals.t_lo"},
+		{"bootstrap", func(r *Report) { r.Comparison.Intervals.BootHi += 1e-3 }, "comparison.intervals.bootstrap_hi"},
+		{"poi", func(r *Report) { r.Comparison.Intervals.PoI = 0.99 }, "comparison.intervals.probability_of_improvement"},
+		{"power", func(r *Report) { r.Comparison.Power.Observed.SeedsNeeded += 3 }, "comparison.power.observed.seeds_needed"},
+		{"power_dropped", func(r *Report) { r.Comparison.Power = nil }, "comparison.power.method"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data, err := out.Report.Marshal()

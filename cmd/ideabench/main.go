@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/stats"
 )
 
 // errUsage marks a command-line or config error (exit status 2).
@@ -512,6 +513,24 @@ func printComparison(w io.Writer, name string, c harness.Comparison) {
 		fmt.Fprintf(w, "; selection-aware Holm p = %.4g: %s", *c.PValueSelectionHolm, c.VerdictSelectionHolm)
 	}
 	fmt.Fprintln(w)
+	if iv := c.Intervals; iv != nil {
+		fmt.Fprintf(w, "  %.0f%% interval of delta: [%+.4g, %+.4g] (paired t), [%+.4g, %+.4g] (bootstrap); P(%s better on a random seed) %.2f [%.2f, %.2f]\n",
+			100*iv.Level, iv.TLo, iv.THi, iv.BootLo, iv.BootHi, name, iv.PoI, iv.PoILo, iv.PoIHi)
+	}
+	if pw := c.Power; pw != nil {
+		seeds := func(a stats.PowerAt) string {
+			if a.SeedsNeeded == 0 {
+				return fmt.Sprintf("more than %d", pw.MaxSeeds)
+			}
+			return fmt.Sprint(a.SeedsNeeded)
+		}
+		fmt.Fprintf(w, "  seeds for %.0f%% power: %s at the observed effect %+.4g (power now %.2f)",
+			100*pw.Target, seeds(pw.Observed), pw.Observed.Effect, pw.Observed.PowerNow)
+		if m := pw.Min; m != nil {
+			fmt.Fprintf(w, "; %s at min_effect %+.4g (power now %.2f)", seeds(*m), m.Effect, m.PowerNow)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
