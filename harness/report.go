@@ -37,11 +37,33 @@ type Report struct {
 	// Ideas are the further idea arms of the run, in the protocol's
 	// order; the idea above is the first (see Comparison.PValueHolm).
 	Ideas []IdeaReport `json:"ideas,omitempty"`
-	Run   *RunInfo     `json:"run,omitempty"`
+	// TuningBudget is each arm's expected outcome as a function of how
+	// many of its cfgs are tried (stats.Budget).
+	TuningBudget *TuningBudget `json:"tuning_budget,omitempty"`
+	Run          *RunInfo      `json:"run,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked
 	// (ParseReport); verify reports each as missing.
 	missing []string
+}
+
+// TuningBudget holds the arms' tuning-budget curves, k = 1..grid size.
+// WinnerChanges is true when the arm with the better expected test
+// metric of its pick (the idea above against the baseline) is not the
+// same at every k both grids reach.
+type TuningBudget struct {
+	Method        string              `json:"method"`
+	Baseline      []stats.BudgetPoint `json:"baseline"`
+	Idea          []stats.BudgetPoint `json:"idea"`
+	Ideas         []ArmBudget         `json:"ideas,omitempty"`
+	WinnerChanges bool                `json:"winner_changes"`
+}
+
+// ArmBudget is a further idea arm's curve.
+type ArmBudget struct {
+	Name          string              `json:"name"`
+	Curve         []stats.BudgetPoint `json:"curve"`
+	WinnerChanges bool                `json:"winner_changes"`
 }
 
 // Training holds the training-loss curves of each arm's chosen cfg.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -585,6 +586,17 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 			r.Baseline.Full.Mean, f.BestReference, f.BestReferenceMSE, -f.BaselineMarginPct))
 	}
 	r.Comparison.Warnings = append(r.Comparison.Warnings, blownUp(r, f.Persistence)...)
+	if tb, err := tuningBudget(r, dir); err == nil {
+		r.TuningBudget = tb
+		if w := budgetWarning("idea", tb.Baseline, tb.Idea, dir); w != "" {
+			r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+		}
+		for k, a := range tb.Ideas {
+			if w := budgetWarning(a.Name, tb.Baseline, a.Curve, dir); w != "" {
+				r.Ideas[k].Comparison.Warnings = append(r.Ideas[k].Comparison.Warnings, w)
+			}
+		}
+	}
 	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest)...)
 	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest)...)
 	for _, a := range []struct {
@@ -596,6 +608,80 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 		}
 	}
 	return r, nil
+}
+
+// tuningBudget computes every arm's tuning-budget curve from its sweep's
+// val and test means; an error when a row has no val summary (a report
+// of the seed schema).
+func tuningBudget(r *Report, dir stats.Direction) (*TuningBudget, error) {
+	curve := func(rows []IdeaRow) ([]stats.BudgetPoint, error) {
+		var val, test []float64
+		for i, row := range rows {
+			if row.Val == nil {
+				return nil, fmt.Errorf("harness: sweep row %d has no val summary", i)
+			}
+			val, test = append(val, row.Val.Mean), append(test, row.Result.Mean)
+		}
+		return stats.Budget(val, test, dir)
+	}
+	var base []IdeaRow
+	for _, row := range r.Baseline.Sweep {
+		base = append(base, IdeaRow{Cfg: row.Cfg, Val: row.Val, Result: Summary{Mean: row.Mean}})
+	}
+	tb := &TuningBudget{Method: stats.BudgetMethod}
+	var err error
+	if tb.Baseline, err = curve(base); err != nil {
+		return nil, err
+	}
+	if tb.Idea, err = curve(r.MechanismSignature.IdeaSweep); err != nil {
+		return nil, err
+	}
+	tb.WinnerChanges = winnerChanges(tb.Baseline, tb.Idea, dir)
+	for _, a := range r.Ideas {
+		c, err := curve(a.Sweep)
+		if err != nil {
+			return nil, err
+		}
+		tb.Ideas = append(tb.Ideas, ArmBudget{Name: a.Name, Curve: c, WinnerChanges: winnerChanges(tb.Baseline, c, dir)})
+	}
+	return tb, nil
+}
+
+// winnerChanges reports whether the better expected test metric of the
+// pick (idea against baseline; a tie is neither) differs between two k
+// that both curves reach.
+func winnerChanges(b, x []stats.BudgetPoint, dir stats.Direction) bool {
+	seen := map[int]bool{}
+	for k := range min(len(b), len(x)) {
+		seen[winner(b[k].Test, x[k].Test, dir)] = true
+	}
+	return len(seen) > 1
+}
+
+// winner is -1 when the idea's metric x is better than the baseline's
+// b, 1 when worse, 0 when equal.
+func winner(b, x float64, dir stats.Direction) int {
+	switch {
+	case x == b:
+		return 0
+	case (dir == stats.LowerIsBetter) == (x < b):
+		return -1
+	}
+	return 1
+}
+
+// budgetWarning says when the winner depends on the tuning budget.
+func budgetWarning(name string, b, x []stats.BudgetPoint, dir stats.Direction) string {
+	if !winnerChanges(b, x, dir) {
+		return ""
+	}
+	var parts []string
+	for k := range min(len(b), len(x)) {
+		who := map[int]string{-1: name, 1: "baseline", 0: "neither"}[winner(b[k].Test, x[k].Test, dir)]
+		parts = append(parts, fmt.Sprintf("k = %d: %s (%.4g vs %.4g)", k+1, who, x[k].Test, b[k].Test))
+	}
+	return fmt.Sprintf("tuning budget: which arm leads depends on how many cfgs are tried (expected test metric of the pick, %s vs baseline: %s); the verdict may reflect how well each grid suits its arm, not the idea: see tuning_budget",
+		name, strings.Join(parts, "; "))
 }
 
 // BlowUpFactor is how many times persistence's test MSE a cfg's test

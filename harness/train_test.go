@@ -478,3 +478,29 @@ func TestBlownUp(t *testing.T) {
 		require.Equal(t, c.want, BlownUp(c.mean, pers))
 	}
 }
+
+// TestBudgetWarning: the winner of the expected test metric of the pick
+// may change with the number of cfgs tried; the warning says so, with
+// each k.
+func TestBudgetWarning(t *testing.T) {
+	// The idea's grid has one excellent cfg among bad ones: with one cfg
+	// tried it usually loses, with all three it wins.
+	b, err := stats.Budget([]float64{1.0, 1.1, 1.2}, []float64{1.0, 1.1, 1.2}, stats.LowerIsBetter)
+	require.NoError(t, err)
+	x, err := stats.Budget([]float64{0.8, 1.3, 1.3}, []float64{0.8, 1.3, 1.3}, stats.LowerIsBetter)
+	require.NoError(t, err)
+	require.True(t, winnerChanges(b, x, stats.LowerIsBetter))
+	w := budgetWarning("wide", b, x, stats.LowerIsBetter)
+	require.Contains(t, w, "k = 1: baseline")
+	require.Contains(t, w, "k = 3: wide")
+	require.False(t, winnerChanges(b, b[:2], stats.LowerIsBetter), "equal curves: neither leads anywhere")
+	require.Empty(t, budgetWarning("same", b, b, stats.LowerIsBetter))
+
+	o, err := Run(context.Background(), tinyProtocol(), Options{})
+	require.NoError(t, err)
+	tb := o.Report.TuningBudget
+	require.NotNil(t, tb)
+	require.Len(t, tb.Baseline, 2)
+	require.Len(t, tb.Idea, 2)
+	require.Equal(t, winnerChanges(tb.Baseline, tb.Idea, stats.LowerIsBetter), tb.WinnerChanges)
+}

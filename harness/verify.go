@@ -120,6 +120,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	v.comparison(r)
 	v.signature(r)
 	v.mathCheck(r)
+	v.budget(r)
 	v.protocol(r)
 	v.diverged(r)
 	v.competence(r)
@@ -570,6 +571,25 @@ func (v *verifier) signature(r *Report) {
 		v.valCurves("training.baseline", tr.Baseline, bVal, r.NSeeds)
 		v.valCurves("training.idea", tr.Idea, iVal, r.NSeeds)
 	}
+}
+
+// budget re-derives the tuning-budget curves from the sweeps (a report
+// before them has neither curves nor training curves).
+func (v *verifier) budget(r *Report) {
+	if r.TuningBudget == nil && r.Training == nil {
+		return
+	}
+	dir, err := stats.ParseDirection(r.MetricDirection)
+	if err != nil {
+		return // comparisonOf named it
+	}
+	want, err := tuningBudget(r, dir)
+	if err != nil {
+		v.checked++
+		v.add("tuning_budget", "present", err.Error(), "")
+		return
+	}
+	v.jsonEq("tuning_budget", r.TuningBudget, want)
 }
 
 // metricOfSeed checks the signature's metric against the idea's test

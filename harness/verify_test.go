@@ -81,6 +81,8 @@ func TestVerifyCatchesTampering(t *testing.T) {
 		{"poi", func(r *Report) { r.Comparison.Intervals.PoI = 0.99 }, "comparison.intervals.probability_of_improvement"},
 		{"power", func(r *Report) { r.Comparison.Power.Observed.SeedsNeeded += 3 }, "comparison.power.observed.seeds_needed"},
 		{"power_dropped", func(r *Report) { r.Comparison.Power = nil }, "comparison.power.method"},
+		{"budget", func(r *Report) { r.TuningBudget.Idea[0].Test *= 1.01 }, "tuning_budget.idea[0].expected_test"},
+		{"budget_winner", func(r *Report) { r.TuningBudget.WinnerChanges = !r.TuningBudget.WinnerChanges }, "tuning_budget.winner_changes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data, err := out.Report.Marshal()

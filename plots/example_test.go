@@ -51,4 +51,6 @@ func ExampleWrite() {
 	// gate.svg
 	// loss.png 605x378
 	// loss.svg
+	// budget.png 605x378
+	// budget.svg
 }

@@ -54,12 +54,12 @@ const DPI = 96
 func Pixels(l vg.Length) int { return int(l/vg.Inch*DPI + 0.5) }
 
 // figures are the names of the figures in the order Write draws them.
-var figures = []string{"paired", "sweep", "gate", "loss"}
+var figures = []string{"paired", "sweep", "gate", "loss", "budget"}
 
 // builders build each of figures from a report: nil for a figure whose
 // data the report lacks.
 var builders = map[string]func(*harness.Report) (*figure, error){
-	"paired": paired, "sweep": sweep, "gate": gate, "loss": loss,
+	"paired": paired, "sweep": sweep, "gate": gate, "loss": loss, "budget": budget,
 }
 
 // formats are the files written per figure, NAME.FORMAT.
@@ -324,9 +324,13 @@ func paired(r *harness.Report) (*figure, error) {
 	if ierr == nil {
 		interval = fmt.Sprintf("95%% interval [%+.3g, %+.3g]", lo, hi)
 	}
+	poi := ""
+	if iv := c.Intervals; iv != nil && finite(iv.PoI, iv.PoILo, iv.PoIHi) {
+		poi = fmt.Sprintf(", P(idea better) %.2f [%.2f, %.2f]", iv.PoI, iv.PoILo, iv.PoIHi)
+	}
 	fig := &figure{
-		title: fmt.Sprintf("idea vs baseline on %d seeds: p = %.3g%s, %s\nmean difference %+.3g, %s",
-			n, c.PValue, method(c), c.Verdict, c.DeltaMean, interval),
+		title: fmt.Sprintf("idea vs baseline on %d seeds: p = %.3g%s, %s\nmean difference %+.3g, %s%s",
+			n, c.PValue, method(c), c.Verdict, c.DeltaMean, interval, poi),
 		legend: newLegend(),
 	}
 
@@ -412,6 +416,14 @@ func paired(r *harness.Report) (*figure, error) {
 		band = &plotter.Polygon{XYs: []plotter.XYs{{{X: right.X.Min, Y: lo}, {X: right.X.Max, Y: lo}, {X: right.X.Max, Y: hi}, {X: right.X.Min, Y: hi}}}, Color: colBand}
 		right.Add(band)
 	}
+	// The bootstrap interval of the report, as two dotted edges.
+	var boot *plotter.Line
+	if iv := c.Intervals; iv != nil && finite(iv.BootLo, iv.BootHi) {
+		for _, y := range []float64{iv.BootLo, iv.BootHi} {
+			boot = line(plotter.XYs{{X: right.X.Min, Y: y}, {X: right.X.Max, Y: y}}, colBlack, vg.Points(0.75), dotted)
+			right.Add(boot)
+		}
+	}
 	mean := line(plotter.XYs{{X: right.X.Min, Y: c.DeltaMean}, {X: right.X.Max, Y: c.DeltaMean}}, colBlack, vg.Points(1.5), dashed)
 	right.Add(mean)
 	off := 0.6 / float64(1+len(extra)) // stems of one seed side by side
@@ -456,7 +468,10 @@ func paired(r *harness.Report) (*figure, error) {
 	}
 	fig.legend.Add("mean difference", mean)
 	if band != nil {
-		fig.legend.Add("95% interval", band)
+		fig.legend.Add("95% interval (t)", band)
+	}
+	if boot != nil {
+		fig.legend.Add(fmt.Sprintf("%.0f%% bootstrap", 100*c.Intervals.Level), boot)
 	}
 	return fig, nil
 }
@@ -743,6 +758,64 @@ func describeIdea(c harness.Cfg) string {
 		parts = append(parts, fmt.Sprintf("%s %g", k, m[k]))
 	}
 	return strings.TrimSpace(ic.Name + " " + strings.Join(parts, ", "))
+}
+
+// budget draws the tuning-budget curves: per arm, the expected best
+// validation metric (left) and the expected test metric of the pick
+// (right) against the number of cfgs tried.
+func budget(r *harness.Report) (*figure, error) {
+	tb := r.TuningBudget
+	if tb == nil {
+		return nil, nil // an older report
+	}
+	type arm struct {
+		name  string
+		curve []stats.BudgetPoint
+		col   color.Color
+		dash  []vg.Length
+	}
+	arms := []arm{{"baseline", tb.Baseline, colBaseline, nil}, {"idea", tb.Idea, colIdea, dashed}}
+	for j, a := range tb.Ideas {
+		arms = append(arms, arm{a.Name, a.Curve, colIdeas[j%len(colIdeas)], dotted})
+	}
+	left := newPanel("expected best validation metric", "cfgs tried (k)", "MSE (normalized scale)")
+	right := newPanel("expected test metric of the pick", "cfgs tried (k)", "")
+	kmax := 1
+	fig := &figure{legend: newLegend()}
+	for i, a := range arms {
+		if len(a.curve) == 0 {
+			return nil, fmt.Errorf("tuning_budget: arm %s has no curve", a.name)
+		}
+		var val, test plotter.XYs
+		for _, pt := range a.curve {
+			if !finite(pt.Val, pt.Test) {
+				return nil, fmt.Errorf("tuning_budget: arm %s at k = %d: val %v, test %v", a.name, pt.K, pt.Val, pt.Test)
+			}
+			val = append(val, plotter.XY{X: float64(pt.K), Y: pt.Val})
+			test = append(test, plotter.XY{X: float64(pt.K), Y: pt.Test})
+		}
+		kmax = max(kmax, len(a.curve))
+		l := line(val, a.col, vg.Points(1.5), a.dash)
+		left.Add(l, dots(val, a.col, draw.CircleGlyph{}, vg.Points(2.5)))
+		right.Add(line(test, a.col, vg.Points(1.5), a.dash), dots(test, a.col, draw.CircleGlyph{}, vg.Points(2.5)))
+		fig.legend.Add(arms[i].name, l)
+	}
+	var ts plot.ConstantTicks
+	for k := 1; k <= kmax; k++ {
+		ts = append(ts, plot.Tick{Value: float64(k), Label: fmt.Sprint(k)})
+	}
+	for _, p := range []*plot.Plot{left, right} {
+		p.X.Min, p.X.Max = 0.7, float64(kmax)+0.3
+		p.X.Tick.Marker = ts
+		headroom(p, 0.1)
+	}
+	verdict := "the same arm leads at every k"
+	if tb.WinnerChanges {
+		verdict = "WHICH ARM LEADS DEPENDS ON k: the win may be the grid's, not the idea's"
+	}
+	fig.title = fmt.Sprintf("tuning budget (Dodge et al. 2019): k cfgs drawn from each grid\n%s", verdict)
+	fig.panels = [][]*plot.Plot{{left, right}}
+	return fig, nil
 }
 
 func checkRow(field string, rw sweepRow) error {

@@ -119,7 +119,7 @@ func checkFiles(t *testing.T, paths []string, names []string, sz size) {
 }
 
 func TestWrite(t *testing.T) {
-	all := []string{"paired", "sweep", "gate", "loss"}
+	all := []string{"paired", "sweep", "gate", "loss", "budget"}
 	for _, tc := range []struct {
 		name  string
 		r     func(*testing.T) *harness.Report
@@ -140,7 +140,7 @@ func TestWrite(t *testing.T) {
 			r := report(t)
 			r.Training, r.MechanismSignature.MechanismSignature.Layers = nil, nil
 			return r
-		}, Options{}, defaultSize, []string{"paired", "sweep"}},
+		}, Options{}, defaultSize, []string{"paired", "sweep", "budget"}},
 		// Layers of a report from before gain_by_position.
 		{"layers-without-positions", func(t *testing.T) *harness.Report {
 			r := report(t)
@@ -149,7 +149,7 @@ func TestWrite(t *testing.T) {
 				ls.GainByPosition, ls.StateByPosition = nil, nil
 			}
 			return r
-		}, Options{}, defaultSize, []string{"paired", "sweep", "loss"}},
+		}, Options{}, defaultSize, []string{"paired", "sweep", "loss", "budget"}},
 		// One seed: no interval, the rest drawn.
 		{"one-seed", func(t *testing.T) *harness.Report {
 			r := report(t)

@@ -14,7 +14,7 @@ import (
 	"github.com/ideabench/ideabench/harness"
 )
 
-var figureFiles = []string{"paired.png", "paired.svg", "sweep.png", "sweep.svg", "gate.png", "gate.svg", "loss.png", "loss.svg"}
+var figureFiles = []string{"paired.png", "paired.svg", "sweep.png", "sweep.svg", "gate.png", "gate.svg", "loss.png", "loss.svg", "budget.png", "budget.svg"}
 
 // plotLines are the paths cmdPlot printed, base names only.
 func plotLines(t *testing.T, stdout string) []string {
@@ -34,7 +34,7 @@ func TestPlot(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	ctx := context.Background()
 	require.NoError(t, run(ctx, []string{"run", "--config", "testdata/tiny.json", "--out", out, "--quiet", "--plots", filepath.Join(dir, "run")}, &stdout, &stderr), stderr.String())
-	require.Equal(t, 8, strings.Count(stdout.String(), "plot: "), "run --plots lists every file")
+	require.Equal(t, len(figureFiles), strings.Count(stdout.String(), "plot: "), "run --plots lists every file")
 	for _, tc := range []struct {
 		name string
 		args []string
