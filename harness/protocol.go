@@ -183,6 +183,10 @@ type Protocol struct {
 	// (comparison.power.min_effect) says how many seeds detect it.
 	MinEffectPct float64 `json:"min_effect_pct,omitempty"`
 	MinEffect    float64 `json:"min_effect,omitempty"`
+
+	// Sequential, when set, runs the seeds in looks and stops once the
+	// comparison is decided (see Sequential).
+	Sequential *Sequential `json:"sequential,omitempty"`
 }
 
 // minEffect is the protocol's smallest improvement of interest as a mean
@@ -571,6 +575,9 @@ func (p Protocol) Validate() error {
 	}
 	if !(p.MinEffect >= 0) || math.IsInf(p.MinEffect, 0) {
 		bad("min_effect = %v: must be a finite improvement >= 0 in the metric's units; use e.g. 0.005", p.MinEffect)
+	}
+	if p.Sequential != nil {
+		errs = append(errs, p.Sequential.errors(p)...)
 	}
 	if p.MinEffectPct > 0 && p.MinEffect > 0 {
 		bad("min_effect = %v: min_effect_pct = %v is set too; give the smallest effect of interest one way, relative or absolute", p.MinEffect, p.MinEffectPct)

@@ -40,6 +40,9 @@ type Report struct {
 	// TuningBudget is each arm's expected outcome as a function of how
 	// many of its cfgs are tried (stats.Budget).
 	TuningBudget *TuningBudget `json:"tuning_budget,omitempty"`
+	// Sequential records the looks of a sequential run
+	// (Protocol.Sequential); the blocks above describe its last look.
+	Sequential *SequentialReport `json:"sequential,omitempty"`
 	Run          *RunInfo      `json:"run,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked

@@ -72,6 +72,12 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if p.Sequential != nil {
+		if opt.Shards > 1 {
+			return nil, errors.New("harness: a sequential protocol decides after each look, so it cannot run in shards; run it without --shard (several processes may still share its results directory)")
+		}
+		return runSequential(ctx, p, opt)
+	}
 	shards := max(opt.Shards, 1)
 	if opt.Shard < 0 || opt.Shard >= shards {
 		return nil, fmt.Errorf("harness: shard %d of %d: the index must be in [0, %d)", opt.Shard, shards, shards)

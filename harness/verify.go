@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -121,6 +122,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	v.signature(r)
 	v.mathCheck(r)
 	v.budget(r)
+	v.sequential(r)
 	v.protocol(r)
 	v.diverged(r)
 	v.competence(r)
@@ -570,6 +572,88 @@ func (v *verifier) signature(r *Report) {
 		}
 		v.valCurves("training.baseline", tr.Baseline, bVal, r.NSeeds)
 		v.valCurves("training.idea", tr.Idea, iVal, r.NSeeds)
+	}
+}
+
+// sequential re-derives a sequential run's looks from the last look's
+// sweeps: each look's boundary from the spending function, its p-value,
+// mean difference and decision from the first n seeds, and the stopping
+// rule (every look before the last undecided; the last decided or at
+// max_seeds).
+func (v *verifier) sequential(r *Report) {
+	sr := r.Sequential
+	var ps *Sequential
+	if r.Setup != nil {
+		ps = r.Setup.Protocol.Sequential
+	}
+	v.checked++
+	switch {
+	case sr == nil && ps == nil:
+		return
+	case sr == nil:
+		v.add("sequential", "missing", "the looks of the protocol's sequential design", "")
+		return
+	case ps == nil && r.Setup != nil:
+		v.add("sequential", "present", "absent: the protocol is not sequential", "")
+		return
+	}
+	alpha := stats.DefaultOptions().Alpha
+	if r.Setup != nil {
+		alpha = r.Setup.Protocol.Alpha
+		v.intEq("sequential.max_seeds", sr.MaxSeeds, ps.MaxSeeds)
+		v.checked++
+		if sr.Spending != cmp.Or(ps.Spending, SpendOBrienFleming) {
+			v.add("sequential.spending", sr.Spending, cmp.Or(ps.Spending, SpendOBrienFleming), "")
+		}
+	}
+	if len(sr.Looks) == 0 || sr.MaxSeeds < 1 {
+		v.add("sequential.looks", "empty", "one look or more", "")
+		return
+	}
+	n1 := sr.Looks[0].NSeeds
+	sizes := (&Sequential{MaxSeeds: sr.MaxSeeds}).LookSizes(n1)
+	v.intEq("sequential.looks (count)", len(sr.Looks), min(len(sizes), len(sr.Looks)))
+	dir := stats.LowerIsBetter
+	prev := 0.0
+	for k, l := range sr.Looks {
+		f := fmt.Sprintf("sequential.looks[%d]", k)
+		if k >= len(sizes) {
+			break
+		}
+		v.intEq(f+".n_seeds", l.NSeeds, sizes[k])
+		spent := Spend(sr.Spending, alpha, float64(sizes[k])/float64(sr.MaxSeeds))
+		v.floatEq(f+".boundary", l.Boundary, spent-prev)
+		prev = spent
+		if r.Diverged == nil { // substitutes for diverged seeds depend on the look's trials
+			want, _, err := lookOf(r, sizes[k], l.Boundary, dir, alpha)
+			if err != nil {
+				v.checked++
+				v.add(f, "present", err.Error(), "")
+				continue
+			}
+			v.floatEq(f+".p_value", l.PValue, want.PValue)
+			v.floatEq(f+".delta_mean", l.DeltaMean, want.DeltaMean)
+		}
+		v.boolEq(f+".decided", l.Decided, l.PValue < l.Boundary && l.DeltaMean != 0)
+		if k < len(sr.Looks)-1 {
+			v.boolEq(f+".decided (a look before the last)", l.Decided, false)
+		}
+	}
+	last := sr.Looks[len(sr.Looks)-1]
+	v.checked++
+	if !last.Decided && last.NSeeds != sr.MaxSeeds {
+		v.add("sequential.looks", fmt.Sprintf("stopped undecided at %d seeds", last.NSeeds), fmt.Sprintf("a decision or max_seeds = %d", sr.MaxSeeds), "")
+	}
+	v.intEq("sequential.stopped_at", sr.StoppedAt, last.NSeeds)
+	v.intEq("sequential.seeds_saved", sr.SeedsSaved, sr.MaxSeeds-last.NSeeds)
+	v.intEq("sequential.stopped_at (n_seeds)", sr.StoppedAt, r.NSeeds)
+	want := stats.VerdictNoWin
+	if last.Decided {
+		want = stats.VerdictOf(0, last.DeltaMean, alpha, dir, last.NSeeds)
+	}
+	v.checked++
+	if sr.Verdict != want {
+		v.add("sequential.verdict", sr.Verdict, want, "")
 	}
 }
 

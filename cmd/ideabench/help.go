@@ -14,7 +14,7 @@ var errHelp = errors.New("help printed")
 // synopses is each command's usage line and what it does, in usage's
 // order.
 var synopses = []struct{ name, args, does string }{
-	{"run", "[protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
+	{"run", "[protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--until-decided MAX]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
 	{"merge", "[--out FILE] DIR...", "merge the results directories of a sharded run into one report"},
 	{"plot", "REPORT.json [--out DIR]", "draw a report's figures"},
 	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},

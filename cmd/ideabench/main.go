@@ -124,6 +124,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	shard := fs.String("shard", "", "I/N: run only the trials whose index is I mod N, into --results, without a report (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	plotDir := fs.String("plots", "", "also draw the report's figures (PNG and SVG) into this directory")
+	until := fs.Int("until-decided", 0, "MAX: run the seeds in looks of the protocol's seed count and stop once the comparison is decided, at most MAX seeds (the protocol's sequential block, O'Brien-Fleming spending unless it says otherwise)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -133,6 +134,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	p, err := pf.protocol()
 	if err != nil {
 		return err
+	}
+	if *until != 0 {
+		seq := harness.Sequential{MaxSeeds: *until}
+		if p.Sequential != nil {
+			seq.Spending = p.Sequential.Spending
+		}
+		p.Sequential = &seq
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("%w: --until-decided: %v", errUsage, err)
+		}
 	}
 	if *workers < 1 {
 		return fmt.Errorf("%w: --workers = %d must be >= 1", errUsage, *workers)
@@ -482,6 +493,13 @@ func printSummary(w io.Writer, r *harness.Report) {
 			fmt.Fprintf(w, ", %s %s", a.Name, a.Comparison.VerdictHolm)
 		}
 		fmt.Fprintln(w)
+	}
+	if sq := r.Sequential; sq != nil {
+		fmt.Fprintf(w, "sequential (%s spending, %s test, at most %d seeds):", sq.Spending, sq.Test, sq.MaxSeeds)
+		for _, l := range sq.Looks {
+			fmt.Fprintf(w, " %d seeds p = %.4g vs %.3g;", l.NSeeds, l.PValue, l.Boundary)
+		}
+		fmt.Fprintf(w, " stopped at %d seeds (%d saved): %s\n", sq.StoppedAt, sq.SeedsSaved, sq.Verdict)
 	}
 	if c.VerdictSelectionHolm != "" {
 		fmt.Fprintf(w, "selection-aware verdicts, Holm-adjusted: idea %s", c.VerdictSelectionHolm)

@@ -1,0 +1,236 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/ideabench/ideabench/stats"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Sequential, in a protocol, runs the seeds in looks and stops as soon as
+// the comparison is decided: look k trains the first n_k = k·n_1 seeds
+// (n_1 = len(seeds), the protocol's own; later seeds continue from the
+// largest one), up to MaxSeeds. The type I error over all looks is at most
+// alpha by alpha spending (Lan & DeMets 1983, "Discrete sequential
+// boundaries for clinical trials", Biometrika 70(3)): with t_k = n_k /
+// MaxSeeds the information fraction and A(t) the spending function, look
+// k rejects when its p-value is below
+//
+//	α_k = A(t_k) - A(t_{k-1}),   A(0) = 0, A(1) = alpha
+//
+// and P(any look rejects | null) <= Σ_k P(p_k < α_k) <= Σ_k α_k = alpha by
+// the union bound: each look's permutation p-value is valid on its own, so
+// the design needs no assumption on how looks correlate (it is
+// conservative where they do). Spending functions:
+//
+//	obrien-fleming  A(t) = 2 - 2Φ(z_{1-alpha/2} / √t)    (Lan & DeMets 1983): little alpha early, most at the end
+//	pocock          A(t) = alpha · ln(1 + (e-1)·t)       (Lan & DeMets 1983): more evenly spread, stops earlier under large effects
+type Sequential struct {
+	MaxSeeds int    `json:"max_seeds"`
+	Spending string `json:"spending,omitempty"` // "obrien-fleming" (the default) or "pocock"
+}
+
+// The spending functions.
+const (
+	SpendOBrienFleming = "obrien-fleming"
+	SpendPocock        = "pocock"
+)
+
+// SequentialDesign names the design in the report.
+const SequentialDesign = "group-sequential looks with alpha spending (Lan & DeMets 1983); look k rejects when its p-value is below A(t_k) - A(t_{k-1}), so the type I error over all looks is at most alpha (union bound)"
+
+// maxSequentialSeeds bounds max_seeds: every look trains every cfg of
+// every arm on each seed.
+const maxSequentialSeeds = 1024
+
+// Spend returns the alpha spent by information fraction t in [0, 1]
+// under the spending function kind ("" is obrien-fleming).
+func Spend(kind string, alpha, t float64) float64 {
+	if t <= 0 {
+		return 0
+	}
+	t = min(t, 1)
+	switch kind {
+	case SpendPocock:
+		return alpha * math.Log(1+(math.E-1)*t)
+	default:
+		// 2·(1 - Φ(z)) as erfc(z/√2), accurate far in the tail.
+		z := distuv.UnitNormal.Quantile(1 - alpha/2)
+		return math.Erfc(z / math.Sqrt(t) / math.Sqrt2)
+	}
+}
+
+// errors of a sequential block, shaped "<field> = <value>: ...; fix".
+func (s *Sequential) errors(p Protocol) []error {
+	var errs []error
+	n1 := len(p.Seeds)
+	if s.MaxSeeds <= n1 || s.MaxSeeds > maxSequentialSeeds {
+		errs = append(errs, fmt.Errorf("sequential.max_seeds = %d: must exceed the %d seeds of the first look and be at most %d; use e.g. %d", s.MaxSeeds, n1, maxSequentialSeeds, 4*n1))
+	}
+	if s.Spending != "" && s.Spending != SpendOBrienFleming && s.Spending != SpendPocock {
+		errs = append(errs, fmt.Errorf("sequential.spending = %q: unknown; use %q or %q", s.Spending, SpendOBrienFleming, SpendPocock))
+	}
+	return errs
+}
+
+// LookSizes returns the seeds of each look: n_1, 2·n_1, ... and MaxSeeds
+// last.
+func (s *Sequential) LookSizes(n1 int) []int {
+	var out []int
+	for n := n1; ; n += n1 {
+		out = append(out, min(n, s.MaxSeeds))
+		if n >= s.MaxSeeds {
+			return out
+		}
+	}
+}
+
+// AllSeeds returns the protocol's seeds followed by the seeds later looks
+// add: the integers after the largest of them, up to MaxSeeds in all.
+func (s *Sequential) AllSeeds(seeds []uint64) []uint64 {
+	out := slices.Clone(seeds)
+	next := slices.Max(seeds) + 1
+	for len(out) < s.MaxSeeds {
+		out = append(out, next)
+		next++
+	}
+	return out
+}
+
+// Look is one look of a sequential run.
+type Look struct {
+	NSeeds    int     `json:"n_seeds"`
+	PValue    float64 `json:"p_value"`
+	Boundary  float64 `json:"boundary"` // α_k, the p-value below which this look decides
+	DeltaMean float64 `json:"delta_mean"`
+	Decided   bool    `json:"decided"`
+}
+
+// SequentialReport is the report's record of a sequential run: every
+// look, where it stopped, and the verdict with the error control of the
+// design (the comparison block above describes the last look's seeds as a
+// fixed-size study would).
+type SequentialReport struct {
+	Design     string `json:"design"`
+	Spending   string `json:"spending"`
+	MaxSeeds   int    `json:"max_seeds"`
+	Test       string `json:"test"` // the p-value of each look: "selection-aware" or "sign-flip"
+	Looks      []Look `json:"looks"`
+	StoppedAt  int    `json:"stopped_at"` // seeds of the last look
+	SeedsSaved int    `json:"seeds_saved"`
+	Verdict    string `json:"verdict"`
+}
+
+// lookOf computes the look at the first n seeds of r's sweeps: each arm's
+// cfg chosen on the val means of those seeds, the selection-aware p-value
+// when the grids pair (else the sign-flip p-value of the chosen cfgs), the
+// mean difference of the chosen cfgs, and the decision at boundary.
+func lookOf(r *Report, n int, boundary float64, dir stats.Direction, alpha float64) (Look, string, error) {
+	b, bok := baselineArm(r)
+	x, xok := ideaRowsArm(r.MechanismSignature.IdeaSweep)
+	if !bok || !xok {
+		return Look{}, "", fmt.Errorf("harness: a look needs per-seed val and test metrics of every cfg")
+	}
+	cut := func(a stats.Arm) (stats.Arm, error) {
+		var c stats.Arm
+		for j := range a.Val {
+			if len(a.Val[j]) < n || len(a.Test[j]) < n {
+				return c, fmt.Errorf("harness: a look at %d seeds, but cfg %d has %d", n, j, len(a.Val[j]))
+			}
+			c.Val, c.Test = append(c.Val, a.Val[j][:n]), append(c.Test, a.Test[j][:n])
+		}
+		return c, nil
+	}
+	b, err := cut(b)
+	if err != nil {
+		return Look{}, "", err
+	}
+	if x, err = cut(x); err != nil {
+		return Look{}, "", err
+	}
+	opt := stats.DefaultOptions()
+	opt.Alpha = alpha
+	bs, xs := b.Test[b.Select(dir)], x.Test[x.Select(dir)]
+	c, err := stats.Compare(bs, xs, dir, &opt)
+	if err != nil {
+		return Look{}, "", fmt.Errorf("harness: look at %d seeds: %w", n, err)
+	}
+	l := Look{NSeeds: n, PValue: c.PValue, Boundary: boundary, DeltaMean: c.DeltaMean}
+	test := "sign-flip"
+	if len(b.Val) == len(x.Val) {
+		if l.PValue, err = stats.SelectionPValue(b, x, dir, &opt); err != nil {
+			return Look{}, "", fmt.Errorf("harness: look at %d seeds: %w", n, err)
+		}
+		test = "selection-aware"
+	}
+	l.Decided = l.PValue < boundary && l.DeltaMean != 0
+	return l, test, nil
+}
+
+// runSequential runs p's looks (see Sequential) and returns the last
+// look's outcome, its report carrying the sequential record.
+func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
+	s := p.Sequential
+	if opt.Store == nil {
+		// Looks share their trials through a store.
+		dir, err := os.MkdirTemp("", "ideabench-looks-")
+		if err != nil {
+			return nil, fmt.Errorf("harness: a sequential run without a results directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if opt.Store, err = OpenStore(dir); err != nil {
+			return nil, err
+		}
+	}
+	seeds := s.AllSeeds(p.Seeds)
+	sizes := s.LookSizes(len(p.Seeds))
+	dir := stats.LowerIsBetter
+	rec := &SequentialReport{Design: SequentialDesign, Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
+	var last *Outcome
+	computed, prev := 0, 0.0
+	for _, n := range sizes {
+		q := p
+		q.Seeds, q.Sequential = seeds[:n], nil
+		o, err := Run(ctx, q, opt)
+		if o != nil {
+			computed += o.Computed
+		}
+		if err != nil {
+			if o != nil {
+				o.Computed = computed
+			}
+			return o, err
+		}
+		spent := Spend(s.Spending, p.Alpha, float64(n)/float64(s.MaxSeeds))
+		l, test, err := lookOf(o.Report, n, spent-prev, dir, p.Alpha)
+		if err != nil {
+			return nil, err
+		}
+		prev = spent
+		rec.Test = test
+		rec.Looks = append(rec.Looks, l)
+		last = o
+		if l.Decided {
+			break
+		}
+	}
+	final := rec.Looks[len(rec.Looks)-1]
+	rec.StoppedAt, rec.SeedsSaved = final.NSeeds, s.MaxSeeds-final.NSeeds
+	rec.Verdict = stats.VerdictNoWin
+	if final.Decided {
+		rec.Verdict = stats.VerdictOf(0, final.DeltaMean, p.Alpha, dir, final.NSeeds)
+	}
+	r := last.Report
+	r.Setup.Protocol = p
+	r.Sequential = rec
+	last.Reused, last.Computed = len(last.Trials)-computed, computed
+	if last.Reused < 0 {
+		last.Reused = 0
+	}
+	return last, nil
+}

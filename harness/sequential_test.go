@@ -1,0 +1,143 @@
+package harness
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ideabench/ideabench/stats"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSpend: both spending functions spend nothing at t = 0 and alpha at
+// t = 1, grow with t, and take the values worked by hand:
+// O'Brien-Fleming 2 - 2Φ(1.959964/√0.25) = 2 - 2Φ(3.919928) = 8.857e-5,
+// Pocock 0.05·ln(1 + (e-1)/2) = 0.05·0.620115 = 0.0310057.
+func TestSpend(t *testing.T) {
+	for _, kind := range []string{SpendOBrienFleming, SpendPocock} {
+		require.Equal(t, 0.0, Spend(kind, 0.05, 0))
+		require.InDelta(t, 0.05, Spend(kind, 0.05, 1), 1e-12, kind)
+		prev := 0.0
+		for t1 := 0.05; t1 <= 1; t1 += 0.05 {
+			s := Spend(kind, 0.05, t1)
+			require.Greater(t, s, prev, kind)
+			prev = s
+		}
+	}
+	require.InDelta(t, 8.857e-5, Spend(SpendOBrienFleming, 0.05, 0.25), 1e-8)
+	require.InDelta(t, 0.05*math.Log(1+(math.E-1)/2), Spend(SpendPocock, 0.05, 0.5), 1e-15)
+	require.InDelta(t, 0.0310057, Spend(SpendPocock, 0.05, 0.5), 1e-7)
+}
+
+// simulateLooks runs the design's rule on streams of paired differences
+// drawn by draw: looks at 8, 16, 24 and 32 seeds, each rejecting when its
+// sign-flip p-value is below the spent increment; it returns the share of
+// streams that rejected and the mean number of seeds used.
+func simulateLooks(t *testing.T, kind string, streams int, draw func(r *rand.Rand) float64) (rate, seeds float64) {
+	t.Helper()
+	s := &Sequential{MaxSeeds: 32, Spending: kind}
+	sizes := s.LookSizes(8)
+	require.Equal(t, []int{8, 16, 24, 32}, sizes)
+	opt := stats.DefaultOptions()
+	opt.ExactMaxN, opt.MonteCarloDraws = 12, 2000
+	r := rand.New(rand.NewPCG(11, uint64(len(kind))))
+	rejects, used := 0, 0
+	d := make([]float64, 32)
+	zero := make([]float64, 32)
+	for range streams {
+		for i := range d {
+			d[i] = draw(r)
+		}
+		prev := 0.0
+		for _, n := range sizes {
+			spent := Spend(kind, 0.05, float64(n)/32)
+			c, err := stats.Compare(zero[:n], d[:n], stats.LowerIsBetter, &opt)
+			require.NoError(t, err)
+			stop := c.PValue < spent-prev
+			prev = spent
+			if stop || n == 32 {
+				used += n
+				if stop {
+					rejects++
+				}
+				break
+			}
+		}
+	}
+	return float64(rejects) / float64(streams), float64(used) / float64(streams)
+}
+
+// TestSequentialErrorRate: under the null (differences symmetric about 0)
+// the design rejects at most alpha of the time over all four looks,
+// within the binomial 95% interval; under an alternative it stops early.
+func TestSequentialErrorRate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 2 x 1500 studies")
+	}
+	const streams = 1000
+	for _, kind := range []string{SpendOBrienFleming, SpendPocock} {
+		rate, _ := simulateLooks(t, kind, streams, func(r *rand.Rand) float64 { return r.NormFloat64() })
+		lo, hi := stats.ClopperPearson(int(math.Round(rate*streams)), streams, 0.95)
+		t.Logf("%s: null rejection rate %.4f [%.4f, %.4f]", kind, rate, lo, hi)
+		require.LessOrEqual(t, lo, 0.05, "%s: the rate is not above alpha", kind)
+		power, seeds := simulateLooks(t, kind, 300, func(r *rand.Rand) float64 { return -0.8 + r.NormFloat64() })
+		t.Logf("%s: effect -0.8 sd: power %.3f, mean seeds %.1f of 32", kind, power, seeds)
+		require.Greater(t, power, 0.8, kind)
+		require.Less(t, seeds, 24.0, "%s stops early under a real effect", kind)
+	}
+}
+
+// TestSequentialRun: a sequential protocol runs look after look on one
+// store, records each look, verifies, and resumes from its trials; a
+// tampered look is caught.
+func TestSequentialRun(t *testing.T) {
+	p := tinyProtocol()
+	p.Sequential = &Sequential{MaxSeeds: 6, Spending: SpendPocock}
+	require.NoError(t, p.Validate())
+	s, err := OpenStore(t.TempDir())
+	require.NoError(t, err)
+	o, err := Run(context.Background(), p, Options{Store: s})
+	require.NoError(t, err)
+	r := o.Report
+	require.NotNil(t, r.Sequential)
+	sr := r.Sequential
+	require.Equal(t, []int{3, 6}, []int{sr.Looks[0].NSeeds, sr.Looks[len(sr.Looks)-1].NSeeds})
+	require.False(t, sr.Looks[0].Decided, "3 seeds cannot reach a p-value of 0.25 or less")
+	require.Equal(t, 6, r.NSeeds)
+	require.Equal(t, []uint64{0, 1, 2, 3, 4, 5}, r.MechanismSignature.Protocol.Seeds)
+	require.Equal(t, p.Sequential, r.Setup.Protocol.Sequential)
+	require.Equal(t, "selection-aware", sr.Test)
+	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+
+	again, err := Run(context.Background(), p, Options{Store: s})
+	require.NoError(t, err)
+	require.Zero(t, again.Computed, "every look's trials are stored")
+	require.Equal(t, marshal(t, o), marshal(t, again))
+
+	for _, tc := range []struct {
+		field string
+		edit  func(sr *SequentialReport)
+	}{
+		{"sequential.looks[0].boundary", func(sr *SequentialReport) { sr.Looks[0].Boundary = 0.05 }},
+		{"sequential.looks[1].p_value", func(sr *SequentialReport) { sr.Looks[1].PValue /= 2 }},
+		{"sequential.verdict", func(sr *SequentialReport) { sr.Verdict = stats.VerdictWin }},
+		{"sequential.seeds_saved", func(sr *SequentialReport) { sr.SeedsSaved = 3 }},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			raw, err := r.Marshal()
+			require.NoError(t, err)
+			bad, err := ParseReport(raw, "copy")
+			require.NoError(t, err)
+			tc.edit(bad.Sequential)
+			var fields []string
+			for _, m := range Verify(bad, VerifyOptions{}).Mismatches() {
+				fields = append(fields, m.Field)
+			}
+			require.Contains(t, fields, tc.field)
+		})
+	}
+	bad := p
+	bad.Sequential = &Sequential{MaxSeeds: 2}
+	require.ErrorContains(t, bad.Validate(), "sequential.max_seeds = 2")
+}
