@@ -43,7 +43,7 @@ type Report struct {
 	// Sequential records the looks of a sequential run
 	// (Protocol.Sequential); the blocks above describe its last look.
 	Sequential *SequentialReport `json:"sequential,omitempty"`
-	Run          *RunInfo      `json:"run,omitempty"`
+	Run        *RunInfo          `json:"run,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked
 	// (ParseReport); verify reports each as missing.
