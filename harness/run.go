@@ -294,6 +294,11 @@ func compare(b, x []float64, dir stats.Direction, alpha, minEffect float64) (Com
 	if err := out.estimate(b, x, dir, minEffect); err != nil {
 		return Comparison{}, err
 	}
+	if out.Verdict != stats.VerdictNoWin && minEffect != 0 && math.Abs(out.DeltaMean) < math.Abs(minEffect) {
+		out.Warnings = append(out.Warnings, fmt.Sprintf(
+			"negligible effect: a %s, but |delta_mean| = %.4g is below the protocol's min_effect %.4g: detectable, and smaller than the effect declared worth having",
+			out.Verdict, math.Abs(out.DeltaMean), math.Abs(minEffect)))
+	}
 	return out, nil
 }
 

@@ -504,3 +504,20 @@ func TestBudgetWarning(t *testing.T) {
 	require.Len(t, tb.Idea, 2)
 	require.Equal(t, winnerChanges(tb.Baseline, tb.Idea, stats.LowerIsBetter), tb.WinnerChanges)
 }
+
+// TestNegligibleEffect: a significant difference smaller than the
+// protocol's min_effect is flagged as negligible; one larger is not.
+func TestNegligibleEffect(t *testing.T) {
+	b := []float64{1, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98, 1}
+	x := make([]float64, len(b))
+	for i := range b {
+		x[i] = b[i] - 0.001 - 0.0001*float64(i)
+	}
+	c, err := compare(b, x, stats.LowerIsBetter, 0.05, -0.01)
+	require.NoError(t, err)
+	require.Equal(t, stats.VerdictWin, c.Verdict)
+	require.Contains(t, strings.Join(c.Warnings, "\n"), "negligible effect: a significant win, but")
+	c, err = compare(b, x, stats.LowerIsBetter, 0.05, -0.001)
+	require.NoError(t, err)
+	require.NotContains(t, strings.Join(c.Warnings, "\n"), "negligible")
+}
