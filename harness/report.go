@@ -43,6 +43,10 @@ type Report struct {
 	// Sequential records the looks of a sequential run
 	// (Protocol.Sequential); the blocks above describe its last look.
 	Sequential *SequentialReport `json:"sequential,omitempty"`
+	// EarlyStop replays a run of 4 seeds or more as a sequential design
+	// (looks at half the seeds and all of them, O'Brien-Fleming
+	// spending): whether the run could have stopped early.
+	EarlyStop *SequentialReport `json:"early_stop,omitempty"`
 	Run        *RunInfo          `json:"run,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked

@@ -618,6 +618,9 @@ func Assemble(p Protocol, ds *track.Dataset, trials []Trial, results []Result) (
 			r.Comparison.Warnings = append(r.Comparison.Warnings, w)
 		}
 	}
+	if es, err := earlyStop(r, p.Alpha); err == nil {
+		r.EarlyStop = es
+	}
 	return r, nil
 }
 

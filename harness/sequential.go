@@ -227,10 +227,45 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 	}
 	r := last.Report
 	r.Setup.Protocol = p
-	r.Sequential = rec
+	r.Sequential, r.EarlyStop = rec, nil // the looks answer what early_stop would
 	last.Reused, last.Computed = len(last.Trials)-computed, computed
 	if last.Reused < 0 {
 		last.Reused = 0
 	}
 	return last, nil
+}
+
+// earlyStop is the retrospective answer to "could this run have stopped
+// early": the run's n seeds replayed as a sequential design with looks at
+// ⌊n/2⌋ and n seeds and O'Brien-Fleming spending (max_seeds n), each look
+// computed from the first seeds of the sweeps (lookOf). nil below 4 seeds,
+// where half of them cannot decide anything.
+func earlyStop(r *Report, alpha float64) (*SequentialReport, error) {
+	n := r.NSeeds
+	if n < 4 {
+		return nil, fmt.Errorf("harness: early stop needs 4 seeds or more")
+	}
+	s := &Sequential{MaxSeeds: n}
+	rec := &SequentialReport{Design: SequentialDesign, Spending: SpendOBrienFleming, MaxSeeds: n}
+	prev := 0.0
+	for _, m := range s.LookSizes(n / 2) {
+		spent := Spend(SpendOBrienFleming, alpha, float64(m)/float64(n))
+		l, test, err := lookOf(r, m, spent-prev, stats.LowerIsBetter, alpha)
+		if err != nil {
+			return nil, err
+		}
+		prev = spent
+		rec.Test = test
+		rec.Looks = append(rec.Looks, l)
+		if l.Decided {
+			break
+		}
+	}
+	last := rec.Looks[len(rec.Looks)-1]
+	rec.StoppedAt, rec.SeedsSaved = last.NSeeds, n-last.NSeeds
+	rec.Verdict = stats.VerdictNoWin
+	if last.Decided {
+		rec.Verdict = stats.VerdictOf(0, last.DeltaMean, alpha, stats.LowerIsBetter, last.NSeeds)
+	}
+	return rec, nil
 }

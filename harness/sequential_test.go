@@ -141,3 +141,30 @@ func TestSequentialRun(t *testing.T) {
 	bad.Sequential = &Sequential{MaxSeeds: 2}
 	require.ErrorContains(t, bad.Validate(), "sequential.max_seeds = 2")
 }
+
+// TestEarlyStop: a run of 4 seeds or more replays itself as a sequential
+// design with looks at half its seeds and all of them; verify re-derives
+// it; fewer seeds have none.
+func TestEarlyStop(t *testing.T) {
+	p := tinyProtocol()
+	o, err := Run(context.Background(), p, Options{})
+	require.NoError(t, err)
+	require.Nil(t, o.Report.EarlyStop, "3 seeds")
+
+	p.Seeds = []uint64{0, 1, 2, 3}
+	o, err = Run(context.Background(), p, Options{})
+	require.NoError(t, err)
+	es := o.Report.EarlyStop
+	require.NotNil(t, es)
+	require.Equal(t, 2, es.Looks[0].NSeeds)
+	require.InDelta(t, Spend(SpendOBrienFleming, 0.05, 0.5), es.Looks[0].Boundary, 1e-15)
+	require.False(t, es.Looks[0].Decided, "2 seeds cannot decide")
+	require.Equal(t, 4, es.StoppedAt)
+	require.Empty(t, Verify(o.Report, VerifyOptions{}).Mismatches())
+	es.Looks[0].PValue /= 3
+	var fields []string
+	for _, m := range Verify(o.Report, VerifyOptions{}).Mismatches() {
+		fields = append(fields, m.Field)
+	}
+	require.Contains(t, fields, "early_stop.looks[0].p_value")
+}

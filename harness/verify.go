@@ -123,6 +123,16 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	v.mathCheck(r)
 	v.budget(r)
 	v.sequential(r)
+	switch {
+	case r.Sequential != nil:
+		v.checked++
+		if r.EarlyStop != nil {
+			v.add("early_stop", "present", "absent: a sequential run records its looks under sequential", "")
+		}
+	case r.EarlyStop != nil || r.Training != nil:
+		want, _ := earlyStop(r, cmp.Or(r.Comparison.Alpha, stats.DefaultOptions().Alpha))
+		v.jsonEq("early_stop", r.EarlyStop, want)
+	}
 	v.protocol(r)
 	v.diverged(r)
 	v.competence(r)

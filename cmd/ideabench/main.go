@@ -494,6 +494,15 @@ func printSummary(w io.Writer, r *harness.Report) {
 		}
 		fmt.Fprintln(w)
 	}
+	if es := r.EarlyStop; es != nil && len(es.Looks) > 0 {
+		l := es.Looks[0]
+		if es.SeedsSaved > 0 {
+			fmt.Fprintf(w, "early stop: a sequential design (O'Brien-Fleming, looks at %d and %d seeds) would have stopped at %d seeds (p = %.4g < %.3g): %s\n",
+				l.NSeeds, es.MaxSeeds, es.StoppedAt, l.PValue, l.Boundary, es.Verdict)
+		} else {
+			fmt.Fprintf(w, "early stop: not possible here (a look at %d seeds has p = %.4g, above its boundary %.3g)\n", l.NSeeds, l.PValue, l.Boundary)
+		}
+	}
 	if sq := r.Sequential; sq != nil {
 		fmt.Fprintf(w, "sequential (%s spending, %s test, at most %d seeds):", sq.Spending, sq.Test, sq.MaxSeeds)
 		for _, l := range sq.Looks {
