@@ -47,7 +47,7 @@ type Report struct {
 	// (looks at half the seeds and all of them, O'Brien-Fleming
 	// spending): whether the run could have stopped early.
 	EarlyStop *SequentialReport `json:"early_stop,omitempty"`
-	Run        *RunInfo          `json:"run,omitempty"`
+	Run       *RunInfo          `json:"run,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked
 	// (ParseReport); verify reports each as missing.
