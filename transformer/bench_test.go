@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/internal/kernel"
 )
 
 var benchGates = []struct {
@@ -43,6 +44,56 @@ func BenchmarkTrainStep(b *testing.B) {
 			b.ReportMetric(perStep*1e3, "ms/step")
 			b.ReportMetric(1/perStep, "steps/s")
 			b.ReportMetric(c.FLOPsPerStep(m.MaxBatch)/perStep/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// benchShapes are the training-step shapes of BenchmarkTrainStepShapes:
+// the default model, an ETT univariate model (T = H = 96, a token per
+// position) and a large multichannel one.
+var benchShapes = []struct {
+	name string
+	c    Config
+}{
+	{"default", Config{D: 32, Heads: 4, Layers: 2, T: 32, H: 8, CIn: 1}},
+	{"ett", Config{D: 64, Heads: 4, Layers: 2, T: 96, H: 96, CIn: 1}},
+	{"large", Config{D: 128, Heads: 8, Layers: 3, T: 96, H: 96, CIn: 7}},
+}
+
+// BenchmarkTrainStepShapes times one training step (batch 32, no idea)
+// at each of benchShapes, with its GFLOP/s (Config.FLOPsPerStep) and
+// that as a share of the FP32 peak measured in the same process
+// (kernel.Peak).
+func BenchmarkTrainStepShapes(b *testing.B) {
+	peak, _ := kernel.Peak()
+	for _, sh := range benchShapes {
+		b.Run("shape="+sh.name, func(b *testing.B) {
+			c := sh.c
+			const batch = 32
+			m, err := New[float32](c, batch)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(1, 1))
+			m.Params.Init(r)
+			x, y := make([]float32, batch*c.T*c.CIn), make([]float32, batch*(c.T+c.H))
+			for i := range x {
+				x[i] = float32(r.NormFloat64())
+			}
+			for i := range y {
+				y[i] = float32(r.NormFloat64())
+			}
+			opt := NewAdam[float32](c.NumParams())
+			for b.Loop() {
+				m.TrainStep(opt, x, y, m.MaxBatch, 1e-3)
+			}
+			perStep := b.Elapsed().Seconds() / float64(b.N)
+			gf := c.FLOPsPerStep(batch) / perStep / 1e9
+			b.ReportMetric(perStep*1e3, "ms/step")
+			b.ReportMetric(gf, "GFLOP/s")
+			if peak > 0 {
+				b.ReportMetric(100*gf/peak, "%peak")
+			}
 		})
 	}
 }

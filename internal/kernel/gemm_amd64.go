@@ -2,7 +2,11 @@
 
 package kernel
 
-import "golang.org/x/sys/cpu"
+import (
+	"sync"
+
+	"golang.org/x/sys/cpu"
+)
 
 // The assembly kernels need AVX-512F (zmm, opmasks, embedded broadcast) or
 // AVX2; x/sys/cpu reports a feature only when the OS saves its registers.
@@ -128,49 +132,167 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 // C ⊙= E, flagAddE: C += E, E with C's layout) when e is not nil: in the
 // 8x32 kernel's epilogue, after the other kernels by epiBlock.
 func gemmAVX512Epi(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, op int, m, n, k int, acc bool) {
+	// A with columns far apart (transposed, as in a weight gradient) is
+	// packed into tiles: strided broadcasts a page apart would miss the
+	// TLB on every other k.
+	packA := csa > 1 && k >= 32 && m >= 8
+	if k == 0 || (m <= blockM && k <= blockK && !packA) {
+		gemmPanels(c, ldc, a, rsa, csa, b, ldb, bias, e, op, m, n, k, acc)
+		return
+	}
+	// Cache blocking in the loop order of Goto & van de Geijn 2008
+	// ("Anatomy of high-performance matrix multiplication", ACM TOMS
+	// 34(3)): for each block of blockK values of k, B's rows of that block
+	// are packed panel by panel (blockK x 32, contiguous, within L1; rows
+	// a power of two apart would fall into a few L1 sets), then each block
+	// of blockM rows of A passes every panel. The bits do not change: a C
+	// tile stored after one k-block and loaded for the next carries its
+	// float32 accumulator exactly, so every output still adds its
+	// products p = 0, 1, ..., K-1 in order; the bias and the epilogue wait
+	// for the last k-block.
+	packB := n > 32
+	panels := (n + 31) / 32
+	var bufA, bufB *[]float32
+	if packA {
+		bufA = packPool.Get().(*[]float32)
+		defer packPool.Put(bufA)
+	}
+	if packB {
+		bufB = packPool.Get().(*[]float32)
+		defer packPool.Put(bufB)
+		if need := panels * 32 * blockK; cap(*bufB) < need {
+			*bufB = make([]float32, need)
+		}
+	}
+	for k0 := 0; k0 < k; k0 += blockK {
+		ki := min(blockK, k-k0)
+		last := k0+ki == k
+		bk, ldbk := b[k0*ldb:], ldb
+		if packB {
+			pb := (*bufB)[:panels*32*ki]
+			for p := range ki {
+				row := b[(k0+p)*ldb : (k0+p)*ldb+n]
+				for q := range panels {
+					copy(pb[q*32*ki+p*32:q*32*ki+p*32+32], row[q*32:])
+				}
+			}
+			bk, ldbk = pb, 32
+		}
+		panel := func(c []float32, a []float32, rsa, csa int, e []float32, rows int) {
+			var bi []float32
+			if last {
+				bi = bias
+			} else {
+				e = nil
+			}
+			for q := range panels {
+				j0 := q * 32
+				bp := bk[j0:]
+				if packB {
+					bp = bk[q*32*ki:]
+				}
+				gemmPanel(c, ldc, a, rsa, csa, bp, ldbk, bi, e, op, rows, j0, min(32, n-j0), ki, acc || k0 > 0)
+			}
+		}
+		for i0 := 0; i0 < m; i0 += blockM {
+			mi := min(blockM, m-i0)
+			var ei []float32
+			if e != nil {
+				ei = e[i0*ldc:]
+			}
+			if !packA {
+				panel(c[i0*ldc:], a[i0*rsa+k0*csa:], rsa, csa, ei, mi)
+				continue
+			}
+			// Each tile of 8 rows (fewer at the tail) becomes ki runs of
+			// 8 contiguous values, one per k (rsa 1, csa 8); the block is
+			// read once, k by k, along A's contiguous rows.
+			pa := (*bufA)[:8*ki*((mi+7)/8)]
+			for p := range ki {
+				src := a[i0*rsa+(k0+p)*csa:]
+				for t0 := 0; t0 < mi; t0 += 8 {
+					dst := pa[t0*ki+p*8 : t0*ki+p*8+min(8, mi-t0)]
+					if rsa == 1 {
+						copy(dst, src[t0:])
+					} else {
+						for r := range dst {
+							dst[r] = src[(t0+r)*rsa]
+						}
+					}
+				}
+			}
+			for t0 := 0; t0 < mi; t0 += 8 {
+				var et []float32
+				if ei != nil {
+					et = ei[t0*ldc:]
+				}
+				panel(c[(i0+t0)*ldc:], pa[t0*ki:], 1, 8, et, min(8, mi-t0))
+			}
+		}
+	}
+}
+
+// The cache blocks of gemmAVX512Epi: 128 rows by 256 columns of A (128 KiB
+// of float32, an L2 share), and 256 x 32 panels of B (32 KiB, within L1).
+const (
+	blockM = 128
+	blockK = 256
+)
+
+// packPool holds the blockM x blockK blocks A is packed into.
+var packPool = sync.Pool{New: func() any { b := make([]float32, blockM*blockK); return &b }}
+
+// gemmPanels runs the kernels over C one column panel of B at a time (see
+// gemmAVX512).
+func gemmPanels(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, op int, m, n, k int, acc bool) {
 	if k == 0 {
 		gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
 		epiBlock(c, e, op == flagAddE, ldc, 0, m, 0, n)
 		return
 	}
-	flags := kernelFlags(bias, acc)
 	for j0 := 0; j0 < n; j0 += 32 {
-		nc := min(32, n-j0)
-		masks := uint32(uint64(1)<<nc - 1)
-		var bp *float32
-		if bias != nil {
-			bp = &bias[j0]
-		}
-		m8 := m / 8 * 8
-		switch {
-		case m8 == 0:
-		case nc == 8:
-			m16 := 0
-			if hasAVX512VL {
-				m16 = m / 16 * 16
-			}
-			if m16 > 0 {
-				gemm16x8AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, flags, m16)
-			}
-			if m16 < m8 {
-				gemm8x8AVX(&c[m16*ldc+j0], &a[m16*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, flags, m8-m16)
-			}
-			epiBlock(c, e, op == flagAddE, ldc, 0, m8, j0, j0+nc)
-		case nc <= 16:
-			gemm8x16AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags, m8)
-			epiBlock(c, e, op == flagAddE, ldc, 0, m8, j0, j0+nc)
-		default:
-			if e != nil {
-				gemm8x32AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags|op, m8, &e[j0])
-			} else {
-				gemm8x32AVX512(&c[j0], &a[0], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags, m8, nil)
-			}
-		}
-		for i := m8; i < m; i++ {
-			gemm1x32AVX512(&c[i*ldc+j0], &a[i*rsa], &b[j0], bp, ldc, rsa, csa, ldb, k, masks, flags)
-		}
-		epiBlock(c, e, op == flagAddE, ldc, m8, m, j0, j0+nc)
+		gemmPanel(c, ldc, a, rsa, csa, b[j0:], ldb, bias, e, op, m, j0, min(32, n-j0), k, acc)
 	}
+}
+
+// gemmPanel computes columns [j0, j0+nc) of C, nc <= 32, k >= 1, from the
+// panel bp of B (bp[p*ldb+j] is B's column j0+j).
+func gemmPanel(c []float32, ldc int, a []float32, rsa, csa int, bp []float32, ldb int, bias, e []float32, op int, m, j0, nc, k int, acc bool) {
+	flags := kernelFlags(bias, acc)
+	masks := uint32(uint64(1)<<nc - 1)
+	var biasp *float32
+	if bias != nil {
+		biasp = &bias[j0]
+	}
+	m8 := m / 8 * 8
+	switch {
+	case m8 == 0:
+	case nc == 8:
+		m16 := 0
+		if hasAVX512VL {
+			m16 = m / 16 * 16
+		}
+		if m16 > 0 {
+			gemm16x8AVX512(&c[j0], &a[0], &bp[0], biasp, ldc, rsa, csa, ldb, k, flags, m16)
+		}
+		if m16 < m8 {
+			gemm8x8AVX(&c[m16*ldc+j0], &a[m16*rsa], &bp[0], biasp, ldc, rsa, csa, ldb, k, flags, m8-m16)
+		}
+		epiBlock(c, e, op == flagAddE, ldc, 0, m8, j0, j0+nc)
+	case nc <= 16:
+		gemm8x16AVX512(&c[j0], &a[0], &bp[0], biasp, ldc, rsa, csa, ldb, k, masks, flags, m8)
+		epiBlock(c, e, op == flagAddE, ldc, 0, m8, j0, j0+nc)
+	default:
+		if e != nil {
+			gemm8x32AVX512(&c[j0], &a[0], &bp[0], biasp, ldc, rsa, csa, ldb, k, masks, flags|op, m8, &e[j0])
+		} else {
+			gemm8x32AVX512(&c[j0], &a[0], &bp[0], biasp, ldc, rsa, csa, ldb, k, masks, flags, m8, nil)
+		}
+	}
+	for i := m8; i < m; i++ {
+		gemm1x32AVX512(&c[i*ldc+j0], &a[i*rsa], &bp[0], biasp, ldc, rsa, csa, ldb, k, masks, flags)
+	}
+	epiBlock(c, e, op == flagAddE, ldc, m8, m, j0, j0+nc)
 }
 
 // gemmAVX2 runs full 4x16 tiles in assembly (8x8 tiles for a product
@@ -231,12 +353,54 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 	if !useAVX512 || n == 0 || in%32 != 0 || outF%8 != 0 || in == 0 || outF == 0 {
 		return false
 	}
-	for j0 := 0; j0 < in; j0 += 32 {
-		flags := flagAcc
-		if j0 == 0 {
-			flags |= flagDBias
+	if n <= blockK {
+		for j0 := 0; j0 < in; j0 += 32 {
+			flags := flagAcc
+			if j0 == 0 {
+				flags |= flagDBias
+			}
+			gemm8x32AVX512(&dw[j0], &dout[0], &inp[j0], nil, in, 1, outF, in, n, ^uint32(0), flags, outF, &dbias[0])
 		}
-		gemm8x32AVX512(&dw[j0], &dout[0], &inp[j0], nil, in, 1, outF, in, n, ^uint32(0), flags, outF, &dbias[0])
+		return true
+	}
+	// Many rows: blocked and packed as in gemmAVX512Epi (k is the row
+	// index n here). Each dW entry and each dbias entry still adds its
+	// rows p = 0, 1, ..., n-1 in order.
+	panels := in / 32
+	bufA, bufB := packPool.Get().(*[]float32), packPool.Get().(*[]float32)
+	defer packPool.Put(bufA)
+	defer packPool.Put(bufB)
+	if need := panels * 32 * blockK; cap(*bufB) < need {
+		*bufB = make([]float32, need)
+	}
+	for k0 := 0; k0 < n; k0 += blockK {
+		ki := min(blockK, n-k0)
+		pb := (*bufB)[:panels*32*ki]
+		for p := range ki {
+			row := inp[(k0+p)*in : (k0+p+1)*in]
+			for q := range panels {
+				copy(pb[q*32*ki+p*32:q*32*ki+p*32+32], row[q*32:])
+			}
+		}
+		for i0 := 0; i0 < outF; i0 += blockM {
+			mi := min(blockM, outF-i0)
+			pa := (*bufA)[:mi*ki]
+			for p := range ki {
+				src := dout[(k0+p)*outF+i0 : (k0+p)*outF+i0+mi]
+				for t0 := 0; t0 < mi; t0 += 8 {
+					copy(pa[t0*ki+p*8:t0*ki+p*8+8], src[t0:])
+				}
+			}
+			for t0 := 0; t0 < mi; t0 += 8 {
+				for q := range panels {
+					flags := flagAcc
+					if q == 0 {
+						flags |= flagDBias
+					}
+					gemm8x32AVX512(&dw[(i0+t0)*in+q*32], &pa[t0*ki], &pb[q*32*ki], nil, in, 1, 8, 32, ki, ^uint32(0), flags, 8, &dbias[i0+t0])
+				}
+			}
+		}
 	}
 	return true
 }

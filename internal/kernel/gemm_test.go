@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -52,6 +50,11 @@ func gemmCases() []gemmCase {
 	}
 	for _, s := range [][3]int{{1024, 96, 32}, {1024, 128, 32}, {1024, 32, 128}, {96, 32, 1024}, {32, 32, 8}, {32, 8, 32}} {
 		cs = append(cs, gemmCase{m: s[0], n: s[1], k: s[2], layout: "rows", acc: true, withBias: true})
+	}
+	// Past the cache blocks (128 rows, 256 columns of A) with tails in
+	// every dimension, every layout.
+	for i, l := range layouts {
+		cs = append(cs, gemmCase{m: 300 - i, n: 70 + 9*i, k: 700 + i, layout: l, pad: i % 2 * 5, acc: i%2 == 1, withBias: i < 2})
 	}
 	// 8-column panels (attention heads): the 16-row and 8-row tiles and the
 	// row tail, every layout.
@@ -210,34 +213,9 @@ var matMulShapes = []struct {
 	{"attn", 32, 8, 32}, {"attn", 32, 32, 8}, {"attn", 8, 32, 32},
 }
 
-var peakOnce struct {
-	sync.Once
-	gflops float64
-	name   string
-}
-
 // fp32Peak measures the best FP32 rate of this core's probes (FMA on zmm
 // where the CPU has AVX-512), once per process.
-func fp32Peak() (float64, string) {
-	peakOnce.Do(func() {
-		for _, p := range peakProbes {
-			if !p.ok || p.name == "muladd-zmm" {
-				continue
-			}
-			const iters = 1 << 22
-			best := math.Inf(1)
-			for range 5 {
-				t0 := time.Now()
-				p.run(iters)
-				best = min(best, time.Since(t0).Seconds())
-			}
-			if g := p.flopPerIter * iters / best / 1e9; g > peakOnce.gflops {
-				peakOnce.gflops, peakOnce.name = g, p.name
-			}
-		}
-	})
-	return peakOnce.gflops, peakOnce.name
-}
+func fp32Peak() (float64, string) { return Peak() }
 
 // BenchmarkPeak reports the FP32 throughput of register-only loops: the
 // ceiling the matmul kernels are measured against.

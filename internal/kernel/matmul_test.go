@@ -195,6 +195,7 @@ func TestLinearBackwardBiasBits(t *testing.T) {
 		{256, 32, 96}, {256, 32, 128}, {256, 128, 32}, {256, 32, 8}, {256, 32, 32}, // the model's
 		{1, 32, 8}, {7, 64, 16}, {33, 96, 24}, // eligible, other sizes
 		{33, 40, 12}, {16, 7, 32}, {256, 1, 32}, // fall back
+		{3072, 128, 512}, {700, 64, 136}, {257, 32, 8}, // past the cache blocks: blocked and packed
 	} {
 		t.Run(fmt.Sprintf("n=%d/in=%d/out=%d", s.n, s.in, s.out), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(11, uint64(s.n*1000+s.in)))
