@@ -14,6 +14,7 @@ import (
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
+	"github.com/ideabench/ideabench/transformer"
 )
 
 // Options control how a protocol runs; none of them changes a result bit.
@@ -141,6 +142,16 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	}
 	var mu sync.Mutex
 	done := o.Reused
+	// When fewer trials are left than workers, the running ones split
+	// their products among the idle cores (transformer.SetThreads: the
+	// same bits).
+	busy, fedAll := 0, false
+	defer transformer.SetThreads(transformer.SetThreads(1))
+	share := func() {
+		if fedAll {
+			transformer.SetThreads(workers / max(1, busy))
+		}
+	}
 	progress := func() {
 		if opt.Progress != nil {
 			opt.Progress(done, o.Reused, total)
@@ -167,6 +178,8 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 			break
 		}
 		var skipped []int
+		fedAll = false
+		transformer.SetThreads(1)
 		next := make(chan int)
 		var wg sync.WaitGroup
 		for range min(workers, len(pending)) {
@@ -201,7 +214,14 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 							continue
 						}
 					}
+					mu.Lock()
+					busy++
+					mu.Unlock()
 					r, err := RunTrial(p, ds, p.cfg(t), t.Seed)
+					mu.Lock()
+					busy--
+					share()
+					mu.Unlock()
 					if errors.Is(err, ErrDiverged) {
 						err = nil
 					}
@@ -230,6 +250,10 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 				break feed
 			}
 		}
+		mu.Lock()
+		fedAll = true
+		share()
+		mu.Unlock()
 		close(next)
 		wg.Wait()
 		if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {

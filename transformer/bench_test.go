@@ -2,7 +2,9 @@ package transformer
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/ideabench/ideabench/idea"
@@ -62,39 +64,51 @@ var benchShapes = []struct {
 
 // BenchmarkTrainStepShapes times one training step (batch 32, no idea)
 // at each of benchShapes, with its GFLOP/s (Config.FLOPsPerStep) and
-// that as a share of the FP32 peak measured in the same process
-// (kernel.Peak).
+// that as a share of the FP32 peak of one core measured in the same
+// process (kernel.Peak). With -cpu N above 1 it also times the step with
+// its products split among N goroutines (SetThreads; the same bits).
 func BenchmarkTrainStepShapes(b *testing.B) {
 	peak, _ := kernel.Peak()
+	threads := []int{1}
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		threads = append(threads, n)
+	}
 	for _, sh := range benchShapes {
-		b.Run("shape="+sh.name, func(b *testing.B) {
-			c := sh.c
-			const batch = 32
-			m, err := New[float32](c, batch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := rand.New(rand.NewPCG(1, 1))
-			m.Params.Init(r)
-			x, y := make([]float32, batch*c.T*c.CIn), make([]float32, batch*(c.T+c.H))
-			for i := range x {
-				x[i] = float32(r.NormFloat64())
-			}
-			for i := range y {
-				y[i] = float32(r.NormFloat64())
-			}
-			opt := NewAdam[float32](c.NumParams())
-			for b.Loop() {
-				m.TrainStep(opt, x, y, m.MaxBatch, 1e-3)
-			}
-			perStep := b.Elapsed().Seconds() / float64(b.N)
-			gf := c.FLOPsPerStep(batch) / perStep / 1e9
-			b.ReportMetric(perStep*1e3, "ms/step")
-			b.ReportMetric(gf, "GFLOP/s")
-			if peak > 0 {
-				b.ReportMetric(100*gf/peak, "%peak")
-			}
-		})
+		for _, th := range threads {
+			b.Run(fmt.Sprintf("shape=%s/threads=%d", sh.name, th), func(b *testing.B) {
+				defer SetThreads(SetThreads(th))
+				benchShape(b, sh.c, peak)
+			})
+		}
+	}
+}
+
+// benchShape times training steps of a model of config c at batch 32.
+func benchShape(b *testing.B, c Config, peak float64) {
+	const batch = 32
+	m, err := New[float32](c, batch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	m.Params.Init(r)
+	x, y := make([]float32, batch*c.T*c.CIn), make([]float32, batch*(c.T+c.H))
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	for i := range y {
+		y[i] = float32(r.NormFloat64())
+	}
+	opt := NewAdam[float32](c.NumParams())
+	for b.Loop() {
+		m.TrainStep(opt, x, y, m.MaxBatch, 1e-3)
+	}
+	perStep := b.Elapsed().Seconds() / float64(b.N)
+	gf := c.FLOPsPerStep(batch) / perStep / 1e9
+	b.ReportMetric(perStep*1e3, "ms/step")
+	b.ReportMetric(gf, "GFLOP/s")
+	if peak > 0 {
+		b.ReportMetric(100*gf/peak, "%peak")
 	}
 }
 
@@ -190,4 +204,39 @@ func BenchmarkAttention(b *testing.B) {
 		}
 		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/heads*1e6, "µs/head")
 	})
+}
+
+// TestThreadsKeepBits: training steps of a model large enough for its
+// products to split among goroutines give the same parameters, bit for
+// bit, with 1 and with 3 threads.
+func TestThreadsKeepBits(t *testing.T) {
+	c := Config{D: 64, Heads: 4, Layers: 2, T: 48, H: 16, CIn: 2}
+	const batch = 32
+	train := func(threads int) []float32 {
+		defer SetThreads(SetThreads(threads))
+		m, err := New[float32](c, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, 1))
+		m.Params.Init(r)
+		x, y := make([]float32, batch*c.T*c.CIn), make([]float32, batch*(c.T+c.H))
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		for i := range y {
+			y[i] = float32(r.NormFloat64())
+		}
+		opt := NewAdam[float32](c.NumParams())
+		for range 3 {
+			m.TrainStep(opt, x, y, batch, 1e-3)
+		}
+		return append([]float32(nil), m.Params.Data...)
+	}
+	one, three := train(1), train(3)
+	for i := range one {
+		if math.Float32bits(one[i]) != math.Float32bits(three[i]) {
+			t.Fatalf("parameter %d: %v with 3 threads, %v with 1", i, three[i], one[i])
+		}
+	}
 }

@@ -490,3 +490,8 @@ func (m *Model[F]) IdeaInput(l int) []F {
 	}
 	return m.siteActs(m.full, l).x[:m.Config.SiteShape(m.site, m.full.b).Len()]
 }
+
+// SetThreads lets each large product of every model split its rows among
+// n goroutines (kernel.SetThreads) and returns the previous setting. No
+// bit of any result changes.
+func SetThreads(n int) int { return kernel.SetThreads(n) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -61,6 +62,8 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	c := grid[*cfg]
+	// One trial: its products may use every core (the same bits).
+	defer transformer.SetThreads(transformer.SetThreads(runtime.GOMAXPROCS(0)))
 	m, res, err := harness.TrainTrial(p, d.Dataset, c, *seed)
 	if err != nil {
 		return fmt.Errorf("%s cfg %d seed %d: %w", *arm, *cfg, *seed, err)

@@ -382,25 +382,34 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 				copy(pb[q*32*ki+p*32:q*32*ki+p*32+32], row[q*32:])
 			}
 		}
-		for i0 := 0; i0 < outF; i0 += blockM {
-			mi := min(blockM, outF-i0)
-			pa := (*bufA)[:mi*ki]
-			for p := range ki {
-				src := dout[(k0+p)*outF+i0 : (k0+p)*outF+i0+mi]
-				for t0 := 0; t0 < mi; t0 += 8 {
-					copy(pa[t0*ki+p*8:t0*ki+p*8+8], src[t0:])
-				}
+		// Rows of dW (and dbias) split among goroutines (SetThreads), each
+		// packing its own A tiles; the packed B is shared, read-only.
+		parallelRows(outF, 2*float64(outF)*float64(in)*float64(ki), func(r0, r1 int) {
+			bufA := bufA
+			if r0 > 0 {
+				bufA = packPool.Get().(*[]float32)
+				defer packPool.Put(bufA)
 			}
-			for t0 := 0; t0 < mi; t0 += 8 {
-				for q := range panels {
-					flags := flagAcc
-					if q == 0 {
-						flags |= flagDBias
+			for i0 := r0; i0 < r1; i0 += blockM {
+				mi := min(blockM, r1-i0)
+				pa := (*bufA)[:mi*ki]
+				for p := range ki {
+					src := dout[(k0+p)*outF+i0 : (k0+p)*outF+i0+mi]
+					for t0 := 0; t0 < mi; t0 += 8 {
+						copy(pa[t0*ki+p*8:t0*ki+p*8+8], src[t0:])
 					}
-					gemm8x32AVX512(&dw[(i0+t0)*in+q*32], &pa[t0*ki], &pb[q*32*ki], nil, in, 1, 8, 32, ki, ^uint32(0), flags, 8, &dbias[i0+t0])
+				}
+				for t0 := 0; t0 < mi; t0 += 8 {
+					for q := range panels {
+						flags := flagAcc
+						if q == 0 {
+							flags |= flagDBias
+						}
+						gemm8x32AVX512(&dw[(i0+t0)*in+q*32], &pa[t0*ki], &pb[q*32*ki], nil, in, 1, 8, 32, ki, ^uint32(0), flags, 8, &dbias[i0+t0])
+					}
 				}
 			}
-		}
+		})
 	}
 	return true
 }
