@@ -4,17 +4,63 @@
 # interleaved so that both see the same machine state. Prints benchstat's
 # comparison (Go first, torch second) and the active BLAS.
 #
-#   bash bench/peer/compare.sh [rounds]      # default 5 rounds per gate
+#   bash bench/peer/compare.sh [rounds]            # default 5 rounds per gate
+#   bash bench/peer/compare.sh --shapes [rounds]   # BenchmarkTrainStepShapes' shapes, default 3 rounds
 #
 # Outputs go.txt and torch.txt in $OUT or a temporary directory.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
+shapes=false
+if [ "${1:-}" = "--shapes" ]; then
+	shapes=true
+	shift
+fi
 rounds="${1:-5}"
 out="${OUT:-$(mktemp -d)}"
 py=/usr/bin/python3
 : >"$out/go.txt"
 : >"$out/torch.txt"
+
+# Ratio of medians, torch ms/step over Go ms/step (how many times faster Go is).
+ratio() {
+	awk -v name="$1" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == "ms/step") print $i }' "$2" |
+		sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2 }'
+}
+
+if $shapes; then
+	# name, torch flags, Go benchtime, torch steps per round (about 2 s each)
+	specs=(
+		"default|--d 32 --heads 4 --layers 2 --t 32 --h 8 --cin 1|400x|100"
+		"ett|--d 64 --heads 4 --layers 2 --t 96 --h 96 --cin 1|40x|20"
+		"large|--d 128 --heads 8 --layers 3 --t 96 --h 96 --cin 7|8x|6"
+	)
+	go test -c -o "$out/transformer.test" ./transformer/
+	for r in $(seq "${1:-3}"); do
+		for spec in "${specs[@]}"; do
+			IFS='|' read -r name flags bt steps <<<"$spec"
+			bench="BenchmarkTrainStepShapes/shape=$name/threads=1"
+			"$out/transformer.test" -test.run '^$' -test.bench "^$bench\$" \
+				-test.benchtime "$bt" -test.cpu 1 | grep -v '^PASS' >>"$out/go.txt"
+			# shellcheck disable=SC2086
+			"$py" bench/peer/train_step.py $flags --count 1 --warmup 2 --steps "$steps" --bench-name "$bench" >>"$out/torch.txt"
+		done
+		echo "round $r done" >&2
+	done
+	echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
+	echo "# outputs: $out/go.txt $out/torch.txt"
+	go tool benchstat -table '' -ignore goos,goarch,cpu,peer "$out/go.txt" "$out/torch.txt"
+	for spec in "${specs[@]}"; do
+		IFS='|' read -r name _ _ _ <<<"$spec"
+		bench="BenchmarkTrainStepShapes/shape=$name/threads=1"
+		gm=$(ratio "$bench" "$out/go.txt")
+		tm=$(ratio "$bench" "$out/torch.txt")
+		gf=$(awk -v name="$bench" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == "GFLOP/s") print $i }' "$out/go.txt" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR+1)/2)] }')
+		pk=$(awk -v name="$bench" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == "%peak") print $i }' "$out/go.txt" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR+1)/2)] }')
+		awk -v s="$name" -v gm="$gm" -v tm="$tm" -v gf="$gf" -v pk="$pk" 'BEGIN { printf "shape=%s: Go %.3f ms/step (%s GFLOP/s, %s%% of peak), torch %.3f ms/step, Go is %.1fx faster (medians)\n", s, gm, gf, pk, tm, tm / gm }'
+	done
+	exit 0
+fi
 
 go test -c -o "$out/transformer.test" ./transformer/
 for r in $(seq "$rounds"); do
@@ -32,11 +78,6 @@ echo "# outputs: $out/go.txt $out/torch.txt"
 # benchstat would otherwise treat as separate configurations.
 go tool benchstat -table '' -ignore goos,goarch,cpu,peer "$out/go.txt" "$out/torch.txt"
 
-# Ratio of medians, torch ms/step over Go ms/step (how many times faster Go is).
-ratio() {
-	awk -v name="$1" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == "ms/step") print $i }' "$2" |
-		sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2 }'
-}
 for g in off on; do
 	name="BenchmarkTrainStep/gate=$g"
 	gm=$(ratio "$name" "$out/go.txt")

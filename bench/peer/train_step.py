@@ -58,6 +58,9 @@ def parse_args():
                    help="peer: BenchmarkTrainStep/gate=X/peer=torch; go: exactly the "
                         "Go benchmark's name (BenchmarkTrainStep/gate=X, plus -N when "
                         "threads != 1, as go test -cpu N prints it)")
+    p.add_argument("--bench-name", default="",
+                   help="print this benchmark name instead (e.g. "
+                        "BenchmarkTrainStepShapes/shape=ett/threads=1, as go test -cpu 1 prints it)")
     return p.parse_args()
 
 
@@ -179,6 +182,9 @@ def main():
         name = "BenchmarkTrainStep/gate=%s/peer=torch" % args.gate
         if args.threads != 1:
             name += "-%d" % args.threads
+
+    if args.bench_name:
+        name = args.bench_name
 
     # Same pkg as the Go benchmark so benchstat lines the two up.
     print("pkg: github.com/ideabench/ideabench/transformer")

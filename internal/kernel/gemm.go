@@ -28,9 +28,13 @@ func Gemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F
 		if bias != nil {
 			bias32 = any(bias).([]float32)
 		}
-		parallelRows(m, 2*float64(m)*float64(n)*float64(k), func(i0, i1 int) {
-			gemm32(c32[i0*ldc:], ldc, a32[i0*rsa:], rsa, csa, b32, ldb, bias32, i1-i0, n, k, acc)
-		})
+		if flops := 2 * float64(m) * float64(n) * float64(k); Threads() > 1 && flops >= parMinFlops {
+			parallelRows(m, flops, func(i0, i1 int) {
+				gemm32(c32[i0*ldc:], ldc, a32[i0*rsa:], rsa, csa, b32, ldb, bias32, i1-i0, n, k, acc)
+			})
+			return
+		}
+		gemm32(c32, ldc, a32, rsa, csa, b32, ldb, bias32, m, n, k, acc)
 		return
 	}
 	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, acc)
@@ -75,9 +79,13 @@ func gemmEpi[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias,
 		if bias != nil {
 			bias32 = any(bias).([]float32)
 		}
-		parallelRows(m, 2*float64(m)*float64(n)*float64(k), func(i0, i1 int) {
-			gemmEpi32(c32[i0*ldc:], ldc, a32[i0*rsa:], rsa, csa, b32, ldb, bias32, e32[i0*ldc:], add, i1-i0, n, k)
-		})
+		if flops := 2 * float64(m) * float64(n) * float64(k); Threads() > 1 && flops >= parMinFlops {
+			parallelRows(m, flops, func(i0, i1 int) {
+				gemmEpi32(c32[i0*ldc:], ldc, a32[i0*rsa:], rsa, csa, b32, ldb, bias32, e32[i0*ldc:], add, i1-i0, n, k)
+			})
+			return
+		}
+		gemmEpi32(c32, ldc, a32, rsa, csa, b32, ldb, bias32, e32, add, m, n, k)
 		return
 	}
 	gemmGeneric(c, ldc, a, rsa, csa, b, ldb, bias, 0, m, 0, n, k, false)

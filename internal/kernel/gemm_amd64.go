@@ -133,10 +133,12 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 // 8x32 kernel's epilogue, after the other kernels by epiBlock.
 func gemmAVX512Epi(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, op int, m, n, k int, acc bool) {
 	// A with columns far apart (transposed, as in a weight gradient) is
-	// packed into tiles: strided broadcasts a page apart would miss the
-	// TLB on every other k.
-	packA := csa > 1 && k >= 32 && m >= 8
-	if k == 0 || (m <= blockM && k <= blockK && !packA) {
+	// packed into tiles when k is long: strided broadcasts a kilobyte or
+	// more apart would miss the TLB every few k. Products whose k fits one
+	// block (every panel of B within L1) run unblocked: packing would cost
+	// more than it saves.
+	packA := csa >= 256 && k > blockK && m >= 8
+	if k <= blockK && !packA {
 		gemmPanels(c, ldc, a, rsa, csa, b, ldb, bias, e, op, m, n, k, acc)
 		return
 	}
@@ -353,7 +355,10 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 	if !useAVX512 || n == 0 || in%32 != 0 || outF%8 != 0 || in == 0 || outF == 0 {
 		return false
 	}
-	if n <= blockK {
+	// Few rows, or inputs narrower than 128 whose panels stay cached: one
+	// pass per column panel. Blocking pays for the wide ones only
+	// (measured on the training step: d = 128 gains 7%, d = 64 nothing).
+	if n <= blockK || in < 128 {
 		for j0 := 0; j0 < in; j0 += 32 {
 			flags := flagAcc
 			if j0 == 0 {
