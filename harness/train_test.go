@@ -309,16 +309,7 @@ func TestSeveralIdeas(t *testing.T) {
 		{"comparison.verdict_holm", func(r *Report) { r.Comparison.VerdictHolm = "significant win" }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			raw, err := r.Marshal()
-			require.NoError(t, err)
-			bad, err := ParseReport(raw, "copy")
-			require.NoError(t, err)
-			tc.edit(bad)
-			var fields []string
-			for _, m := range Verify(bad, VerifyOptions{}).Mismatches() {
-				fields = append(fields, m.Field)
-			}
-			require.Contains(t, fields, tc.field)
+			require.Contains(t, tamperedFields(t, r, tc.edit), tc.field)
 		})
 	}
 }
@@ -426,16 +417,7 @@ func TestIdeaLaws(t *testing.T) {
 		{"comparison.verdict_selection_holm", func(r *Report) { r.Comparison.VerdictSelectionHolm = "significant loss" }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			raw, err := r.Marshal()
-			require.NoError(t, err)
-			bad, err := ParseReport(raw, "copy")
-			require.NoError(t, err)
-			tc.edit(bad)
-			var fields []string
-			for _, m := range Verify(bad, VerifyOptions{}).Mismatches() {
-				fields = append(fields, m.Field)
-			}
-			require.Contains(t, fields, tc.field)
+			require.Contains(t, tamperedFields(t, r, tc.edit), tc.field)
 		})
 	}
 }
@@ -520,4 +502,20 @@ func TestNegligibleEffect(t *testing.T) {
 	c, err = compare(b, x, stats.LowerIsBetter, 0.05, -0.001)
 	require.NoError(t, err)
 	require.NotContains(t, strings.Join(c.Warnings, "\n"), "negligible")
+}
+
+// tamperedFields applies edit to a copy of r, read back from its JSON, and
+// returns the fields of the mismatches verify finds in it.
+func tamperedFields(t *testing.T, r *Report, edit func(*Report)) []string {
+	t.Helper()
+	raw, err := r.Marshal()
+	require.NoError(t, err)
+	bad, err := ParseReport(raw, "copy")
+	require.NoError(t, err)
+	edit(bad)
+	var fields []string
+	for _, m := range Verify(bad, VerifyOptions{}).Mismatches() {
+		fields = append(fields, m.Field)
+	}
+	return fields
 }

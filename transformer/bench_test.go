@@ -86,19 +86,7 @@ func BenchmarkTrainStepShapes(b *testing.B) {
 // benchShape times training steps of a model of config c at batch 32.
 func benchShape(b *testing.B, c Config, peak float64) {
 	const batch = 32
-	m, err := New[float32](c, batch)
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(1, 1))
-	m.Params.Init(r)
-	x, y := make([]float32, batch*c.T*c.CIn), make([]float32, batch*(c.T+c.H))
-	for i := range x {
-		x[i] = float32(r.NormFloat64())
-	}
-	for i := range y {
-		y[i] = float32(r.NormFloat64())
-	}
+	m, x, y := randomModel(b, c, batch)
 	opt := NewAdam[float32](c.NumParams())
 	for b.Loop() {
 		m.TrainStep(opt, x, y, m.MaxBatch, 1e-3)
@@ -214,19 +202,7 @@ func TestThreadsKeepBits(t *testing.T) {
 	const batch = 32
 	train := func(threads int) []float32 {
 		defer SetThreads(SetThreads(threads))
-		m, err := New[float32](c, batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := rand.New(rand.NewPCG(1, 1))
-		m.Params.Init(r)
-		x, y := make([]float32, batch*c.T*c.CIn), make([]float32, batch*(c.T+c.H))
-		for i := range x {
-			x[i] = float32(r.NormFloat64())
-		}
-		for i := range y {
-			y[i] = float32(r.NormFloat64())
-		}
+		m, x, y := randomModel(t, c, batch)
 		opt := NewAdam[float32](c.NumParams())
 		for range 3 {
 			m.TrainStep(opt, x, y, batch, 1e-3)
@@ -239,4 +215,25 @@ func TestThreadsKeepBits(t *testing.T) {
 			t.Fatalf("parameter %d: %v with 3 threads, %v with 1", i, three[i], one[i])
 		}
 	}
+}
+
+// randomModel returns a model of config c for batch windows, initialized
+// from PCG(1, 1), with a batch x (B,T,CIn) and y (B,T+H) of standard
+// normal values drawn after the weights.
+func randomModel(tb testing.TB, c Config, batch int) (m *Model[float32], x, y []float32) {
+	tb.Helper()
+	m, err := New[float32](c, batch)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	m.Params.Init(r)
+	x, y = make([]float32, batch*c.T*c.CIn), make([]float32, batch*(c.T+c.H))
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	for i := range y {
+		y[i] = float32(r.NormFloat64())
+	}
+	return m, x, y
 }
