@@ -86,7 +86,7 @@ func BenchmarkTrainStepShapes(b *testing.B) {
 // benchShape times training steps of a model of config c at batch 32.
 func benchShape(b *testing.B, c Config, peak float64) {
 	const batch = 32
-	m, x, y := randomModel(b, c, batch)
+	m, x, y := benchModelOf(b, c, batch)
 	opt := NewAdam[float32](c.NumParams())
 	for b.Loop() {
 		m.TrainStep(opt, x, y, m.MaxBatch, 1e-3)
@@ -202,7 +202,7 @@ func TestThreadsKeepBits(t *testing.T) {
 	const batch = 32
 	train := func(threads int) []float32 {
 		defer SetThreads(SetThreads(threads))
-		m, x, y := randomModel(t, c, batch)
+		m, x, y := benchModelOf(t, c, batch)
 		opt := NewAdam[float32](c.NumParams())
 		for range 3 {
 			m.TrainStep(opt, x, y, batch, 1e-3)
@@ -217,10 +217,10 @@ func TestThreadsKeepBits(t *testing.T) {
 	}
 }
 
-// randomModel returns a model of config c for batch windows, initialized
+// benchModelOf returns a model of config c for batch windows, initialized
 // from PCG(1, 1), with a batch x (B,T,CIn) and y (B,T+H) of standard
 // normal values drawn after the weights.
-func randomModel(tb testing.TB, c Config, batch int) (m *Model[float32], x, y []float32) {
+func benchModelOf(tb testing.TB, c Config, batch int) (m *Model[float32], x, y []float32) {
 	tb.Helper()
 	m, err := New[float32](c, batch)
 	if err != nil {
