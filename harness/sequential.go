@@ -172,6 +172,42 @@ func lookOf(r *Report, n int, boundary float64, dir stats.Direction, alpha float
 	return l, test, nil
 }
 
+// add records the look at the first n seeds of r's sweeps (lookOf), its
+// boundary the alpha that rec.Spending spends between the previous look
+// and this one, and reports whether it decided.
+func (rec *SequentialReport) add(r *Report, n int, alpha float64) (bool, error) {
+	prev := 0.0
+	if k := len(rec.Looks); k > 0 {
+		prev = Spend(rec.Spending, alpha, float64(rec.Looks[k-1].NSeeds)/float64(rec.MaxSeeds))
+	}
+	spent := Spend(rec.Spending, alpha, float64(n)/float64(rec.MaxSeeds))
+	l, test, err := lookOf(r, n, spent-prev, stats.LowerIsBetter, alpha)
+	if err != nil {
+		return false, err
+	}
+	rec.Test = test
+	rec.Looks = append(rec.Looks, l)
+	return l.Decided, nil
+}
+
+// finish sets where the looks stopped, the seeds saved and the verdict
+// (sequentialVerdict of the last look).
+func (rec *SequentialReport) finish(alpha float64) {
+	last := rec.Looks[len(rec.Looks)-1]
+	rec.StoppedAt, rec.SeedsSaved = last.NSeeds, rec.MaxSeeds-last.NSeeds
+	rec.Verdict = sequentialVerdict(last, alpha)
+}
+
+// sequentialVerdict is the verdict of a design that stopped at look l:
+// a significant win or loss by the sign of its mean difference when l
+// decided, else no significant win.
+func sequentialVerdict(l Look, alpha float64) string {
+	if !l.Decided {
+		return stats.VerdictNoWin
+	}
+	return stats.VerdictOf(0, l.DeltaMean, alpha, stats.LowerIsBetter, l.NSeeds)
+}
+
 // runSequential runs p's looks (see Sequential) and returns the last
 // look's outcome, its report carrying the sequential record.
 func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
@@ -189,10 +225,9 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 	}
 	seeds := s.AllSeeds(p.Seeds)
 	sizes := s.LookSizes(len(p.Seeds))
-	dir := stats.LowerIsBetter
 	rec := &SequentialReport{Design: SequentialDesign, Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
 	var last *Outcome
-	computed, prev := 0, 0.0
+	computed := 0
 	for _, n := range sizes {
 		q := p
 		q.Seeds, q.Sequential = seeds[:n], nil
@@ -206,25 +241,16 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 			}
 			return o, err
 		}
-		spent := Spend(s.Spending, p.Alpha, float64(n)/float64(s.MaxSeeds))
-		l, test, err := lookOf(o.Report, n, spent-prev, dir, p.Alpha)
+		decided, err := rec.add(o.Report, n, p.Alpha)
 		if err != nil {
 			return nil, err
 		}
-		prev = spent
-		rec.Test = test
-		rec.Looks = append(rec.Looks, l)
 		last = o
-		if l.Decided {
+		if decided {
 			break
 		}
 	}
-	final := rec.Looks[len(rec.Looks)-1]
-	rec.StoppedAt, rec.SeedsSaved = final.NSeeds, s.MaxSeeds-final.NSeeds
-	rec.Verdict = stats.VerdictNoWin
-	if final.Decided {
-		rec.Verdict = stats.VerdictOf(0, final.DeltaMean, p.Alpha, dir, final.NSeeds)
-	}
+	rec.finish(p.Alpha)
 	r := last.Report
 	r.Setup.Protocol = p
 	r.Sequential, r.EarlyStop = rec, nil // the looks answer what early_stop would
@@ -247,25 +273,15 @@ func earlyStop(r *Report, alpha float64) (*SequentialReport, error) {
 	}
 	s := &Sequential{MaxSeeds: n}
 	rec := &SequentialReport{Design: SequentialDesign, Spending: SpendOBrienFleming, MaxSeeds: n}
-	prev := 0.0
 	for _, m := range s.LookSizes(n / 2) {
-		spent := Spend(SpendOBrienFleming, alpha, float64(m)/float64(n))
-		l, test, err := lookOf(r, m, spent-prev, stats.LowerIsBetter, alpha)
+		decided, err := rec.add(r, m, alpha)
 		if err != nil {
 			return nil, err
 		}
-		prev = spent
-		rec.Test = test
-		rec.Looks = append(rec.Looks, l)
-		if l.Decided {
+		if decided {
 			break
 		}
 	}
-	last := rec.Looks[len(rec.Looks)-1]
-	rec.StoppedAt, rec.SeedsSaved = last.NSeeds, n-last.NSeeds
-	rec.Verdict = stats.VerdictNoWin
-	if last.Decided {
-		rec.Verdict = stats.VerdictOf(0, last.DeltaMean, alpha, stats.LowerIsBetter, last.NSeeds)
-	}
+	rec.finish(alpha)
 	return rec, nil
 }

@@ -657,10 +657,7 @@ func (v *verifier) sequential(r *Report) {
 	v.intEq("sequential.stopped_at", sr.StoppedAt, last.NSeeds)
 	v.intEq("sequential.seeds_saved", sr.SeedsSaved, sr.MaxSeeds-last.NSeeds)
 	v.intEq("sequential.stopped_at (n_seeds)", sr.StoppedAt, r.NSeeds)
-	want := stats.VerdictNoWin
-	if last.Decided {
-		want = stats.VerdictOf(0, last.DeltaMean, alpha, dir, last.NSeeds)
-	}
+	want := sequentialVerdict(last, alpha)
 	v.checked++
 	if sr.Verdict != want {
 		v.add("sequential.verdict", sr.Verdict, want, "")
