@@ -345,21 +345,18 @@ func (v *verifier) comparisonOf(field string, c Comparison, b, x []float64, r *R
 	if c.Verdict != want.Verdict {
 		v.add(field+".verdict", c.Verdict, want.Verdict, "")
 	}
-	v.estimates(field, c, b, x, dir, alpha, r)
+	v.estimates(field, c, b, x, want.PerSeedDiffs, dir, alpha, r)
 	return want, true
 }
 
-// estimates re-derives a comparison's intervals and power analysis (a
+// estimates re-derives a comparison's intervals and power analysis from
+// the re-derived differences diffs (a
 // report before them has neither, nor a training block).
-func (v *verifier) estimates(field string, c Comparison, b, x []float64, dir stats.Direction, alpha float64, r *Report) {
+func (v *verifier) estimates(field string, c Comparison, b, x, diffs []float64, dir stats.Direction, alpha float64, r *Report) {
 	if c.Intervals == nil && c.Power == nil && r.Training == nil {
 		return
 	}
-	var want Comparison
-	want.Alpha, want.PerSeedDiffs = alpha, make([]float64, len(b))
-	for i := range b {
-		want.PerSeedDiffs[i] = x[i] - b[i]
-	}
+	want := Comparison{Alpha: alpha, PerSeedDiffs: diffs}
 	minEff := 0.0
 	switch {
 	case r.Setup != nil:
