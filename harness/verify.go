@@ -350,8 +350,8 @@ func (v *verifier) comparisonOf(field string, c Comparison, b, x []float64, r *R
 }
 
 // estimates re-derives a comparison's intervals and power analysis from
-// the re-derived differences diffs (a
-// report before them has neither, nor a training block).
+// the re-derived differences diffs (a report before them has neither, nor
+// a training block).
 func (v *verifier) estimates(field string, c Comparison, b, x, diffs []float64, dir stats.Direction, alpha float64, r *Report) {
 	if c.Intervals == nil && c.Power == nil && r.Training == nil {
 		return
