@@ -132,16 +132,16 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 // C ⊙= E, flagAddE: C += E, E with C's layout) when e is not nil: in the
 // 8x32 kernel's epilogue, after the other kernels by epiBlock.
 func gemmAVX512Epi(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, op int, m, n, k int, acc bool) {
-	// A with columns far apart (transposed, as in a weight gradient) is
-	// packed into tiles when k is long: strided broadcasts a kilobyte or
-	// more apart would miss the TLB every few k. Products whose k fits one
-	// block (every panel of B within L1) run unblocked: packing would cost
-	// more than it saves.
-	packA := csa >= 256 && k > blockK && m >= 8
-	if k <= blockK && !packA {
+	// Products whose k fits one block (every panel of B within L1) run
+	// unblocked: packing would cost more than it saves.
+	if k <= blockK {
 		gemmPanels(c, ldc, a, rsa, csa, b, ldb, bias, e, op, m, n, k, acc)
 		return
 	}
+	// A with columns far apart (transposed, as in a weight gradient) is
+	// packed into tiles: strided broadcasts a kilobyte or more apart would
+	// miss the TLB every few k.
+	packA := csa >= 256 && m >= 8
 	// Cache blocking in the loop order of Goto & van de Geijn 2008
 	// ("Anatomy of high-performance matrix multiplication", ACM TOMS
 	// 34(3)): for each block of blockK values of k, B's rows of that block
