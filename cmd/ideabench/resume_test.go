@@ -120,17 +120,25 @@ func TestKillResume(t *testing.T) {
 	require.NoError(t, run(context.Background(), args, &stdout, &stderr), stderr.String())
 	require.Contains(t, stdout.String(), "trials reused")
 	require.Equal(t, want, withoutRun(t, out))
+	reused, trained := trialCounts(t, out)
+	require.Equal(t, len(done), reused)
+	require.Equal(t, 48-len(done), trained)
+}
+
+// trialCounts reads trials_reused and trials_run from the run block of
+// the report at path.
+func trialCounts(t *testing.T, path string) (reused, trained int) {
+	t.Helper()
 	var r struct {
 		Run struct {
 			Reused int `json:"trials_reused"`
 			Run    int `json:"trials_run"`
 		} `json:"run"`
 	}
-	raw, err := os.ReadFile(out)
+	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &r))
-	require.Equal(t, len(done), r.Run.Reused)
-	require.Equal(t, 48-len(done), r.Run.Run)
+	return r.Run.Reused, r.Run.Run
 }
 
 // TestInterrupt: SIGINT (and SIGTERM) stop a run cleanly: the running
@@ -267,17 +275,9 @@ func TestCooperate(t *testing.T) {
 		require.NoError(t, cmd.Wait(), errs[i].String())
 		out := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
 		require.Equal(t, want, withoutRun(t, out))
-		var r struct {
-			Run struct {
-				Reused int `json:"trials_reused"`
-				Run    int `json:"trials_run"`
-			} `json:"run"`
-		}
-		raw, err := os.ReadFile(out)
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(raw, &r))
-		require.Equal(t, 48, r.Run.Reused+r.Run.Run)
-		trained += r.Run.Run
+		reused, run := trialCounts(t, out)
+		require.Equal(t, 48, reused+run)
+		trained += run
 	}
 	require.Equal(t, 48, trained, "each trial trained by one process only")
 	leases, _ := filepath.Glob(filepath.Join(results, "trials", "*.lease*"))
