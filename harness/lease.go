@@ -58,16 +58,8 @@ func (s *Store) Claim(id string) (bool, error) {
 	path := s.leasePath(id)
 	for range 3 {
 		me := thisLease()
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := createLease(path, me)
 		if err == nil {
-			err = json.NewEncoder(f).Encode(me)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				os.Remove(path)
-				return false, fmt.Errorf("harness: writing lease %s: %w", path, err)
-			}
 			s.leases.mu.Lock()
 			if s.leases.held == nil {
 				s.leases.held = map[string]lease{}
@@ -97,6 +89,29 @@ func (s *Store) Claim(id string) (bool, error) {
 	return false, nil
 }
 
+// createLease writes lease l to path only if path does not exist, and
+// whole: the lease is written to a temporary file that is then linked to
+// path (link fails when path exists, as O_EXCL would), so a process killed
+// while claiming leaves no half-written lease for the others to wait on
+// (its temporary file is removed later by removeStale). The error wraps
+// fs.ErrExist when another lease is there.
+func createLease(path string, l lease) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	err = json.NewEncoder(f).Encode(l)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("harness: writing lease %s: %w", path, err)
+	}
+	return os.Link(tmp, path)
+}
+
 // leaseStale reports whether the lease file at path may be taken over: not
 // renewed for LeaseTTL, or held by a process of this host that is gone. A
 // lease that vanished meanwhile counts as stale (claim again).
@@ -117,7 +132,7 @@ func leaseStale(path string) (bool, error) {
 	}
 	var l lease
 	if json.Unmarshal(raw, &l) != nil {
-		return false, nil // being written: its owner is alive
+		return false, nil // not a lease of this harness: wait out LeaseTTL
 	}
 	if host, _ := os.Hostname(); l.Host == host && l.PID > 0 && !processAlive(l.PID) {
 		return true, nil

@@ -56,9 +56,11 @@ func TestLease(t *testing.T) {
 			require.FileExists(t, s.leasePath("x"))
 			s.Release("x")
 			require.NoFileExists(t, s.leasePath("x"))
+			tmp, _ := filepath.Glob(filepath.Join(s.Dir, "trials", ".*"))
+			require.Empty(t, tmp, "claims leave no temporary files")
 		})
 	}
-	t.Run("empty file is being written", func(t *testing.T) {
+	t.Run("an unreadable lease waits out LeaseTTL", func(t *testing.T) {
 		s, err := OpenStore(t.TempDir())
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(s.leasePath("x"), nil, 0o644))
