@@ -14,9 +14,9 @@ import (
 
 // Several processes may run one protocol into one results directory at
 // once (without --shard): before training a trial, a process claims it
-// with a lease file, trials/ID.lease, created exclusively and whole (createLease), which
-// names the owner (pid and host) and whose modification time the owner
-// renews every LeaseTTL/4 while it trains. The other processes skip a
+// with a lease file, trials/ID.lease, created exclusively and whole
+// (createLease), which names the owner (pid and host) and whose
+// modification time the owner renews every LeaseTTL/4 while it trains. The other processes skip a
 // claimed trial, train the rest, and then wait for the claimed ones'
 // records. A lease is stale, and taken over, when its owner is a process
 // of this host that no longer exists or when it was not renewed for
