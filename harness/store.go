@@ -26,7 +26,7 @@ import (
 // every trial id, so results of another training path are never reused.
 // Any change that moves a record's bytes must change it;
 // TestTrainingVersionPinned fails until it does.
-const TrainingVersion = "train-2026-12-04a"
+const TrainingVersion = "train-2026-12-04b"
 
 // TrialKey is everything one trial's result depends on. Its id is the
 // SHA-256 of its JSON encoding (fixed field order, shortest round-trip

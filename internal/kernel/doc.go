@@ -15,13 +15,14 @@
 // features; for Gemm, C is (M,N), A (M,K), B (K,N).
 //
 // Every output's sum has one order, the same in every implementation:
-// start from C (or +0), add the K products in increasing p, each rounded
-// to the element type before the add (no fused multiply-add), and the bias
-// last. The AVX-512 (8x32 zmm tiles, masked tails) and AVX2 (4x16 ymm)
-// assembly kernels vectorize across output columns, which keeps that
-// order, so they return the same bits as the pure-Go kernel (build tag
-// purego, or any CPU without them) and the same bits whatever the number
-// of goroutines the caller runs side by side. The causal products leave out
+// start from C (or +0), take the K products in increasing p, each with a
+// fused multiply-add (c ← a·b + c, rounded once to the element type), and
+// add the bias last. The AVX-512 (8x32 zmm tiles, masked tails) and
+// AVX2+FMA (4x16 ymm) assembly kernels vectorize across output columns,
+// which keeps that order, so they return the same bits as the pure-Go
+// kernel (build tag purego, or any CPU without them: fma32 rounds exactly
+// as the hardware does) and the same bits whatever the number of
+// goroutines the caller runs side by side. The causal products leave out
 // only exact-zero products, which a sum started from +0 absorbs, so they
 // too give Gemm's bits; an epilogue rounds once after the sum, as a
 // separate pass would. The tests check each

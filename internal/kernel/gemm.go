@@ -13,10 +13,10 @@ import "fmt"
 // are row-major with leading dimensions ldb and ldc (ldb, ldc ≥ N).
 //
 // Summation order is fixed and the same for every implementation: each
-// C[i,j] starts from its old value (or +0), adds the rounded product
-// A[i,p]·B[p,j] for p = 0, 1, …, K-1 in turn, and adds bias[j] last. No
-// fused multiply-add is used, so the assembly kernels (AVX-512, AVX2) and
-// the pure-Go fallback produce identical bits.
+// C[i,j] starts from its old value (or +0), takes A[i,p]·B[p,j] for
+// p = 0, 1, …, K-1 in turn with a fused multiply-add (the exact product
+// and sum, rounded once), and adds bias[j] last, so the assembly kernels
+// (AVX-512, AVX2+FMA) and the pure-Go fallback produce identical bits.
 func Gemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F, m, n, k int, acc bool) {
 	checkGemm(len(c), ldc, len(a), rsa, csa, len(b), ldb, len(bias), bias != nil, m, n, k)
 	if m == 0 || n == 0 {
@@ -114,9 +114,7 @@ func epiBlock[F Float](c, e []F, add bool, ldc, i0, i1, j0, j1 int) {
 // gemmGeneric is Gemm on the sub-block rows [i0,i1) and columns [j0,j1)
 // of C, in the canonical summation order. It walks a row of C as a
 // sequence of axpy updates, which keeps every element's sum in increasing
-// p. Products are converted to F before they are added, which forbids the
-// compiler from fusing them into an FMA (Go spec, "Floating-point
-// operators").
+// p, each step one fused multiply-add (fmaF).
 func gemmGeneric[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F, i0, i1, j0, j1, k int, acc bool) {
 	if i0 >= i1 || j0 >= j1 {
 		return // an empty edge of a tiled product: nothing to walk
@@ -127,11 +125,7 @@ func gemmGeneric[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, b
 			clear(row)
 		}
 		for p := range k {
-			ap := a[i*rsa+p*csa]
-			bp := b[p*ldb+j0 : p*ldb+j1]
-			for j, bv := range bp {
-				row[j] += F(ap * bv)
-			}
+			axpy(row, a[i*rsa+p*csa], b[p*ldb+j0:p*ldb+j1])
 		}
 		if bias != nil {
 			for j, bv := range bias[j0:j1] {

@@ -8,12 +8,13 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// The assembly kernels need AVX-512F (zmm, opmasks, embedded broadcast) or
-// AVX2; x/sys/cpu reports a feature only when the OS saves its registers.
+// The assembly kernels need AVX-512F (zmm, opmasks, embedded broadcast;
+// every such CPU has FMA) or AVX2 with FMA; x/sys/cpu reports a feature
+// only when the OS saves its registers.
 var (
 	hasAVX512   = cpu.X86.HasAVX512F
 	hasAVX512VL = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
-	hasAVX2     = cpu.X86.HasAVX2
+	hasAVX2     = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 )
 
 // impls lists the float32 implementations this machine can run, fastest
@@ -239,6 +240,9 @@ func gemmAVX512Epi(c []float32, ldc int, a []float32, rsa, csa int, b []float32,
 const (
 	blockM = 128
 	blockK = 256
+	// dwBlockK blocks the rows of a weight gradient (dwBiasAsm): its
+	// packed panels of B (16 KiB) leave L1 room for A's strided lines.
+	dwBlockK = 128
 )
 
 // packPool holds the blockM x blockK blocks A is packed into.
@@ -355,10 +359,9 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 	if !useAVX512 || n == 0 || in%32 != 0 || outF%8 != 0 || in == 0 || outF == 0 {
 		return false
 	}
-	// Few rows, or inputs narrower than 128 whose panels stay cached: one
-	// pass per column panel. Blocking pays for the wide ones only
-	// (measured on the training step: d = 128 gains 7%, d = 64 nothing).
-	if n <= blockK || in < 128 {
+	// Few rows, or one panel (In = 32: inp's rows are the panel, already
+	// contiguous): one pass per column panel.
+	if n <= dwBlockK || in == 32 {
 		for j0 := 0; j0 < in; j0 += 32 {
 			flags := flagAcc
 			if j0 == 0 {
@@ -368,51 +371,37 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 		}
 		return true
 	}
-	// Many rows: blocked and packed as in gemmAVX512Epi (k is the row
-	// index n here). Each dW entry and each dbias entry still adds its
-	// rows p = 0, 1, ..., n-1 in order.
+	// Many rows: blocked over k (the row index n here) as in
+	// gemmAVX512Epi, B's rows of a block packed panel by panel (dwBlockK x
+	// 32, within L1: inp's rows a power of two apart would fall into a few
+	// L1 sets). A needs no packing: a tile's eight values at step p,
+	// dout[p, i0…i0+7], are contiguous. Each dW entry and each dbias entry
+	// still adds its rows p = 0, 1, ..., n-1 in order.
 	panels := in / 32
-	bufA, bufB := packPool.Get().(*[]float32), packPool.Get().(*[]float32)
-	defer packPool.Put(bufA)
+	bufB := packPool.Get().(*[]float32)
 	defer packPool.Put(bufB)
-	if need := panels * 32 * blockK; cap(*bufB) < need {
+	if need := panels * 32 * dwBlockK; cap(*bufB) < need {
 		*bufB = make([]float32, need)
 	}
-	for k0 := 0; k0 < n; k0 += blockK {
-		ki := min(blockK, n-k0)
+	for k0 := 0; k0 < n; k0 += dwBlockK {
+		ki := min(dwBlockK, n-k0)
 		pb := (*bufB)[:panels*32*ki]
 		for p := range ki {
 			row := inp[(k0+p)*in : (k0+p+1)*in]
 			for q := range panels {
-				copy(pb[q*32*ki+p*32:q*32*ki+p*32+32], row[q*32:])
+				*(*[32]float32)(pb[q*32*ki+p*32:]) = *(*[32]float32)(row[q*32:])
 			}
 		}
-		// Rows of dW (and dbias) split among goroutines (SetThreads), each
-		// packing its own A tiles; the packed B is shared, read-only.
+		// Rows of dW (and dbias) split among goroutines (SetThreads); the
+		// packed B is shared, read-only. Each panel passes all the rows
+		// while it is in L1.
 		parallelRows(outF, 2*float64(outF)*float64(in)*float64(ki), func(r0, r1 int) {
-			bufA := bufA
-			if r0 > 0 {
-				bufA = packPool.Get().(*[]float32)
-				defer packPool.Put(bufA)
-			}
-			for i0 := r0; i0 < r1; i0 += blockM {
-				mi := min(blockM, r1-i0)
-				pa := (*bufA)[:mi*ki]
-				for p := range ki {
-					src := dout[(k0+p)*outF+i0 : (k0+p)*outF+i0+mi]
-					for t0 := 0; t0 < mi; t0 += 8 {
-						copy(pa[t0*ki+p*8:t0*ki+p*8+8], src[t0:])
-					}
+			for q := range panels {
+				flags := flagAcc
+				if q == 0 {
+					flags |= flagDBias
 				}
-				for t0 := 0; t0 < mi; t0 += 8 {
-					for q := range panels {
-						flags := flagAcc
-						if q == 0 {
-							flags |= flagDBias
-						}
-						gemm8x32AVX512(&dw[(i0+t0)*in+q*32], &pa[t0*ki], &pb[q*32*ki], nil, in, 1, 8, 32, ki, ^uint32(0), flags, 8, &dbias[i0+t0])
-					}
-				}
+				gemm8x32AVX512(&dw[r0*in+q*32], &dout[k0*outF+r0], &pb[q*32*ki], nil, in, 1, outF, 32, ki, ^uint32(0), flags, r1-r0, &dbias[r0])
 			}
 		})
 	}

@@ -3,38 +3,36 @@
 #include "textflag.h"
 
 // Micro-kernels of Gemm. Each C element is one accumulator lane that
-// starts from C (flagAcc) or zero, adds the rounded product A[i,p]·B[p,j]
-// for p = 0…K-1 with a separate VMULPS and VADDPS (never an FMA, so the
-// bits match the pure-Go kernel), then adds bias (flagBias). On Zen 4 the
-// multiplies and adds issue to different pipes, so this costs little
-// against an FMA loop.
+// starts from C (flagAcc) or zero, adds A[i,p]·B[p,j] for p = 0…K-1 with
+// one fused multiply-add each (VFMADD231PS: the exact product and sum,
+// rounded once, as fma32 in the pure-Go kernel), then adds bias
+// (flagBias).
 
-// MULADD2 accumulates broadcast(*addr)·[Z16|Z17] into z0|z1, using t0, t1
-// as product temporaries.
-#define MULADD2(addr, z0, z1, t0, t1) \
-	VMULPS.BCST addr, Z16, t0; \
-	VMULPS.BCST addr, Z17, t1; \
-	VADDPS      t0, z0, z0;    \
-	VADDPS      t1, z1, z1
+// MULADD2 accumulates broadcast(*addr)·[Z16|Z17] into z0|z1, t holding
+// the broadcast: one load feeds two FMAs, where two embedded broadcasts
+// would load it twice (on Intel cores a k step of the 8x32 tile is then
+// bound by loads, 18 for 16 FMAs, and runs at about 65% of the FMA peak
+// against 90% with 10 loads).
+#define MULADD2(addr, z0, z1, t) \
+	VBROADCASTSS addr, t;    \
+	VFMADD231PS  Z16, t, z0; \
+	VFMADD231PS  Z17, t, z1
 
-// MULADD8X32T is one k step of an 8x32 tile after B's row is in Z16|Z17:
-// the eight rows' products and sums (row 6's products in t0|t1), then A
-// and B step on.
-#define MULADD8X32T(t0, t1) \
-	MULADD2((AX), Z0, Z1, Z18, Z19);         \
-	MULADD2((AX)(BX*1), Z2, Z3, Z20, Z21);   \
-	MULADD2((AX)(BX*2), Z4, Z5, Z22, Z23);   \
-	MULADD2((CX), Z6, Z7, Z24, Z25);         \
-	MULADD2((AX)(BX*4), Z8, Z9, Z26, Z27);   \
-	MULADD2((CX)(BX*2), Z10, Z11, Z28, Z29); \
-	MULADD2((DX), Z12, Z13, t0, t1);         \
-	MULADD2((CX)(BX*4), Z14, Z15, Z18, Z19); \
-	ADDQ R10, AX;                            \
-	ADDQ R10, CX;                            \
-	ADDQ R10, DX;                            \
+// MULADD8X32 is one k step of an 8x32 tile after B's row is in Z16|Z17:
+// the eight rows' FMAs, then A and B step on.
+#define MULADD8X32 \
+	MULADD2((AX), Z0, Z1, Z18);         \
+	MULADD2((AX)(BX*1), Z2, Z3, Z19);   \
+	MULADD2((AX)(BX*2), Z4, Z5, Z20);   \
+	MULADD2((CX), Z6, Z7, Z21);         \
+	MULADD2((AX)(BX*4), Z8, Z9, Z22);   \
+	MULADD2((CX)(BX*2), Z10, Z11, Z23); \
+	MULADD2((DX), Z12, Z13, Z24);       \
+	MULADD2((CX)(BX*4), Z14, Z15, Z25); \
+	ADDQ R10, AX;                       \
+	ADDQ R10, CX;                       \
+	ADDQ R10, DX;                       \
 	ADDQ R11, SI
-
-#define MULADD8X32 MULADD8X32T(Z30, Z31)
 
 // LOADC2 loads one C row (masked) into z0|z1 from ptr.
 #define LOADC2(ptr, z0, z1) \
@@ -178,7 +176,6 @@ loop8uk:
 	// flagDBias (full panels, rsa = 1): the tile's eight A rows at step
 	// p are A[i0…i0+7, p], contiguous at AX; Y31 adds them to the bias
 	// gradient at s in p order, as the one-row Gemm ones·A' would.
-	// Row 6's products move to Z20|Z21 to free Z31.
 dbias8:
 	MOVQ    s+96(FP), R13
 	VMOVUPS (R13), Y31
@@ -187,7 +184,7 @@ loop8ub:
 	VMOVUPS (SI), Z16
 	VMOVUPS 64(SI), Z17
 	VADDPS  (AX), Y31, Y31
-	MULADD8X32T(Z20, Z21)
+	MULADD8X32
 	DECQ R12
 	JNZ  loop8ub
 	VMOVUPS Y31, (R13)
@@ -300,7 +297,7 @@ TEXT ·gemm1x32AVX512(SB), NOSPLIT, $0-88
 loop1:
 	VMOVUPS.Z (SI), K1, Z16
 	VMOVUPS.Z 64(SI), K2, Z17
-	MULADD2((AX), Z0, Z1, Z18, Z19)
+	MULADD2((AX), Z0, Z1, Z18)
 	ADDQ R10, AX
 	ADDQ R11, SI
 	DECQ R12
@@ -319,12 +316,10 @@ store1:
 
 // MULADDY accumulates broadcast(*addr)·[Y12|Y13] into y0|y1 (AVX2 has no
 // embedded broadcast, so Y14 holds it).
-#define MULADDY(addr, y0, y1, t0, t1) \
+#define MULADDY(addr, y0, y1) \
 	VBROADCASTSS addr, Y14; \
-	VMULPS       Y12, Y14, t0; \
-	VMULPS       Y13, Y14, t1; \
-	VADDPS       t0, y0, y0; \
-	VADDPS       t1, y1, y1
+	VFMADD231PS  Y12, Y14, y0; \
+	VFMADD231PS  Y13, Y14, y1
 
 // func gemm4x16AVX2(c, a, b, bias *float32, ldc, rsa, csa, ldb, k, flags int)
 TEXT ·gemm4x16AVX2(SB), NOSPLIT, $0-80
@@ -371,10 +366,10 @@ TEXT ·gemm4x16AVX2(SB), NOSPLIT, $0-80
 loop4:
 	VMOVUPS (SI), Y12
 	VMOVUPS 32(SI), Y13
-	MULADDY((AX), Y0, Y1, Y8, Y9)
-	MULADDY((AX)(BX*1), Y2, Y3, Y10, Y11)
-	MULADDY((AX)(BX*2), Y4, Y5, Y8, Y9)
-	MULADDY((CX), Y6, Y7, Y10, Y11)
+	MULADDY((AX), Y0, Y1)
+	MULADDY((AX)(BX*1), Y2, Y3)
+	MULADDY((AX)(BX*2), Y4, Y5)
+	MULADDY((CX), Y6, Y7)
 	ADDQ R10, AX
 	ADDQ R10, CX
 	ADDQ R11, SI
@@ -409,10 +404,10 @@ store4:
 	VZEROUPPER
 	RET
 
-// MULADD1 accumulates broadcast(*addr)·Z16 into z0, using t0 as temporary.
-#define MULADD1(addr, z0, t0) \
-	VMULPS.BCST addr, Z16, t0; \
-	VADDPS      t0, z0, z0
+// MULADD1 accumulates broadcast(*addr)·Z16 into z0 (an embedded
+// broadcast: one load per FMA either way).
+#define MULADD1(addr, z0) \
+	VFMADD231PS.BCST addr, Z16, z0
 
 // func gemm8x16AVX512(c, a, b, bias *float32, ldc, rsa, csa, ldb, k int, masks uint32, flags, rows int)
 TEXT ·gemm8x16AVX512(SB), NOSPLIT, $0-96
@@ -472,14 +467,14 @@ tile816:
 
 loop816:
 	VMOVUPS.Z (SI), K1, Z16
-	MULADD1((AX), Z0, Z18)
-	MULADD1((AX)(BX*1), Z1, Z19)
-	MULADD1((AX)(BX*2), Z2, Z20)
-	MULADD1((CX), Z3, Z21)
-	MULADD1((AX)(BX*4), Z4, Z22)
-	MULADD1((CX)(BX*2), Z5, Z23)
-	MULADD1((DX), Z6, Z24)
-	MULADD1((CX)(BX*4), Z7, Z25)
+	MULADD1((AX), Z0)
+	MULADD1((AX)(BX*1), Z1)
+	MULADD1((AX)(BX*2), Z2)
+	MULADD1((CX), Z3)
+	MULADD1((AX)(BX*4), Z4)
+	MULADD1((CX)(BX*2), Z5)
+	MULADD1((DX), Z6)
+	MULADD1((CX)(BX*4), Z7)
 	ADDQ R10, AX
 	ADDQ R10, CX
 	ADDQ R10, DX
@@ -519,12 +514,10 @@ store816:
 	VZEROUPPER
 	RET
 
-// MULADDY1 accumulates broadcast(*addr)·Y8 into y0 (Y9 the broadcast,
-// t0 the product).
-#define MULADDY1(addr, y0, t0) \
+// MULADDY1 accumulates broadcast(*addr)·Y8 into y0 (Y9 the broadcast).
+#define MULADDY1(addr, y0) \
 	VBROADCASTSS addr, Y9; \
-	VMULPS       Y8, Y9, t0; \
-	VADDPS       t0, y0, y0
+	VFMADD231PS  Y8, Y9, y0
 
 // func gemm8x8AVX(c, a, b, bias *float32, ldc, rsa, csa, ldb, k, flags, rows int)
 //
@@ -587,14 +580,14 @@ tile88:
 
 loop88:
 	VMOVUPS (SI), Y8
-	MULADDY1((AX), Y0, Y10)
-	MULADDY1((AX)(BX*1), Y1, Y11)
-	MULADDY1((AX)(BX*2), Y2, Y12)
-	MULADDY1((CX), Y3, Y13)
-	MULADDY1((AX)(BX*4), Y4, Y14)
-	MULADDY1((CX)(BX*2), Y5, Y15)
-	MULADDY1((DX), Y6, Y10)
-	MULADDY1((CX)(BX*4), Y7, Y11)
+	MULADDY1((AX), Y0)
+	MULADDY1((AX)(BX*1), Y1)
+	MULADDY1((AX)(BX*2), Y2)
+	MULADDY1((CX), Y3)
+	MULADDY1((AX)(BX*4), Y4)
+	MULADDY1((CX)(BX*2), Y5)
+	MULADDY1((DX), Y6)
+	MULADDY1((CX)(BX*4), Y7)
 	ADDQ R10, AX
 	ADDQ R10, CX
 	ADDQ R10, DX
@@ -758,38 +751,22 @@ tile168:
 
 loop168:
 	VMOVUPS (SI), Y16
-	VMULPS.BCST (AX), Y16, Y17
-	VADDPS      Y17, Y0, Y0
-	VMULPS.BCST (AX)(BX*1), Y16, Y18
-	VADDPS      Y18, Y1, Y1
-	VMULPS.BCST (AX)(BX*2), Y16, Y19
-	VADDPS      Y19, Y2, Y2
-	VMULPS.BCST (AX)(R13*1), Y16, Y20
-	VADDPS      Y20, Y3, Y3
-	VMULPS.BCST (AX)(BX*4), Y16, Y21
-	VADDPS      Y21, Y4, Y4
-	VMULPS.BCST (AX)(R14*1), Y16, Y22
-	VADDPS      Y22, Y5, Y5
-	VMULPS.BCST (AX)(R13*2), Y16, Y23
-	VADDPS      Y23, Y6, Y6
-	VMULPS.BCST (CX), Y16, Y24
-	VADDPS      Y24, Y7, Y7
-	VMULPS.BCST (CX)(BX*1), Y16, Y17
-	VADDPS      Y17, Y8, Y8
-	VMULPS.BCST (CX)(BX*2), Y16, Y18
-	VADDPS      Y18, Y9, Y9
-	VMULPS.BCST (CX)(R13*1), Y16, Y19
-	VADDPS      Y19, Y10, Y10
-	VMULPS.BCST (CX)(BX*4), Y16, Y20
-	VADDPS      Y20, Y11, Y11
-	VMULPS.BCST (CX)(R14*1), Y16, Y21
-	VADDPS      Y21, Y12, Y12
-	VMULPS.BCST (CX)(R13*2), Y16, Y22
-	VADDPS      Y22, Y13, Y13
-	VMULPS.BCST (DX), Y16, Y23
-	VADDPS      Y23, Y14, Y14
-	VMULPS.BCST (DX)(BX*1), Y16, Y24
-	VADDPS      Y24, Y15, Y15
+	VFMADD231PS.BCST (AX), Y16, Y0
+	VFMADD231PS.BCST (AX)(BX*1), Y16, Y1
+	VFMADD231PS.BCST (AX)(BX*2), Y16, Y2
+	VFMADD231PS.BCST (AX)(R13*1), Y16, Y3
+	VFMADD231PS.BCST (AX)(BX*4), Y16, Y4
+	VFMADD231PS.BCST (AX)(R14*1), Y16, Y5
+	VFMADD231PS.BCST (AX)(R13*2), Y16, Y6
+	VFMADD231PS.BCST (CX), Y16, Y7
+	VFMADD231PS.BCST (CX)(BX*1), Y16, Y8
+	VFMADD231PS.BCST (CX)(BX*2), Y16, Y9
+	VFMADD231PS.BCST (CX)(R13*1), Y16, Y10
+	VFMADD231PS.BCST (CX)(BX*4), Y16, Y11
+	VFMADD231PS.BCST (CX)(R14*1), Y16, Y12
+	VFMADD231PS.BCST (CX)(R13*2), Y16, Y13
+	VFMADD231PS.BCST (DX), Y16, Y14
+	VFMADD231PS.BCST (DX)(BX*1), Y16, Y15
 	ADDQ R10, AX
 	ADDQ R10, CX
 	ADDQ R10, DX
@@ -884,22 +861,14 @@ tri8start:
 
 tri8loop:
 	VMOVUPS     (SI), Y8
-	VMULPS.BCST (AX), Y8, Y9
-	VADDPS      Y9, Y0, Y0
-	VMULPS.BCST (AX)(BX*1), Y8, Y10
-	VADDPS      Y10, Y1, Y1
-	VMULPS.BCST (AX)(BX*2), Y8, Y11
-	VADDPS      Y11, Y2, Y2
-	VMULPS.BCST (AX)(R13*1), Y8, Y12
-	VADDPS      Y12, Y3, Y3
-	VMULPS.BCST (CX), Y8, Y13
-	VADDPS      Y13, Y4, Y4
-	VMULPS.BCST (CX)(BX*1), Y8, Y14
-	VADDPS      Y14, Y5, Y5
-	VMULPS.BCST (CX)(BX*2), Y8, Y15
-	VADDPS      Y15, Y6, Y6
-	VMULPS.BCST (CX)(R13*1), Y8, Y16
-	VADDPS      Y16, Y7, Y7
+	VFMADD231PS.BCST (AX), Y8, Y0
+	VFMADD231PS.BCST (AX)(BX*1), Y8, Y1
+	VFMADD231PS.BCST (AX)(BX*2), Y8, Y2
+	VFMADD231PS.BCST (AX)(R13*1), Y8, Y3
+	VFMADD231PS.BCST (CX), Y8, Y4
+	VFMADD231PS.BCST (CX)(BX*1), Y8, Y5
+	VFMADD231PS.BCST (CX)(BX*2), Y8, Y6
+	VFMADD231PS.BCST (CX)(R13*1), Y8, Y7
 	ADDQ        R10, AX
 	ADDQ        R10, CX
 	ADDQ        R11, SI
@@ -977,70 +946,38 @@ upper_lo:
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3
-	VMULPS.BCST 0(AX), Z16, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 0(AX), Z17, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 0(DX), Z16, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 0(DX), Z17, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 4(AX), Z18, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 4(AX), Z19, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 4(DX), Z18, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 4(DX), Z19, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 8(AX), Z20, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 8(AX), Z21, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 8(DX), Z20, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 8(DX), Z21, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 12(AX), Z22, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 12(AX), Z23, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 12(DX), Z22, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 12(DX), Z23, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 16(AX), Z24, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 16(AX), Z25, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 16(DX), Z24, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 16(DX), Z25, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 20(AX), Z26, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 20(AX), Z27, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 20(DX), Z26, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 20(DX), Z27, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 24(AX), Z28, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 24(AX), Z29, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 24(DX), Z28, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 24(DX), Z29, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 28(AX), Z30, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 28(AX), Z31, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 28(DX), Z30, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 28(DX), Z31, Z11
-	VADDPS      Z11, Z3, Z3
+	VFMADD231PS.BCST 0(AX), Z16, Z0
+	VFMADD231PS.BCST 0(AX), Z17, Z1
+	VFMADD231PS.BCST 0(DX), Z16, Z2
+	VFMADD231PS.BCST 0(DX), Z17, Z3
+	VFMADD231PS.BCST 4(AX), Z18, Z0
+	VFMADD231PS.BCST 4(AX), Z19, Z1
+	VFMADD231PS.BCST 4(DX), Z18, Z2
+	VFMADD231PS.BCST 4(DX), Z19, Z3
+	VFMADD231PS.BCST 8(AX), Z20, Z0
+	VFMADD231PS.BCST 8(AX), Z21, Z1
+	VFMADD231PS.BCST 8(DX), Z20, Z2
+	VFMADD231PS.BCST 8(DX), Z21, Z3
+	VFMADD231PS.BCST 12(AX), Z22, Z0
+	VFMADD231PS.BCST 12(AX), Z23, Z1
+	VFMADD231PS.BCST 12(DX), Z22, Z2
+	VFMADD231PS.BCST 12(DX), Z23, Z3
+	VFMADD231PS.BCST 16(AX), Z24, Z0
+	VFMADD231PS.BCST 16(AX), Z25, Z1
+	VFMADD231PS.BCST 16(DX), Z24, Z2
+	VFMADD231PS.BCST 16(DX), Z25, Z3
+	VFMADD231PS.BCST 20(AX), Z26, Z0
+	VFMADD231PS.BCST 20(AX), Z27, Z1
+	VFMADD231PS.BCST 20(DX), Z26, Z2
+	VFMADD231PS.BCST 20(DX), Z27, Z3
+	VFMADD231PS.BCST 24(AX), Z28, Z0
+	VFMADD231PS.BCST 24(AX), Z29, Z1
+	VFMADD231PS.BCST 24(DX), Z28, Z2
+	VFMADD231PS.BCST 24(DX), Z29, Z3
+	VFMADD231PS.BCST 28(AX), Z30, Z0
+	VFMADD231PS.BCST 28(AX), Z31, Z1
+	VFMADD231PS.BCST 28(DX), Z30, Z2
+	VFMADD231PS.BCST 28(DX), Z31, Z3
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, (DI)(R9*1)
@@ -1059,70 +996,38 @@ upper_hi:
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3
-	VMULPS.BCST 0(AX), Z17, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 0(DX), Z17, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 0(R8), Z17, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 0(R10), Z17, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 4(AX), Z19, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 4(DX), Z19, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 4(R8), Z19, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 4(R10), Z19, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 8(AX), Z21, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 8(DX), Z21, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 8(R8), Z21, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 8(R10), Z21, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 12(AX), Z23, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 12(DX), Z23, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 12(R8), Z23, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 12(R10), Z23, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 16(AX), Z25, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 16(DX), Z25, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 16(R8), Z25, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 16(R10), Z25, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 20(AX), Z27, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 20(DX), Z27, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 20(R8), Z27, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 20(R10), Z27, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 24(AX), Z29, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 24(DX), Z29, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 24(R8), Z29, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 24(R10), Z29, Z11
-	VADDPS      Z11, Z3, Z3
-	VMULPS.BCST 28(AX), Z31, Z8
-	VADDPS      Z8, Z0, Z0
-	VMULPS.BCST 28(DX), Z31, Z9
-	VADDPS      Z9, Z1, Z1
-	VMULPS.BCST 28(R8), Z31, Z10
-	VADDPS      Z10, Z2, Z2
-	VMULPS.BCST 28(R10), Z31, Z11
-	VADDPS      Z11, Z3, Z3
+	VFMADD231PS.BCST 0(AX), Z17, Z0
+	VFMADD231PS.BCST 0(DX), Z17, Z1
+	VFMADD231PS.BCST 0(R8), Z17, Z2
+	VFMADD231PS.BCST 0(R10), Z17, Z3
+	VFMADD231PS.BCST 4(AX), Z19, Z0
+	VFMADD231PS.BCST 4(DX), Z19, Z1
+	VFMADD231PS.BCST 4(R8), Z19, Z2
+	VFMADD231PS.BCST 4(R10), Z19, Z3
+	VFMADD231PS.BCST 8(AX), Z21, Z0
+	VFMADD231PS.BCST 8(DX), Z21, Z1
+	VFMADD231PS.BCST 8(R8), Z21, Z2
+	VFMADD231PS.BCST 8(R10), Z21, Z3
+	VFMADD231PS.BCST 12(AX), Z23, Z0
+	VFMADD231PS.BCST 12(DX), Z23, Z1
+	VFMADD231PS.BCST 12(R8), Z23, Z2
+	VFMADD231PS.BCST 12(R10), Z23, Z3
+	VFMADD231PS.BCST 16(AX), Z25, Z0
+	VFMADD231PS.BCST 16(DX), Z25, Z1
+	VFMADD231PS.BCST 16(R8), Z25, Z2
+	VFMADD231PS.BCST 16(R10), Z25, Z3
+	VFMADD231PS.BCST 20(AX), Z27, Z0
+	VFMADD231PS.BCST 20(DX), Z27, Z1
+	VFMADD231PS.BCST 20(R8), Z27, Z2
+	VFMADD231PS.BCST 20(R10), Z27, Z3
+	VFMADD231PS.BCST 24(AX), Z29, Z0
+	VFMADD231PS.BCST 24(DX), Z29, Z1
+	VFMADD231PS.BCST 24(R8), Z29, Z2
+	VFMADD231PS.BCST 24(R10), Z29, Z3
+	VFMADD231PS.BCST 28(AX), Z31, Z0
+	VFMADD231PS.BCST 28(DX), Z31, Z1
+	VFMADD231PS.BCST 28(R8), Z31, Z2
+	VFMADD231PS.BCST 28(R10), Z31, Z3
 	VMOVUPS Z0, 64(DI)
 	LEAQ    (DI)(R9*1), R12
 	VMOVUPS Z1, 64(R12)
@@ -1142,40 +1047,24 @@ upper_hi:
 // rows' products and sums (TRI16_ROWSLO, TRI16_ROWSHI), then A and B step
 // on (TRI16_NEXT).
 #define TRI16_ROWSLO \
-	VMULPS.BCST (AX), Y16, Y17; \
-	VADDPS      Y17, Y0, Y0; \
-	VMULPS.BCST (AX)(BX*1), Y16, Y18; \
-	VADDPS      Y18, Y1, Y1; \
-	VMULPS.BCST (AX)(BX*2), Y16, Y19; \
-	VADDPS      Y19, Y2, Y2; \
-	VMULPS.BCST (AX)(R13*1), Y16, Y20; \
-	VADDPS      Y20, Y3, Y3; \
-	VMULPS.BCST (CX), Y16, Y21; \
-	VADDPS      Y21, Y4, Y4; \
-	VMULPS.BCST (CX)(BX*1), Y16, Y22; \
-	VADDPS      Y22, Y5, Y5; \
-	VMULPS.BCST (CX)(BX*2), Y16, Y23; \
-	VADDPS      Y23, Y6, Y6; \
-	VMULPS.BCST (CX)(R13*1), Y16, Y24; \
-	VADDPS      Y24, Y7, Y7
+	VFMADD231PS.BCST (AX), Y16, Y0; \
+	VFMADD231PS.BCST (AX)(BX*1), Y16, Y1; \
+	VFMADD231PS.BCST (AX)(BX*2), Y16, Y2; \
+	VFMADD231PS.BCST (AX)(R13*1), Y16, Y3; \
+	VFMADD231PS.BCST (CX), Y16, Y4; \
+	VFMADD231PS.BCST (CX)(BX*1), Y16, Y5; \
+	VFMADD231PS.BCST (CX)(BX*2), Y16, Y6; \
+	VFMADD231PS.BCST (CX)(R13*1), Y16, Y7; \
 
 #define TRI16_ROWSHI \
-	VMULPS.BCST (DX), Y16, Y17; \
-	VADDPS      Y17, Y8, Y8; \
-	VMULPS.BCST (DX)(BX*1), Y16, Y18; \
-	VADDPS      Y18, Y9, Y9; \
-	VMULPS.BCST (DX)(BX*2), Y16, Y19; \
-	VADDPS      Y19, Y10, Y10; \
-	VMULPS.BCST (DX)(R13*1), Y16, Y20; \
-	VADDPS      Y20, Y11, Y11; \
-	VMULPS.BCST (R8), Y16, Y21; \
-	VADDPS      Y21, Y12, Y12; \
-	VMULPS.BCST (R8)(BX*1), Y16, Y22; \
-	VADDPS      Y22, Y13, Y13; \
-	VMULPS.BCST (R8)(BX*2), Y16, Y23; \
-	VADDPS      Y23, Y14, Y14; \
-	VMULPS.BCST (R8)(R13*1), Y16, Y24; \
-	VADDPS      Y24, Y15, Y15
+	VFMADD231PS.BCST (DX), Y16, Y8; \
+	VFMADD231PS.BCST (DX)(BX*1), Y16, Y9; \
+	VFMADD231PS.BCST (DX)(BX*2), Y16, Y10; \
+	VFMADD231PS.BCST (DX)(R13*1), Y16, Y11; \
+	VFMADD231PS.BCST (R8), Y16, Y12; \
+	VFMADD231PS.BCST (R8)(BX*1), Y16, Y13; \
+	VFMADD231PS.BCST (R8)(BX*2), Y16, Y14; \
+	VFMADD231PS.BCST (R8)(R13*1), Y16, Y15; \
 
 #define TRI16_NEXT \
 	ADDQ        R10, AX; \
