@@ -87,10 +87,13 @@ func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh i
 
 // packTN writes the transposes of nh (T,hs) matrices, head h's rows at
 // src[h·hs:] with row stride ld, into dst (nh,hs,T); float32 8-wide heads
-// (the default model) run vmath.Transpose8N.
+// (the default model) run vmath.Transpose8N, and wider heads whose width
+// is a multiple of 8 too, each as hs/8 heads of 8: (nh·hs/8, 8, T) is the
+// same layout as (nh, hs, T).
 func packTN[F Float](dst, src []F, t, hs, ld, nh int) {
-	if d32, ok := any(dst).([]float32); ok && hs == 8 {
-		vmath.Transpose8N(d32[:nh*8*t], any(src).([]float32)[:(nh-1)*8+(t-1)*ld+8], t, ld, nh, 8)
+	if d32, ok := any(dst).([]float32); ok && hs%8 == 0 {
+		n8 := nh * hs / 8
+		vmath.Transpose8N(d32[:n8*8*t], any(src).([]float32)[:(n8-1)*8+(t-1)*ld+8], t, ld, n8, 8)
 		return
 	}
 	for h := range nh {

@@ -165,33 +165,35 @@ func BenchmarkLayerNorm(b *testing.B) {
 // BenchmarkAttention times causal attention on one TrainChunk of the
 // default model (8 windows, 4 heads of 8, T = 32), in µs per head.
 func BenchmarkAttention(b *testing.B) {
-	c := DefaultConfig()
-	bw, t, d, nh := TrainChunk, c.T, c.D, c.Heads
-	r := rand.New(rand.NewPCG(4, 5))
-	v := func(k int) []float32 {
-		s := make([]float32, k)
-		for i := range s {
-			s[i] = float32(r.NormFloat64())
+	for _, sh := range benchShapes {
+		c := sh.c
+		bw, t, d, nh := TrainChunk, c.T, c.D, c.Heads
+		r := rand.New(rand.NewPCG(4, 5))
+		v := func(k int) []float32 {
+			s := make([]float32, k)
+			for i := range s {
+				s[i] = float32(r.NormFloat64())
+			}
+			return s
 		}
-		return s
-	}
-	qkv, dout := v(bw*t*3*d), v(bw*t*d)
-	out, att, dqkv := make([]float32, bw*t*d), make([]float32, bw*nh*t*t), make([]float32, bw*t*3*d)
-	ds, kt := make([]float32, nh*t*t), make([]float32, d*t)
-	heads := float64(bw * nh)
-	b.Run("pass=forward", func(b *testing.B) {
-		for b.Loop() {
+		qkv, dout := v(bw*t*3*d), v(bw*t*d)
+		out, att, dqkv := make([]float32, bw*t*d), make([]float32, bw*nh*t*t), make([]float32, bw*t*3*d)
+		ds, kt := make([]float32, nh*t*t), make([]float32, d*t)
+		heads := float64(bw * nh)
+		b.Run(fmt.Sprintf("shape=%s/pass=forward", sh.name), func(b *testing.B) {
+			for b.Loop() {
+				attentionForward(out, att, kt, qkv, bw, t, d, nh)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/heads*1e6, "µs/head")
+		})
+		b.Run(fmt.Sprintf("shape=%s/pass=backward", sh.name), func(b *testing.B) {
 			attentionForward(out, att, kt, qkv, bw, t, d, nh)
-		}
-		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/heads*1e6, "µs/head")
-	})
-	b.Run("pass=backward", func(b *testing.B) {
-		attentionForward(out, att, kt, qkv, bw, t, d, nh)
-		for b.Loop() {
-			attentionBackward(dqkv, ds, kt, dout, att, qkv, bw, t, d, nh)
-		}
-		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/heads*1e6, "µs/head")
-	})
+			for b.Loop() {
+				attentionBackward(dqkv, ds, kt, dout, att, qkv, bw, t, d, nh)
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/heads*1e6, "µs/head")
+		})
+	}
 }
 
 // TestThreadsKeepBits: training steps of a model large enough for its

@@ -413,6 +413,22 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 // and reports whether it did (all or none). Bounds were checked by the
 // caller.
 func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool, bt Batch) bool {
+	if n > 8 && n <= 16 && t%8 == 0 && useAVX512 {
+		// Wider heads (9 to 16 columns, one zmm): triTiles' 8-row tiles
+		// straight to the 8x16 kernel, without a Gemm call per tile.
+		mask := uint32(1)<<n - 1
+		for h := range bt.Count {
+			ch, ah, bh := c[h*bt.SC:], a[h*bt.SA:], b[h*bt.SB:]
+			for r0 := 0; r0 < t; r0 += TriTile {
+				if upper {
+					gemm8x16AVX512(&ch[r0*ldc], &ah[r0*rsa+r0*csa], &bh[r0*ldb], nil, ldc, rsa, csa, ldb, t-r0, mask, 0, TriTile)
+				} else {
+					gemm8x16AVX512(&ch[r0*ldc], &ah[r0*rsa], &bh[0], nil, ldc, rsa, csa, ldb, r0+TriTile, mask, 0, TriTile)
+				}
+			}
+		}
+		return true
+	}
 	if n != 8 || t%8 != 0 || !hasAVX512VL || !useAVX512 {
 		return false
 	}
@@ -442,6 +458,25 @@ func upper32x8AVX512(c, a, b *float32, ldc, lda, ldb int)
 // this machine and shape have one (the AVX-512 Gemm, T = 32, K = 8) and
 // reports whether it did (all or none).
 func upperAsmN(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int, bt Batch) bool {
+	if t%8 == 0 && t != 32 && k > 0 && useAVX512 {
+		// Other lengths: upperTiles' 16-row tiles (8 for the last when T
+		// is an odd multiple of 8) straight to the 8x32 kernel, one call
+		// per 32-column panel right of the tile's start.
+		for h := range bt.Count {
+			ch, ah, bh := c[h*bt.SC:], a[h*bt.SA:], b[h*bt.SB:]
+			for j0 := 0; j0 < t; j0 += UpperTile {
+				rows := min(UpperTile, t-j0)
+				for i0 := j0; i0 < t; i0 += 32 {
+					mask := ^uint32(0)
+					if w := t - i0; w < 32 {
+						mask = uint32(1)<<w - 1
+					}
+					gemm8x32AVX512(&ch[j0*ldc+i0], &ah[j0*lda], &bh[i0], nil, ldc, lda, 1, ldb, k, mask, 0, rows, nil)
+				}
+			}
+		}
+		return true
+	}
 	if t != 32 || k != 8 || !useAVX512 {
 		return false
 	}

@@ -16,8 +16,8 @@ import (
 // that the skipped products include −0.
 func TestTriGemmBitIdentical(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, tt := range []int{1, 7, 8, 9, 16, 24, 32, 33, 40, 48} {
-		for _, n := range []int{1, 8, 9} {
+	for _, tt := range []int{1, 7, 8, 9, 16, 24, 32, 33, 40, 48, 96} {
+		for _, n := range []int{1, 8, 9, 12, 16, 17} {
 			for _, upper := range []bool{false, true} {
 				for _, layout := range []string{"rows", "cols"} {
 					name := fmt.Sprintf("t=%d/n=%d/upper=%t/a=%s", tt, n, upper, layout)
@@ -84,8 +84,8 @@ func TestTriGemmHandDerived(t *testing.T) {
 // are not written.
 func TestUpperGemmBitIdentical(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
-	for _, tt := range []int{1, 15, 16, 17, 32, 33, 48} {
-		for _, k := range []int{1, 7, 8, 9} {
+	for _, tt := range []int{1, 8, 15, 16, 17, 24, 32, 33, 40, 48, 96} {
+		for _, k := range []int{1, 7, 8, 9, 16} {
 			t.Run(fmt.Sprintf("t=%d/k=%d", tt, k), func(t *testing.T) {
 				lda, ldb, ldc := k+5, tt+3, tt+1
 				a, b := make([]float32, tt*lda), make([]float32, k*ldb)
@@ -180,25 +180,37 @@ func TestGemmEpilogueBitIdentical(t *testing.T) {
 // tiles do (5120 for TriGemm, 6144 for UpperGemm; the causal triangle is
 // 4224); %peak is against BenchmarkPeak's probe.
 func BenchmarkCausal(b *testing.B) {
-	const t, hs, ld = 32, 8, 96
 	peak, _ := fp32Peak()
-	r := rand.New(rand.NewPCG(3, 4))
-	a, bm, c := f32(randn(r, t*t)), f32(randn(r, t*ld)), make([]float32, t*ld)
-	run := func(name string, macs float64, f func()) {
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				f()
-			}
-			g := 2 * macs * float64(b.N) / b.Elapsed().Seconds() / 1e9
-			b.ReportMetric(g, "GFLOP/s")
-			if peak > 0 {
-				b.ReportMetric(100*g/peak, "%peak")
-			}
-		})
+	// The default model's heads (T = 32, 8 wide) and the ETT shapes' (T = 96, 16 wide).
+	for _, sh := range []struct{ t, hs int }{{32, 8}, {96, 16}} {
+		t, hs, ld := sh.t, sh.hs, 12*sh.hs
+		r := rand.New(rand.NewPCG(3, 4))
+		a, bm, c := f32(randn(r, t*t)), f32(randn(r, t*ld)), make([]float32, t*ld)
+		run := func(name string, macs int, f func()) {
+			b.Run(fmt.Sprintf("t=%d/hs=%d/op=%s", t, hs, name), func(b *testing.B) {
+				for b.Loop() {
+					f()
+				}
+				g := 2 * float64(macs) * float64(b.N) / b.Elapsed().Seconds() / 1e9
+				b.ReportMetric(g, "GFLOP/s")
+				if peak > 0 {
+					b.ReportMetric(100*g/peak, "%peak")
+				}
+			})
+		}
+		// The tiles' multiply-adds: lower tile r0 sums p < r0+TriTile,
+		// upper tile r0 sums p ≥ r0; UpperGemm's tile j0 covers columns ≥ j0.
+		tri, upper := 0, 0
+		for r0 := 0; r0 < t; r0 += TriTile {
+			tri += min(TriTile, t-r0) * min(t, r0+TriTile) * hs
+		}
+		for j0 := 0; j0 < t; j0 += UpperTile {
+			upper += min(UpperTile, t-j0) * (t - j0) * hs
+		}
+		run("tri/upper=false", tri, func() { TriGemm(c, ld, a, 1, t, bm, ld, t, hs, false) })
+		run("tri/upper=true", tri, func() { TriGemm(c, ld, a, t, 1, bm, ld, t, hs, true) })
+		run("upper", upper, func() { UpperGemm(c[:t*t], t, bm, ld, a[:hs*t], t, t, hs) })
 	}
-	run("op=tri/upper=false", 5120, func() { TriGemm(c, ld, a, 1, t, bm, ld, t, hs, false) })
-	run("op=tri/upper=true", 5120, func() { TriGemm(c, ld, a, t, 1, bm, ld, t, hs, true) })
-	run("op=upper", 6144, func() { UpperGemm(c[:t*t], t, bm, ld, a[:hs*t], t, t, hs) })
 }
 
 // TestBatchedBitIdentical checks TriGemmN and UpperGemmN against one
