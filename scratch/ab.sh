@@ -8,8 +8,8 @@ rm -rf /tmp/abold && git worktree add -f /tmp/abold HEAD >/dev/null 2>&1 || { gi
 go test -c -o /tmp/new.test $pkg
 : > /tmp/old.txt; : > /tmp/new.txt
 for r in $(seq $rounds); do
-  /tmp/old.test -test.run '^$' -test.bench "$re" -test.benchtime $bt -test.cpu 1 | grep Bench >> /tmp/old.txt
-  /tmp/new.test -test.run '^$' -test.bench "$re" -test.benchtime $bt -test.cpu 1 | grep Bench >> /tmp/new.txt
+  /tmp/old.test -test.run '^$' -test.bench "$re" -test.benchtime $bt -test.cpu ${CPU:-1} | grep Bench >> /tmp/old.txt
+  /tmp/new.test -test.run '^$' -test.bench "$re" -test.benchtime $bt -test.cpu ${CPU:-1} | grep Bench >> /tmp/new.txt
 done
 git worktree remove --force /tmp/abold
 go tool benchstat -filter '.unit:sec/op' /tmp/old.txt /tmp/new.txt 2>/dev/null || go tool benchstat /tmp/old.txt /tmp/new.txt

@@ -44,8 +44,8 @@ func TestTrainingBitsPinned(t *testing.T) {
 	}
 }
 
-// TestTrainStepChunksKeepBits: TrainStep runs TrainChunk windows at a
-// time; over batches that are, are not and are less than a multiple of
+// TestTrainStepChunksKeepBits: TrainStep runs Config.TrainWindows (1 to
+// TrainChunk) windows at a time; over batches that are, are not and are less than a multiple of
 // it, in both element types, its loss, gradients and updated parameters
 // equal those of one Forward, MSELoss and Backward over the whole batch
 // followed by the same Adam step.
@@ -66,13 +66,14 @@ func archVariants() []struct {
 	name string
 	c    Config
 } {
-	patch, revin := DefaultConfig(), DefaultConfig()
+	patch, revin, long := DefaultConfig(), DefaultConfig(), DefaultConfig()
 	patch.Patch = 4
 	revin.Patch, revin.Norm, revin.Loss, revin.Skip = 4, NormRevIN, LossLast, true
+	long.T = 96 // 96 tokens: TrainStep runs one window at a time
 	return []struct {
 		name string
 		c    Config
-	}{{"tokens", DefaultConfig()}, {"patch", patch}, {"revin_skip", revin}}
+	}{{"tokens", DefaultConfig()}, {"patch", patch}, {"revin_skip", revin}, {"long", long}}
 }
 
 func chunkCase[F Float](t *testing.T, c Config, b int) {
@@ -157,4 +158,34 @@ func TestIdeasKeepBits(t *testing.T) {
 func withIdea(c Config, i idea.Config) Config {
 	c.Idea = i
 	return c
+}
+
+// TestTrainWindows checks the chunk sizes against hand-computed
+// activation counts (Config.actFloats, float32, 768 KiB budget), and
+// TrainChunk with two threads where the MLP product can be split.
+func TestTrainWindows(t *testing.T) {
+	long := DefaultConfig()
+	long.T = 96
+	patch := DefaultConfig()
+	patch.Patch = 4
+	for _, tc := range []struct {
+		name   string
+		c      Config
+		floats int
+		want   int
+		want2  int // two threads: TrainChunk where 2·(8·T)·D·4D ≥ 2²⁶
+	}{
+		{"default", DefaultConfig(), 2 * (17*32*32 + 4*32*32), 4, 4}, // 172 KB a window; 2.1 MFLOP
+		{"patch", patch, 2 * (17*8*32 + 4*8*8), 8, 8},                // 36 KB: capped at TrainChunk
+		{"long", long, 2 * (17*96*32 + 4*96*96), 1, 1},               // 713 KB
+		{"ett", benchShapes[1].c, 2 * (17*96*64 + 4*96*96), 1, 1},    // 1.1 MB; 25 MFLOP
+		{"large", benchShapes[2].c, 3 * (17*96*128 + 8*96*96), 1, 8}, // 3.4 MB; 101 MFLOP
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.floats, tc.c.actFloats())
+			require.Equal(t, tc.want, tc.c.TrainWindows())
+			defer SetThreads(SetThreads(2))
+			require.Equal(t, tc.want2, tc.c.TrainWindows())
+		})
+	}
 }

@@ -41,7 +41,7 @@
 // of each, as in PyTorch's nn.MultiheadAttention-free GPT-2 code.
 // Checkpoints store these tensors as float32 under these names.
 //
-// TrainStep runs the batch forward and backward TrainChunk windows at a
+// TrainStep runs the batch forward and backward Config.TrainWindows at a
 // time, which keeps one chunk's activations in the core's L2 cache; since
 // every quantity is per window or a sum over rows in increasing order that
 // the chunks continue, the result has the bits of one pass over the whole

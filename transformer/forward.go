@@ -40,7 +40,7 @@ type siteActs[F Float] struct {
 
 // acts is one set of activations and backward scratch, with room for up
 // to n windows: the model keeps one for MaxBatch (Forward, Predict,
-// Backward) and one for TrainChunk (TrainStep).
+// Backward) and one for Config.TrainWindows (TrainStep).
 type acts[F Float] struct {
 	n      int  // windows it has room for
 	b      int  // windows of the last forward pass
@@ -173,13 +173,47 @@ func (s *acts[F]) view(c Config, b0, cb int) *acts[F] {
 	return &v
 }
 
-// TrainChunk is the number of windows TrainStep runs forward and backward
-// at a time. A step's gradients are sums over its rows in increasing
-// order, which chunks keep (each Gemm, LayerNorm and positional gradient
-// accumulates from the previous chunk's value), so the chunk size changes
-// no bit; it keeps one chunk's activations, about 0.4 MB for the default
-// model, in the core's L2 cache.
+// TrainChunk is the most windows TrainStep runs forward and backward at a
+// time (Config.TrainWindows picks how many). A step's gradients are sums
+// over its rows in increasing order, which chunks keep (each Gemm,
+// LayerNorm and positional gradient accumulates from the previous chunk's
+// value), so the chunk size changes no bit.
 const TrainChunk = 8
+
+// chunkBytes is the activation budget of one TrainStep chunk: about the
+// core's L2 cache, so that an activation written by one layer is still
+// there when the next reads it and when the backward pass comes back to
+// it.
+const chunkBytes = 768 << 10
+
+// TrainWindows is how many windows TrainStep runs forward and backward at
+// a time: as many as keep the chunk's float32 activations (actFloats per
+// window) within chunkBytes, at least 1 and at most TrainChunk. The
+// default model runs 4 (about 0.7 MB), the ETT shape (T = 96, d = 64) 1.
+// Measured on one core, batch 32, medians of interleaved runs: the ETT
+// step took 19.8 ms with 8 windows a chunk, 16 with 2 and 14.6 with 1;
+// the default 1.33 ms with 8 and 1.26 with 4. With products split among
+// goroutines (SetThreads above 1) and an MLP product (rows·D·4D) large
+// enough to be split at TrainChunk windows (kernel.ParMinFlops), it is
+// TrainChunk: the large shape of BenchmarkTrainStepShapes on two threads
+// took 102 ms a step with 8 windows, 112 with 1.
+func (c Config) TrainWindows() int {
+	rows := float64(TrainChunk * c.Tokens())
+	if kernel.Threads() > 1 && 2*rows*float64(c.D)*float64(4*c.D) >= kernel.ParMinFlops {
+		return TrainChunk
+	}
+	return max(1, min(TrainChunk, chunkBytes/(4*c.actFloats())))
+}
+
+// actFloats is about how many activations TrainStep keeps per window:
+// per block the residual stream, LayerNorms, q|k|v, attention output and
+// projection (1+1+3+1+1+1+1 rows of d), GELU and its derivative (2 rows
+// of 4d) and the heads' (T,T) probabilities; the idea's site and the
+// per-row statistics are left out.
+func (c Config) actFloats() int {
+	t, d := c.Tokens(), c.D
+	return c.Layers * (17*t*d + c.Heads*t*t)
+}
 
 // packedW holds the linear weights transposed, (In,Out), the layout Gemm
 // streams: Forward packs them once per call, TrainStep once per step.
@@ -241,7 +275,7 @@ type Model[F Float] struct {
 	Grads    *Params[F] // gradients, same layout; Backward accumulates here
 
 	full   *acts[F]   // Forward, Predict and Backward
-	chunk  *acts[F]   // TrainStep, TrainChunk windows at a time
+	chunk  *acts[F]   // TrainStep, room for TrainChunk windows
 	chunks []*acts[F] // views of full, TrainChunk windows each (Predict)
 	wt     *packedW[F]
 

@@ -7,7 +7,8 @@ import "fmt"
 // learning rate lr. x is (B,T,CIn), y (B,T+H). It returns the loss before
 // the update.
 //
-// The windows run forward and backward TrainChunk at a time. That gives
+// The windows run forward and backward Config.TrainWindows at a time
+// (within about the L2 cache). That gives
 // the bits of one Forward, MSELoss and Backward over the whole batch: every
 // quantity is either per window or a sum over rows in increasing order,
 // which the chunks continue. TrainStep leaves nothing for GateState,
@@ -24,8 +25,9 @@ func (m *Model[F]) TrainStep(opt *Adam[F], x, y []F, b int, lr float64) float64 
 	scale := c.lossScale(b)
 	var sum float64
 	xw, yw := c.T*c.CIn, c.T+c.H // one window of x and y
-	for b0 := 0; b0 < b; b0 += s.n {
-		cb := min(s.n, b-b0)
+	w := min(s.n, c.TrainWindows())
+	for b0 := 0; b0 < b; b0 += w {
+		cb := min(w, b-b0)
 		pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
 		dpred := s.dpred[:len(pred)]
 		sum = mseSum(c, dpred, pred, y[b0*yw:(b0+cb)*yw], cb, scale, sum)

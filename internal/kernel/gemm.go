@@ -28,7 +28,7 @@ func Gemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias []F
 		if bias != nil {
 			bias32 = any(bias).([]float32)
 		}
-		if flops := 2 * float64(m) * float64(n) * float64(k); Threads() > 1 && flops >= parMinFlops {
+		if flops := 2 * float64(m) * float64(n) * float64(k); Threads() > 1 && flops >= ParMinFlops {
 			parallelRows(m, flops, func(i0, i1 int) {
 				gemm32(c32[i0*ldc:], ldc, a32[i0*rsa:], rsa, csa, b32, ldb, bias32, i1-i0, n, k, acc)
 			})
@@ -79,7 +79,7 @@ func gemmEpi[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, bias,
 		if bias != nil {
 			bias32 = any(bias).([]float32)
 		}
-		if flops := 2 * float64(m) * float64(n) * float64(k); Threads() > 1 && flops >= parMinFlops {
+		if flops := 2 * float64(m) * float64(n) * float64(k); Threads() > 1 && flops >= ParMinFlops {
 			parallelRows(m, flops, func(i0, i1 int) {
 				gemmEpi32(c32[i0*ldc:], ldc, a32[i0*rsa:], rsa, csa, b32, ldb, bias32, e32[i0*ldc:], add, i1-i0, n, k)
 			})

@@ -21,17 +21,17 @@ func SetThreads(n int) int { return int(threads.Swap(int32(max(1, n)))) }
 // Threads returns the current setting of SetThreads.
 func Threads() int { return int(threads.Load()) }
 
-// parMinFlops is the least work (2·M·N·K) split among goroutines: about
+// ParMinFlops is the least work (2·M·N·K) split among goroutines: about
 // 25 µs of one core, against a microsecond or two to start and join them.
-const parMinFlops = 1 << 26
+const ParMinFlops = 1 << 26
 
 // parallelRows calls f on consecutive row ranges [i0, i1) covering [0, m),
 // concurrently on up to Threads() goroutines when the work is at least
-// parMinFlops and there are 16 rows or more; ranges are multiples of 8
+// ParMinFlops and there are 16 rows or more; ranges are multiples of 8
 // rows but the last. f must write only the rows it is given.
 func parallelRows(m int, flops float64, f func(i0, i1 int)) {
 	t := Threads()
-	if t <= 1 || flops < parMinFlops || m < 16 {
+	if t <= 1 || flops < ParMinFlops || m < 16 {
 		f(0, m)
 		return
 	}
