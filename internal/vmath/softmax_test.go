@@ -101,21 +101,22 @@ func TestCausalSoftmaxTDefinition(t *testing.T) {
 }
 
 func BenchmarkCausalSoftmaxT(b *testing.B) {
-	const n = 32
-	r := rand.New(rand.NewPCG(13, 13))
-	st := make([]float32, n*n)
-	for i := range st {
-		st[i] = float32(r.NormFloat64())
-	}
-	work := make([]float32, n*n)
-	for _, im := range softmaxImpls {
-		b.Run("impl="+im.name+"/t=32", func(b *testing.B) {
-			for b.Loop() {
-				copy(work, st)
-				im.fwd(work, n, 0.35)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(n*(n+1)/2), "ns/entry")
-		})
+	for _, n := range []int{32, 96} {
+		r := rand.New(rand.NewPCG(13, 13))
+		st := make([]float32, n*n)
+		for i := range st {
+			st[i] = float32(r.NormFloat64())
+		}
+		work := make([]float32, n*n)
+		for _, im := range softmaxImpls {
+			b.Run(fmt.Sprintf("impl=%s/t=%d", im.name, n), func(b *testing.B) {
+				for b.Loop() {
+					copy(work, st)
+					im.fwd(work, n, 0.35)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*(n+1)/2), "ns/entry")
+			})
+		}
 	}
 }
 
