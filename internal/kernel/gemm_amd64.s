@@ -63,6 +63,36 @@
 	VADDPS Z16, z0, z0; \
 	VADDPS Z17, z1, z1
 
+// PREFETCH_NEXT_C asks for the next tile's 8 rows of C (2 lines each)
+// while this tile's k loop runs, ptr on this tile's last row: an
+// accumulated C (a weight gradient over chunks) is often out of L2. A
+// prefetch past the panel's last row does not fault.
+#define PREFETCH_NEXT_C(ptr) \
+	ADDQ       R9, ptr;    \
+	PREFETCHT0 (ptr);      \
+	PREFETCHT0 64(ptr);    \
+	ADDQ       R9, ptr;    \
+	PREFETCHT0 (ptr);      \
+	PREFETCHT0 64(ptr);    \
+	ADDQ       R9, ptr;    \
+	PREFETCHT0 (ptr);      \
+	PREFETCHT0 64(ptr);    \
+	ADDQ       R9, ptr;    \
+	PREFETCHT0 (ptr);      \
+	PREFETCHT0 64(ptr);    \
+	ADDQ       R9, ptr;    \
+	PREFETCHT0 (ptr);      \
+	PREFETCHT0 64(ptr);    \
+	ADDQ       R9, ptr;    \
+	PREFETCHT0 (ptr);      \
+	PREFETCHT0 64(ptr);    \
+	ADDQ       R9, ptr;    \
+	PREFETCHT0 (ptr);      \
+	PREFETCHT0 64(ptr);    \
+	ADDQ       R9, ptr;    \
+	PREFETCHT0 (ptr);      \
+	PREFETCHT0 64(ptr)
+
 // NEXT_TILE moves to the next 8-row tile of a panel after a tile's store
 // has left DI on its last row: C (DI) and A (the a argument, kept in its
 // slot) move down 8 rows, and it loops to LABEL while rows remain.
@@ -127,6 +157,7 @@ tile832:
 	LOADC2(R13, Z12, Z13)
 	ADDQ  R9, R13
 	LOADC2(R13, Z14, Z15)
+	PREFETCH_NEXT_C(R13)
 	JMP   kloop8
 
 zero8:
