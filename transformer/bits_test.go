@@ -168,18 +168,20 @@ func TestTrainWindows(t *testing.T) {
 	long.T = 96
 	patch := DefaultConfig()
 	patch.Patch = 4
+	wide := Config{D: 128, Heads: 4, Layers: 1, T: 64, H: 8, CIn: 1}
 	for _, tc := range []struct {
 		name   string
 		c      Config
 		floats int
 		want   int
-		want2  int // two threads: TrainChunk where 2·(8·T)·D·4D ≥ 2²⁶
+		want2  int // two threads: TrainChunk where 2·(8·T)·D·4D ≥ 2²⁶ and not pipelined
 	}{
 		{"default", DefaultConfig(), 2 * (17*32*32 + 4*32*32), 4, 4}, // 172 KB a window; 2.1 MFLOP
 		{"patch", patch, 2 * (17*8*32 + 4*8*8), 8, 8},                // 36 KB: capped at TrainChunk
 		{"long", long, 2 * (17*96*32 + 4*96*96), 1, 1},               // 713 KB
 		{"ett", benchShapes[1].c, 2 * (17*96*64 + 4*96*96), 1, 1},    // 1.1 MB; 25 MFLOP
-		{"large", benchShapes[2].c, 3 * (17*96*128 + 8*96*96), 1, 8}, // 3.4 MB; 101 MFLOP
+		{"large", benchShapes[2].c, 3 * (17*96*128 + 8*96*96), 1, 1}, // 3.4 MB; pipelined (372 MFLOP a window)
+		{"wide", wide, 17*64*128 + 4*64*64, 1, 8},                    // 622 KB; MLP 2²⁶ at 8 windows, 79 MFLOP a window
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.floats, tc.c.actFloats())
@@ -188,4 +190,62 @@ func TestTrainWindows(t *testing.T) {
 			require.Equal(t, tc.want2, tc.c.TrainWindows())
 		})
 	}
+}
+
+// TestPipelineKeepsBits: TrainStep's forward/backward pipeline
+// (trainPipelined) over batches of one chunk, several and a ragged last
+// one, with and without an idea at its site, and with every registered
+// idea: three steps give the losses and parameters of the sequential loop
+// bit for bit. The large shape goes through TrainStep itself with two
+// threads, where it pipelines.
+func TestPipelineKeepsBits(t *testing.T) {
+	type variant struct {
+		name string
+		c    Config
+	}
+	var vs []variant
+	for _, arch := range archVariants() {
+		vs = append(vs, variant{arch.name, arch.c})
+		c := arch.c
+		c.Idea = gateIdea(0.8, 0.7)
+		vs = append(vs, variant{arch.name + "/gate", c})
+	}
+	for _, name := range idea.Names() {
+		c := DefaultConfig()
+		c.Idea = idea.Config{Name: name}
+		vs = append(vs, variant{"idea=" + name, c})
+	}
+	run := func(t *testing.T, c Config, b, threads int, pipe bool) ([]float64, []float32) {
+		defer SetThreads(SetThreads(threads))
+		m, x, y := benchModelOf(t, c, b)
+		opt := NewAdam[float32](c.NumParams())
+		var losses []float64
+		for range 3 {
+			if threads > 1 {
+				losses = append(losses, m.TrainStep(opt, x, y, b, 1e-3))
+			} else {
+				losses = append(losses, m.trainStep(opt, x, y, b, 1e-3, pipe))
+			}
+		}
+		return losses, append([]float32(nil), m.Params.Data...)
+	}
+	for _, v := range vs {
+		for _, b := range []int{3, 19, 32} {
+			t.Run(fmt.Sprintf("%s/b=%d", v.name, b), func(t *testing.T) {
+				l1, p1 := run(t, v.c, b, 1, false)
+				l2, p2 := run(t, v.c, b, 1, true)
+				require.Equal(t, l1, l2, "losses")
+				require.True(t, bitsEqual(p1, p2), "parameters differ with the pipeline")
+			})
+		}
+	}
+	t.Run("large/threads=2", func(t *testing.T) {
+		c := benchShapes[2].c
+		l1, p1 := run(t, c, 3, 1, false)
+		l2, p2 := run(t, c, 3, 2, false)
+		require.Equal(t, l1, l2, "losses")
+		require.True(t, bitsEqual(p1, p2), "parameters differ with the pipeline")
+		defer SetThreads(SetThreads(2))
+		require.True(t, c.pipelined())
+	})
 }

@@ -45,6 +45,7 @@ type acts[F Float] struct {
 	n      int  // windows it has room for
 	b      int  // windows of the last forward pass
 	train  bool // the last pass was a training one, so backward may run
+	step   bool // a TrainStep buffer: the attention projection is not kept
 	x      []F  // (B,T,CIn) input of the last pass, not owned
 	xn     []F  // (B,T,CIn) Norm: the input normalized per window
 	mu, sd []F  // (B,CIn) Norm: each window's channel levels and scales
@@ -193,16 +194,31 @@ const chunkBytes = 768 << 10
 // Measured on one core, batch 32, medians of interleaved runs: the ETT
 // step took 19.8 ms with 8 windows a chunk, 16 with 2 and 14.6 with 1;
 // the default 1.33 ms with 8 and 1.26 with 4. With products split among
-// goroutines (SetThreads above 1) and an MLP product (rows·D·4D) large
-// enough to be split at TrainChunk windows (kernel.ParMinFlops), it is
-// TrainChunk: the large shape of BenchmarkTrainStepShapes on two threads
-// took 102 ms a step with 8 windows, 112 with 1.
+// goroutines (SetThreads above 1), a step too small to pipeline
+// (pipelined) and an MLP product (rows·D·4D) large enough to be split at
+// TrainChunk windows (kernel.ParMinFlops), it is TrainChunk.
 func (c Config) TrainWindows() int {
 	rows := float64(TrainChunk * c.Tokens())
-	if kernel.Threads() > 1 && 2*rows*float64(c.D)*float64(4*c.D) >= kernel.ParMinFlops {
+	if kernel.Threads() > 1 && !c.pipelined() && 2*rows*float64(c.D)*float64(4*c.D) >= kernel.ParMinFlops {
 		return TrainChunk
 	}
 	return max(1, min(TrainChunk, chunkBytes/(4*c.actFloats())))
+}
+
+// pipeMinFlops is the least training work per window (Config.FLOPsPerStep)
+// for which TrainStep pipelines its chunks on two goroutines. Below it
+// the hand-off between cores costs more than the overlap saves. Measured
+// on two cores, batch 32: the large shape of BenchmarkTrainStepShapes
+// (372 MFLOP a window) took 65 ms a step pipelined against 80 on one
+// thread and 81 with its products split instead; the ett shape (66 MFLOP)
+// 14.3 against 13.6-13.9, the default (5 MFLOP) 1.72 against 1.22.
+const pipeMinFlops = 1 << 27
+
+// pipelined reports whether TrainStep runs its chunks as a forward and a
+// backward stage on two goroutines (trainPipelined): with SetThreads
+// above 1 and at least pipeMinFlops of work a window.
+func (c Config) pipelined() bool {
+	return kernel.Threads() > 1 && c.FLOPsPerStep(1) >= pipeMinFlops
 }
 
 // actFloats is about how many activations TrainStep keeps per window:
@@ -276,6 +292,7 @@ type Model[F Float] struct {
 
 	full   *acts[F]   // Forward, Predict and Backward
 	chunk  *acts[F]   // TrainStep, room for TrainChunk windows
+	chunk2 *acts[F]   // the second buffer of TrainStep's pipeline (threads > 1), made when first needed
 	chunks []*acts[F] // views of full, TrainChunk windows each (Predict)
 	wt     *packedW[F]
 
@@ -295,6 +312,7 @@ func New[F Float](c Config, maxBatch int) (*Model[F], error) {
 	}
 	m := &Model[F]{Config: c, MaxBatch: maxBatch, Params: NewParams[F](c), Grads: NewParams[F](c),
 		full: newActs[F](c, maxBatch), chunk: newActs[F](c, min(maxBatch, TrainChunk)), wt: newPackedW[F](c)}
+	m.chunk.step = true
 	if m.idea = c.active(); m.idea != nil {
 		m.op, m.site = idea.OpFor[F](m.idea), m.idea.Site()
 	}
@@ -389,7 +407,7 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
 			m.ideaForward(a.site.y[:bt*d], a.site, l, b)
 			add(res2, h, a.site.y[:bt*d])
-		case s == m.chunk:
+		case s.step:
 			// TrainStep keeps no proj: res2 = proj + h in the Gemm's
 			// epilogue, the bits of add(res2, h, proj).
 			kernel.LinearTAdd(res2, a.atty[:bt*d], wt.proj[l], w.ProjB, h, bt, d, d)

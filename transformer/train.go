@@ -14,6 +14,12 @@ import "fmt"
 // which the chunks continue. TrainStep leaves nothing for GateState,
 // GateInput or Backward.
 func (m *Model[F]) TrainStep(opt *Adam[F], x, y []F, b int, lr float64) float64 {
+	return m.trainStep(opt, x, y, b, lr, m.Config.pipelined())
+}
+
+// trainStep is TrainStep, its chunks pipelined (trainPipelined) when pipe
+// is set and there are two or more.
+func (m *Model[F]) trainStep(opt *Adam[F], x, y []F, b int, lr float64, pipe bool) float64 {
 	c := m.Config
 	m.checkBatch(x, b)
 	if len(y) != b*(c.T+c.H) {
@@ -21,18 +27,62 @@ func (m *Model[F]) TrainStep(opt *Adam[F], x, y []F, b int, lr float64) float64 
 	}
 	m.wt.pack(c, m.Params)
 	clear(m.Grads.Data)
-	s := m.chunk
 	scale := c.lossScale(b)
+	w := min(m.chunk.n, c.TrainWindows())
 	var sum float64
-	xw, yw := c.T*c.CIn, c.T+c.H // one window of x and y
-	w := min(s.n, c.TrainWindows())
-	for b0 := 0; b0 < b; b0 += w {
-		cb := min(w, b-b0)
-		pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
-		dpred := s.dpred[:len(pred)]
-		sum = mseSum(c, dpred, pred, y[b0*yw:(b0+cb)*yw], cb, scale, sum)
-		m.backward(s, nil, dpred)
+	if pipe && b > w {
+		sum = m.trainPipelined(x, y, b, w, scale)
+	} else {
+		s := m.chunk
+		xw, yw := c.T*c.CIn, c.T+c.H // one window of x and y
+		for b0 := 0; b0 < b; b0 += w {
+			cb := min(w, b-b0)
+			pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
+			dpred := s.dpred[:len(pred)]
+			sum = mseSum(c, dpred, pred, y[b0*yw:(b0+cb)*yw], cb, scale, sum)
+			m.backward(s, nil, dpred)
+		}
 	}
 	opt.Step(m.Params.Data, m.Grads.Data, lr)
 	return sum * scale
+}
+
+// trainPipelined runs TrainStep's chunks of w windows as a two-stage
+// pipeline on two goroutines: one runs the forward passes and the loss in
+// chunk order, the other the backward passes in the same order, each
+// chunk in one of two activation buffers, so chunk i+1's forward runs
+// while chunk i's backward does. Nothing a forward pass reads changes
+// during the step (the parameters and their packed transposes), the loss
+// adds its chunks in order on the forward goroutine, and the gradients
+// accumulate in order on the backward one, so the bits are those of the
+// sequential loop. It returns the loss sum.
+func (m *Model[F]) trainPipelined(x, y []F, b, w int, scale float64) float64 {
+	c := m.Config
+	if m.chunk2 == nil {
+		m.chunk2 = newActs[F](c, m.chunk.n)
+		m.chunk2.step = true
+	}
+	bufs := [2]*acts[F]{m.chunk, m.chunk2}
+	var dpred [2][]F
+	free, ready := make(chan int, 2), make(chan int, 2)
+	free <- 0
+	free <- 1
+	var sum float64 // written by the forward goroutine, read after its last send
+	xw, yw := c.T*c.CIn, c.T+c.H
+	go func() {
+		for b0 := 0; b0 < b; b0 += w {
+			k := <-free
+			s, cb := bufs[k], min(w, b-b0)
+			pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
+			dpred[k] = s.dpred[:len(pred)]
+			sum = mseSum(c, dpred[k], pred, y[b0*yw:(b0+cb)*yw], cb, scale, sum)
+			ready <- k
+		}
+	}()
+	for b0 := 0; b0 < b; b0 += w {
+		k := <-ready
+		m.backward(bufs[k], nil, dpred[k])
+		free <- k
+	}
+	return sum
 }
