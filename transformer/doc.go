@@ -45,7 +45,9 @@
 // time, which keeps one chunk's activations in the core's L2 cache; since
 // every quantity is per window or a sum over rows in increasing order that
 // the chunks continue, the result has the bits of one pass over the whole
-// batch. Predict, the evaluation pass, skips the work kept only for the
+// batch. With SetThreads above 1 a large model runs the chunks as a
+// pipeline, one chunk's forward pass beside the previous one's backward
+// pass, in the same order and with the same bits. Predict, the evaluation pass, skips the work kept only for the
 // backward pass (GELU's derivative).
 //
 // The code is generic over the element type: training runs in float32,
