@@ -239,6 +239,34 @@ func TestPipelineKeepsBits(t *testing.T) {
 			})
 		}
 	}
+	t.Run("float64", func(t *testing.T) {
+		c := archVariants()[3].c // long: one window a chunk
+		c.Idea = gateIdea(0.8, 0.7)
+		const b = 7
+		run64 := func(pipe bool) ([]float64, []float64) {
+			m, err := New[float64](c, b)
+			require.NoError(t, err)
+			m.Params.Init(rand.New(rand.NewPCG(5, 5)))
+			x32, y32 := sineBatch(c, b, 0.3, 0.2)
+			x, y := make([]float64, len(x32)), make([]float64, len(y32))
+			for i, v := range x32 {
+				x[i] = float64(v)
+			}
+			for i, v := range y32 {
+				y[i] = float64(v)
+			}
+			opt := NewAdam[float64](c.NumParams())
+			var losses []float64
+			for range 3 {
+				losses = append(losses, m.trainStep(opt, x, y, b, 1e-3, pipe))
+			}
+			return losses, append([]float64(nil), m.Params.Data...)
+		}
+		l1, p1 := run64(false)
+		l2, p2 := run64(true)
+		require.Equal(t, l1, l2, "losses")
+		require.True(t, bitsEqual(p1, p2), "parameters differ with the pipeline")
+	})
 	t.Run("large/threads=2", func(t *testing.T) {
 		c := benchShapes[2].c
 		l1, p1 := run(t, c, 3, 1, false)

@@ -209,9 +209,11 @@ func (c Config) TrainWindows() int {
 // for which TrainStep pipelines its chunks on two goroutines. Below it
 // the hand-off between cores costs more than the overlap saves. Measured
 // on two cores, batch 32: the large shape of BenchmarkTrainStepShapes
-// (372 MFLOP a window) took 65 ms a step pipelined against 80 on one
-// thread and 81 with its products split instead; the ett shape (66 MFLOP)
-// 14.3 against 13.6-13.9, the default (5 MFLOP) 1.72 against 1.22.
+// (372 MFLOP a window) took 55-65 ms a step pipelined against 74-80 on
+// one thread and 81 with its products split instead; the ett shape (66
+// MFLOP) 14.3 against 13.6-13.9, the default (5 MFLOP) 1.72 against
+// 1.22. With more than two threads each stage may also split its larger
+// products among them.
 const pipeMinFlops = 1 << 27
 
 // pipelined reports whether TrainStep runs its chunks as a forward and a

@@ -58,8 +58,8 @@ func (m *Model[F]) trainStep(opt *Adam[F], x, y []F, b int, lr float64, pipe boo
 // sequential loop. It returns the loss sum.
 func (m *Model[F]) trainPipelined(x, y []F, b, w int, scale float64) float64 {
 	c := m.Config
-	if m.chunk2 == nil {
-		m.chunk2 = newActs[F](c, m.chunk.n)
+	if m.chunk2 == nil || m.chunk2.n < w {
+		m.chunk2 = newActs[F](c, w) // w windows, not TrainChunk: a large model's chunk is 3 MB a window
 		m.chunk2.step = true
 	}
 	bufs := [2]*acts[F]{m.chunk, m.chunk2}

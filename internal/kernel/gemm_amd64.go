@@ -135,7 +135,8 @@ func gemmAVX512(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 func gemmAVX512Epi(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, bias, e []float32, op int, m, n, k int, acc bool) {
 	// Products whose k fits one block (every panel of B within L1) run
 	// unblocked: packing would cost more than it saves. So do products of
-	// fewer than 2·blockM rows with A read by rows, whose B would be packed
+	// fewer than 2·blockM rows whose A needs no packing (columns less than
+	// a kilobyte apart; see packA below), whose B would be packed
 	// for too few rows to pay for it: at m = 96, k = 512, n = 128 (the MLP's
 	// input gradient, one window of 96 tokens) 84% of the FMA peak blocked,
 	// 100% unblocked; at m = 384 blocking is ahead again (94% against 91%).
@@ -413,9 +414,9 @@ func dwBiasAsm(dw, dbias, dout, inp []float32, n, in, outF int) bool {
 }
 
 // triAsmN runs TriGemm's float32 kernel on each product of bt when this
-// machine and shape have one (the AVX-512 Gemm, N = 8, T a multiple of 8)
-// and reports whether it did (all or none). Bounds were checked by the
-// caller.
+// machine and shape have one (the AVX-512 Gemm, T a multiple of 8, N = 8
+// or 9 to 16) and reports whether it did (all or none). Bounds were
+// checked by the caller.
 func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t, n int, upper bool, bt Batch) bool {
 	if n > 8 && n <= 16 && t%8 == 0 && useAVX512 {
 		// Wider heads (9 to 16 columns, one zmm): triTiles' 8-row tiles
@@ -459,11 +460,12 @@ func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb i
 func upper32x8AVX512(c, a, b *float32, ldc, lda, ldb int)
 
 // upperAsmN runs UpperGemm's float32 kernel on each product of bt when
-// this machine and shape have one (the AVX-512 Gemm, T = 32, K = 8) and
-// reports whether it did (all or none).
+// this machine and shape have one (the AVX-512 Gemm, T a multiple of 8;
+// its own kernel for T = 32, K = 8) and reports whether it did (all or
+// none).
 func upperAsmN(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int, bt Batch) bool {
-	if t%8 == 0 && t != 32 && k > 0 && useAVX512 {
-		// Other lengths: upperTiles' 16-row tiles (8 for the last when T
+	if t%8 == 0 && !(t == 32 && k == 8) && k > 0 && useAVX512 {
+		// Other shapes: upperTiles' 16-row tiles (8 for the last when T
 		// is an odd multiple of 8) straight to the 8x32 kernel, one call
 		// per 32-column panel right of the tile's start.
 		for h := range bt.Count {

@@ -22,7 +22,7 @@ func TriGemm[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n 
 }
 
 // triTiles is TriGemm through Gemm, one call per row tile: every
-// implementation but the N = 8 assembly kernel.
+// implementation but the AVX-512 one (triAsmN).
 func triTiles[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n int, upper bool) {
 	for r0 := 0; r0 < t; r0 += TriTile {
 		rows := min(TriTile, t-r0)

@@ -77,8 +77,8 @@ func TestTriGemmHandDerived(t *testing.T) {
 	require.Equal(t, []float32{10 + 4*20, 3 * 20}, c)
 }
 
-// TestUpperGemmBitIdentical checks UpperGemm (the assembly kernel for
-// T = 32, K = 8 where this machine has one) and its Gemm-per-tile path
+// TestUpperGemmBitIdentical checks UpperGemm (the assembly kernels for T
+// a multiple of 8 where this machine has them) and its Gemm-per-tile path
 // against the full product from the pure-Go Gemm, bit for bit, on the
 // columns each row must get, and that the columns left of a row's tile
 // are not written.
@@ -217,47 +217,15 @@ func BenchmarkCausal(b *testing.B) {
 // TriGemm or UpperGemm call per product, bit for bit, in the layout of an
 // attention window's four heads (interleaved columns of shared C and B
 // rows, A blocks one after another) and in float64, where they loop over
-// the tiles in Go: T = 32 and 24 (the assembly kernels for N = 8, K = 8),
-// and 9 (Go).
+// the tiles in Go: heads 8, 12 and 16 wide, T = 32, 24 and 96 (the
+// assembly kernels) and 9 (Go).
 func TestBatchedBitIdentical(t *testing.T) {
-	const heads, hs = 4, 8
+	const heads = 4
 	r := rand.New(rand.NewPCG(25, 26))
-	for _, tt := range []int{32, 24, 9} {
-		ld := 3 * heads * hs // a [q | k | v] row
-		qkv := f32(randn(r, tt*ld))
-		att := f32(randn(r, heads*tt*tt))
-		t.Run(fmt.Sprintf("op=tri/t=%d", tt), func(t *testing.T) {
-			for _, upper := range []bool{false, true} {
-				rsa, csa := 1, tt
-				if upper {
-					rsa, csa = tt, 1
-				}
-				bt := Batch{Count: heads, SC: hs, SA: tt * tt, SB: hs}
-				want, got := make([]float32, tt*heads*hs), make([]float32, tt*heads*hs)
-				for h := range heads {
-					TriGemm(want[h*hs:], heads*hs, att[h*tt*tt:], rsa, csa, qkv[2*heads*hs+h*hs:], ld, tt, hs, upper)
-				}
-				TriGemmN(got, heads*hs, att, rsa, csa, qkv[2*heads*hs:], ld, tt, hs, upper, bt)
-				requireSameBits32(t, want, got)
-				want64, got64 := make([]float64, len(want)), make([]float64, len(got))
-				att64, qkv64 := f64(att), f64(qkv)
-				for h := range heads {
-					TriGemm(want64[h*hs:], heads*hs, att64[h*tt*tt:], rsa, csa, qkv64[2*heads*hs+h*hs:], ld, tt, hs, upper)
-				}
-				TriGemmN(got64, heads*hs, att64, rsa, csa, qkv64[2*heads*hs:], ld, tt, hs, upper, bt)
-				require.Equal(t, want64, got64)
-			}
-		})
-		t.Run(fmt.Sprintf("op=upper/t=%d", tt), func(t *testing.T) {
-			bt := Batch{Count: heads, SC: tt * tt, SA: hs, SB: hs * tt}
-			qt := f32(randn(r, heads*hs*tt))
-			want, got := make([]float32, heads*tt*tt), make([]float32, heads*tt*tt)
-			for h := range heads {
-				UpperGemm(want[h*tt*tt:], tt, qkv[heads*hs+h*hs:], ld, qt[h*hs*tt:], tt, tt, hs)
-			}
-			UpperGemmN(got, tt, qkv[heads*hs:], ld, qt, tt, tt, hs, bt)
-			requireSameBits32(t, want, got)
-		})
+	for _, hs := range []int{8, 12, 16} {
+		for _, tt := range []int{32, 24, 9, 96} {
+			batchedCase(t, r, heads, hs, tt)
+		}
 	}
 	t.Run("panics", func(t *testing.T) {
 		c, a, b := make([]float32, 32*8), make([]float32, 32*32), make([]float32, 32*8)
@@ -274,6 +242,80 @@ func TestBatchedBitIdentical(t *testing.T) {
 			UpperGemmN(a, 32, b, 8, c, 32, 32, 8, Batch{Count: 2, SC: 8})
 		})
 	})
+}
+
+// batchedCase is one head width and length of TestBatchedBitIdentical.
+func batchedCase(t *testing.T, r *rand.Rand, heads, hs, tt int) {
+	{
+		ld := 3 * heads * hs // a [q | k | v] row
+		qkv := f32(randn(r, tt*ld))
+		full := f32(randn(r, heads*tt*tt))
+		t.Run(fmt.Sprintf("op=tri/hs=%d/t=%d", hs, tt), func(t *testing.T) {
+			for _, upper := range []bool{false, true} {
+				rsa, csa := 1, tt
+				if upper {
+					rsa, csa = tt, 1
+				}
+				// Each head's A triangular, as TriGemm requires.
+				att := make([]float32, len(full))
+				for h := range heads {
+					for i := range tt {
+						for p := range tt {
+							if (upper && p >= i) || (!upper && p <= i) {
+								att[h*tt*tt+i*rsa+p*csa] = full[h*tt*tt+i*rsa+p*csa]
+							}
+						}
+					}
+				}
+				bt := Batch{Count: heads, SC: hs, SA: tt * tt, SB: hs}
+				want, got := make([]float32, tt*heads*hs), make([]float32, tt*heads*hs)
+				for h := range heads {
+					TriGemm(want[h*hs:], heads*hs, att[h*tt*tt:], rsa, csa, qkv[2*heads*hs+h*hs:], ld, tt, hs, upper)
+				}
+				TriGemmN(got, heads*hs, att, rsa, csa, qkv[2*heads*hs:], ld, tt, hs, upper, bt)
+				requireSameBits32(t, want, got)
+				// and against the pure-Go Gemm over the full range, head by head
+				for h := range heads {
+					ref := make([]float32, tt*heads*hs)
+					gemmGeneric(ref[h*hs:], heads*hs, att[h*tt*tt:], rsa, csa, qkv[2*heads*hs+h*hs:], ld, nil, 0, tt, 0, hs, tt, false)
+					for i := range tt {
+						for j := range hs {
+							k := i*heads*hs + h*hs + j
+							require.Equalf(t, math.Float32bits(ref[k]), math.Float32bits(got[k]), "head %d C[%d,%d]", h, i, j)
+						}
+					}
+				}
+				want64, got64 := make([]float64, len(want)), make([]float64, len(got))
+				att64, qkv64 := f64(att), f64(qkv)
+				for h := range heads {
+					TriGemm(want64[h*hs:], heads*hs, att64[h*tt*tt:], rsa, csa, qkv64[2*heads*hs+h*hs:], ld, tt, hs, upper)
+				}
+				TriGemmN(got64, heads*hs, att64, rsa, csa, qkv64[2*heads*hs:], ld, tt, hs, upper, bt)
+				require.Equal(t, want64, got64)
+			}
+		})
+		t.Run(fmt.Sprintf("op=upper/hs=%d/t=%d", hs, tt), func(t *testing.T) {
+			bt := Batch{Count: heads, SC: tt * tt, SA: hs, SB: hs * tt}
+			qt := f32(randn(r, heads*hs*tt))
+			want, got := make([]float32, heads*tt*tt), make([]float32, heads*tt*tt)
+			for h := range heads {
+				UpperGemm(want[h*tt*tt:], tt, qkv[heads*hs+h*hs:], ld, qt[h*hs*tt:], tt, tt, hs)
+			}
+			UpperGemmN(got, tt, qkv[heads*hs:], ld, qt, tt, tt, hs, bt)
+			requireSameBits32(t, want, got)
+			// and against the pure-Go Gemm, head by head, on the columns
+			// each row gets
+			for h := range heads {
+				ref := make([]float32, tt*tt)
+				gemmGeneric(ref, tt, qkv[heads*hs+h*hs:], ld, 1, qt[h*hs*tt:], tt, nil, 0, tt, 0, tt, hs, false)
+				for j := range tt {
+					for i := j / UpperTile * UpperTile; i < tt; i++ {
+						require.Equalf(t, math.Float32bits(ref[j*tt+i]), math.Float32bits(got[h*tt*tt+j*tt+i]), "head %d C[%d,%d]", h, j, i)
+					}
+				}
+			}
+		})
+	}
 }
 
 func requireSameBits32(t *testing.T, want, got []float32) {
