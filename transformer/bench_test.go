@@ -137,13 +137,7 @@ func BenchmarkLayerNorm(b *testing.B) {
 	c := DefaultConfig()
 	n, d := 32*c.T, c.D
 	r := rand.New(rand.NewPCG(2, 3))
-	v := func(k int) []float32 {
-		s := make([]float32, k)
-		for i := range s {
-			s[i] = float32(r.NormFloat64())
-		}
-		return s
-	}
+	v := func(k int) []float32 { return normals32(r, k) }
 	x, dout, w, bias := v(n*d), v(n*d), v(d), v(d)
 	out, dx, dw, db := make([]float32, n*d), make([]float32, n*d), make([]float32, d), make([]float32, d)
 	mean, rstd, gm, gxm := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
@@ -162,21 +156,14 @@ func BenchmarkLayerNorm(b *testing.B) {
 	})
 }
 
-// BenchmarkAttention times causal attention on one TrainChunk of the
-// default model (8 windows, 4 heads of 8, T = 32), in µs per head.
+// BenchmarkAttention times causal attention on one TrainChunk (8 windows)
+// at each of benchShapes, in µs per head.
 func BenchmarkAttention(b *testing.B) {
 	for _, sh := range benchShapes {
 		c := sh.c
 		bw, t, d, nh := TrainChunk, c.T, c.D, c.Heads
 		r := rand.New(rand.NewPCG(4, 5))
-		v := func(k int) []float32 {
-			s := make([]float32, k)
-			for i := range s {
-				s[i] = float32(r.NormFloat64())
-			}
-			return s
-		}
-		qkv, dout := v(bw*t*3*d), v(bw*t*d)
+		qkv, dout := normals32(r, bw*t*3*d), normals32(r, bw*t*d)
 		out, att, dqkv := make([]float32, bw*t*d), make([]float32, bw*nh*t*t), make([]float32, bw*t*3*d)
 		ds, kt := make([]float32, nh*t*t), make([]float32, d*t)
 		heads := float64(bw * nh)
@@ -238,4 +225,13 @@ func benchModelOf(tb testing.TB, c Config, batch int) (m *Model[float32], x, y [
 		y[i] = float32(r.NormFloat64())
 	}
 	return m, x, y
+}
+
+// normals32 returns k standard normal values from r as float32.
+func normals32(r *rand.Rand, k int) []float32 {
+	s := make([]float32, k)
+	for i := range s {
+		s[i] = float32(r.NormFloat64())
+	}
+	return s
 }

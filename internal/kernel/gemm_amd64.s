@@ -63,35 +63,26 @@
 	VADDPS Z16, z0, z0; \
 	VADDPS Z17, z1, z1
 
-// PREFETCH_NEXT_C asks for the next tile's 8 rows of C (2 lines each)
-// while this tile's k loop runs, ptr on this tile's last row: an
-// accumulated C (a weight gradient over chunks) is often out of L2. A
-// prefetch past the panel's last row does not fault.
-#define PREFETCH_NEXT_C(ptr) \
-	ADDQ       R9, ptr;    \
-	PREFETCHT0 (ptr);      \
-	PREFETCHT0 64(ptr);    \
-	ADDQ       R9, ptr;    \
-	PREFETCHT0 (ptr);      \
-	PREFETCHT0 64(ptr);    \
-	ADDQ       R9, ptr;    \
-	PREFETCHT0 (ptr);      \
-	PREFETCHT0 64(ptr);    \
-	ADDQ       R9, ptr;    \
-	PREFETCHT0 (ptr);      \
-	PREFETCHT0 64(ptr);    \
-	ADDQ       R9, ptr;    \
-	PREFETCHT0 (ptr);      \
-	PREFETCHT0 64(ptr);    \
-	ADDQ       R9, ptr;    \
-	PREFETCHT0 (ptr);      \
-	PREFETCHT0 64(ptr);    \
-	ADDQ       R9, ptr;    \
-	PREFETCHT0 (ptr);      \
-	PREFETCHT0 64(ptr);    \
-	ADDQ       R9, ptr;    \
-	PREFETCHT0 (ptr);      \
+// PREFETCH_ROW steps ptr down one row of C (R9 bytes) and asks for its
+// 32 columns (2 lines).
+#define PREFETCH_ROW(ptr) \
+	ADDQ       R9, ptr; \
+	PREFETCHT0 (ptr);   \
 	PREFETCHT0 64(ptr)
+
+// PREFETCH_NEXT_C asks for the next tile's 8 rows of C while this tile's
+// k loop runs, ptr on this tile's last row: an accumulated C (a weight
+// gradient over chunks) is often out of L2. A prefetch past the panel's
+// last row does not fault.
+#define PREFETCH_NEXT_C(ptr) \
+	PREFETCH_ROW(ptr); \
+	PREFETCH_ROW(ptr); \
+	PREFETCH_ROW(ptr); \
+	PREFETCH_ROW(ptr); \
+	PREFETCH_ROW(ptr); \
+	PREFETCH_ROW(ptr); \
+	PREFETCH_ROW(ptr); \
+	PREFETCH_ROW(ptr)
 
 // NEXT_TILE moves to the next 8-row tile of a panel after a tile's store
 // has left DI on its last row: C (DI) and A (the a argument, kept in its
