@@ -47,8 +47,9 @@
 // the chunks continue, the result has the bits of one pass over the whole
 // batch. With SetThreads above 1 a large model runs the chunks as a
 // pipeline, one chunk's forward pass beside the previous one's backward
-// pass, in the same order and with the same bits. Predict, the evaluation pass, skips the work kept only for the
-// backward pass (GELU's derivative).
+// pass, in the same order and with the same bits. Predict, the evaluation
+// pass, skips the work kept only for the backward pass (GELU's
+// derivative).
 //
 // The code is generic over the element type: training runs in float32,
 // the gradient check in float64 (same code, so it checks what trains).

@@ -8,10 +8,9 @@ import "fmt"
 // the update.
 //
 // The windows run forward and backward Config.TrainWindows at a time
-// (within about the L2 cache). That gives
-// the bits of one Forward, MSELoss and Backward over the whole batch: every
-// quantity is either per window or a sum over rows in increasing order,
-// which the chunks continue. TrainStep leaves nothing for GateState,
+// (within about the L2 cache). That gives the bits of one Forward, MSELoss
+// and Backward over the whole batch: every quantity is either per window
+// or a sum over rows in increasing order, which the chunks continue. TrainStep leaves nothing for GateState,
 // GateInput or Backward.
 func (m *Model[F]) TrainStep(opt *Adam[F], x, y []F, b int, lr float64) float64 {
 	return m.trainStep(opt, x, y, b, lr, m.Config.pipelined())
@@ -33,18 +32,25 @@ func (m *Model[F]) trainStep(opt *Adam[F], x, y []F, b int, lr float64, pipe boo
 	if pipe && b > w {
 		sum = m.trainPipelined(x, y, b, w, scale)
 	} else {
-		s := m.chunk
-		xw, yw := c.T*c.CIn, c.T+c.H // one window of x and y
 		for b0 := 0; b0 < b; b0 += w {
-			cb := min(w, b-b0)
-			pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
-			dpred := s.dpred[:len(pred)]
-			sum = mseSum(c, dpred, pred, y[b0*yw:(b0+cb)*yw], cb, scale, sum)
-			m.backward(s, nil, dpred)
+			var dpred []F
+			dpred, sum = m.chunkLoss(m.chunk, x, y, b0, min(w, b-b0), scale, sum)
+			m.backward(m.chunk, nil, dpred)
 		}
 	}
 	opt.Step(m.Params.Data, m.Grads.Data, lr)
 	return sum * scale
+}
+
+// chunkLoss runs the forward pass of windows [b0, b0+cb) of x into s and
+// their loss against y, added to sum; it returns the loss gradient of the
+// forecasts (in s) and the new sum.
+func (m *Model[F]) chunkLoss(s *acts[F], x, y []F, b0, cb int, scale, sum float64) ([]F, float64) {
+	c := m.Config
+	xw, yw := c.T*c.CIn, c.T+c.H // one window of x and y
+	pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
+	dpred := s.dpred[:len(pred)]
+	return dpred, mseSum(c, dpred, pred, y[b0*yw:(b0+cb)*yw], cb, scale, sum)
 }
 
 // trainPipelined runs TrainStep's chunks of w windows as a two-stage
@@ -68,14 +74,10 @@ func (m *Model[F]) trainPipelined(x, y []F, b, w int, scale float64) float64 {
 	free <- 0
 	free <- 1
 	var sum float64 // written by the forward goroutine, read after its last send
-	xw, yw := c.T*c.CIn, c.T+c.H
 	go func() {
 		for b0 := 0; b0 < b; b0 += w {
 			k := <-free
-			s, cb := bufs[k], min(w, b-b0)
-			pred := m.forward(s, x[b0*xw:(b0+cb)*xw], cb, true)
-			dpred[k] = s.dpred[:len(pred)]
-			sum = mseSum(c, dpred[k], pred, y[b0*yw:(b0+cb)*yw], cb, scale, sum)
+			dpred[k], sum = m.chunkLoss(bufs[k], x, y, b0, min(w, b-b0), scale, sum)
 			ready <- k
 		}
 	}()
