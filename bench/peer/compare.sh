@@ -8,6 +8,12 @@
 #   bash bench/peer/compare.sh --shapes [rounds]   # BenchmarkTrainStepShapes' shapes, default 3 rounds
 #
 # Outputs go.txt and torch.txt in $OUT or a temporary directory.
+#
+# Both sides run pinned (taskset) to one CPU, PIN, default the last one: on a
+# virtual machine one vCPU can be markedly slower than another for a while
+# (measured on a 2-vCPU host: one ran both Go and torch 25-40% slower than
+# the other, and which one changed within hours), so unpinned rounds drift
+# between the two; pinned, each round compares both peers on one core.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -19,6 +25,12 @@ fi
 rounds="${1:-5}"
 out="${OUT:-$(mktemp -d)}"
 py=/usr/bin/python3
+pin="${PIN:-$(($(nproc) - 1))}"
+pinned=()
+if command -v taskset >/dev/null; then
+	pinned=(taskset -c "$pin")
+	echo "# pinned to CPU $pin" >&2
+fi
 : >"$out/go.txt"
 : >"$out/torch.txt"
 
@@ -40,13 +52,14 @@ if $shapes; then
 		for spec in "${specs[@]}"; do
 			IFS='|' read -r name flags bt steps <<<"$spec"
 			bench="BenchmarkTrainStepShapes/shape=$name/threads=1"
-			"$out/transformer.test" -test.run '^$' -test.bench "^$bench\$" \
+			"${pinned[@]}" "$out/transformer.test" -test.run '^$' -test.bench "^$bench\$" \
 				-test.benchtime "$bt" -test.cpu 1 | grep -v '^PASS' >>"$out/go.txt"
 			# shellcheck disable=SC2086
-			"$py" bench/peer/train_step.py $flags --count 1 --warmup 2 --steps "$steps" --bench-name "$bench" >>"$out/torch.txt"
+			"${pinned[@]}" "$py" bench/peer/train_step.py $flags --count 1 --warmup 2 --steps "$steps" --bench-name "$bench" >>"$out/torch.txt"
 		done
 		echo "round $r done" >&2
 	done
+	echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned})"
 	echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
 	echo "# outputs: $out/go.txt $out/torch.txt"
 	go tool benchstat -table '' -ignore goos,goarch,cpu,peer "$out/go.txt" "$out/torch.txt"
@@ -65,13 +78,14 @@ fi
 go test -c -o "$out/transformer.test" ./transformer/
 for r in $(seq "$rounds"); do
 	for g in off on; do
-		"$out/transformer.test" -test.run '^$' -test.bench "^BenchmarkTrainStep/gate=$g\$" \
+		"${pinned[@]}" "$out/transformer.test" -test.run '^$' -test.bench "^BenchmarkTrainStep/gate=$g\$" \
 			-test.benchtime 400x -test.cpu 1 | grep -v '^PASS' >>"$out/go.txt"
-		"$py" bench/peer/train_step.py --gate "$g" --count 1 --steps 100 --name go >>"$out/torch.txt"
+		"${pinned[@]}" "$py" bench/peer/train_step.py --gate "$g" --count 1 --steps 100 --name go >>"$out/torch.txt"
 	done
 	echo "round $r/$rounds done" >&2
 done
 
+echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned})"
 echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
 echo "# outputs: $out/go.txt $out/torch.txt"
 # One table per unit: the two files differ in goos/cpu/peer lines, which
