@@ -452,6 +452,44 @@ func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb i
 	return true
 }
 
+// TriGemmTFast reports whether TriGemmTN runs an assembly kernel for T
+// and N: the AVX-512 Gemm, T a positive multiple of 16 and N of 8.
+func TriGemmTFast(t, n int) bool {
+	return useAVX512 && t > 0 && t%16 == 0 && n > 0 && n%8 == 0
+}
+
+// triTAsm is one product of TriGemmTN (TriGemmTFast true), in 32-column
+// panels [i0, i0+32) of Cᵀ, B's N columns as the tiles' rows (A operand
+// rsa 1, csa ldb) and at's rows as their columns (B operand, row stride
+// T). Lower A (at upper triangular, at[p·T+i] = 0 for p > i): p < i0+16
+// for the whole panel, then p in [i0+16, i0+32) for its right half,
+// accumulated. Upper A (at[p·T+i] = 0 for p < i): p in [i0, i0+16) for
+// the left half, then p ≥ i0+16 for the whole panel, accumulated onto
+// the left half and onto a zeroed right half (fma(a, b, +0) is the first
+// product itself, as from the kernel's own +0). A panel 16 wide (T an odd
+// multiple of 16) takes its half's range alone.
+func triTAsm(ct, at, b []float32, ldb, t, n int, upper bool) {
+	const all, half = ^uint32(0), uint32(0xffff)
+	for i0 := 0; i0 < t; i0 += 32 {
+		wide := t-i0 >= 32
+		switch {
+		case !upper && wide:
+			gemm8x32AVX512(&ct[i0], &b[0], &at[i0], nil, t, 1, ldb, t, i0+16, all, 0, n, nil)
+			gemm8x16AVX512(&ct[i0+16], &b[(i0+16)*ldb], &at[(i0+16)*t+i0+16], nil, t, 1, ldb, t, 16, half, flagAcc, n)
+		case !upper:
+			gemm8x16AVX512(&ct[i0], &b[0], &at[i0], nil, t, 1, ldb, t, i0+16, half, 0, n)
+		case wide:
+			gemm8x16AVX512(&ct[i0], &b[i0*ldb], &at[i0*t+i0], nil, t, 1, ldb, t, 16, half, 0, n)
+			for r := range n {
+				clear(ct[r*t+i0+16 : r*t+i0+32])
+			}
+			gemm8x32AVX512(&ct[i0], &b[(i0+16)*ldb], &at[(i0+16)*t+i0], nil, t, 1, ldb, t, t-i0-16, all, flagAcc, n, nil)
+		default:
+			gemm8x16AVX512(&ct[i0], &b[i0*ldb], &at[i0*t+i0], nil, t, 1, ldb, t, 16, half, 0, n)
+		}
+	}
+}
+
 // upper32x8AVX512 is UpperGemm for T = 32 and K = 8: B's 8x32 block stays
 // in Z16–Z31 while the rows of C go by, two zmm each for rows 0–15 and
 // the right one for rows 16–31.

@@ -35,3 +35,11 @@ func triAsmN(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb i
 func upperAsmN(c []float32, ldc int, a []float32, lda int, b []float32, ldb int, t, k int, bt Batch) bool {
 	return false
 }
+
+// TriGemmTFast reports whether TriGemmTN runs an assembly kernel for T
+// and N: never on this build.
+func TriGemmTFast(t, n int) bool { return false }
+
+func triTAsm(ct, at, b []float32, ldb, t, n int, upper bool) {
+	panic("kernel: triTAsm without an assembly kernel")
+}

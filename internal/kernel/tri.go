@@ -34,6 +34,44 @@ func triTiles[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n
 	}
 }
 
+// TriGemmTN writes, for each of bt.Count products, the transpose of
+// TriGemm's C: ct (N,T) row-major, ct[c·T+i] = C[i,c], where C = A·B as
+// in TriGemm with A given transposed as the row-major (T,T) matrix at
+// (A[i,p] = at[p·T+i], TriGemm's rsa 1, csa T) and B (T,N) with row
+// stride ldb. The h-th product reads at[h·bt.SA:] and b[h·bt.SB:] and
+// writes ct[h·bt.SC:]. Every entry is TriGemm's sum, bit for bit for
+// finite operands: it runs over p in increasing order from +0, and the
+// products it adds beyond TriGemm's tiles are A's zeros.
+//
+// With queries along T this is how an attention head's output comes out
+// of the probabilities kept key-major (Pᵀ, the at of P·V and of dS·K): B's
+// columns are A's rows in the kernel's tiles (8 rows of Cᵀ, one head
+// channel each) and at's rows its 32 columns, so the 8-wide heads of the
+// default model run 8x32 zmm tiles instead of TriGemm's 8x8 ymm ones.
+// Where TriGemmTFast is false it is one Gemm over the whole range (the
+// zeros included), correct but slower than TriGemm.
+func TriGemmTN(ct, at, b []float32, ldb int, t, n int, upper bool, bt Batch) {
+	if t < 0 || n < 0 {
+		panic("kernel: TriGemmTN: negative size")
+	}
+	bt.check("TriGemmTN", len(ct), len(at), len(b))
+	if t == 0 || n == 0 || bt.Count == 0 {
+		return
+	}
+	last := bt.Count - 1
+	// Cᵀ (N,T) = Bᵀ·Aᵀ: Bᵀ read through B's strides (rsa 1, csa ldb).
+	checkGemm(len(ct)-last*bt.SC, t, len(b)-last*bt.SB, 1, ldb, len(at)-last*bt.SA, t, 0, false, n, t, t)
+	if TriGemmTFast(t, n) {
+		for h := range bt.Count {
+			triTAsm(ct[h*bt.SC:], at[h*bt.SA:], b[h*bt.SB:], ldb, t, n, upper)
+		}
+		return
+	}
+	for h := range bt.Count {
+		Gemm(ct[h*bt.SC:], t, b[h*bt.SB:], 1, ldb, at[h*bt.SA:], t, nil, n, t, t, false)
+	}
+}
+
 // TriTile is the row-tile height of TriGemm.
 const TriTile = 8
 

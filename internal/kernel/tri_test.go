@@ -210,6 +210,10 @@ func BenchmarkCausal(b *testing.B) {
 		run("tri/upper=false", tri, func() { TriGemm(c, ld, a, 1, t, bm, ld, t, hs, false) })
 		run("tri/upper=true", tri, func() { TriGemm(c, ld, a, t, 1, bm, ld, t, hs, true) })
 		run("upper", upper, func() { UpperGemm(c[:t*t], t, bm, ld, a[:hs*t], t, t, hs) })
+		// The lower product transposed (P·V with queries along the tiles'
+		// columns), GFLOP/s on the same tile work as tri/upper=false.
+		ct := make([]float32, hs*t)
+		run("trit/upper=false", tri, func() { TriGemmTN(ct, a, bm, ld, t, hs, false, Batch{Count: 1}) })
 	}
 }
 
@@ -323,4 +327,60 @@ func requireSameBits32(t *testing.T, want, got []float32) {
 	for i := range want {
 		require.Equalf(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "element %d = %v, want %v", i, got[i], want[i])
 	}
+}
+
+// TestTriGemmTN checks the transposed causal product against TriGemm,
+// bit for bit: for each of a window's heads (interleaved columns of B,
+// A blocks one after another), ct's (N,T) block is C transposed. T = 16,
+// 32, 48 and 96 with N = 8 and 16 run the assembly panels where this
+// machine has them (16- and 32-wide, lower and upper); T = 24 and N = 12
+// the Gemm fallback.
+func TestTriGemmTN(t *testing.T) {
+	const heads = 3
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, tc := range []struct{ tt, n int }{{16, 8}, {32, 8}, {48, 8}, {96, 16}, {32, 16}, {24, 8}, {32, 12}} {
+		for _, upper := range []bool{false, true} {
+			t.Run(fmt.Sprintf("t=%d/n=%d/upper=%v", tc.tt, tc.n, upper), func(t *testing.T) {
+				tt, n := tc.tt, tc.n
+				ld := 3 * heads * n
+				b := f32(randn(r, tt*ld))
+				full := f32(randn(r, heads*tt*tt))
+				at := make([]float32, len(full)) // Aᵀ, A triangular
+				for h := range heads {
+					for i := range tt {
+						for p := range tt {
+							if (upper && p >= i) || (!upper && p <= i) {
+								at[h*tt*tt+p*tt+i] = full[h*tt*tt+p*tt+i]
+							}
+						}
+					}
+				}
+				want := make([]float32, tt*heads*n)
+				for h := range heads {
+					TriGemm(want[h*n:], heads*n, at[h*tt*tt:], 1, tt, b[h*n:], ld, tt, n, upper)
+				}
+				got := make([]float32, heads*n*tt)
+				for i := range got {
+					got[i] = float32(math.NaN()) // every entry must be written
+				}
+				TriGemmTN(got, at, b, ld, tt, n, upper, Batch{Count: heads, SC: n * tt, SA: tt * tt, SB: n})
+				for h := range heads {
+					for i := range tt {
+						for c := range n {
+							w, g := want[i*heads*n+h*n+c], got[h*n*tt+c*tt+i]
+							require.Equalf(t, math.Float32bits(w), math.Float32bits(g), "head %d C[%d,%d] = %v, want %v", h, i, c, g, w)
+						}
+					}
+				}
+			})
+		}
+	}
+	t.Run("panics", func(t *testing.T) {
+		require.PanicsWithValue(t, "kernel: TriGemmTN: negative size", func() {
+			TriGemmTN(nil, nil, nil, 8, -1, 8, false, Batch{Count: 1})
+		})
+		require.Panics(t, func() { // ct too short for (N,T)
+			TriGemmTN(make([]float32, 8*31), make([]float32, 32*32), make([]float32, 32*8), 8, 32, 8, false, Batch{Count: 1})
+		})
+	})
 }

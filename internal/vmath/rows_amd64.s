@@ -597,21 +597,21 @@ ggcol:
 	VZEROUPPER
 	RET
 
-// func transpose16AVX512(dst, src *float32, r, c int)
+// func transpose16AVX512(dst, src *float32, r, c, ldd int)
 //
 // Block (i0, j0) of src: 16 rows of 16 floats at src + (i0·C + j0)·4, row
 // stride C·4 (R11), into Z0–Z15; TRANSPOSE16 leaves column j0+k in Zk,
-// which is row j0+k of dst, stored at dst + ((j0+k)·R + i0)·4, row stride
-// R·4 (R12). DX walks the block's source, BX its destination; R8 counts
+// which is row j0+k of dst, stored at dst + ((j0+k)·ldd + i0)·4, row
+// stride ldd·4 (R12). DX walks the block's source, BX its destination; R8 counts
 // the blocks of a block row, R9 the block rows.
-TEXT ·transpose16AVX512(SB), NOSPLIT, $0-32
+TEXT ·transpose16AVX512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ r+16(FP), R9
 	MOVQ c+24(FP), R10
 	MOVQ R10, R11
 	SHLQ $2, R11
-	MOVQ R9, R12
+	MOVQ ldd+32(FP), R12
 	SHLQ $2, R12
 	SHRQ $4, R9
 

@@ -122,6 +122,42 @@ func TestTranspose(t *testing.T) {
 	}
 }
 
+// TestTransposeTo checks the strided transpose against the definition,
+// on the block kernel's shapes and off them, into rows wider than R: the
+// elements between the rows must be left alone.
+func TestTransposeTo(t *testing.T) {
+	for _, s := range [][3]int{{32, 32, 96}, {64, 96, 192}, {16, 16, 16}, {32, 32, 40}, {17, 5, 20}, {0, 4, 3}} {
+		r, c, ldd := s[0], s[1], s[2]
+		t.Run(fmt.Sprintf("r=%d/c=%d/ldd=%d", r, c, ldd), func(t *testing.T) {
+			src := make([]float32, r*c)
+			for i := range src {
+				src[i] = float32(i) + 0.5
+			}
+			dst := make([]float32, max(0, (c-1)*ldd+r))
+			for i := range dst {
+				dst[i] = -1
+			}
+			TransposeTo(dst, ldd, src, r, c)
+			for k, v := range dst {
+				j, i := k/ldd, k%ldd
+				want := float32(-1)
+				if i < r {
+					want = src[i*c+j]
+				}
+				if v != want {
+					t.Fatalf("dst[%d] (row %d, column %d) = %v, want %v", k, j, i, v, want)
+				}
+			}
+		})
+	}
+	if !panics(func() { TransposeTo(make([]float32, 31*40+31), 40, make([]float32, 32*32), 32, 32) }) {
+		t.Error("TransposeTo accepted a destination one element short")
+	}
+	if !panics(func() { TransposeTo(make([]float32, 32*32), 31, make([]float32, 32*32), 32, 32) }) {
+		t.Error("TransposeTo accepted rows closer than R")
+	}
+}
+
 // TestTranspose8N checks the batched transpose against the definition in
 // the layout of a window's four heads of q (row stride 96, heads 8
 // columns apart), and its length check.

@@ -120,17 +120,35 @@ func Transpose(dst, src []float32, r, c int) {
 	if r == 0 || c == 0 {
 		return
 	}
-	if transpose16(dst, src, r, c) {
+	if transpose16(dst, r, src, r, c) {
 		return
 	}
-	transposeGeneric(dst, src, r, c)
+	transposeGeneric(dst, r, src, r, c)
 }
 
-// transposeGeneric is Transpose in Go.
-func transposeGeneric(dst, src []float32, r, c int) {
+// TransposeTo is Transpose into rows ldd ≥ R apart: dst[j·ldd+i] =
+// src[i·C+j] for the row-major (R,C) src, the other elements of dst
+// left alone (len(dst) ≥ (C-1)·ldd + R). An attention window's output,
+// computed head channel by head channel (kernel.TriGemmTN), lands in the
+// rows of a wider [q | k | v] gradient this way.
+func TransposeTo(dst []float32, ldd int, src []float32, r, c int) {
+	if r < 0 || c < 0 || ldd < r || len(src) != r*c || (r > 0 && c > 0 && len(dst) < (c-1)*ldd+r) {
+		panic("vmath: TransposeTo: slice lengths do not match (R,C) into rows ldd apart")
+	}
+	if r == 0 || c == 0 {
+		return
+	}
+	if transpose16(dst, ldd, src, r, c) {
+		return
+	}
+	transposeGeneric(dst, ldd, src, r, c)
+}
+
+// transposeGeneric is TransposeTo in Go.
+func transposeGeneric(dst []float32, ldd int, src []float32, r, c int) {
 	for i := range r {
 		for j, v := range src[i*c : i*c+c] {
-			dst[j*r+i] = v
+			dst[j*ldd+i] = v
 		}
 	}
 }

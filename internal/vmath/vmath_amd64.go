@@ -168,18 +168,18 @@ func transpose8(dst, src []float32, t, ld int) {
 //go:noescape
 func transpose8AVX(dst, src *float32, t8, t, ld int)
 
-// transpose16 runs Transpose's AVX-512 kernel when R and C are multiples
-// of 16 and reports whether it did.
-func transpose16(dst, src []float32, r, c int) bool {
+// transpose16 runs TransposeTo's AVX-512 kernel when R and C are
+// multiples of 16 and reports whether it did.
+func transpose16(dst []float32, ldd int, src []float32, r, c int) bool {
 	if r%16 != 0 || c%16 != 0 || !cpu.X86.HasAVX512F {
 		return false
 	}
-	transpose16AVX512(&dst[0], &src[0], r, c)
+	transpose16AVX512(&dst[0], &src[0], r, c, ldd)
 	return true
 }
 
-// transpose16AVX512 is Transpose for R and C positive multiples of 16, one
-// 16x16 block at a time (TRANSPOSE16).
+// transpose16AVX512 is TransposeTo for R and C positive multiples of 16,
+// one 16x16 block at a time (TRANSPOSE16).
 //
 //go:noescape
-func transpose16AVX512(dst, src *float32, r, c int)
+func transpose16AVX512(dst, src *float32, r, c, ldd int)

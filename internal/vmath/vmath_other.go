@@ -5,4 +5,4 @@ package vmath
 var impls = []impl{genericImpl}
 
 // transpose16 reports that no assembly Transpose kernel runs on this build.
-func transpose16(dst, src []float32, r, c int) bool { return false }
+func transpose16(dst []float32, ldd int, src []float32, r, c int) bool { return false }
