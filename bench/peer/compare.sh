@@ -25,6 +25,20 @@ fi
 rounds="${1:-5}"
 out="${OUT:-$(mktemp -d)}"
 py=/usr/bin/python3
+# The peer runs its best kernels. On a CPU with AVX-512 (F, BW, VL, DQ):
+# ATen's vectorized ops use it (PyTorch 1.13 stops at AVX2 unless told) and
+# OpenBLAS its SkylakeX (AVX-512) kernels, whatever OPENBLAS_CORETYPE the
+# environment carries (OpenBLAS 0.3.21 takes Zen 5 for Haswell, and this
+# project's machines export OPENBLAS_CORETYPE=Haswell). Measured on Zen 5,
+# one thread: the large shape's torch step 377 ms on Haswell kernels with
+# AVX2 ATen, 267-276 ms so. PEER_OPENBLAS_CORETYPE and
+# PEER_ATEN_CPU_CAPABILITY choose otherwise; the torch line of the output
+# says what ran.
+if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo &&
+	grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
+	export ATEN_CPU_CAPABILITY="${PEER_ATEN_CPU_CAPABILITY:-avx512}"
+	export OPENBLAS_CORETYPE="${PEER_OPENBLAS_CORETYPE:-SkylakeX}"
+fi
 pin="${PIN:-$(($(nproc) - 1))}"
 pinned=()
 if command -v taskset >/dev/null; then
@@ -59,7 +73,7 @@ if $shapes; then
 		done
 		echo "round $r done" >&2
 	done
-	echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned})"
+	echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned}); torch: $(grep -m1 '^peer:' "$out/torch.txt")"
 	echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
 	echo "# outputs: $out/go.txt $out/torch.txt"
 	go tool benchstat -table '' -ignore goos,goarch,cpu,peer "$out/go.txt" "$out/torch.txt"
@@ -85,7 +99,7 @@ for r in $(seq "$rounds"); do
 	echo "round $r/$rounds done" >&2
 done
 
-echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned})"
+echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned}); torch: $(grep -m1 '^peer:' "$out/torch.txt")"
 echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
 echo "# outputs: $out/go.txt $out/torch.txt"
 # One table per unit: the two files differ in goos/cpu/peer lines, which

@@ -29,11 +29,25 @@ Output: one benchfmt line per timing round (benchstat reads them) and a
 """
 
 import argparse
+import ctypes
 import math
+import os
 import statistics
 import sys
 import time
 
+
+
+def blas_core():
+    """The OpenBLAS kernel family torch's BLAS runs (OPENBLAS_CORETYPE or
+    what OpenBLAS detected), or "unknown" when libblas.so.3 is not
+    OpenBLAS."""
+    try:
+        f = ctypes.CDLL("libblas.so.3").openblas_get_corename
+        f.restype = ctypes.c_char_p
+        return f().decode()
+    except (OSError, AttributeError):
+        return "unknown"
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -188,7 +202,9 @@ def main():
 
     # Same pkg as the Go benchmark so benchstat lines the two up.
     print("pkg: github.com/ideabench/ideabench/transformer")
-    print("peer: torch %s threads=%d gate-impl=%s" % (torch.__version__, args.threads, args.gate_impl))
+    print("peer: torch %s threads=%d gate-impl=%s blas-core=%s aten-cpu=%s"
+          % (torch.__version__, args.threads, args.gate_impl, blas_core(),
+             os.environ.get("ATEN_CPU_CAPABILITY", "default")))
     ms = []
     loss = None
     for _ in range(args.count):
