@@ -59,8 +59,9 @@ func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 // faster: float32 heads 8 wide (kernel.TriGemmTFast, D a multiple of
 // 16). kernel.TriGemmTN writes the heads' Cᵀ, (D,T) channel by channel,
 // into scratch (D·T), and vmath.TransposeTo moves it into c's rows, ldc
-// apart: the same sums, bit for bit, on 8x32 zmm tiles where TriGemmN
-// has 8x8 ymm ones. It reports whether it ran. Measured on one core, one
+// apart: the same sums, bit for bit (but for the sign of a zero that a
+// fused multiply-add underflowed to, see kernel.TriGemmTN), on 8x32 zmm
+// tiles where TriGemmN has 8x8 ymm ones. It reports whether it ran. Measured on one core, one
 // window of the default model (T 32, 4 heads): 431 ns through TriGemmN,
 // 278 + 30 (the transpose) here; 16-wide heads already run zmm tiles in
 // TriGemmN, and there this way was no faster (T 96, 8 heads: 7.3 µs

@@ -65,8 +65,9 @@ var benchShapes = []struct {
 // BenchmarkTrainStepShapes times one training step (batch 32, no idea)
 // at each of benchShapes, with its GFLOP/s (Config.FLOPsPerStep) and
 // that as a share of the FP32 peak of one core measured in the same
-// process (kernel.Peak). With -cpu N above 1 it also times the step with
-// its products split among N goroutines (SetThreads; the same bits).
+// process (kernel.Peak), which it reports too (peak-GFLOP/s). With -cpu
+// N above 1 it also times the step with its products split among N
+// goroutines (SetThreads; the same bits).
 func BenchmarkTrainStepShapes(b *testing.B) {
 	peak, _ := kernel.Peak()
 	threads := []int{1}
@@ -97,6 +98,7 @@ func benchShape(b *testing.B, c Config, peak float64) {
 	b.ReportMetric(gf, "GFLOP/s")
 	if peak > 0 {
 		b.ReportMetric(100*gf/peak, "%peak")
+		b.ReportMetric(peak, "peak-GFLOP/s")
 	}
 }
 

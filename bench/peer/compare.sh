@@ -9,11 +9,12 @@
 #
 # Outputs go.txt and torch.txt in $OUT or a temporary directory.
 #
-# Both sides run pinned (taskset) to one CPU, PIN, default the last one: on a
-# virtual machine one vCPU can be markedly slower than another for a while
-# (measured on a 2-vCPU host: one ran both Go and torch 25-40% slower than
-# the other, and which one changed within hours), so unpinned rounds drift
-# between the two; pinned, each round compares both peers on one core.
+# Both sides run pinned (taskset) to one CPU, PIN, default the last one the
+# process may use: on a virtual machine one vCPU can be markedly slower than
+# another for a while (measured on a 2-vCPU host: one ran both Go and torch
+# 25-40% slower than the other, and which one changed within the hour), so
+# unpinned rounds drift between the two; pinned, each round compares both
+# peers on one core.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -39,14 +40,28 @@ if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo &&
 	export ATEN_CPU_CAPABILITY="${PEER_ATEN_CPU_CAPABILITY:-avx512}"
 	export OPENBLAS_CORETYPE="${PEER_OPENBLAS_CORETYPE:-SkylakeX}"
 fi
-pin="${PIN:-$(($(nproc) - 1))}"
+# PIN defaults to the last CPU this process may run on (Cpus_allowed_list,
+# e.g. "0-1" or "2,5-7").
+allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status 2>/dev/null || true)
+last="${allowed##*[,-]}"
+pin="${PIN:-${last:-0}}"
 pinned=()
 if command -v taskset >/dev/null; then
+	if ! taskset -c "$pin" true 2>/dev/null; then
+		echo "compare.sh: PIN=$pin is not a CPU this process may run on (allowed: ${allowed:-unknown}); set PIN to one of them" >&2
+		exit 2
+	fi
 	pinned=(taskset -c "$pin")
 	echo "# pinned to CPU $pin" >&2
 fi
 : >"$out/go.txt"
 : >"$out/torch.txt"
+
+# Median of one metric (unit) of a Go benchmark's rounds.
+metric() {
+	awk -v name="$1" -v unit="$2" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$out/go.txt" |
+		sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2 }'
+}
 
 # Ratio of medians, torch ms/step over Go ms/step (how many times faster Go is).
 ratio() {
@@ -82,9 +97,10 @@ if $shapes; then
 		bench="BenchmarkTrainStepShapes/shape=$name/threads=1"
 		gm=$(ratio "$bench" "$out/go.txt")
 		tm=$(ratio "$bench" "$out/torch.txt")
-		gf=$(awk -v name="$bench" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == "GFLOP/s") print $i }' "$out/go.txt" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR+1)/2)] }')
-		pk=$(awk -v name="$bench" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == "%peak") print $i }' "$out/go.txt" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR+1)/2)] }')
-		awk -v s="$name" -v gm="$gm" -v tm="$tm" -v gf="$gf" -v pk="$pk" 'BEGIN { printf "shape=%s: Go %.3f ms/step (%s GFLOP/s, %s%% of peak), torch %.3f ms/step, Go is %.1fx faster (medians)\n", s, gm, gf, pk, tm, tm / gm }'
+		gf=$(metric "$bench" GFLOP/s)
+		pk=$(metric "$bench" %peak)
+		pg=$(metric "$bench" peak-GFLOP/s)
+		awk -v s="$name" -v gm="$gm" -v tm="$tm" -v gf="$gf" -v pk="$pk" -v pg="$pg" 'BEGIN { printf "shape=%s: Go %.3f ms/step (%s GFLOP/s, %s%% of the peak each process measured, median %s GFLOP/s), torch %.3f ms/step, Go is %.1fx faster (medians)\n", s, gm, gf, pk, pg, tm, tm / gm }'
 	done
 	exit 0
 fi

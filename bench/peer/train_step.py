@@ -31,11 +31,21 @@ Output: one benchfmt line per timing round (benchstat reads them) and a
 import argparse
 import ctypes
 import math
-import os
 import statistics
 import sys
 import time
 
+
+
+def aten_cpu(torch):
+    """The vector width ATen's CPU kernels dispatch to ("CPU capability
+    usage" in torch.__config__.show(): AVX2, AVX512, ...), as run, not as
+    requested: ATEN_CPU_CAPABILITY with a value torch does not take is
+    ignored."""
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage:" in line:
+            return line.split(":", 1)[1].strip()
+    return "unknown"
 
 
 def blas_core():
@@ -204,7 +214,7 @@ def main():
     print("pkg: github.com/ideabench/ideabench/transformer")
     print("peer: torch %s threads=%d gate-impl=%s blas-core=%s aten-cpu=%s"
           % (torch.__version__, args.threads, args.gate_impl, blas_core(),
-             os.environ.get("ATEN_CPU_CAPABILITY", "default")))
+             aten_cpu(torch)))
     ms = []
     loss = None
     for _ in range(args.count):

@@ -12,8 +12,10 @@ package kernel
 // tile [r0, r0+TriTile) sums p < r0+TriTile, an upper one p ≥ r0, each
 // sum in Gemm's canonical order from +0. The products it leaves out are
 // exact zeros (0·x = ±0 for finite x), and adding ±0 to a sum that started
-// from +0 changes no bit, so for finite operands C equals Gemm over the
-// full range bit for bit; the zeros the tiles still straddle are summed
+// from +0 changes no nonzero sum, so for finite operands C equals Gemm over
+// the full range bit for bit but for the sign of a zero (a fused
+// multiply-add that underflows to -0 stays -0 where Gemm adds a further
+// +0); the zeros the tiles still straddle are summed
 // like any other product. (The AVX-512 kernel for T a multiple of 16 runs
 // 16-row tiles in two phases over p, which give each row exactly its
 // 8-row tile's range.)
@@ -40,8 +42,12 @@ func triTiles[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n
 // (A[i,p] = at[p·T+i], TriGemm's rsa 1, csa T) and B (T,N) with row
 // stride ldb. The h-th product reads at[h·bt.SA:] and b[h·bt.SB:] and
 // writes ct[h·bt.SC:]. Every entry is TriGemm's sum, bit for bit for
-// finite operands: it runs over p in increasing order from +0, and the
-// products it adds beyond TriGemm's tiles are A's zeros.
+// finite operands but for the sign of a zero: it runs over p in
+// increasing order from +0, and the products it adds beyond TriGemm's
+// tiles are A's zeros, which change no nonzero sum; a sum that a fused
+// multiply-add underflowed to -0 becomes +0 when such a zero is added
+// after it, where TriGemm may stop at -0 (and Gemm over the full range
+// gives +0 as here).
 //
 // With queries along T this is how an attention head's output comes out
 // of the probabilities kept key-major (Pᵀ, the at of P·V and of dS·K): B's
@@ -53,6 +59,9 @@ func triTiles[F Float](c []F, ldc int, a []F, rsa, csa int, b []F, ldb int, t, n
 func TriGemmTN(ct, at, b []float32, ldb int, t, n int, upper bool, bt Batch) {
 	if t < 0 || n < 0 {
 		panic("kernel: TriGemmTN: negative size")
+	}
+	if t > 0 && n > 0 && ldb < n {
+		panic("kernel: TriGemmTN: ldb is less than N")
 	}
 	bt.check("TriGemmTN", len(ct), len(at), len(b))
 	if t == 0 || n == 0 || bt.Count == 0 {

@@ -379,6 +379,9 @@ func TestTriGemmTN(t *testing.T) {
 		require.PanicsWithValue(t, "kernel: TriGemmTN: negative size", func() {
 			TriGemmTN(nil, nil, nil, 8, -1, 8, false, Batch{Count: 1})
 		})
+		require.PanicsWithValue(t, "kernel: TriGemmTN: ldb is less than N", func() {
+			TriGemmTN(make([]float32, 8*32), make([]float32, 32*32), make([]float32, 32*8), 7, 32, 8, false, Batch{Count: 1})
+		})
 		require.Panics(t, func() { // ct too short for (N,T)
 			TriGemmTN(make([]float32, 8*31), make([]float32, 32*32), make([]float32, 32*8), 8, 32, 8, false, Batch{Count: 1})
 		})

@@ -156,6 +156,9 @@ func TestTransposeTo(t *testing.T) {
 	if !panics(func() { TransposeTo(make([]float32, 32*32), 31, make([]float32, 32*32), 32, 32) }) {
 		t.Error("TransposeTo accepted rows closer than R")
 	}
+	if !panics(func() { TransposeTo(make([]float32, 256), (1<<63-1)/15+1, make([]float32, 16*16), 16, 16) }) {
+		t.Error("TransposeTo accepted rows so far apart that (C-1)·ldd overflows")
+	}
 }
 
 // TestTranspose8N checks the batched transpose against the definition in

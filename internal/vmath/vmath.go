@@ -132,11 +132,15 @@ func Transpose(dst, src []float32, r, c int) {
 // computed head channel by head channel (kernel.TriGemmTN), lands in the
 // rows of a wider [q | k | v] gradient this way.
 func TransposeTo(dst []float32, ldd int, src []float32, r, c int) {
-	if r < 0 || c < 0 || ldd < r || len(src) != r*c || (r > 0 && c > 0 && len(dst) < (c-1)*ldd+r) {
+	if r < 0 || c < 0 || ldd < r || len(src) != r*c {
 		panic("vmath: TransposeTo: slice lengths do not match (R,C) into rows ldd apart")
 	}
 	if r == 0 || c == 0 {
 		return
+	}
+	// len(dst) ≥ (C-1)·ldd + R, without overflow (ldd ≥ R > 0).
+	if len(dst) < r || (len(dst)-r)/ldd < c-1 {
+		panic("vmath: TransposeTo: slice lengths do not match (R,C) into rows ldd apart")
 	}
 	if transpose16(dst, ldd, src, r, c) {
 		return
