@@ -38,7 +38,6 @@ func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 	ld := 3 * d
 	// Head h: Sᵀ at h·T·T, Qᵀ at h·hs·T, its q, k, v and output columns at h·hs.
 	scores := kernel.Batch{Count: nh, SC: t * t, SA: hs, SB: hs * t}
-	pv := kernel.Batch{Count: nh, SC: hs, SA: t * t, SB: hs}
 	for bi := range b {
 		base := bi * t * ld
 		st := att[bi*nh*t*t:][:nh*t*t]
@@ -47,36 +46,34 @@ func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 		kernel.UpperGemmN(st, t, qkv[base+d:], ld, qt, t, t, hs, scores)
 		causalSoftmaxTN(st, t, nh, scale)
 		// out = P·V, P lower triangular, read from Pᵀ.
-		if !lowerT(out[bi*t*d:], d, st, qkv[base+2*d:], ld, qt, t, hs, nh) {
-			kernel.TriGemmN(out[bi*t*d:], d, st, 1, t, qkv[base+2*d:], ld, t, hs, false, pv)
-		}
+		lowerCausal(out[bi*t*d:], d, st, qkv[base+2*d:], ld, qt, t, hs, nh)
 	}
 }
 
-// lowerT runs TriGemmN(c, ldc, pt, 1, T, b, ldb, T, hs, false, ·) on the
-// window's nh heads, the lower causal product whose A is read from its
-// transpose pt (nh (T,T) blocks: P·V and dS·K), transposed where that is
-// faster: float32 heads 8 wide (kernel.TriGemmTFast, D a multiple of
-// 16). kernel.TriGemmTN writes the heads' Cᵀ, (D,T) channel by channel,
-// into scratch (D·T), and vmath.TransposeTo moves it into c's rows, ldc
-// apart: the same sums, bit for bit (but for the sign of a zero that a
-// fused multiply-add underflowed to, see kernel.TriGemmTN), on 8x32 zmm
-// tiles where TriGemmN has 8x8 ymm ones. It reports whether it ran. Measured on one core, one
-// window of the default model (T 32, 4 heads): 431 ns through TriGemmN,
-// 278 + 30 (the transpose) here; 16-wide heads already run zmm tiles in
-// TriGemmN, and there this way was no faster (T 96, 8 heads: 7.3 µs
-// against 6.5 + 0.9).
-func lowerT[F Float](c []F, ldc int, pt, b []F, ldb int, scratch []F, t, hs, nh int) bool {
+// lowerCausal is TriGemmN(c, ldc, pt, 1, T, b, ldb, T, hs, false, ·) on
+// the window's nh heads: the lower causal product whose A is read from
+// its transpose pt (nh (T,T) blocks; P·V and dS·K), head h's columns of
+// c and b at h·hs. Float32 heads 8 wide (kernel.TriGemmTFast, D a
+// multiple of 16) run it transposed: kernel.TriGemmTN writes the heads'
+// Cᵀ, (D,T) channel by channel, into scratch (D·T), and
+// vmath.TransposeTo moves it into c's rows, ldc apart. The sums are the
+// same, bit for bit (but for the sign of a zero that a fused
+// multiply-add underflowed to, see kernel.TriGemmTN), on 8x32 zmm tiles
+// where TriGemmN has 8x8 ymm ones. Measured on one core, one window of
+// the default model (T 32, 4 heads): 431 ns through TriGemmN, 278 + 30
+// (the transpose) transposed; 16-wide heads already run zmm tiles in
+// TriGemmN, and there the transposed way was no faster (T 96, 8 heads:
+// 7.3 µs against 6.5 + 0.9).
+func lowerCausal[F Float](c []F, ldc int, pt, b []F, ldb int, scratch []F, t, hs, nh int) {
 	d := nh * hs
-	c32, ok := any(c).([]float32)
-	if !ok || hs != 8 || !kernel.TriGemmTFast(t, hs) || d%16 != 0 {
-		return false
+	if c32, ok := any(c).([]float32); ok && hs == 8 && kernel.TriGemmTFast(t, hs) && d%16 == 0 {
+		s32 := any(scratch).([]float32)[:d*t]
+		kernel.TriGemmTN(s32, any(pt).([]float32), any(b).([]float32), ldb, t, hs, false,
+			kernel.Batch{Count: nh, SC: hs * t, SA: t * t, SB: hs})
+		vmath.TransposeTo(c32, ldc, s32, d, t)
+		return
 	}
-	s32 := any(scratch).([]float32)[:d*t]
-	kernel.TriGemmTN(s32, any(pt).([]float32), any(b).([]float32), ldb, t, hs, false,
-		kernel.Batch{Count: nh, SC: hs * t, SA: t * t, SB: hs})
-	vmath.TransposeTo(c32, ldc, s32, d, t)
-	return true
+	kernel.TriGemmN(c, ldc, pt, 1, t, b, ldb, t, hs, false, kernel.Batch{Count: nh, SC: hs, SA: t * t, SB: hs})
 }
 
 // attentionBackward mirrors attentionForward, overwriting dqkv (B,T,3D)
@@ -108,9 +105,7 @@ func attentionBackward[F Float](dqkv, ds, dot, dout, att, qkv []F, b, t, d, nh i
 		causalSoftmaxGradTN(ds, st, t, nh, scale)
 		// dQ[i] = Σ_{j≤i} dS[i,j]·k_j: dS lower, read from dSᵀ (dot is
 		// free again).
-		if !lowerT(dqkv[base:], ld, ds, qkv[base+d:], ld, dot, t, hs, nh) {
-			kernel.TriGemmN(dqkv[base:], ld, ds, 1, t, qkv[base+d:], ld, t, hs, false, prod)
-		}
+		lowerCausal(dqkv[base:], ld, ds, qkv[base+d:], ld, dot, t, hs, nh)
 		// dK[j] = Σ_{i≥j} dS[i,j]·q_i: dSᵀ upper.
 		kernel.TriGemmN(dqkv[base+d:], ld, ds, t, 1, qkv[base:], ld, t, hs, true, prod)
 	}
