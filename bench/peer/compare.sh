@@ -57,16 +57,17 @@ fi
 : >"$out/go.txt"
 : >"$out/torch.txt"
 
-# Median of one metric (unit) of a Go benchmark's rounds.
-metric() {
-	awk -v name="$1" -v unit="$2" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$out/go.txt" |
+# Median of one metric (unit) of a benchmark's rounds in a file.
+median() {
+	awk -v name="$1" -v unit="$2" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == unit) print $i }' "$3" |
 		sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2 }'
 }
 
-# Ratio of medians, torch ms/step over Go ms/step (how many times faster Go is).
-ratio() {
-	awk -v name="$1" '$1 == name { for (i = 2; i < NF; i++) if ($(i+1) == "ms/step") print $i }' "$2" |
-		sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2 }'
+# What ran, before the tables: the CPU, the peer's kernels, the BLAS, the files.
+header() {
+	echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned}); torch: $(grep -m1 '^peer:' "$out/torch.txt")"
+	echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
+	echo "# outputs: $out/go.txt $out/torch.txt"
 }
 
 if $shapes; then
@@ -88,18 +89,16 @@ if $shapes; then
 		done
 		echo "round $r done" >&2
 	done
-	echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned}); torch: $(grep -m1 '^peer:' "$out/torch.txt")"
-	echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
-	echo "# outputs: $out/go.txt $out/torch.txt"
+	header
 	go tool benchstat -table '' -ignore goos,goarch,cpu,peer "$out/go.txt" "$out/torch.txt"
 	for spec in "${specs[@]}"; do
 		IFS='|' read -r name _ _ _ <<<"$spec"
 		bench="BenchmarkTrainStepShapes/shape=$name/threads=1"
-		gm=$(ratio "$bench" "$out/go.txt")
-		tm=$(ratio "$bench" "$out/torch.txt")
-		gf=$(metric "$bench" GFLOP/s)
-		pk=$(metric "$bench" %peak)
-		pg=$(metric "$bench" peak-GFLOP/s)
+		gm=$(median "$bench" ms/step "$out/go.txt")
+		tm=$(median "$bench" ms/step "$out/torch.txt")
+		gf=$(median "$bench" GFLOP/s "$out/go.txt")
+		pk=$(median "$bench" %peak "$out/go.txt")
+		pg=$(median "$bench" peak-GFLOP/s "$out/go.txt")
 		awk -v s="$name" -v gm="$gm" -v tm="$tm" -v gf="$gf" -v pk="$pk" -v pg="$pg" 'BEGIN { printf "shape=%s: Go %.3f ms/step (%s GFLOP/s, %s%% of the peak each process measured, median %s GFLOP/s), torch %.3f ms/step, Go is %.1fx faster (medians)\n", s, gm, gf, pk, pg, tm, tm / gm }'
 	done
 	exit 0
@@ -115,16 +114,14 @@ for r in $(seq "$rounds"); do
 	echo "round $r/$rounds done" >&2
 done
 
-echo "# pinned to CPU $pin (${pinned[*]:-taskset missing, not pinned}); torch: $(grep -m1 '^peer:' "$out/torch.txt")"
-echo "# BLAS: $(update-alternatives --query libblas.so.3-x86_64-linux-gnu 2>/dev/null | sed -n 's/^Value: //p')"
-echo "# outputs: $out/go.txt $out/torch.txt"
+header
 # One table per unit: the two files differ in goos/cpu/peer lines, which
 # benchstat would otherwise treat as separate configurations.
 go tool benchstat -table '' -ignore goos,goarch,cpu,peer "$out/go.txt" "$out/torch.txt"
 
 for g in off on; do
 	name="BenchmarkTrainStep/gate=$g"
-	gm=$(ratio "$name" "$out/go.txt")
-	tm=$(ratio "$name" "$out/torch.txt")
+	gm=$(median "$name" ms/step "$out/go.txt")
+	tm=$(median "$name" ms/step "$out/torch.txt")
 	awk -v g="$g" -v gm="$gm" -v tm="$tm" 'BEGIN { printf "gate=%s: Go %.3f ms/step, torch %.3f ms/step, Go is %.1fx faster (medians)\n", g, gm, tm, tm / gm }'
 done

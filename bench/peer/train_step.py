@@ -36,7 +36,6 @@ import sys
 import time
 
 
-
 def aten_cpu(torch):
     """The vector width ATen's CPU kernels dispatch to ("CPU capability
     usage" in torch.__config__.show(): AVX2, AVX512, ...), as run, not as
@@ -58,6 +57,7 @@ def blas_core():
         return f().decode()
     except (OSError, AttributeError):
         return "unknown"
+
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
