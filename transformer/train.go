@@ -10,8 +10,8 @@ import "fmt"
 // The windows run forward and backward Config.TrainWindows at a time
 // (within about the L2 cache). That gives the bits of one Forward, MSELoss
 // and Backward over the whole batch: every quantity is either per window
-// or a sum over rows in increasing order, which the chunks continue. TrainStep leaves nothing for GateState,
-// GateInput or Backward.
+// or a sum over rows in increasing order, which the chunks continue.
+// TrainStep leaves nothing for GateState, GateInput or Backward.
 func (m *Model[F]) TrainStep(opt *Adam[F], x, y []F, b int, lr float64) float64 {
 	return m.trainStep(opt, x, y, b, lr, m.Config.pipelined())
 }
