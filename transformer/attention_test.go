@@ -2,6 +2,7 @@ package transformer
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -36,6 +37,34 @@ func TestPackTN(t *testing.T) {
 						require.Equal(t, float32(src64[i*ld+h*tc.hs+c]), got[k], "head %d column %d row %d", h, c, i)
 						require.Equal(t, float32(want[k]), got[k], "head %d column %d row %d", h, c, i)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestAttentionPairsKeepBits checks that the backward pass with 8-wide
+// heads run two by two (pairsFast) gives the gradients of the head by
+// head one, bit for bit: the default model's window (T 32, 4 heads) and
+// other pairable shapes, several windows a call.
+func TestAttentionPairsKeepBits(t *testing.T) {
+	for _, tc := range []struct{ t, nh, b int }{{32, 4, 3}, {16, 2, 2}, {48, 6, 1}, {96, 2, 1}} {
+		t.Run(fmt.Sprintf("t=%d/nh=%d/b=%d", tc.t, tc.nh, tc.b), func(t *testing.T) {
+			tt, nh, b, d := tc.t, tc.nh, tc.b, 8*tc.nh
+			r := rand.New(rand.NewPCG(51, uint64(tt)))
+			qkv, dout := normals32(r, b*tt*3*d), normals32(r, b*tt*d)
+			out, att := make([]float32, b*tt*d), make([]float32, b*nh*tt*tt)
+			ds, kt, pair := make([]float32, nh*tt*tt), make([]float32, d*tt), make([]float32, nh*tt*tt)
+			attentionForward(out, att, kt, qkv, b, tt, d, nh)
+			if !pairsFast(pair, tt, 8, nh) {
+				t.Skip("no pair kernel on this machine and build")
+			}
+			want, got := make([]float32, b*tt*3*d), make([]float32, b*tt*3*d)
+			attentionBackward(want, ds, nil, kt, dout, att, qkv, b, tt, d, nh)
+			attentionBackward(got, ds, pair, kt, dout, att, qkv, b, tt, d, nh)
+			for i := range want {
+				if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+					t.Fatalf("dqkv[%d] = %v paired, %v head by head", i, got[i], want[i])
 				}
 			}
 		})

@@ -83,7 +83,7 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 			dproj = dres // d proj = d res2
 		}
 		kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
-		attentionBackward(dqkv, s.datt, s.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
+		attentionBackward(dqkv, s.datt, s.att2, s.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
 		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, s.lnG[:bt], s.lnGX[:bt], bt, d)
 	}

@@ -168,6 +168,10 @@ func BenchmarkAttention(b *testing.B) {
 		qkv, dout := normals32(r, bw*t*3*d), normals32(r, bw*t*d)
 		out, att, dqkv := make([]float32, bw*t*d), make([]float32, bw*nh*t*t), make([]float32, bw*t*3*d)
 		ds, kt := make([]float32, nh*t*t), make([]float32, d*t)
+		var pair []float32
+		if pairedHeads(c) {
+			pair = make([]float32, nh*t*t)
+		}
 		heads := float64(bw * nh)
 		b.Run(fmt.Sprintf("shape=%s/pass=forward", sh.name), func(b *testing.B) {
 			for b.Loop() {
@@ -178,7 +182,7 @@ func BenchmarkAttention(b *testing.B) {
 		b.Run(fmt.Sprintf("shape=%s/pass=backward", sh.name), func(b *testing.B) {
 			attentionForward(out, att, kt, qkv, bw, t, d, nh)
 			for b.Loop() {
-				attentionBackward(dqkv, ds, kt, dout, att, qkv, bw, t, d, nh)
+				attentionBackward(dqkv, ds, pair, kt, dout, att, qkv, bw, t, d, nh)
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/heads*1e6, "µs/head")
 		})

@@ -65,6 +65,7 @@ type acts[F Float] struct {
 	dproj []F // (B,T,D)
 	dfc   []F // (B,T,4D)
 	datt  []F // (NH,T,T) attention score gradients of one window
+	att2  []F // (NH,T,T) 8-wide heads: one window's Pᵀ or dSᵀ, heads interleaved two by two
 	kt    []F // (NH,hs,T) packed Qᵀ or dOᵀ of one window's heads
 	dgs   []F // (T) gate reverse-scan scratch
 	lnG   []F // (B,T) LayerNorm backward row means of g
@@ -118,6 +119,9 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	s.dres, s.dln, s.dqkv, s.datty, s.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
 	s.dfc, s.datt, s.dpred = mk(bt*4*d), mk(c.Heads*t*t), mk(bt*c.H)
 	s.kt = mk(d * t)
+	if pairedHeads(c) {
+		s.att2 = mk(c.Heads * t * t)
+	}
 	s.lnG, s.lnGX = mk(bt), mk(bt)
 	if c.Norm != "" {
 		s.xn, s.dxn, s.mu, s.sd, s.dhead = mk(n*c.T*c.CIn), mk(n*c.T*c.CIn), mk(n*c.CIn), mk(n*c.CIn), mk(bt*c.H)

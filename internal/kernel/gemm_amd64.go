@@ -529,3 +529,33 @@ func upperAsmN(c []float32, ldc int, a []float32, lda int, b []float32, ldb int,
 	}
 	return true
 }
+
+// triPairAVX512 is tri16AVX512 on two 8-wide heads at once (T a positive
+// multiple of 16), one zmm row for both: A's pairs broadcast 64 bits at a
+// time, B's row permuted into lanes 2k+h (pairIn) and each row of C back
+// (pairOut). upper is 0 (lower) or 1.
+//
+//go:noescape
+func triPairAVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
+
+// pairIn puts head h's column k (lane 8h+k of a row of B) in lane 2k+h;
+// pairOut undoes it.
+var (
+	pairIn  = [16]int32{0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15}
+	pairOut = [16]int32{0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15}
+)
+
+// TriGemmPairsFast reports whether TriGemmPairs runs its assembly kernel
+// for T: the AVX-512 Gemm and T a positive multiple of 16.
+func TriGemmPairsFast(t int) bool { return useAVX512 && t > 0 && t%16 == 0 }
+
+// triPairAsm runs triPairAVX512 on each pair of bt (TriGemmPairsFast).
+func triPairAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t int, upper bool, bt Batch) {
+	u := 0
+	if upper {
+		u = 1
+	}
+	for q := range bt.Count {
+		triPairAVX512(&c[q*bt.SC], &a[q*bt.SA], &b[q*bt.SB], ldc, rsa, csa, ldb, t, u)
+	}
+}

@@ -1192,3 +1192,189 @@ tri16store:
 	JLT     tri16tile
 	VZEROUPPER
 	RET
+
+// The pair kernel: TriGemm's 8-wide products of two heads at once, one
+// zmm a row. Lane 2k+h holds head h's column k: B's row (the two heads'
+// 8 columns side by side) is permuted into that order as it is loaded,
+// A's two values for a (row, p) are adjacent in memory and broadcast as
+// one 64-bit pair, and each row is permuted back before it is stored.
+// PAIR_ROWSLO and PAIR_ROWSHI are one p step of rows 0–7 and 8–15 of a
+// 16-row tile, PAIR_NEXT steps A and B on.
+#define PAIR_ROWSLO \
+	VBROADCASTSD (AX), Z19; \
+	VFMADD231PS  Z19, Z16, Z0; \
+	VBROADCASTSD (AX)(BX*1), Z20; \
+	VFMADD231PS  Z20, Z16, Z1; \
+	VBROADCASTSD (AX)(BX*2), Z21; \
+	VFMADD231PS  Z21, Z16, Z2; \
+	VBROADCASTSD (AX)(R13*1), Z22; \
+	VFMADD231PS  Z22, Z16, Z3; \
+	VBROADCASTSD (CX), Z23; \
+	VFMADD231PS  Z23, Z16, Z4; \
+	VBROADCASTSD (CX)(BX*1), Z24; \
+	VFMADD231PS  Z24, Z16, Z5; \
+	VBROADCASTSD (CX)(BX*2), Z25; \
+	VFMADD231PS  Z25, Z16, Z6; \
+	VBROADCASTSD (CX)(R13*1), Z26; \
+	VFMADD231PS  Z26, Z16, Z7; \
+
+#define PAIR_ROWSHI \
+	VBROADCASTSD (DX), Z19; \
+	VFMADD231PS  Z19, Z16, Z8; \
+	VBROADCASTSD (DX)(BX*1), Z20; \
+	VFMADD231PS  Z20, Z16, Z9; \
+	VBROADCASTSD (DX)(BX*2), Z21; \
+	VFMADD231PS  Z21, Z16, Z10; \
+	VBROADCASTSD (DX)(R13*1), Z22; \
+	VFMADD231PS  Z22, Z16, Z11; \
+	VBROADCASTSD (R8), Z23; \
+	VFMADD231PS  Z23, Z16, Z12; \
+	VBROADCASTSD (R8)(BX*1), Z24; \
+	VFMADD231PS  Z24, Z16, Z13; \
+	VBROADCASTSD (R8)(BX*2), Z25; \
+	VFMADD231PS  Z25, Z16, Z14; \
+	VBROADCASTSD (R8)(R13*1), Z26; \
+	VFMADD231PS  Z26, Z16, Z15; \
+
+#define PAIR_LOADB \
+	VPERMPS (SI), Z17, Z16
+
+#define PAIR_ALL \
+	PAIR_LOADB; \
+	PAIR_ROWSLO \
+	PAIR_ROWSHI \
+	TRI16_NEXT
+
+#define PAIR_LO \
+	PAIR_LOADB; \
+	PAIR_ROWSLO \
+	TRI16_NEXT
+
+#define PAIR_HI \
+	PAIR_LOADB; \
+	PAIR_ROWSHI \
+	TRI16_NEXT
+
+// PAIR_STORE permutes row R's lanes back to the heads' column order and
+// stores it at DI, then steps DI to the next row.
+#define PAIR_STORE(R) \
+	VPERMPS R, Z18, R; \
+	VMOVUPS R, (DI); \
+	ADDQ    R9, DI
+
+// func triPairAVX512(c, a, b *float32, ldc, rsa, csa, ldb, t, upper int)
+//
+// tri16AVX512 on two 8-wide heads at once (TriGemmPairs): the same 16-row
+// tiles and two phases over p, zmm rows of both heads' columns. AX, CX, DX
+// and R8 address A's rows 0, 4, 8 and 12 of the tile (R13 = 3·rsa), SI
+// B's row; Z0–Z15 are the rows' sums, Z16 B's permuted row, Z17 and Z18
+// the permutations in and out, Z19–Z26 the broadcast pairs.
+TEXT ·triPairAVX512(SB), NOSPLIT, $0-72
+	MOVQ      ldc+24(FP), R9
+	SHLQ      $2, R9
+	MOVQ      rsa+32(FP), BX
+	SHLQ      $2, BX
+	MOVQ      csa+40(FP), R10
+	SHLQ      $2, R10
+	MOVQ      ldb+48(FP), R11
+	SHLQ      $2, R11
+	LEAQ      (BX)(BX*2), R13
+	VMOVDQU32 ·pairIn(SB), Z17
+	VMOVDQU32 ·pairOut(SB), Z18
+	XORQ      R14, R14
+
+pairtile:
+	MOVQ  a+8(FP), AX
+	MOVQ  R14, DX
+	IMULQ BX, DX
+	ADDQ  DX, AX
+	MOVQ  b+16(FP), SI
+	CMPQ  upper+64(FP), $0
+	JEQ   pairptrs
+	MOVQ  R14, DX
+	IMULQ R10, DX
+	ADDQ  DX, AX
+	MOVQ  R14, DX
+	IMULQ R11, DX
+	ADDQ  DX, SI
+
+pairptrs:
+	LEAQ (AX)(BX*4), CX
+	LEAQ (CX)(BX*4), DX
+	LEAQ (DX)(BX*4), R8
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	CMPQ upper+64(FP), $0
+	JNE  pairup
+
+	// Lower: all rows for p < r0+8, then the last 8 for 8 more.
+	LEAQ 8(R14), R12
+
+pairlo1:
+	PAIR_ALL
+	DECQ R12
+	JNZ  pairlo1
+	MOVQ $8, R12
+
+pairlo2:
+	PAIR_HI
+	DECQ R12
+	JNZ  pairlo2
+	JMP  pairstore
+
+	// Upper: the first 8 rows for p in [r0, r0+8), then all rows to T.
+pairup:
+	MOVQ $8, R12
+
+pairup1:
+	PAIR_LO
+	DECQ R12
+	JNZ  pairup1
+	MOVQ t+56(FP), R12
+	SUBQ R14, R12
+	SUBQ $8, R12
+
+pairup2:
+	PAIR_ALL
+	DECQ R12
+	JNZ  pairup2
+
+pairstore:
+	MOVQ  R14, DI
+	IMULQ R9, DI
+	ADDQ  c+0(FP), DI
+	PAIR_STORE(Z0)
+	PAIR_STORE(Z1)
+	PAIR_STORE(Z2)
+	PAIR_STORE(Z3)
+	PAIR_STORE(Z4)
+	PAIR_STORE(Z5)
+	PAIR_STORE(Z6)
+	PAIR_STORE(Z7)
+	PAIR_STORE(Z8)
+	PAIR_STORE(Z9)
+	PAIR_STORE(Z10)
+	PAIR_STORE(Z11)
+	PAIR_STORE(Z12)
+	PAIR_STORE(Z13)
+	PAIR_STORE(Z14)
+	PAIR_STORE(Z15)
+	ADDQ $16, R14
+	CMPQ R14, t+56(FP)
+	JLT  pairtile
+	VZEROUPPER
+	RET

@@ -43,3 +43,11 @@ func TriGemmTFast(t, n int) bool { return false }
 func triTAsm(ct, at, b []float32, ldb, t, n int, upper bool) {
 	panic("kernel: triTAsm without an assembly kernel")
 }
+
+// TriGemmPairsFast reports whether TriGemmPairs runs an assembly kernel
+// for T: never on this build.
+func TriGemmPairsFast(t int) bool { return false }
+
+func triPairAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t int, upper bool, bt Batch) {
+	panic("kernel: triPairAsm without an assembly kernel")
+}

@@ -182,3 +182,45 @@ func upperGemmN[F Float](what string, c []F, ldc int, a []F, lda int, b []F, ldb
 		upperTiles(c[h*bt.SC:], ldc, a[h*bt.SA:], lda, b[h*bt.SB:], ldb, t, k)
 	}
 }
+
+// TriGemmPairs is TriGemmN on 8-wide heads taken two at a time, their
+// triangular operands interleaved: for pair q of bt.Count, head h (0 or
+// 1) reads A_h[i,p] = a[q·bt.SA + h + i·rsa + p·csa] and its B at
+// b[q·bt.SB + 8h:] (row stride ldb), and writes its C (T,8) at
+// c[q·bt.SC + 8h:] (row stride ldc). Each head's C is TriGemm's, bit for
+// bit: where TriGemmPairsFast holds, one assembly kernel runs both heads
+// in zmm rows (lane 2k+h is head h's column k, the pair A_0, A_1 one
+// 64-bit broadcast) over TriGemm's 16-row tiles and their two phases, in
+// TriGemm's order; elsewhere it is TriGemmN on each head.
+//
+// Two 8-wide heads of an attention window (the default model) are the
+// use: TriGemm's own kernel gives them 8-lane ymm rows, at half the zmm
+// rate; interleaving the two heads' (T,T) probabilities or score
+// gradients (vmath.Interleave) lets them share full rows.
+func TriGemmPairs(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t int, upper bool, bt Batch) {
+	const what = "TriGemmPairs"
+	if t < 0 {
+		panic("kernel: " + what + ": negative size")
+	}
+	bt.check(what, len(c), len(a), len(b))
+	if t == 0 || bt.Count == 0 {
+		return
+	}
+	if !TriGemmPairsFast(t) {
+		for q := range bt.Count {
+			for h := range 2 {
+				triGemmN(what, c[q*bt.SC+8*h:], ldc, a[q*bt.SA+h:], rsa, csa, b[q*bt.SB+8*h:], ldb, t, 8, upper, Batch{Count: 1})
+			}
+		}
+		return
+	}
+	// The last pair's second head ends last in C, A and B (the batch's
+	// offsets are not negative, its columns and pair member lie beyond the
+	// first head's).
+	last := bt.Count - 1
+	if len(c) < last*bt.SC+8 || len(a) < last*bt.SA+1 || len(b) < last*bt.SB+8 {
+		panic("kernel: " + what + ": the batch's last pair starts past the end of C, A or B")
+	}
+	checkGemm(len(c)-last*bt.SC-8, ldc, len(a)-last*bt.SA-1, rsa, csa, len(b)-last*bt.SB-8, ldb, 0, false, t, 8, t)
+	triPairAsm(c, ldc, a, rsa, csa, b, ldb, t, upper, bt)
+}

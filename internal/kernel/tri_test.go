@@ -214,6 +214,12 @@ func BenchmarkCausal(b *testing.B) {
 		// columns), GFLOP/s on the same tile work as tri/upper=false.
 		ct := make([]float32, hs*t)
 		run("trit/upper=false", tri, func() { TriGemmTN(ct, a, bm, ld, t, hs, false, Batch{Count: 1}) })
+		if hs == 8 {
+			// Two heads at once, A interleaved (GFLOP/s on both heads' tile work).
+			a2 := f32(randn(r, 2*t*t))
+			run("pair/upper=true", 2*tri, func() { TriGemmPairs(c, ld, a2, 2*t, 2, bm, ld, t, true, Batch{Count: 1}) })
+			run("pair/upper=false", 2*tri, func() { TriGemmPairs(c, ld, a2, 2, 2*t, bm, ld, t, false, Batch{Count: 1}) })
+		}
 	}
 }
 
@@ -386,4 +392,78 @@ func TestTriGemmTN(t *testing.T) {
 			TriGemmTN(make([]float32, 8*31), make([]float32, 32*32), make([]float32, 32*8), 8, 32, 8, false, Batch{Count: 1})
 		})
 	})
+}
+
+// TestTriGemmPairs checks TriGemmPairs against TriGemm on each head of
+// each pair, bit for bit, with A interleaved as the attention lays it out
+// (two heads' key-major (T,T) blocks, element by element): both
+// triangles, read row-major (Pᵀ·dO, dSᵀ·Q) and transposed (dS·K), the
+// heads' columns side by side in a wider row, batches with gaps between
+// pairs, T a multiple of 16 (the assembly kernel) and not (TriGemmN
+// head by head), and the length checks.
+func TestTriGemmPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, tt := range []int{16, 32, 48, 96, 24, 8, 1} {
+		for _, pairs := range []int{1, 2, 3} {
+			for _, gap := range []int{0, 5} {
+				for _, upper := range []bool{false, true} {
+					for _, transposed := range []bool{false, true} {
+						name := fmt.Sprintf("t=%d/pairs=%d/gap=%d/upper=%v/transposed=%v", tt, pairs, gap, upper, transposed)
+						t.Run(name, func(t *testing.T) { pairCase(t, r, tt, pairs, gap, upper, transposed) })
+					}
+				}
+			}
+		}
+	}
+	t.Run("panics", func(t *testing.T) {
+		c, a, b := make([]float32, 32*16), make([]float32, 2*32*32), make([]float32, 32*16)
+		require.PanicsWithValue(t, "kernel: TriGemmPairs: negative size", func() {
+			TriGemmPairs(c, 16, a, 64, 2, b, 16, -1, false, Batch{Count: 1})
+		})
+		require.PanicsWithValue(t, "kernel: TriGemmPairs: the batch's last product starts past the end of C, A or B", func() {
+			TriGemmPairs(c, 16, a, 64, 2, b, 16, 32, false, Batch{Count: 2, SA: 3 * 32 * 32})
+		})
+		require.Panics(t, func() { TriGemmPairs(c[:len(c)-1], 16, a, 64, 2, b, 16, 32, true, Batch{Count: 1}) })
+		require.Panics(t, func() { TriGemmPairs(c, 16, a[:len(a)-1], 64, 2, b, 16, 32, true, Batch{Count: 1}) })
+		require.Panics(t, func() { TriGemmPairs(c, 16, a, 64, 2, b[:len(b)-1], 16, 32, true, Batch{Count: 1}) })
+	})
+}
+
+// pairCase runs one TestTriGemmPairs case: pairs pairs of heads whose
+// interleaved (T,T) blocks lie 2·T·T+gap apart, B and C rows of
+// 16·pairs+gap·pairs columns.
+func pairCase(t *testing.T, r *rand.Rand, tt, pairs, gap int, upper, transposed bool) {
+	// A_h[i,p] = a[base + h + i·rsa + p·csa]: the block's rows are
+	// interleaved rows of 2·T, so row-major reads i·2T + 2p and
+	// transposed reads p·2T + 2i.
+	rsa, csa := 2*tt, 2
+	if transposed {
+		rsa, csa = 2, 2*tt
+	}
+	sa := 2*tt*tt + gap
+	a := make([]float32, pairs*sa)
+	for q := range pairs {
+		for h := range 2 {
+			for i := range tt {
+				for p := range tt {
+					if (upper && p >= i) || (!upper && p <= i) {
+						a[q*sa+h+i*rsa+p*csa] = float32(r.NormFloat64())
+					}
+				}
+			}
+		}
+	}
+	sc := 16 + gap
+	ld := pairs * sc
+	b := f32(randn(r, tt*ld))
+	bt := Batch{Count: pairs, SC: sc, SA: sa, SB: sc}
+	want := f32(randn(r, tt*ld)) // columns outside the heads: kept
+	got := append([]float32(nil), want...)
+	for q := range pairs {
+		for h := range 2 {
+			TriGemm(want[q*sc+8*h:], ld, a[q*sa+h:], rsa, csa, b[q*sc+8*h:], ld, tt, 8, upper)
+		}
+	}
+	TriGemmPairs(got, ld, a, rsa, csa, b, ld, tt, upper, bt)
+	requireSameBits32(t, want, got)
 }

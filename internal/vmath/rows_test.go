@@ -161,6 +161,40 @@ func TestTransposeTo(t *testing.T) {
 	}
 }
 
+// TestInterleavePairs checks the pairwise interleave against its
+// definition on block lengths the kernel covers whole (T·T for T = 32,
+// 16), in part (a tail after 16-value steps) and not at all, for one to
+// three pairs, and its length checks.
+func TestInterleavePairs(t *testing.T) {
+	for _, n := range []int{1024, 256, 16, 40, 7, 0} {
+		for _, count := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("n=%d/count=%d", n, count), func(t *testing.T) {
+				src := make([]float32, 2*count*n)
+				for i := range src {
+					src[i] = float32(i) + 0.25
+				}
+				dst := make([]float32, len(src))
+				InterleavePairs(dst, src, n, count)
+				for q := range count {
+					for k := range n {
+						for h := range 2 {
+							if got, want := dst[q*2*n+2*k+h], src[(2*q+h)*n+k]; got != want {
+								t.Fatalf("dst[pair %d, value %d, block %d] = %v, want %v", q, k, h, got, want)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+	if !panics(func() { InterleavePairs(make([]float32, 64), make([]float32, 63), 16, 2) }) {
+		t.Error("InterleavePairs accepted a short source")
+	}
+	if !panics(func() { InterleavePairs(make([]float32, 63), make([]float32, 64), 16, 2) }) {
+		t.Error("InterleavePairs accepted a short destination")
+	}
+}
+
 // TestTranspose8N checks the batched transpose against the definition in
 // the layout of a window's four heads of q (row stride 96, heads 8
 // columns apart), and its length check.

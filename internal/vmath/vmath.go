@@ -157,6 +157,29 @@ func transposeGeneric(dst []float32, ldd int, src []float32, r, c int) {
 	}
 }
 
+// InterleavePairs interleaves consecutive blocks of src two by two: src
+// holds 2·count blocks of n values, and pair q of them, blocks 2q and
+// 2q+1, lands in dst[q·2n:] element by element,
+//
+//	dst[q·2n + 2k + h] = src[(2q+h)·n + k]   (h = 0, 1; k < n)
+//
+// so that an attention window's heads, each a (T,T) block, share one
+// 64-bit load per entry two by two (kernel.TriGemmPairs). The AVX-512
+// kernel runs 16 values of each block at a time (n a multiple of 16); it
+// only moves values, so every implementation gives the same bits.
+func InterleavePairs(dst, src []float32, n, count int) {
+	if n < 0 || count < 0 || len(src) != 2*count*n || len(dst) != len(src) {
+		panic("vmath: InterleavePairs: len(src) or len(dst) != 2·count·n")
+	}
+	for q := range count {
+		d, a, b := dst[q*2*n:(q+1)*2*n], src[2*q*n:(2*q+1)*n], src[(2*q+1)*n:(2*q+2)*n]
+		k := interleave16(d, a, b)
+		for ; k < n; k++ {
+			d[2*k], d[2*k+1] = a[k], b[k]
+		}
+	}
+}
+
 // AdamCoef are the float32 coefficients of one Adam update (Kingma and Ba
 // 2015, Algorithm 1). The asm kernels read them in this field order.
 type AdamCoef struct {

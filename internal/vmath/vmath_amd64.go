@@ -183,3 +183,28 @@ func transpose16(dst []float32, ldd int, src []float32, r, c int) bool {
 //
 //go:noescape
 func transpose16AVX512(dst, src *float32, r, c, ldd int)
+
+// interleave16 interleaves a and b into d (len(d) = 2·len(a) = 2·len(b))
+// in 16-value steps with AVX-512 and returns how many values of a it
+// covered (0 without AVX-512).
+func interleave16(d, a, b []float32) int {
+	n := len(a) &^ 15
+	if n == 0 || !cpu.X86.HasAVX512F {
+		return 0
+	}
+	interleaveAVX512(&d[0], &a[0], &b[0], n)
+	return n
+}
+
+// interLo and interHi pick a's and b's lanes 0–7 and 8–15 alternately
+// (VPERMT2PS indices: 0–15 the first table, 16–31 the second).
+var (
+	interLo = [16]int32{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23}
+	interHi = [16]int32{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31}
+)
+
+// interleaveAVX512 writes a[k], b[k] to d[2k], d[2k+1] for k < n (n a
+// positive multiple of 16).
+//
+//go:noescape
+func interleaveAVX512(d, a, b *float32, n int)

@@ -1589,3 +1589,27 @@ tblock:
 	JNZ  tblock
 	VZEROUPPER
 	RET
+
+// func interleaveAVX512(d, a, b *float32, n int)
+TEXT ·interleaveAVX512(SB), NOSPLIT, $0-32
+	MOVQ      d+0(FP), DI
+	MOVQ      a+8(FP), SI
+	MOVQ      b+16(FP), DX
+	MOVQ      n+24(FP), CX
+	VMOVDQU32 ·interLo(SB), Z2
+	VMOVDQU32 ·interHi(SB), Z3
+
+interloop:
+	VMOVUPS   (SI), Z0
+	VMOVAPS   Z0, Z1
+	VPERMT2PS (DX), Z2, Z0
+	VPERMT2PS (DX), Z3, Z1
+	VMOVUPS   Z0, (DI)
+	VMOVUPS   Z1, 64(DI)
+	ADDQ      $64, SI
+	ADDQ      $64, DX
+	ADDQ      $128, DI
+	SUBQ      $16, CX
+	JNZ       interloop
+	VZEROUPPER
+	RET
