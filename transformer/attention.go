@@ -127,17 +127,18 @@ func attentionBackward[F Float](dqkv, ds, pair, dot, dout, att, qkv []F, b, t, d
 
 // pairedHeads reports whether c's heads are 8 wide and even in number,
 // the shape whose backward causal products can run two heads at a time
-// (pairsFast); its activations then keep a buffer for the interleaved
-// blocks (acts.att2).
+// (pairsFast); float32 activations on a machine with the pair kernel then
+// keep a buffer for the interleaved blocks (acts.att2).
 func pairedHeads(c Config) bool { return c.Heads > 0 && c.D == 8*c.Heads && c.Heads%2 == 0 }
 
 // pairsFast reports whether attentionBackward runs the causal products
 // Pᵀ·dO, dS·K and dSᵀ·Q on the heads two by two: float32 heads 8 wide,
 // an even number of them, T where kernel.TriGemmPairs has its assembly
 // kernel, and pair (room for the window's interleaved blocks) given.
-// Each head's sums are TriGemmN's, bit for bit (dS·K's but for the sign
-// of a zero that a fused multiply-add underflowed to, see lowerCausal),
-// on zmm rows of two heads where TriGemmN has ymm rows of one. Measured
+// Each head's sums are TriGemmN's, bit for bit, on zmm rows of two heads
+// where TriGemmN has ymm rows of one (for dS·K that is the head by head
+// path's lowerCausal but for the sign of a zero that a fused
+// multiply-add underflowed to, see kernel.TriGemmTN). Measured
 // on one core, T = 32: 127 ns a pair of heads against 119 a head for
 // Pᵀ·dO (BenchmarkCausal); the default model's attention backward pass
 // 10% faster with the interleaving counted (BenchmarkAttention, 14.5

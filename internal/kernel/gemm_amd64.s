@@ -1199,7 +1199,7 @@ tri16store:
 // A's two values for a (row, p) are adjacent in memory and broadcast as
 // one 64-bit pair, and each row is permuted back before it is stored.
 // PAIR_ROWSLO and PAIR_ROWSHI are one p step of rows 0–7 and 8–15 of a
-// 16-row tile, PAIR_NEXT steps A and B on.
+// 16-row tile; TRI16_NEXT steps A and B on, as in tri16AVX512.
 #define PAIR_ROWSLO \
 	VBROADCASTSD (AX), Z19; \
 	VFMADD231PS  Z19, Z16, Z0; \

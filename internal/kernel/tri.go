@@ -196,7 +196,8 @@ func upperGemmN[F Float](what string, c []F, ldc int, a []F, lda int, b []F, ldb
 // Two 8-wide heads of an attention window (the default model) are the
 // use: TriGemm's own kernel gives them 8-lane ymm rows, at half the zmm
 // rate; interleaving the two heads' (T,T) probabilities or score
-// gradients (vmath.Interleave) lets them share full rows.
+// gradients (vmath.InterleavePairs) lets them share full rows. The two
+// heads' columns of C must not overlap (ldc ≥ 16).
 func TriGemmPairs(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t int, upper bool, bt Batch) {
 	const what = "TriGemmPairs"
 	if t < 0 {
@@ -206,21 +207,24 @@ func TriGemmPairs(c []float32, ldc int, a []float32, rsa, csa int, b []float32, 
 	if t == 0 || bt.Count == 0 {
 		return
 	}
-	if !TriGemmPairsFast(t) {
-		for q := range bt.Count {
-			for h := range 2 {
-				triGemmN(what, c[q*bt.SC+8*h:], ldc, a[q*bt.SA+h:], rsa, csa, b[q*bt.SB+8*h:], ldb, t, 8, upper, Batch{Count: 1})
-			}
-		}
-		return
+	if ldc < 16 {
+		panic("kernel: " + what + ": ldc < 16, so the two heads' columns of C overlap")
 	}
 	// The last pair's second head ends last in C, A and B (the batch's
 	// offsets are not negative, its columns and pair member lie beyond the
-	// first head's).
+	// first head's): checked before anything is written.
 	last := bt.Count - 1
 	if len(c) < last*bt.SC+8 || len(a) < last*bt.SA+1 || len(b) < last*bt.SB+8 {
 		panic("kernel: " + what + ": the batch's last pair starts past the end of C, A or B")
 	}
 	checkGemm(len(c)-last*bt.SC-8, ldc, len(a)-last*bt.SA-1, rsa, csa, len(b)-last*bt.SB-8, ldb, 0, false, t, 8, t)
-	triPairAsm(c, ldc, a, rsa, csa, b, ldb, t, upper, bt)
+	if TriGemmPairsFast(t) {
+		triPairAsm(c, ldc, a, rsa, csa, b, ldb, t, upper, bt)
+		return
+	}
+	for q := range bt.Count {
+		for h := range 2 {
+			triGemmN(what, c[q*bt.SC+8*h:], ldc, a[q*bt.SA+h:], rsa, csa, b[q*bt.SB+8*h:], ldb, t, 8, upper, Batch{Count: 1})
+		}
+	}
 }

@@ -423,6 +423,21 @@ func TestTriGemmPairs(t *testing.T) {
 		require.PanicsWithValue(t, "kernel: TriGemmPairs: the batch's last product starts past the end of C, A or B", func() {
 			TriGemmPairs(c, 16, a, 64, 2, b, 16, 32, false, Batch{Count: 2, SA: 3 * 32 * 32})
 		})
+		require.PanicsWithValue(t, "kernel: TriGemmPairs: ldc < 16, so the two heads' columns of C overlap", func() {
+			TriGemmPairs(c, 8, a, 64, 2, b, 16, 32, false, Batch{Count: 1})
+		})
+		require.PanicsWithValue(t, "kernel: TriGemmPairs: the batch's last pair starts past the end of C, A or B", func() {
+			TriGemmPairs(c, 16, a, 64, 2, b, 16, 32, false, Batch{Count: 2, SC: 32*16 - 4})
+		})
+		// Every bound is checked before anything is written, on every
+		// build: a second pair past the end of C leaves the first alone.
+		for _, tt := range []int{32, 24} {
+			c2 := make([]float32, 32*16+tt*16)
+			require.Panics(t, func() {
+				TriGemmPairs(c2[:len(c2)-1], 16, a, 64, 2, b, 16, tt, false, Batch{Count: 2, SC: 32 * 16})
+			})
+			require.Equal(t, make([]float32, len(c2)), c2, "T %d: C written before the panic", tt)
+		}
 		require.Panics(t, func() { TriGemmPairs(c[:len(c)-1], 16, a, 64, 2, b, 16, 32, true, Batch{Count: 1}) })
 		require.Panics(t, func() { TriGemmPairs(c, 16, a[:len(a)-1], 64, 2, b, 16, 32, true, Batch{Count: 1}) })
 		require.Panics(t, func() { TriGemmPairs(c, 16, a, 64, 2, b[:len(b)-1], 16, 32, true, Batch{Count: 1}) })

@@ -193,6 +193,12 @@ func TestInterleavePairs(t *testing.T) {
 	if !panics(func() { InterleavePairs(make([]float32, 63), make([]float32, 64), 16, 2) }) {
 		t.Error("InterleavePairs accepted a short destination")
 	}
+	if !panics(func() { InterleavePairs(nil, nil, 1<<62, 2) }) {
+		t.Error("InterleavePairs accepted 2·count·n overflowing to 0")
+	}
+	if !panics(func() { InterleavePairs(make([]float32, 8), make([]float32, 8), 4, 0) }) {
+		t.Error("InterleavePairs accepted values for no pairs")
+	}
 }
 
 // TestTranspose8N checks the batched transpose against the definition in

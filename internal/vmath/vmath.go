@@ -166,9 +166,12 @@ func transposeGeneric(dst []float32, ldd int, src []float32, r, c int) {
 // so that an attention window's heads, each a (T,T) block, share one
 // 64-bit load per entry two by two (kernel.TriGemmPairs). The AVX-512
 // kernel runs 16 values of each block at a time (n a multiple of 16); it
-// only moves values, so every implementation gives the same bits.
+// only moves values, so every implementation gives the same bits. dst
+// must not overlap src.
 func InterleavePairs(dst, src []float32, n, count int) {
-	if n < 0 || count < 0 || len(src) != 2*count*n || len(dst) != len(src) {
+	// len(src) = 2·count·n, without overflow.
+	if n < 0 || count < 0 || len(dst) != len(src) || len(src)%2 != 0 ||
+		(count == 0 && len(src) != 0) || (count > 0 && (len(src)/2%count != 0 || len(src)/2/count != n)) {
 		panic("vmath: InterleavePairs: len(src) or len(dst) != 2·count·n")
 	}
 	for q := range count {
