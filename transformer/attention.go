@@ -125,29 +125,30 @@ func attentionBackward[F Float](dqkv, ds, pair, dot, dout, att, qkv []F, b, t, d
 	}
 }
 
-// pairedHeads reports whether c's heads are 8 wide and even in number,
-// the shape whose backward causal products can run two heads at a time
-// (pairsFast); float32 activations on a machine with the pair kernel then
-// keep a buffer for the interleaved blocks (acts.att2).
-func pairedHeads(c Config) bool { return c.Heads > 0 && c.D == 8*c.Heads && c.Heads%2 == 0 }
+// pairKernel reports whether attentionBackward can run the causal
+// products Pᵀ·dO, dS·K and dSᵀ·Q of F heads hs wide on the heads two by
+// two: float32 heads 8 wide, an even number of them, and T where
+// kernel.TriGemmPairs has its assembly kernel. Activations for such a
+// model keep a buffer for the interleaved blocks (acts.att2).
+func pairKernel[F Float](t, hs, nh int) bool {
+	_, ok := any(F(0)).(float32)
+	return ok && hs == 8 && nh%2 == 0 && kernel.TriGemmPairsFast(t)
+}
 
-// pairsFast reports whether attentionBackward runs the causal products
-// Pᵀ·dO, dS·K and dSᵀ·Q on the heads two by two: float32 heads 8 wide,
-// an even number of them, T where kernel.TriGemmPairs has its assembly
-// kernel, and pair (room for the window's interleaved blocks) given.
-// Each head's sums are TriGemmN's, bit for bit, on zmm rows of two heads
-// where TriGemmN has ymm rows of one (for dS·K that is the head by head
-// path's lowerCausal but for the sign of a zero that a fused
-// multiply-add underflowed to, see kernel.TriGemmTN). Measured
-// on one core, T = 32: 127 ns a pair of heads against 119 a head for
-// Pᵀ·dO (BenchmarkCausal); the default model's attention backward pass
-// 10% faster with the interleaving counted (BenchmarkAttention, 14.5
-// against 13.0 µs for 8 windows), its step 1.4%. P·V in the forward pass
-// gained nothing so (the interleave costs what the zmm rows save over
+// pairsFast reports whether attentionBackward runs the heads two by two:
+// pairKernel, and pair given with room for the window's interleaved
+// blocks. Each head's sums are TriGemmN's, bit for bit, on zmm rows of
+// two heads where TriGemmN has ymm rows of one (for dS·K that is the head
+// by head path's lowerCausal but for the sign of a zero that a fused
+// multiply-add underflowed to, see kernel.TriGemmTN). Measured on one
+// core, T = 32: 127 ns a pair of heads against 119 a head for Pᵀ·dO
+// (BenchmarkCausal); the default model's attention backward pass 10%
+// faster with the interleaving counted (BenchmarkAttention, 14.5 against
+// 13.0 µs for 8 windows), its step 1.4%. P·V in the forward pass gained
+// nothing so (the interleave costs what the zmm rows save over
 // kernel.TriGemmTN), and stays with lowerCausal.
 func pairsFast[F Float](pair []F, t, hs, nh int) bool {
-	_, ok := any(pair).([]float32)
-	return ok && hs == 8 && nh%2 == 0 && len(pair) >= nh*t*t && kernel.TriGemmPairsFast(t)
+	return pairKernel[F](t, hs, nh) && len(pair) >= nh*t*t
 }
 
 // interleavePairs writes a window's nh (T,T) blocks src, interleaved two

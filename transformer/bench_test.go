@@ -169,7 +169,7 @@ func BenchmarkAttention(b *testing.B) {
 		out, att, dqkv := make([]float32, bw*t*d), make([]float32, bw*nh*t*t), make([]float32, bw*t*3*d)
 		ds, kt := make([]float32, nh*t*t), make([]float32, d*t)
 		var pair []float32
-		if pairedHeads(c) {
+		if pairKernel[float32](t, d/nh, nh) {
 			pair = make([]float32, nh*t*t)
 		}
 		heads := float64(bw * nh)

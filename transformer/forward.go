@@ -119,8 +119,8 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	s.dres, s.dln, s.dqkv, s.datty, s.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
 	s.dfc, s.datt, s.dpred = mk(bt*4*d), mk(c.Heads*t*t), mk(bt*c.H)
 	s.kt = mk(d * t)
-	if _, f32 := any(F(0)).(float32); f32 && pairedHeads(c) && kernel.TriGemmPairsFast(t) {
-		s.att2 = mk(c.Heads * t * t) // for pairsFast
+	if pairKernel[F](t, d/c.Heads, c.Heads) {
+		s.att2 = mk(c.Heads * t * t)
 	}
 	s.lnG, s.lnGX = mk(bt), mk(bt)
 	if c.Norm != "" {
