@@ -95,7 +95,7 @@ func TestSeedProfileKeepsTrials(t *testing.T) {
 		{"idea/cfg2/seed1", p.Idea[2], 1, g.MechanismSignature.IdeaSweep[2].Val.PerSeed[1], g.MechanismSignature.IdeaSweep[2].Result.PerSeed[1]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := harness.RunTrial(p, d.Dataset, tc.cfg, p.Seeds[tc.seed])
+			r, err := harness.RunTrial(context.Background(), p, d.Dataset, tc.cfg, p.Seeds[tc.seed])
 			require.NoError(t, err)
 			require.Equal(t, tc.val, round(r.Val), "val")
 			require.Equal(t, tc.test, round(r.Test), "test")

@@ -1,6 +1,9 @@
 package gate
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // LayerSignature is the mechanism signature of one block's gate: what the
 // gate of a trained model did on a set of windows, next to what the
@@ -56,15 +59,13 @@ func Confirm(rho, pole, initial, final, predicted float64) bool {
 type Probe struct {
 	p           Params
 	n           int         // windows seen
-	g0, gT, sT  []float64   // (L) sums over windows
 	gPos, sPos  [][]float64 // (L,T) sums over windows of the gain and the state at each position
 	sPrev, s, u [][]float64 // (L) the pole fit's samples
 }
 
 // NewProbe returns a probe for a gate p in layers blocks of t positions.
 func NewProbe(p Params, layers, t int) *Probe {
-	a := &Probe{p: p, g0: make([]float64, layers), gT: make([]float64, layers), sT: make([]float64, layers),
-		gPos: make([][]float64, layers), sPos: make([][]float64, layers),
+	a := &Probe{p: p, gPos: make([][]float64, layers), sPos: make([][]float64, layers),
 		sPrev: make([][]float64, layers), s: make([][]float64, layers), u: make([][]float64, layers)}
 	for l := range layers {
 		a.gPos[l], a.sPos[l] = make([]float64, t), make([]float64, t)
@@ -79,9 +80,6 @@ func (a *Probe) Add(l int, s, x []float32, B, T, C int) {
 	checkLen("Probe.Add: x", x, B*T*C)
 	beta := a.p.Beta
 	for bi := range B {
-		a.g0[l] += Gain(beta, float64(s[bi*T]))
-		a.gT[l] += Gain(beta, float64(s[bi*T+T-1]))
-		a.sT[l] += float64(s[bi*T+T-1])
 		prev := 0.0
 		for ti := range T {
 			var u float64
@@ -108,22 +106,43 @@ func (a *Probe) Add(l int, s, x []float32, B, T, C int) {
 func (a *Probe) Finish() []LayerSignature {
 	var out []LayerSignature
 	n := float64(a.n)
-	for l := range a.g0 {
-		ls := LayerSignature{Layer: l, InitialGain: a.g0[l] / n, FinalGain: a.gT[l] / n, MeanState: a.sT[l] / n}
+	for l := range a.gPos {
+		var gain, state []float64
 		for ti := range a.gPos[l] {
-			ls.GainByPosition = append(ls.GainByPosition, a.gPos[l][ti]/n)
-			ls.StateByPosition = append(ls.StateByPosition, a.sPos[l][ti]/n)
+			gain = append(gain, a.gPos[l][ti]/n)
+			state = append(state, a.sPos[l][ti]/n)
 		}
-		ls.PredictedSteadyGain = SteadyGain(a.p.Beta, ls.MeanState)
 		pole, drive, err := FitPole(a.sPrev[l], a.s[l], a.u[l])
-		if err == nil {
-			ls.FittedStatePole, ls.FittedDrive = pole, drive
-			ls.Confirmed = Confirm(a.p.Rho, pole, ls.InitialGain, ls.FinalGain, ls.PredictedSteadyGain)
+		if err != nil {
+			pole, drive = 0, 0
 		}
+		ls := Summarize(a.p, l, gain, state, pole, drive)
 		if !ls.Finite() {
 			return nil
 		}
 		out = append(out, ls)
 	}
 	return out
+}
+
+// Summarize builds block layer's signature of a gate p from what the
+// probe measured: the mean gain and state by position (T each) and the
+// pole fit (pole and drive both 0 when the fit failed). Every other field
+// follows from these:
+//
+//	initial_gain = gain_by_position[0]       final_gain = gain_by_position[T-1]
+//	mean_state   = state_by_position[T-1]    predicted_steady_gain = SteadyGain(β, mean_state)
+//	confirmed    = a fitted pole and Confirm(ρ, pole, initial_gain, final_gain, predicted_steady_gain)
+//
+// so a report's signature re-derives from those four fields alone.
+func Summarize(p Params, layer int, gain, state []float64, pole, drive float64) LayerSignature {
+	if len(gain) == 0 || len(state) != len(gain) {
+		panic(fmt.Sprintf("gate: Summarize: %d gains and %d states; want T >= 1 of each", len(gain), len(state)))
+	}
+	ls := LayerSignature{Layer: layer, InitialGain: gain[0], FinalGain: gain[len(gain)-1], MeanState: state[len(state)-1],
+		FittedStatePole: pole, FittedDrive: drive, GainByPosition: gain, StateByPosition: state}
+	ls.PredictedSteadyGain = SteadyGain(p.Beta, ls.MeanState)
+	fitted := pole != 0 || drive != 0
+	ls.Confirmed = fitted && Confirm(p.Rho, pole, ls.InitialGain, ls.FinalGain, ls.PredictedSteadyGain)
+	return ls
 }

@@ -19,39 +19,47 @@ type ControlResult struct {
 	Idea          idea.Config `json:"idea"`
 	Blocks        int         `json:"blocks"`
 	SeedsPerBlock int         `json:"seeds_per_block"`
-	Alpha         float64     `json:"alpha"`
-	Wins          int         `json:"significant_wins"`
-	Losses        int         `json:"significant_losses"`
-	// SelectionWins and SelectionLosses count the selection-aware
-	// verdicts (Comparison.VerdictSelection), when the grids pair.
-	SelectionWins   int            `json:"selection_aware_wins"`
-	SelectionLosses int            `json:"selection_aware_losses"`
-	PerBlock        []ControlBlock `json:"per_block"`
+	// SeedBase shifts every block's seeds (ControlSeeds).
+	SeedBase uint64  `json:"seed_base"`
+	Alpha    float64 `json:"alpha"`
+	// Test is the test of the headline verdict (Comparison.Test); Wins
+	// and Losses count its significant verdicts.
+	Test   string `json:"test"`
+	Wins   int    `json:"significant_wins"`
+	Losses int    `json:"significant_losses"`
+	// SignFlipWins and SignFlipLosses count the sign-flip test's on the
+	// chosen cfgs, conditional on the choice (the headline when Test is
+	// sign-flip, else Comparison.VerdictConditional).
+	SignFlipWins   int            `json:"sign_flip_wins"`
+	SignFlipLosses int            `json:"sign_flip_losses"`
+	PerBlock       []ControlBlock `json:"per_block"`
 }
 
 // ControlBlock is one block's comparison.
 type ControlBlock struct {
 	Seeds     []uint64 `json:"seeds"`
 	DeltaMean float64  `json:"delta_mean"`
-	PValue    float64  `json:"p_value"`
-	Verdict   string   `json:"verdict"`
-	// PValueSelection and VerdictSelection are the selection-aware test's.
-	PValueSelection  float64 `json:"p_value_selection"`
-	VerdictSelection string  `json:"verdict_selection"`
+	// PValue and Verdict are the headline's (ControlResult.Test).
+	PValue  float64 `json:"p_value"`
+	Verdict string  `json:"verdict"`
+	// PValueSignFlip and VerdictSignFlip are the sign-flip test's on the
+	// chosen cfgs.
+	PValueSignFlip  float64 `json:"p_value_sign_flip"`
+	VerdictSignFlip string  `json:"verdict_sign_flip"`
 	// BaselineCfg and IdeaCfg are the grid indices each arm selected.
 	BaselineCfg int `json:"baseline_cfg"`
 	IdeaCfg     int `json:"idea_cfg"`
 }
 
 // Rate is the share of blocks with a significant verdict, by the
-// sign-flip test on the chosen cfgs or, with selection, by the
-// selection-aware test: either way for the A/A control (its
-// false-positive rate under a two-sided test), wins only otherwise
-// (power), with the Clopper-Pearson 95% interval.
-func (c *ControlResult) Rate(selection bool) (k int, rate, lo, hi float64) {
+// headline test or, with signFlip, by the sign-flip test on the chosen
+// cfgs: either way for the A/A control (its false-positive rate under a
+// two-sided test), wins only otherwise (power), with the Clopper-Pearson
+// 95% interval.
+func (c *ControlResult) Rate(signFlip bool) (k int, rate, lo, hi float64) {
 	wins, losses := c.Wins, c.Losses
-	if selection {
-		wins, losses = c.SelectionWins, c.SelectionLosses
+	if signFlip {
+		wins, losses = c.SignFlipWins, c.SignFlipLosses
 	}
 	k = wins
 	if c.Idea.Name == "aa" {
@@ -62,16 +70,24 @@ func (c *ControlResult) Rate(selection bool) (k int, rate, lo, hi float64) {
 }
 
 // ControlSeeds returns block k's seeds: the protocol's seeds shifted by
-// k·(max seed + 1), so block 0 is the protocol's own and no two blocks
-// share a seed.
-func ControlSeeds(p Protocol, k int) []uint64 {
+// base + k·(max seed + 1), so block 0 at base 0 is the protocol's own and
+// no two blocks share a seed.
+func ControlSeeds(p Protocol, base uint64, k int) []uint64 {
 	step := slices.Max(p.Seeds) + 1
 	out := make([]uint64, len(p.Seeds))
 	for i, s := range p.Seeds {
-		out[i] = s + uint64(k)*step
+		out[i] = s + base + uint64(k)*step
 	}
 	return out
 }
+
+// MaxControlSeed bounds the seeds of a control experiment, so that
+// ControlSeeds cannot wrap around.
+const MaxControlSeed = 1 << 62
+
+// maxBlocks bounds a control experiment's blocks (what fits a machine is
+// its estimate's to say).
+const maxBlocks = 1 << 24
 
 // WithIdea returns cfg c training idea ic instead of its own (the gate as
 // rho and beta, as a cfg writes it).
@@ -86,12 +102,15 @@ func WithIdea(c Cfg, ic idea.Config) Cfg {
 }
 
 // Control runs the control experiment of idea ic on blocks seed blocks:
-// block k runs p with ControlSeeds(p, k) and the idea grid WithIdea of
-// each baseline cfg, through Run (so opt.Store keeps and reuses every
+// block k runs p with ControlSeeds(p, base, k) and the idea grid WithIdea
+// of each baseline cfg, through Run (so opt.Store keeps and reuses every
 // trial). progress, when not nil, is called after each block.
-func Control(ctx context.Context, p Protocol, ic idea.Config, blocks int, opt Options, progress func(done int)) (*ControlResult, error) {
-	if blocks < 1 {
-		return nil, fmt.Errorf("harness: control: blocks = %d; run at least 1 (e.g. 100)", blocks)
+func Control(ctx context.Context, p Protocol, ic idea.Config, blocks int, base uint64, opt Options, progress func(done int)) (*ControlResult, error) {
+	if blocks < 1 || blocks > maxBlocks {
+		return nil, fmt.Errorf("harness: control: blocks = %d; run 1 to %d (e.g. 200)", blocks, maxBlocks)
+	}
+	if last := ControlSeeds(p, base, blocks-1); slices.Max(last) > MaxControlSeed || slices.Max(last) < base {
+		return nil, fmt.Errorf("harness: control: seed base %d and %d blocks reach seeds beyond %d; use a smaller base or fewer blocks", base, blocks, uint64(MaxControlSeed))
 	}
 	if _, err := idea.New(ic); err != nil {
 		return nil, fmt.Errorf("harness: control: %w", err)
@@ -101,30 +120,40 @@ func Control(ctx context.Context, p Protocol, ic idea.Config, blocks int, opt Op
 	for _, c := range p.Baseline {
 		q.Idea = append(q.Idea, WithIdea(c, ic))
 	}
-	res := &ControlResult{Idea: ic, Blocks: blocks, SeedsPerBlock: len(p.Seeds), Alpha: p.Alpha}
+	d, err := q.checkedData(opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.Estimate(d.Dataset, blocks*len(q.Trials())).Check(opt.Limits, opt.workers()); err != nil {
+		return nil, fmt.Errorf("harness: control of %d blocks: %w", blocks, err)
+	}
+	res := &ControlResult{Idea: ic, Blocks: blocks, SeedsPerBlock: len(p.Seeds), SeedBase: base, Alpha: p.Alpha}
+	count := func(verdict string, wins, losses *int) {
+		switch verdict {
+		case stats.VerdictWin:
+			*wins++
+		case stats.VerdictLoss:
+			*losses++
+		}
+	}
 	for k := range blocks {
-		q.Seeds = ControlSeeds(p, k)
+		q.Seeds = ControlSeeds(p, base, k)
 		o, err := Run(ctx, q, opt)
 		if err != nil {
 			return nil, fmt.Errorf("harness: control block %d: %w", k, err)
 		}
-		c := o.Report.Comparison
 		rp := o.Report
-		res.PerBlock = append(res.PerBlock, ControlBlock{Seeds: q.Seeds, DeltaMean: c.DeltaMean, PValue: c.PValue, Verdict: c.Verdict,
-			PValueSelection: *c.PValueSelection, VerdictSelection: c.VerdictSelection,
-			BaselineCfg: slices.Index(q.Baseline, rp.Baseline.BestCfg), IdeaCfg: slices.Index(q.Idea, rp.MechanismSignature.ObservedBestCfg)})
-		switch c.Verdict {
-		case stats.VerdictWin:
-			res.Wins++
-		case stats.VerdictLoss:
-			res.Losses++
+		c := rp.Comparison
+		b := ControlBlock{Seeds: q.Seeds, DeltaMean: c.DeltaMean, PValue: c.PValue, Verdict: c.Verdict,
+			PValueSignFlip: c.PValue, VerdictSignFlip: c.Verdict,
+			BaselineCfg: slices.Index(q.Baseline, rp.Baseline.BestCfg), IdeaCfg: slices.Index(q.Idea, rp.MechanismSignature.ObservedBestCfg)}
+		if c.PValueConditional != nil {
+			b.PValueSignFlip, b.VerdictSignFlip = *c.PValueConditional, c.VerdictConditional
 		}
-		switch c.VerdictSelection {
-		case stats.VerdictWin:
-			res.SelectionWins++
-		case stats.VerdictLoss:
-			res.SelectionLosses++
-		}
+		res.Test = c.Test
+		res.PerBlock = append(res.PerBlock, b)
+		count(b.Verdict, &res.Wins, &res.Losses)
+		count(b.VerdictSignFlip, &res.SignFlipWins, &res.SignFlipLosses)
 		if progress != nil {
 			progress(k + 1)
 		}

@@ -365,6 +365,18 @@ func ConfigTrack(path string) (string, error) {
 	return v.Track, nil
 }
 
+// DecodeProtocolFile reads a JSON config file over base as
+// ParseProtocol does, but leaves the result unvalidated, for a caller that
+// applies its own settings over it (command-line flags) and validates
+// after.
+func DecodeProtocolFile(path string, base Protocol) (Protocol, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Protocol{}, fmt.Errorf("harness: config: %w", err)
+	}
+	return decodeProtocol(raw, path, base)
+}
+
 // ParseProtocol decodes a JSON config, read from the file name (used only
 // in messages), over base and validates the result. Fields it leaves out
 // keep base's values; a grid it gives (seeds, baseline, idea) replaces
@@ -372,6 +384,18 @@ func ConfigTrack(path string) (string, error) {
 // line:column of the fault; a value of the wrong type, an unknown key (keys
 // are case-sensitive) and a repeated key also name their JSON path.
 func ParseProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
+	p, err := decodeProtocol(raw, name, base)
+	if err != nil {
+		return Protocol{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Protocol{}, fmt.Errorf("harness: config %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// decodeProtocol is ParseProtocol without the validation.
+func decodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 	if err := checkJSONObject(raw, name, "config"); err != nil {
 		return Protocol{}, err
 	}
@@ -406,11 +430,18 @@ func ParseProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 	if err := dec.Decode(&p); err != nil {
 		return Protocol{}, decodeError(raw, vals, name, "config", err)
 	}
-	if err := p.Validate(); err != nil {
-		return Protocol{}, fmt.Errorf("harness: config %s: %w", name, err)
-	}
 	return p, nil
 }
+
+// Upper bounds of Validate: beyond them sizes overflow the arithmetic
+// of the estimates, long before any machine could run them; what fits a
+// machine is Protocol.Estimate's to say.
+const (
+	maxArch   = 1 << 16 // arch.d, arch.heads, arch.layers
+	maxBatch  = 1 << 24 // arch.batch
+	maxEpochs = 1 << 30 // epochs and patience of a cfg
+	maxSeeds  = 1 << 16 // seeds of a protocol
+)
 
 // Validate reports every invalid field, joined with errors.Join, each as
 //
@@ -446,6 +477,9 @@ func (p Protocol) Validate() error {
 	}
 	if len(p.Seeds) < 2 {
 		bad("seeds = %v: a paired comparison needs at least 2 seeds; list more, e.g. [0, 1, 2, 3, 4, 5, 6, 7]", p.Seeds)
+	}
+	if len(p.Seeds) > maxSeeds {
+		bad("seeds: %d seeds, at most %d; a sequential design (sequential.max_seeds) adds seeds only while the comparison is undecided", len(p.Seeds), maxSeeds)
 	}
 	first := make(map[uint64]int, len(p.Seeds))
 	for i, s := range p.Seeds {
@@ -489,8 +523,8 @@ func (p Protocol) Validate() error {
 			if !(c.LR > 0) || math.IsInf(c.LR, 0) {
 				bad("%s.lr = %v: must be a finite number > 0; use e.g. 0.001", at, c.LR)
 			}
-			if c.Epochs <= 0 {
-				bad("%s.epochs = %d: must be >= 1; use e.g. 8", at, c.Epochs)
+			if c.Epochs <= 0 || c.Epochs > maxEpochs {
+				bad("%s.epochs = %d: must be in [1, %d]; use e.g. 8", at, c.Epochs, maxEpochs)
 			}
 			if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
 				bad("%s.weight_decay = %v: must be a finite number >= 0; use e.g. 0.05 (0 is plain Adam)", at, c.WeightDecay)
@@ -506,7 +540,7 @@ func (p Protocol) Validate() error {
 			if !(c.Clip >= 0) || math.IsInf(c.Clip, 0) {
 				bad("%s.clip = %v: must be a finite number >= 0; use e.g. 1 (0 never clips)", at, c.Clip)
 			}
-			if c.Patience < 0 {
+			if c.Patience < 0 || c.Patience > maxEpochs {
 				bad("%s.patience = %d: must be >= 0; use e.g. 3 (0 keeps the last epoch's weights)", at, c.Patience)
 			}
 			for _, e := range c.ideaErrors(arm.name == "baseline") {
@@ -516,11 +550,14 @@ func (p Protocol) Validate() error {
 	}
 	a := p.Arch
 	for _, f := range []struct {
-		name       string
-		v, example int
-	}{{"d", a.D, 32}, {"heads", a.Heads, 4}, {"layers", a.Layers, 2}, {"batch", a.Batch, 32}} {
-		if f.v <= 0 {
+		name            string
+		v, example, max int
+	}{{"d", a.D, 32, maxArch}, {"heads", a.Heads, 4, maxArch}, {"layers", a.Layers, 2, maxArch}, {"batch", a.Batch, 32, maxBatch}} {
+		switch {
+		case f.v <= 0:
 			bad("arch.%s = %d: must be >= 1; use e.g. %d", f.name, f.v, f.example)
+		case f.v > f.max:
+			bad("arch.%s = %d: at most %d (what fits a machine is checked against the memory at hand before training); use e.g. %d", f.name, f.v, f.max, f.example)
 		}
 	}
 	if a.D > 0 && a.Heads > 0 && a.D%a.Heads != 0 {

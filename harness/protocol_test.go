@@ -20,7 +20,7 @@ func TestLoadProtocol(t *testing.T) {
 			require.Equal(t, []Cfg{{LR: 0.1, Epochs: 1, Rho: 0.5, Beta: 2}}, p.Idea)
 		}},
 		// A partial entry does not inherit the profile's epochs.
-		{"partial_entry", `{"idea":[{"lr":0.1}]}`, "idea[0].epochs = 0: must be >= 1", nil},
+		{"partial_entry", `{"idea":[{"lr":0.1}]}`, "idea[0].epochs = 0: must be in [1, ", nil},
 		{"unknown_field", `{"lr":0.1}`, `unknown field "lr"`, nil},
 		{"one_seed", `{"seeds":[3]}`, "seeds = [3]: a paired comparison needs at least 2 seeds", nil},
 		{"empty_grid", `{"baseline":[]}`, "baseline = []: empty grid", nil},

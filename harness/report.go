@@ -162,56 +162,75 @@ type IdeaRow struct {
 }
 
 // Comparison is the paired comparison, idea - baseline, seed by seed.
+// PValue and Verdict are the headline: the answer of Test, which in every
+// profile but seed is the selection-aware test (stats.SelectionPValue),
+// valid when each arm chooses its cfg on validation.
 type Comparison struct {
 	DeltaMean    float64   `json:"delta_mean"`
 	IdeaWins     int       `json:"idea_wins"`
 	NPairs       int       `json:"n_pairs"`
 	PerSeedDiffs []float64 `json:"per_seed_diffs"`
-	PValue       float64   `json:"p_value"`
+	PValue       float64   `json:"p_value"` // of Test
 	MDE          float64   `json:"mde"`
 	MDERelPct    float64   `json:"mde_rel_pct"`
-	Verdict      string    `json:"verdict"`
+	Verdict      string    `json:"verdict"` // at alpha with PValue
 	SystemWorked bool      `json:"system_worked"`
 
+	// Test names the test behind p_value and verdict: TestSelection
+	// when the idea's grid pairs with the baseline's (the same length,
+	// index j against index j) in every profile but seed; TestSignFlip in
+	// the seed profile (the seed report's test) and when the grids do not
+	// pair, which a warning then says.
+	Test         string   `json:"test,omitempty"`
 	PValueMethod string   `json:"p_value_method,omitempty"`
 	PValueDraws  int      `json:"p_value_draws,omitempty"`
 	Alpha        float64  `json:"alpha,omitempty"`
 	Warnings     []string `json:"warnings,omitempty"`
 
-	// PValueHolm and VerdictHolm are present when a run compares several
-	// ideas with the baseline (Protocol.Ideas): the p-value adjusted by
-	// Holm's step-down method over every idea arm (stats.Holm), and the
-	// verdict at alpha with it, which controls the chance of any false
-	// win among them.
-	PValueHolm  *float64 `json:"p_value_holm,omitempty"`
-	VerdictHolm string   `json:"verdict_holm,omitempty"`
+	// PValueConditional and VerdictConditional are present when Test is
+	// selection-aware: the paired sign-flip test (stats.Compare) on the
+	// two chosen cfgs, conditional on each arm's choice. It answers "do
+	// these two cfgs differ", which includes any difference between the
+	// cfgs the arms chose (another learning rate, say); under an idea that
+	// does nothing it says "significant" more often than alpha when the
+	// arms choose different cfgs.
+	PValueConditional  *float64 `json:"p_value_conditional,omitempty"`
+	VerdictConditional string   `json:"verdict_conditional,omitempty"`
 
-	// PValueSelection and VerdictSelection are present when the idea's
-	// grid pairs with the baseline's (the same length, index j against
-	// index j): the selection-aware permutation p-value
-	// (stats.SelectionPValue), which repeats each arm's choice of cfg under
-	// every relabelling of the seeds, and the verdict at alpha with it. It
-	// stays valid when the arms choose different cfgs, where the sign-flip
-	// p-value above also measures the difference between those cfgs.
+	// PValueSelection and VerdictSelection are present when the grids pair
+	// but the selection-aware test does not decide (the seed profile): its
+	// p-value and verdict beside the seed report's sign-flip headline.
 	PValueSelection  *float64 `json:"p_value_selection,omitempty"`
 	VerdictSelection string   `json:"verdict_selection,omitempty"`
 
-	// PValueSelectionHolm and VerdictSelectionHolm adjust the
-	// selection-aware p-values by Holm's method, present when a run
-	// compares several ideas and every one has a selection-aware p-value:
-	// the verdict that holds both under the arms' choices of cfg and over
-	// the family of ideas.
-	PValueSelectionHolm  *float64 `json:"p_value_selection_holm,omitempty"`
-	VerdictSelectionHolm string   `json:"verdict_selection_holm,omitempty"`
+	// PValueHolm and VerdictHolm are present when a run compares several
+	// ideas with the baseline (Protocol.Ideas): the headline p-value
+	// adjusted by Holm's step-down method over every idea arm (stats.Holm),
+	// and the verdict at alpha with it, which controls the chance of any
+	// false win among them.
+	PValueHolm  *float64 `json:"p_value_holm,omitempty"`
+	VerdictHolm string   `json:"verdict_holm,omitempty"`
 
 	// Intervals are interval estimates at level 1 - alpha of the mean
 	// difference (paired t and bootstrap) and of the probability of
 	// improvement (stats.IntervalsOf); Power says how many seeds would
 	// detect the observed effect and the protocol's min_effect
-	// (stats.PowerOf). Both are present from two seeds on.
+	// (stats.PowerOf). Both describe the chosen cfgs' differences and are
+	// present from two seeds on.
 	Intervals *stats.Intervals `json:"intervals,omitempty"`
 	Power     *stats.Power     `json:"power,omitempty"`
 }
+
+// The tests a comparison's headline can come from (Comparison.Test,
+// SequentialReport.Test).
+const (
+	// TestSelection is stats.SelectionPValue: each arm's choice of cfg is
+	// repeated under every relabelling of the seeds.
+	TestSelection = "selection-aware"
+	// TestSignFlip is the sign-flip test of stats.Compare on the chosen
+	// cfgs' per-seed differences, conditional on the choice.
+	TestSignFlip = "sign-flip"
+)
 
 // IdeaReport is one further idea arm of a run (Protocol.Ideas): its sweep,
 // its chosen cfg's test summary and its comparison with the baseline.
@@ -383,14 +402,32 @@ func (f *Forecasters) judge(b float64) {
 	f.BaselineCompetent = f.BaselineMargin > 0
 }
 
-// Setup records the protocol a report came from, so verify can rerun its
-// deterministic parts.
+// Setup records what a report came from, so verify can rebuild it: the
+// protocol, the training version and data its trials ran on, and digests
+// that bind the report's inputs to it.
 type Setup struct {
 	Protocol Protocol `json:"protocol"`
+	// TrainingVersion is the training path of the trials (TrainingVersion
+	// of the build that trained them), part of every trial key.
+	TrainingVersion string `json:"training_version,omitempty"`
+	// DataSHA256 is the hex SHA-256 of the csv track's file, part of its
+	// trial keys; empty for a generated track, which its config fixes.
+	DataSHA256 string `json:"data_sha256,omitempty"`
+	// TrialsSHA256 is the SHA-256 of the ids of the report's trials in
+	// order (Protocol.Key): the records of a results directory that hold
+	// its raw values (verify --results).
+	TrialsSHA256 string `json:"trials_sha256,omitempty"`
+	// Digests are the digests of the report's inputs (inputGroups): by
+	// the JSON path of what each covers, the first 16 bytes of the SHA-256
+	// of its JSON, in hex. Verify recomputes them, so an input edited
+	// after the report was written is named even where nothing derived
+	// from it shows the edit.
+	Digests map[string]string `json:"digests,omitempty"`
 }
 
 // RunInfo is volatile: it differs between runs of the same protocol and is
-// left out of golden comparisons.
+// left out of golden comparisons. Nothing is derived from it; verify
+// checks it against its own digest and invariants.
 type RunInfo struct {
 	WallSeconds float64 `json:"wall_seconds"`
 	Workers     int     `json:"workers"`
@@ -400,6 +437,10 @@ type RunInfo struct {
 	TrialsReused int    `json:"trials_reused"` // read from the results directory
 	TrialsRun    int    `json:"trials_run"`    // trained by this process
 	Results      string `json:"results"`       // the results directory (merge: the directories, comma-separated)
+
+	// Digest is the digest of the fields above (Report.SetRun), which
+	// verify recomputes.
+	Digest string `json:"digest,omitempty"`
 }
 
 // PanelRationale is the report's rationale for the panel track.

@@ -127,10 +127,11 @@ type SequentialReport struct {
 }
 
 // lookOf computes the look at the first n seeds of r's sweeps: each arm's
-// cfg chosen on the val means of those seeds, the selection-aware p-value
-// when the grids pair (else the sign-flip p-value of the chosen cfgs), the
-// mean difference of the chosen cfgs, and the decision at boundary.
-func lookOf(r *Report, n int, boundary float64, dir stats.Direction, alpha float64) (Look, string, error) {
+// cfg chosen on the val means of those seeds, the headline p-value of the
+// chosen cfgs (the selection-aware test when selection is set and the
+// grids pair, else the sign-flip test), their mean difference, and the
+// decision at boundary.
+func lookOf(r *Report, n int, boundary float64, dir stats.Direction, alpha float64, selection bool) (Look, string, error) {
 	b, bok := baselineArm(r)
 	x, xok := ideaRowsArm(r.MechanismSignature.IdeaSweep)
 	if !bok || !xok {
@@ -161,33 +162,38 @@ func lookOf(r *Report, n int, boundary float64, dir stats.Direction, alpha float
 		return Look{}, "", fmt.Errorf("harness: look at %d seeds: %w", n, err)
 	}
 	l := Look{NSeeds: n, PValue: c.PValue, Boundary: boundary, DeltaMean: c.DeltaMean}
-	test := "sign-flip"
-	if len(b.Val) == len(x.Val) {
+	test := TestSignFlip
+	if selection && len(b.Val) == len(x.Val) {
 		if l.PValue, err = stats.SelectionPValue(b, x, dir, &opt); err != nil {
 			return Look{}, "", fmt.Errorf("harness: look at %d seeds: %w", n, err)
 		}
-		test = "selection-aware"
+		test = TestSelection
 	}
 	l.Decided = l.PValue < boundary && l.DeltaMean != 0
 	return l, test, nil
 }
 
-// add records the look at the first n seeds of r's sweeps (lookOf), its
-// boundary the alpha that rec.Spending spends between the previous look
-// and this one, and reports whether it decided.
-func (rec *SequentialReport) add(r *Report, n int, alpha float64) (bool, error) {
+// boundary is the alpha that rec's spending function spends between its
+// last look and a look at n seeds.
+func (rec *SequentialReport) boundary(n int, alpha float64) float64 {
 	prev := 0.0
 	if k := len(rec.Looks); k > 0 {
 		prev = Spend(rec.Spending, alpha, float64(rec.Looks[k-1].NSeeds)/float64(rec.MaxSeeds))
 	}
-	spent := Spend(rec.Spending, alpha, float64(n)/float64(rec.MaxSeeds))
-	l, test, err := lookOf(r, n, spent-prev, stats.LowerIsBetter, alpha)
-	if err != nil {
-		return false, err
-	}
-	rec.Test = test
+	return Spend(rec.Spending, alpha, float64(n)/float64(rec.MaxSeeds)) - prev
+}
+
+// add records the look whose report is r (derived from the look's seeds
+// alone): its headline p-value and mean difference, decided at the
+// boundary of rec's spending function; it reports whether the look
+// decided.
+func (rec *SequentialReport) add(r *Report, alpha float64) bool {
+	c := r.Comparison
+	l := Look{NSeeds: r.NSeeds, PValue: c.PValue, Boundary: rec.boundary(r.NSeeds, alpha), DeltaMean: c.DeltaMean}
+	l.Decided = l.PValue < l.Boundary && l.DeltaMean != 0
+	rec.Test = c.Test
 	rec.Looks = append(rec.Looks, l)
-	return l.Decided, nil
+	return l.Decided
 }
 
 // finish sets where the looks stopped, the seeds saved and the verdict
@@ -208,8 +214,10 @@ func sequentialVerdict(l Look, alpha float64) string {
 	return stats.VerdictOf(0, l.DeltaMean, alpha, stats.LowerIsBetter, l.NSeeds)
 }
 
-// runSequential runs p's looks (see Sequential) and returns the last
-// look's outcome, its report carrying the sequential record.
+// runSequential runs p's looks (see Sequential): look k runs the
+// protocol on its first n_k seeds (Run, reusing the earlier looks'
+// trials) and decides on that look's report; the report of the last
+// look's trials is then derived with the design (Derive).
 func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	s := p.Sequential
 	if opt.Store == nil {
@@ -223,9 +231,16 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 			return nil, err
 		}
 	}
+	d, err := p.checkedData(opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Estimate(d.Dataset, len(p.Trials())).Check(opt.Limits, opt.workers()); err != nil {
+		return nil, err
+	}
 	seeds := s.AllSeeds(p.Seeds)
 	sizes := s.LookSizes(len(p.Seeds))
-	rec := &SequentialReport{Design: SequentialDesign, Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
+	rec := &SequentialReport{Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
 	var last *Outcome
 	computed := 0
 	for _, n := range sizes {
@@ -241,19 +256,18 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 			}
 			return o, err
 		}
-		decided, err := rec.add(o.Report, n, p.Alpha)
-		if err != nil {
-			return nil, err
-		}
 		last = o
-		if decided {
+		if rec.add(o.Report, p.Alpha) {
 			break
 		}
 	}
-	rec.finish(p.Alpha)
-	r := last.Report
-	r.Setup.Protocol = p
-	r.Sequential, r.EarlyStop = rec, nil // the looks answer what early_stop would
+	lr := last.Report
+	r, err := Derive(Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256,
+		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results})
+	if err != nil {
+		return nil, err
+	}
+	last.Report = r
 	last.Reused, last.Computed = len(last.Trials)-computed, computed
 	if last.Reused < 0 {
 		last.Reused = 0
@@ -264,9 +278,9 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 // earlyStop is the retrospective answer to "could this run have stopped
 // early": the run's n seeds replayed as a sequential design with looks at
 // ⌊n/2⌋ and n seeds and O'Brien-Fleming spending (max_seeds n), each look
-// computed from the first seeds of the sweeps (lookOf). nil below 4 seeds,
-// where half of them cannot decide anything.
-func earlyStop(r *Report, alpha float64) (*SequentialReport, error) {
+// computed from the first seeds of the sweeps with p's headline test
+// (lookOf). nil below 4 seeds, where half of them cannot decide anything.
+func earlyStop(r *Report, p Protocol) (*SequentialReport, error) {
 	n := r.NSeeds
 	if n < 4 {
 		return nil, fmt.Errorf("harness: early stop needs 4 seeds or more")
@@ -274,14 +288,41 @@ func earlyStop(r *Report, alpha float64) (*SequentialReport, error) {
 	s := &Sequential{MaxSeeds: n}
 	rec := &SequentialReport{Design: SequentialDesign, Spending: SpendOBrienFleming, MaxSeeds: n}
 	for _, m := range s.LookSizes(n / 2) {
-		decided, err := rec.add(r, m, alpha)
+		l, test, err := lookOf(r, m, rec.boundary(m, p.Alpha), stats.LowerIsBetter, p.Alpha, p.selectionAware())
 		if err != nil {
 			return nil, err
 		}
-		if decided {
+		rec.Test = test
+		rec.Looks = append(rec.Looks, l)
+		if l.Decided {
 			break
 		}
 	}
-	rec.finish(alpha)
+	rec.finish(p.Alpha)
 	return rec, nil
+}
+
+// baselineArm is the baseline sweep's per-seed val and test metrics; ok
+// false when a row lacks them (a seed-format report).
+func baselineArm(r *Report) (stats.Arm, bool) {
+	var a stats.Arm
+	for _, row := range r.Baseline.Sweep {
+		if row.Val == nil || row.PerSeed == nil {
+			return stats.Arm{}, false
+		}
+		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.PerSeed)
+	}
+	return a, true
+}
+
+// ideaRowsArm is an idea sweep's per-seed val and test metrics.
+func ideaRowsArm(rows []IdeaRow) (stats.Arm, bool) {
+	var a stats.Arm
+	for _, row := range rows {
+		if row.Val == nil {
+			return stats.Arm{}, false
+		}
+		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.Result.PerSeed)
+	}
+	return a, true
 }

@@ -57,11 +57,18 @@ type CSVKey struct {
 	SHA256    string   `json:"sha256"`
 }
 
-// Key is the store key of trial t of p; dataSHA is the SHA-256 of a csv
-// track's file (Data.SHA256), empty for the sequence track.
+// Key is the store key of trial t of p under this build's training
+// path; dataSHA is the SHA-256 of a csv track's file (Data.SHA256), empty
+// for a generated track.
 func (p Protocol) Key(t Trial, dataSHA string) TrialKey {
+	return p.KeyAt(t, dataSHA, TrainingVersion)
+}
+
+// KeyAt is Key under the training path version (a report's
+// setup.training_version).
+func (p Protocol) KeyAt(t Trial, dataSHA, version string) TrialKey {
 	k := TrialKey{
-		TrainingVersion: TrainingVersion, Track: p.Track, Sequence: p.Sequence, Model: p.Model,
+		TrainingVersion: version, Track: p.Track, Sequence: p.Sequence, Model: p.Model,
 		Arch: p.Arch, Arm: keyArm(t.Arm), Cfg: p.cfg(t), Seed: t.Seed,
 	}
 	if p.Track == "panel" && p.Panel != nil {
@@ -420,7 +427,7 @@ func Merge(dirs []string) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("harness: merge: %d of %d trials missing: %s%s; run the missing shards into these directories", n, len(trials), strings.Join(missing, "; "), more)
 	}
-	r, err := Assemble(p, d.Dataset, trials, results)
+	r, err := Assemble(p, d, trials, results)
 	if err != nil {
 		return nil, err
 	}

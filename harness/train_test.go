@@ -57,7 +57,7 @@ func TestEarlyStopping(t *testing.T) {
 		{"patience_3", Cfg{LR: 0.01, Epochs: 6, WeightDecay: 0.1, Schedule: ScheduleCosine, Warmup: 0.1, Clip: 1, Patience: 3}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, r, err := TrainTrial(p, ds, tc.c, 1)
+			m, r, err := TrainTrial(context.Background(), p, ds, tc.c, 1)
 			require.NoError(t, err)
 			require.Len(t, r.EpochLoss, len(r.ValCurve))
 			require.Equal(t, r.ValCurve[r.BestEpoch-1], r.Val)
@@ -157,7 +157,11 @@ func TestCompetence(t *testing.T) {
 			tc.edit(bad)
 			ms := Verify(bad, VerifyOptions{}).Mismatches()
 			require.NotEmpty(t, ms)
-			require.Contains(t, ms[0].Field, tc.field)
+			var fs []string
+			for _, m := range ms {
+				fs = append(fs, m.Field)
+			}
+			requireNamed(t, fs, tc.field)
 		})
 	}
 }
@@ -230,7 +234,7 @@ func TestReferencesCSV(t *testing.T) {
 			for _, m := range Verify(bad, VerifyOptions{Rerun: true}).Mismatches() {
 				fields = append(fields, m.Field)
 			}
-			require.Contains(t, fields, tc.field)
+			requireNamed(t, fields, tc.field)
 		})
 	}
 }
@@ -309,7 +313,7 @@ func TestSeveralIdeas(t *testing.T) {
 		{"comparison.verdict_holm", func(r *Report) { r.Comparison.VerdictHolm = "significant win" }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			require.Contains(t, tamperedFields(t, r, tc.edit), tc.field)
+			requireNamed(t, tamperedFields(t, r, tc.edit), tc.field)
 		})
 	}
 }
@@ -330,21 +334,24 @@ func indexOf(a IdeaReport) int {
 func TestControl(t *testing.T) {
 	p := tinyProtocol()
 	p.Baseline = []Cfg{{LR: 0.003, Epochs: 1}}
-	require.Equal(t, p.Seeds, ControlSeeds(p, 0))
+	require.Equal(t, p.Seeds, ControlSeeds(p, 0, 0))
+	require.Equal(t, []uint64{5000, 5001, 5002}, ControlSeeds(p, 5000, 0))
+	require.Equal(t, []uint64{5003, 5004, 5005}, ControlSeeds(p, 5000, 1))
 	seen := map[uint64]bool{}
 	for k := range 4 {
-		for _, s := range ControlSeeds(p, k) {
+		for _, s := range ControlSeeds(p, 0, k) {
 			require.False(t, seen[s], "seed %d in two blocks", s)
 			seen[s] = true
 		}
 	}
 	aa := idea.Config{Name: "aa", Params: idea.NewParams(map[string]float64{"stream": 1})}
 	done := 0
-	res, err := Control(context.Background(), p, aa, 3, Options{}, func(int) { done++ })
+	res, err := Control(context.Background(), p, aa, 3, 0, Options{}, func(int) { done++ })
 	require.NoError(t, err)
 	require.Equal(t, 3, done)
 	require.Len(t, res.PerBlock, 3)
-	require.Equal(t, ControlSeeds(p, 2), res.PerBlock[2].Seeds)
+	require.Equal(t, ControlSeeds(p, 0, 2), res.PerBlock[2].Seeds)
+	require.Equal(t, TestSelection, res.Test)
 	wins, losses := 0, 0
 	for _, b := range res.PerBlock {
 		switch b.Verdict {
@@ -365,8 +372,10 @@ func TestControl(t *testing.T) {
 	// The gate as a cfg writes it.
 	g := WithIdea(p.Baseline[0], idea.Config{Name: "gate", Params: idea.NewParams(map[string]float64{"rho": 0.9, "beta": 0.5})})
 	require.Equal(t, Cfg{LR: 0.003, Epochs: 1, Rho: 0.9, Beta: 0.5}, g)
-	_, err = Control(context.Background(), p, aa, 0, Options{}, nil)
+	_, err = Control(context.Background(), p, aa, 0, 0, Options{}, nil)
 	require.ErrorContains(t, err, "blocks = 0")
+	_, err = Control(context.Background(), p, aa, 10, MaxControlSeed, Options{}, nil)
+	require.ErrorContains(t, err, "beyond")
 }
 
 // TestIdeaLaws: the math check carries the laws of every idea setting with
@@ -395,10 +404,12 @@ func TestIdeaLaws(t *testing.T) {
 	require.Equal(t, "block0.state_pole", s.Laws[0].Name)
 	require.InDelta(t, 0.7, s.Laws[0].Got, 1e-3, "the fit recovers the ema's decay")
 	require.Equal(t, idea.AllHold(s.Laws), s.Confirmed)
-	require.NotNil(t, r.Comparison.PValueSelectionHolm)
-	sel := stats.Holm([]float64{*r.Comparison.PValueSelection, *r.Ideas[0].Comparison.PValueSelection})
-	require.Equal(t, sel[0], *r.Comparison.PValueSelectionHolm)
-	require.Equal(t, sel[1], *r.Ideas[0].Comparison.PValueSelectionHolm)
+	require.Equal(t, TestSelection, r.Comparison.Test)
+	require.Equal(t, TestSelection, r.Ideas[0].Comparison.Test)
+	require.NotNil(t, r.Comparison.PValueHolm)
+	sel := stats.Holm([]float64{r.Comparison.PValue, r.Ideas[0].Comparison.PValue})
+	require.Equal(t, sel[0], *r.Comparison.PValueHolm)
+	require.Equal(t, sel[1], *r.Ideas[0].Comparison.PValueHolm)
 	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
 
 	for _, tc := range []struct {
@@ -406,18 +417,18 @@ func TestIdeaLaws(t *testing.T) {
 		edit  func(r *Report)
 	}{
 		{"mechanism_signature.math_check.laws[1].laws[0].want", func(r *Report) { r.MechanismSignature.MathCheck.Laws[1].Laws[0].Want++ }},
-		{"mechanism_signature.math_check.laws (count)", func(r *Report) { r.MechanismSignature.MathCheck.Laws = r.MechanismSignature.MathCheck.Laws[:1] }},
+		{"mechanism_signature.math_check.laws", func(r *Report) { r.MechanismSignature.MathCheck.Laws = r.MechanismSignature.MathCheck.Laws[:1] }},
 		{"mechanism_signature.math_check.laws[0].holds", func(r *Report) { r.MechanismSignature.MathCheck.Laws[0].Holds = false }},
 		{"mechanism_signature.mechanism_signature.confirmed", func(r *Report) {
 			s := &r.MechanismSignature.MechanismSignature
 			s.Confirmed = !s.Confirmed
 		}},
 		{"mechanism_signature.mechanism_signature.laws", func(r *Report) { r.MechanismSignature.MechanismSignature.Laws = nil }},
-		{"ideas[0].comparison.p_value_selection_holm", func(r *Report) { *r.Ideas[0].Comparison.PValueSelectionHolm /= 2 }},
-		{"comparison.verdict_selection_holm", func(r *Report) { r.Comparison.VerdictSelectionHolm = "significant loss" }},
+		{"ideas[0].comparison.p_value_holm", func(r *Report) { *r.Ideas[0].Comparison.PValueHolm /= 2 }},
+		{"comparison.verdict_holm", func(r *Report) { r.Comparison.VerdictHolm = "significant loss" }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			require.Contains(t, tamperedFields(t, r, tc.edit), tc.field)
+			requireNamed(t, tamperedFields(t, r, tc.edit), tc.field)
 		})
 	}
 }
@@ -436,7 +447,7 @@ func TestGateLawsInReport(t *testing.T) {
 	for _, m := range Verify(o.Report, VerifyOptions{}).Mismatches() {
 		fields = append(fields, m.Field)
 	}
-	require.Contains(t, fields, "mechanism_signature.mechanism_signature.laws[0].got")
+	requireNamed(t, fields, "mechanism_signature.mechanism_signature.laws[0].got")
 }
 
 // TestBlownUp: a cfg whose test mean is over BlowUpFactor times
@@ -495,11 +506,14 @@ func TestNegligibleEffect(t *testing.T) {
 	for i := range b {
 		x[i] = b[i] - 0.001 - 0.0001*float64(i)
 	}
-	c, err := compare(b, x, stats.LowerIsBetter, 0.05, -0.01)
+	p := tinyProtocol()
+	one := func(v []float64) stats.Arm { return stats.Arm{Val: [][]float64{v}, Test: [][]float64{v}} }
+	c, err := p.comparison("idea", one(b), 0, one(x), 0, p.Idea[:1], stats.LowerIsBetter, -0.01, true)
 	require.NoError(t, err)
 	require.Equal(t, stats.VerdictWin, c.Verdict)
+	require.Equal(t, TestSelection, c.Test)
 	require.Contains(t, strings.Join(c.Warnings, "\n"), "negligible effect: a significant win, but")
-	c, err = compare(b, x, stats.LowerIsBetter, 0.05, -0.001)
+	c, err = p.comparison("idea", one(b), 0, one(x), 0, p.Idea[:1], stats.LowerIsBetter, -0.001, true)
 	require.NoError(t, err)
 	require.NotContains(t, strings.Join(c.Warnings, "\n"), "negligible")
 }
@@ -518,4 +532,26 @@ func tamperedFields(t *testing.T, r *Report, edit func(*Report)) []string {
 		fields = append(fields, m.Field)
 	}
 	return fields
+}
+
+// requireNamed fails unless a finding names field: the field itself, a
+// leaf under it, or the digest of an input that holds it (a finding on
+// an ancestor path).
+func requireNamed(t *testing.T, fields []string, field string) {
+	t.Helper()
+	for _, f := range fields {
+		if names(f, field) {
+			return
+		}
+	}
+	require.Fail(t, "no finding names "+field, "findings: %q", fields)
+}
+
+// names reports whether finding f names field: equal paths, or one
+// under the other.
+func names(f, field string) bool {
+	under := func(a, b string) bool {
+		return strings.HasPrefix(a, b) && (len(a) == len(b) || a[len(b)] == '.' || a[len(b)] == '[')
+	}
+	return under(f, field) || under(field, f)
 }

@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -36,8 +38,8 @@ var ErrDiverged = errors.New("harness: training diverged")
 // given seed and evaluates it on val and test. For a gated cfg it also
 // reads the mechanism signature on the test windows. The same (protocol,
 // cfg, seed) gives the same bits.
-func RunTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error) {
-	_, res, err := TrainTrial(p, ds, c, seed)
+func RunTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed uint64) (Result, error) {
+	_, res, err := TrainTrial(ctx, p, ds, c, seed)
 	return res, err
 }
 
@@ -54,8 +56,9 @@ func (p Protocol) ModelConfig(c Cfg, ds *track.Dataset) transformer.Config {
 // train windows in a seeded order, one AdamW step per batch at the rate
 // c.LRAt of the step, and scores the model on val after every epoch; with
 // c.Patience > 0 it stops once that many epochs bring no new best and
-// goes back to the best epoch's weights.
-func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer.Model[float32], Result, error) {
+// goes back to the best epoch's weights. When ctx is cancelled it stops
+// within a training step and returns an error wrapping ErrInterrupted.
+func TrainTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer.Model[float32], Result, error) {
 	mc := p.ModelConfig(c, ds)
 	batch := p.Arch.Batch
 	m, err := transformer.New[float32](mc, batch)
@@ -91,12 +94,18 @@ func TrainTrial(p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer
 	total := c.Epochs * perEpoch
 	var best []float32 // the best epoch's weights, under early stopping
 	step := 0
+	done := ctx.Done()
 epochs:
 	for epoch := 1; epoch <= c.Epochs; epoch++ {
 		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		var sum float64
 		var nb int
 		for lo := 0; lo < tr.N; lo += batch {
+			select {
+			case <-done:
+				return m, Result{}, fmt.Errorf("harness: %w at step %d of %d: %w", ErrInterrupted, step, total, context.Cause(ctx))
+			default:
+			}
 			idx := order[lo:min(lo+batch, tr.N)]
 			gather(x, y, tr, idx)
 			b := len(idx)

@@ -1,17 +1,12 @@
 package harness
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strings"
-
-	"github.com/ideabench/ideabench/gate"
-	"github.com/ideabench/ideabench/idea"
-	"github.com/ideabench/ideabench/stats"
 )
 
 // Finding is one checked field of a report that did not re-derive
@@ -51,95 +46,95 @@ func (fs Findings) Mismatches() []Finding {
 
 // VerifyOptions control Verify.
 type VerifyOptions struct {
-	// Rerun regenerates the track from the report's setup and recomputes
-	// the reference forecasters (milliseconds; no training).
+	// Rerun rebuilds the track from the report's setup and takes the
+	// reference forecasters and the data file's digest from it instead of
+	// from the report (milliseconds; no training).
 	Rerun bool
+	// Results, when set, is the results directory of the run: each
+	// trial's raw values are read from its record there, found by the key
+	// that setup.protocol gives, instead of from the report, so an edited
+	// raw value is named leaf by leaf.
+	Results string
 }
 
-// relTol is the relative tolerance of re-derived floats: sums in another
-// order differ by a few ulps.
+// relTol is the relative tolerance of re-derived floats: a report
+// re-derives to the bit (its floats round-trip through JSON), so this
+// only forgives a sum taken in another order.
 const relTol = 1e-12
 
-// tTable is the three-decimal Student-t table value t_{0.975,ν}; the seed
-// report's mde used it instead of the exact quantile.
-func tTable(nu float64) float64 { return math.Round(stats.TQuantile(0.975, nu)*1000) / 1000 }
+func near(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= relTol*max(math.Abs(a), math.Abs(b))
+}
 
-// Verify re-derives every derivable number of a report from its per-seed
-// values (and, with Rerun, from its recorded setup) and lists what differs.
+// Verify checks a report and lists what does not re-derive.
+//
+// A report of this harness (one with setup) is checked by rebuilding it:
+// its inputs are read back out of it (inputsOf: the protocol, the
+// per-seed metrics of every cfg, the chosen cfgs' curves, the gate's
+// measurements, the reference forecasters), Derive, the one function that
+// made the report, builds it again, and the two are compared leaf by leaf.
+// So every derived field is checked, by construction, including fields
+// added after this was written. The inputs themselves are covered by
+// their digests (Setup.Digests), which Derive recomputes: an input edited
+// after the report was written is named at its path. With Rerun the
+// reference forecasters and the data digest come from the rebuilt track;
+// with Results the raw values come from the trial records, found by the
+// keys that setup.protocol gives, so an edited protocol, training version
+// or raw value is named leaf by leaf.
+//
+// A report of the seed schema without setup (the seed report) has no
+// inputs to rebuild from; verifySeedFormat checks what its own fields
+// determine.
 func Verify(r *Report, opt VerifyOptions) Findings {
 	if r == nil {
 		r = &Report{}
 	}
+	if r.Setup == nil {
+		return verifySeedFormat(r)
+	}
 	v := &verifier{}
-	// A field of the seed schema that the file lacks is reported as
-	// missing, once, instead of as a mismatch of its zero value.
-	for _, f := range r.missing {
+	if r.Setup.Digests == nil {
+		// A report written before verify rebuilt reports: check what the
+		// seed schema determines, and say it is not bound.
+		fs := verifySeedFormat(r)
+		fs.Checked++
+		fs.Findings = append(fs.Findings, Finding{Field: "setup.digests", Got: "missing",
+			Want: "the digests of the report's inputs: the report was written before verify rebuilt reports; rerun `ideabench run` (or merge) on its results directory to rewrite it"})
+		return fs
+	}
+	// The inputs as they stand in the file against the digests recorded
+	// when it was written: an edited input is named at its path whatever
+	// else fails.
+	now := map[string]any{}
+	for k, x := range r.inputGroups() {
+		now[k] = digest(x)
+	}
+	recorded := map[string]any{}
+	for k, x := range r.Setup.Digests {
+		recorded[k] = x
+	}
+	v.digests(recorded, now)
+	p := r.Setup.Protocol
+	if err := p.Validate(); err != nil {
+		for _, e := range unjoin(err) {
+			field, _, _ := strings.Cut(e.Error(), " ")
+			v.checked++
+			v.add("setup.protocol."+strings.TrimSuffix(field, ":"), "an invalid value", e.Error(), "")
+		}
+		return Findings{Checked: v.checked, Findings: v.found}
+	}
+	in, ok := v.inputsOf(r, opt)
+	if !ok {
+		return Findings{Checked: v.checked, Findings: v.found}
+	}
+	want, err := Derive(in)
+	if err != nil {
 		v.checked++
-		v.found = append(v.found, Finding{Field: f, Got: "missing", Want: "present (a field of the seed report's schema)"})
+		v.add("report", "present", err.Error(), "")
+		return Findings{Checked: v.checked, Findings: v.found}
 	}
-	v.missing = r.missing
-	v.intEq("n_seeds", r.NSeeds, len(r.MechanismSignature.Protocol.Seeds))
-	v.summary("baseline.full", r.Baseline.Full)
-	v.summary("idea", r.Idea)
-	// Baseline selection: by val mean when recorded, else by test mean.
-	var bKey []float64
-	for i, row := range r.Baseline.Sweep {
-		key := row.Mean
-		if row.Val != nil {
-			v.summary(fmt.Sprintf("baseline.sweep[%d].val", i), *row.Val)
-			key = row.Val.Mean
-		}
-		if row.PerSeed != nil {
-			v.floatEq(fmt.Sprintf("baseline.sweep[%d].mean", i), row.Mean, stats.Summarize(row.PerSeed).Mean)
-		}
-		bKey = append(bKey, key)
-	}
-	if len(bKey) > 0 {
-		best := argBest(bKey, r.divergedCounts("baseline", len(bKey)))
-		v.cfgEq("baseline.best_cfg", r.Baseline.BestCfg, r.Baseline.Sweep[best].Cfg)
-		v.floatEq("baseline.full.mean", r.Baseline.Full.Mean, r.Baseline.Sweep[best].Mean)
-		if ps := r.Baseline.Sweep[best].PerSeed; ps != nil {
-			v.floatsEq("baseline.full.per_seed", r.Baseline.Full.PerSeed, ps)
-		}
-	}
-	var iKey []float64
-	for i, row := range r.MechanismSignature.IdeaSweep {
-		v.summary(fmt.Sprintf("mechanism_signature.idea_sweep[%d].result", i), row.Result)
-		key := row.Result.Mean
-		if row.Val != nil {
-			key = row.Val.Mean
-		}
-		iKey = append(iKey, key)
-	}
-	if len(iKey) > 0 {
-		best := argBest(iKey, r.divergedCounts("idea", len(iKey)))
-		row := r.MechanismSignature.IdeaSweep[best]
-		v.cfgEq("mechanism_signature.observed_best_cfg", r.MechanismSignature.ObservedBestCfg, row.Cfg)
-		v.floatEq("idea.mean", r.Idea.Mean, row.Result.Mean)
-		v.floatsEq("idea.per_seed", r.Idea.PerSeed, row.Result.PerSeed)
-	}
-	v.comparison(r)
-	v.signature(r)
-	v.mathCheck(r)
-	v.budget(r)
-	v.sequential(r)
-	switch {
-	case r.Sequential != nil:
-		v.checked++
-		if r.EarlyStop != nil {
-			v.add("early_stop", "present", "absent: a sequential run records its looks under sequential", "")
-		}
-	case r.EarlyStop != nil || r.Training != nil:
-		want, _ := earlyStop(r, cmp.Or(r.Comparison.Alpha, stats.DefaultOptions().Alpha))
-		v.jsonEq("early_stop", r.EarlyStop, want)
-	}
-	v.protocol(r)
-	v.diverged(r)
-	v.competence(r)
-	v.ideas(r)
-	if opt.Rerun && r.Setup != nil && r.ReferenceForecasters != nil {
-		v.forecasters(r)
-	}
+	v.tree("", r, want)
+	v.run(r, len(in.Trials))
 	return Findings{Checked: v.checked, Findings: v.found}
 }
 
@@ -158,10 +153,6 @@ func (v *verifier) add(field, got, want, note string) {
 	v.found = append(v.found, Finding{Field: field, Got: got, Want: want, Note: note})
 }
 
-func near(a, b float64) bool {
-	return a == b || math.Abs(a-b) <= relTol*max(math.Abs(a), math.Abs(b))
-}
-
 func (v *verifier) floatEq(field string, got, want float64) bool {
 	v.checked++
 	if !near(got, want) {
@@ -178,205 +169,235 @@ func (v *verifier) intEq(field string, got, want int) {
 	}
 }
 
-func (v *verifier) boolEq(field string, got, want bool) {
-	v.checked++
-	if got != want {
-		v.add(field, fmt.Sprint(got), fmt.Sprint(want), "")
-	}
-}
-
-func (v *verifier) floatsEq(field string, got, want []float64) {
-	v.checked++
-	if len(got) != len(want) {
-		v.add(field, fmt.Sprintf("%d values", len(got)), fmt.Sprintf("%d values", len(want)), "")
-		return
-	}
-	for i := range got {
-		if !near(got[i], want[i]) {
-			v.add(fmt.Sprintf("%s[%d]", field, i), fmt.Sprint(got[i]), fmt.Sprint(want[i]), "")
-		}
-	}
-}
-
-func (v *verifier) cfgEq(field string, got, want Cfg) {
-	v.checked++
-	if got != want {
-		v.add(field, fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want), "")
-	}
-}
-
-func (v *verifier) summary(field string, s Summary) {
-	want := stats.Summarize(s.PerSeed)
-	v.floatEq(field+".mean", s.Mean, want.Mean)
-	v.floatEq(field+".std", s.Std, want.Std)
-	v.intEq(field+".n", s.N, want.N)
-}
-
-func (v *verifier) comparison(r *Report) {
-	want, ok := v.comparisonOf("comparison", r.Comparison, r.Baseline.Full.PerSeed, r.Idea.PerSeed, r)
-	if !ok {
-		return
-	}
-	m := r.MechanismSignature
-	v.boolEq("comparison.system_worked", r.Comparison.SystemWorked,
-		want.Verdict == stats.VerdictWin && m.MechanismSignature.Confirmed && m.MathCheck.Confirmed)
-	b, bok := baselineArm(r)
-	x, xok := ideaRowsArm(m.IdeaSweep)
-	v.selection("comparison", r.Comparison, b, bok, x, xok, r)
-}
-
-// baselineArm is the baseline sweep's per-seed val and test metrics; ok
-// false when a row lacks them (a seed-format report).
-func baselineArm(r *Report) (stats.Arm, bool) {
-	var a stats.Arm
-	for _, row := range r.Baseline.Sweep {
-		if row.Val == nil || row.PerSeed == nil {
-			return stats.Arm{}, false
-		}
-		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.PerSeed)
-	}
-	return a, true
-}
-
-// ideaRowsArm is an idea sweep's per-seed val and test metrics.
-func ideaRowsArm(rows []IdeaRow) (stats.Arm, bool) {
-	var a stats.Arm
-	for _, row := range rows {
-		if row.Val == nil {
-			return stats.Arm{}, false
-		}
-		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.Result.PerSeed)
-	}
-	return a, true
-}
-
-// selection re-derives a comparison's selection-aware p-value and verdict
-// from the sweeps, present exactly when the grids pair.
-func (v *verifier) selection(field string, c Comparison, b stats.Arm, bok bool, x stats.Arm, xok bool, r *Report) {
-	if !bok || !xok {
-		return // a seed-format report has no val per seed
-	}
-	v.checked++
-	if len(b.Val) != len(x.Val) {
-		if c.PValueSelection != nil {
-			v.add(field+".p_value_selection", "present", "absent: the grids do not pair", "")
-		}
-		return
-	}
-	if c.PValueSelection == nil {
-		v.add(field+".p_value_selection", "missing", "the selection-aware p-value of the paired grids", "")
-		return
-	}
-	dir, err := stats.ParseDirection(r.MetricDirection)
-	if err != nil {
-		return
-	}
-	opt := stats.DefaultOptions()
-	opt.Alpha = c.Alpha
-	p, err := stats.SelectionPValue(b, x, dir, &opt)
-	if err != nil {
-		v.add(field+".p_value_selection", fmt.Sprint(*c.PValueSelection), err.Error(), "")
-		return
-	}
-	v.floatEq(field+".p_value_selection", *c.PValueSelection, p)
-	v.checked++
-	if w := stats.VerdictOf(p, c.DeltaMean, c.Alpha, dir, c.NPairs); c.VerdictSelection != w {
-		v.add(field+".verdict_selection", c.VerdictSelection, w, "")
-	}
-}
-
-// comparisonOf re-derives one comparison block c (at JSON path field) from
-// the baseline's and an idea's per-seed test metrics b and x, and returns
-// what it re-derived; false when it could not.
-func (v *verifier) comparisonOf(field string, c Comparison, b, x []float64, r *Report) (stats.Comparison, bool) {
-	alpha := c.Alpha
-	if r.Setup != nil {
-		// The verdict's alpha is the protocol's, not whatever the
-		// comparison block says.
-		v.floatEq(field+".alpha", c.Alpha, r.Setup.Protocol.Alpha)
-		alpha = r.Setup.Protocol.Alpha
-	}
-	if alpha == 0 {
-		alpha = stats.DefaultOptions().Alpha
-	}
-	opt := stats.DefaultOptions()
-	opt.Alpha = alpha
-	dir, err := stats.ParseDirection(r.MetricDirection)
-	if err != nil {
-		v.add("metric_direction", r.MetricDirection, stats.LowerIsBetter.String(), "")
-		return stats.Comparison{}, false
-	}
-	want, err := stats.Compare(b, x, dir, &opt)
-	if err != nil {
-		v.add(field, "", err.Error(), "")
-		return stats.Comparison{}, false
-	}
-	v.floatEq(field+".delta_mean", c.DeltaMean, want.DeltaMean)
-	v.intEq(field+".idea_wins", c.IdeaWins, want.IdeaWins)
-	v.intEq(field+".n_pairs", c.NPairs, want.NPairs)
-	v.floatsEq(field+".per_seed_diffs", c.PerSeedDiffs, want.PerSeedDiffs)
-	v.checked++
-	switch {
-	case near(c.PValue, want.PValue):
-	case c.PValueMethod == "" && math.Abs(c.PValue-want.PValue) <= 0.01:
-		// A report without p_value_method is a seed-format report whose
-		// p-value came from Monte Carlo: within 0.01 of the exact value is
-		// a few Monte Carlo standard errors (≤ 0.005 at 10⁴ draws).
-		v.add(field+".p_value", fmt.Sprint(c.PValue), fmt.Sprint(want.PValue),
-			"Monte Carlo estimate of the exact sign-flip p-value; within 0.01")
-	default:
-		v.add(field+".p_value", fmt.Sprint(c.PValue), fmt.Sprint(want.PValue), "")
-	}
-	v.checked++
-	n := float64(want.NPairs)
-	switch {
-	case near(c.MDE, want.MDE):
-		v.floatEq(field+".mde_rel_pct", c.MDERelPct, want.MDERelPct)
-	case want.NPairs >= 2 && near(c.MDE, want.MDE*tTable(n-1)/stats.TQuantile(1-alpha/2, n-1)):
-		f := tTable(n-1) / stats.TQuantile(1-alpha/2, n-1)
-		v.add(field+".mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE),
-			fmt.Sprintf("the report used the three-decimal t-table value %.3f for t(0.975,%d)", tTable(n-1), want.NPairs-1))
-		v.floatEq(field+".mde_rel_pct (table t)", c.MDERelPct, want.MDERelPct*f)
-	default:
-		v.add(field+".mde", fmt.Sprint(c.MDE), fmt.Sprint(want.MDE), "")
-		v.floatEq(field+".mde_rel_pct", c.MDERelPct, want.MDERelPct)
-	}
-	v.checked++
-	if c.Verdict != want.Verdict {
-		v.add(field+".verdict", c.Verdict, want.Verdict, "")
-	}
-	v.estimates(field, c, b, x, want.PerSeedDiffs, dir, alpha, r)
-	return want, true
-}
-
-// estimates re-derives a comparison's intervals and power analysis from
-// the re-derived differences diffs (a report before them has neither, nor
-// a training block).
-func (v *verifier) estimates(field string, c Comparison, b, x, diffs []float64, dir stats.Direction, alpha float64, r *Report) {
-	if c.Intervals == nil && c.Power == nil && r.Training == nil {
-		return
-	}
-	want := Comparison{Alpha: alpha, PerSeedDiffs: diffs}
-	minEff := 0.0
-	switch {
-	case r.Setup != nil:
-		minEff = r.Setup.Protocol.minEffect(stats.Summarize(b).Mean, dir)
-	case c.Power != nil && c.Power.Min != nil:
-		minEff = c.Power.Min.Effect
-	}
-	if err := want.estimate(b, x, dir, minEff); err != nil {
+// inputsOf reads the report's inputs back out of it (see Inputs), with
+// opt's sources in place of the report's where given; false, with the
+// faults among the findings, when the report's shape does not allow it.
+func (v *verifier) inputsOf(r *Report, opt VerifyOptions) (Inputs, bool) {
+	bad := func(field, got, want string) {
 		v.checked++
-		v.add(field+".intervals", "present", err.Error(), "")
-		return
+		v.add(field, got, want, "")
 	}
-	v.jsonEq(field+".intervals", c.Intervals, want.Intervals)
-	v.jsonEq(field+".power", c.Power, want.Power)
+	p := r.Setup.Protocol
+	in := Inputs{Protocol: p, TrainingVersion: r.Setup.TrainingVersion, DataSHA256: r.Setup.DataSHA256, Run: r.Run}
+	if r.ReferenceForecasters == nil {
+		bad("reference_forecasters", "missing", "the reference forecasters' MSEs")
+		return in, false
+	}
+	in.References = r.ReferenceForecasters.raw()
+	if opt.Rerun {
+		if d, err := p.Data(); err != nil {
+			v.add("setup.protocol", "", err.Error(), "the track could not be rebuilt, so the reference forecasters and the data digest were taken from the report")
+		} else if f, err := forecasters(d.Dataset); err != nil {
+			bad("reference_forecasters", "present", err.Error())
+		} else {
+			in.References, in.DataSHA256 = f, d.SHA256
+		}
+	}
+
+	// The seeds: the protocol's, or a sequential run's up to where it
+	// stopped, which the per-seed metrics tell.
+	seeds := p.Seeds
+	if p.Sequential != nil {
+		n := 0
+		if len(r.Baseline.Sweep) > 0 && r.Baseline.Sweep[0].Val != nil {
+			n = len(r.Baseline.Sweep[0].Val.PerSeed)
+		}
+		all := p.Sequential.AllSeeds(p.Seeds)
+		if n < len(p.Seeds) || n > len(all) {
+			bad("baseline.sweep[0].val.per_seed", fmt.Sprintf("%d values", n), fmt.Sprintf("one per seed of a look, %d to %d", len(p.Seeds), len(all)))
+			return in, false
+		}
+		seeds = all[:n]
+	}
+	q := p
+	q.Seeds, q.Sequential = seeds, nil
+	in.Trials = q.Trials()
+	in.Results = make([]Result, len(in.Trials))
+	seedIdx := map[uint64]int{}
+	for i, s := range seeds {
+		seedIdx[s] = i
+	}
+
+	// The per-seed metrics of every cfg of every arm.
+	type row struct {
+		at        string
+		val, test []float64
+	}
+	arms := map[string][]row{}
+	ok := true
+	addRows := func(arm, at string, n int, get func(j int) (val *Summary, test []float64)) {
+		for j := range n {
+			val, test := get(j)
+			a := fmt.Sprintf("%s[%d]", at, j)
+			if val == nil {
+				bad(a+".val", "missing", "the cfg's val summary")
+				ok = false
+				continue
+			}
+			arms[arm] = append(arms[arm], row{a, val.PerSeed, test})
+		}
+	}
+	addRows("baseline", "baseline.sweep", len(r.Baseline.Sweep), func(j int) (*Summary, []float64) {
+		return r.Baseline.Sweep[j].Val, r.Baseline.Sweep[j].PerSeed
+	})
+	addRows("idea", "mechanism_signature.idea_sweep", len(r.MechanismSignature.IdeaSweep), func(j int) (*Summary, []float64) {
+		return r.MechanismSignature.IdeaSweep[j].Val, r.MechanismSignature.IdeaSweep[j].Result.PerSeed
+	})
+	if len(r.Ideas) != len(p.Ideas) {
+		bad("ideas", fmt.Sprintf("%d arms", len(r.Ideas)), fmt.Sprintf("%d arms, one per setup.protocol.ideas", len(p.Ideas)))
+		return in, false
+	}
+	for k, a := range r.Ideas {
+		addRows(ideasArm(k), fmt.Sprintf("ideas[%d].sweep", k), len(a.Sweep), func(j int) (*Summary, []float64) {
+			return a.Sweep[j].Val, a.Sweep[j].Result.PerSeed
+		})
+	}
+	if !ok {
+		return in, false
+	}
+	for _, a := range []struct {
+		arm, at string
+		n       int
+	}{{"baseline", "baseline.sweep", len(p.Baseline)}, {"idea", "mechanism_signature.idea_sweep", len(p.Idea)}} {
+		if len(arms[a.arm]) != a.n {
+			bad(a.at, fmt.Sprintf("%d rows", len(arms[a.arm])), fmt.Sprintf("%d rows, one per cfg of setup.protocol", a.n))
+			ok = false
+		}
+	}
+	for k, a := range p.Ideas {
+		if len(arms[ideasArm(k)]) != len(a.Grid) {
+			bad(fmt.Sprintf("ideas[%d].sweep", k), fmt.Sprintf("%d rows", len(arms[ideasArm(k)])), fmt.Sprintf("%d rows, one per cfg of setup.protocol.ideas[%d].grid", len(a.Grid), k))
+			ok = false
+		}
+	}
+	for _, rows := range arms {
+		for _, rw := range rows {
+			if len(rw.val) != len(seeds) {
+				bad(rw.at+".val.per_seed", fmt.Sprintf("%d values", len(rw.val)), fmt.Sprintf("%d, one per seed", len(seeds)))
+				ok = false
+			}
+			if len(rw.test) != len(seeds) {
+				bad(rw.at+" per-seed test metrics", fmt.Sprintf("%d values", len(rw.test)), fmt.Sprintf("%d, one per seed", len(seeds)))
+				ok = false
+			}
+		}
+	}
+	if !ok {
+		return in, false
+	}
+	for i, t := range in.Trials {
+		rw, si := arms[t.Arm][t.Cfg], seedIdx[t.Seed]
+		in.Results[i].Val, in.Results[i].Test = rw.val[si], rw.test[si]
+	}
+
+	// Diverged trials: their metrics are the substitutes, which derive
+	// computes.
+	if d := r.Diverged; d != nil {
+		for k, dt := range d.Trials {
+			i := slices.Index(in.Trials, Trial{Arm: dt.Arm, Cfg: dt.Cfg, Seed: dt.Seed})
+			if i < 0 {
+				bad(fmt.Sprintf("diverged.trials[%d]", k), fmt.Sprintf("%s cfg %d seed %d", dt.Arm, dt.Cfg, dt.Seed), "a trial of the protocol")
+				return in, false
+			}
+			in.Results[i].Diverged, in.Results[i].DivergedStep = true, dt.Step
+			in.Results[i].Val, in.Results[i].Test = math.Inf(1), math.Inf(1)
+		}
+	}
+
+	// The chosen cfgs' curves, given to every cfg of their arm (derive
+	// reads the chosen cfg's), and the mechanism measurements, given to
+	// every idea cfg on the first seed.
+	if r.Training == nil {
+		bad("training", "missing", "the chosen cfgs' training curves")
+		return in, false
+	}
+	s := r.MechanismSignature.MechanismSignature
+	var sig *Signature
+	switch {
+	case len(s.Layers) > 0:
+		sig = &Signature{Layers: s.Layers}
+		for l, ls := range s.Layers {
+			if len(ls.GainByPosition) == 0 || len(ls.StateByPosition) != len(ls.GainByPosition) {
+				bad(fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d].state_by_position", l),
+					fmt.Sprintf("%d values", len(ls.StateByPosition)), fmt.Sprintf("one per position, as gain_by_position's %d", len(ls.GainByPosition)))
+				return in, false
+			}
+		}
+	case len(s.Laws) > 0:
+		sig = &Signature{Laws: s.Laws}
+	}
+	for i, t := range in.Trials {
+		si := seedIdx[t.Seed]
+		var ac *ArmCurves
+		switch t.Arm {
+		case "baseline":
+			ac = &r.Training.Baseline
+		case "idea":
+			ac = &r.Training.Idea
+			if si == 0 {
+				in.Results[i].Signature = sig
+			}
+		}
+		if ac == nil {
+			continue
+		}
+		if si < len(ac.EpochLosses) {
+			in.Results[i].EpochLoss = ac.EpochLosses[si]
+		}
+		if si < len(ac.ValCurves) {
+			in.Results[i].ValCurve = ac.ValCurves[si]
+		}
+	}
+	if opt.Results != "" {
+		v.records(&in, q, opt.Results)
+	}
+	return in, true
 }
 
-// jsonEq compares two values by their JSON forms, leaf by leaf: numbers
-// with floatEq, everything else exactly; a leaf on one side only is
-// missing on the other.
-func (v *verifier) jsonEq(field string, got, want any) {
+// records replaces in's results by the trial records of the results
+// directory dir, each found by the key of its trial under the report's
+// protocol q, data digest and training version; a trial without a
+// readable record is a finding, and keeps the report's values.
+func (v *verifier) records(in *Inputs, q Protocol, dir string) {
+	st := &Store{Dir: dir}
+	var missing []string
+	for i, t := range in.Trials {
+		id := q.KeyAt(t, in.DataSHA256, in.TrainingVersion).ID()
+		at := fmt.Sprintf("trial %s cfg %d seed %d", t.Arm, t.Cfg, t.Seed)
+		v.checked++
+		_, res, ok, err := st.read(id)
+		switch {
+		case err != nil:
+			v.add(at, "a record", fmt.Sprintf("%s: %v", st.path(id), err), "")
+		case !ok:
+			missing = append(missing, fmt.Sprintf("%s (%s)", at, id))
+		default:
+			in.Results[i] = res
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	what := fmt.Sprintf("%d of %d trials", len(missing), len(in.Trials))
+	if len(missing) == len(in.Trials) {
+		what = fmt.Sprintf("none of the %d trials", len(in.Trials))
+	}
+	const show = 3
+	more := ""
+	if len(missing) > show {
+		more = fmt.Sprintf(" and %d more", len(missing)-show)
+		missing = missing[:show]
+	}
+	v.add("setup", fmt.Sprintf("%s with a record in %s: %s%s", what, dir, strings.Join(missing, "; "), more),
+		"a record for every trial under the keys that setup.protocol, setup.training_version and setup.data_sha256 give: they were edited, or the directory holds another run's trials", "")
+}
+
+// tree compares the report got with its re-derivation want leaf by leaf,
+// by their JSON forms: numbers within relTol, everything else exactly; a
+// leaf on one side only is missing on the other. The digests
+// (setup.digests) are left to Verify, which compares them with the
+// file's own inputs.
+func (v *verifier) tree(field string, got, want any) {
 	enc := func(x any) any {
 		raw, err := json.Marshal(x)
 		if err != nil {
@@ -386,23 +407,40 @@ func (v *verifier) jsonEq(field string, got, want any) {
 		json.Unmarshal(raw, &out)
 		return out
 	}
+	join := func(f, k string) string {
+		if f == "" {
+			return k
+		}
+		return f + "." + k
+	}
 	var walk func(f string, g, w any)
 	walk = func(f string, g, w any) {
 		switch w := w.(type) {
 		case map[string]any:
-			gm, _ := g.(map[string]any)
+			gm, ok := g.(map[string]any)
+			if !ok {
+				v.checked++
+				v.add(f, show(g), "an object", "")
+				return
+			}
+			if f == "setup.digests" {
+				return // compared with the file's inputs first
+			}
 			for _, k := range slices.Sorted(maps.Keys(w)) {
-				walk(f+"."+k, gm[k], w[k])
+				walk(join(f, k), gm[k], w[k])
 			}
 			for _, k := range slices.Sorted(maps.Keys(gm)) {
 				if _, ok := w[k]; !ok {
 					v.checked++
-					v.add(f+"."+k, fmt.Sprint(gm[k]), "absent", "")
+					v.add(join(f, k), show(gm[k]), "absent", "")
 				}
 			}
 		case []any:
-			ga, _ := g.([]any)
-			v.intEq(f+" (count)", len(ga), len(w))
+			ga, ok := g.([]any)
+			v.checked++
+			if !ok || len(ga) != len(w) {
+				v.add(f, show(g), fmt.Sprintf("%d values", len(w)), "")
+			}
 			for i := range min(len(ga), len(w)) {
 				walk(fmt.Sprintf("%s[%d]", f, i), ga[i], w[i])
 			}
@@ -410,552 +448,72 @@ func (v *verifier) jsonEq(field string, got, want any) {
 			gf, ok := g.(float64)
 			if !ok {
 				v.checked++
-				v.add(f, fmt.Sprint(g), fmt.Sprint(w), "")
+				v.add(f, show(g), fmt.Sprint(w), "")
 				return
 			}
 			v.floatEq(f, gf, w)
 		default:
 			v.checked++
-			switch {
-			case g == nil && w != nil:
-				v.add(f, "missing", fmt.Sprint(w), "")
-			case g != w:
-				v.add(f, fmt.Sprint(g), fmt.Sprint(w), "")
+			if g != w {
+				v.add(f, show(g), show(w), "")
 			}
 		}
 	}
 	walk(field, enc(got), enc(want))
 }
 
-// ideas re-derives the further idea arms: each sweep row's summaries,
-// the val selection, the chosen cfg's result, the comparison with the
-// baseline, and Holm's adjustment over every idea arm.
-func (v *verifier) ideas(r *Report) {
-	if len(r.Ideas) == 0 {
+// show is a JSON value as a finding shows it.
+func show(x any) string {
+	switch x := x.(type) {
+	case nil:
+		return "missing"
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []any:
+		return fmt.Sprintf("%d values", len(x))
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprint(x)
+}
+
+// digests compares the recorded digests got with those of the inputs
+// now in the report, want, naming each differing one by the path it
+// covers.
+func (v *verifier) digests(got, want map[string]any) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		v.checked++
-		if r.Comparison.PValueHolm != nil || r.Comparison.VerdictHolm != "" {
-			v.add("comparison.p_value_holm", "present", "absent: a run of one idea adjusts nothing", "")
+		if got[k] != want[k] {
+			v.add(k, fmt.Sprintf("digest %s in setup.digests", show(got[k])),
+				fmt.Sprintf("digest %s of the values now there: the input was edited after the report was written", show(want[k])), "")
 		}
-		return
 	}
-	if r.Setup != nil {
-		v.intEq("ideas (count)", len(r.Ideas), len(r.Setup.Protocol.Ideas))
-	}
-	cs := []Comparison{r.Comparison}
-	for k, a := range r.Ideas {
-		at := fmt.Sprintf("ideas[%d]", k)
-		var key []float64
-		for i, row := range a.Sweep {
-			v.summary(fmt.Sprintf("%s.sweep[%d].result", at, i), row.Result)
-			m := row.Result.Mean
-			if row.Val != nil {
-				v.summary(fmt.Sprintf("%s.sweep[%d].val", at, i), *row.Val)
-				m = row.Val.Mean
-			}
-			key = append(key, m)
-		}
-		if len(key) == 0 {
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[k]; !ok {
 			v.checked++
-			v.add(at+".sweep", "empty", "one row per cfg", "")
-			continue
-		}
-		best := argBest(key, r.divergedCounts(ideasArm(k), len(key)))
-		v.cfgEq(at+".best_cfg", a.BestCfg, a.Sweep[best].Cfg)
-		v.floatsEq(at+".result.per_seed", a.Result.PerSeed, a.Sweep[best].Result.PerSeed)
-		v.summary(at+".result", a.Result)
-		v.comparisonOf(at+".comparison", a.Comparison, r.Baseline.Full.PerSeed, a.Result.PerSeed, r)
-		b, bok := baselineArm(r)
-		x, xok := ideaRowsArm(a.Sweep)
-		v.selection(at+".comparison", a.Comparison, b, bok, x, xok, r)
-		cs = append(cs, a.Comparison)
-	}
-	dir, err := stats.ParseDirection(r.MetricDirection)
-	if err != nil {
-		return // comparisonOf named it
-	}
-	var ps []float64
-	for _, c := range cs {
-		ps = append(ps, min(max(c.PValue, 0), 1))
-	}
-	for i, q := range stats.Holm(ps) {
-		c, at := cs[i], "comparison"
-		if i > 0 {
-			at = fmt.Sprintf("ideas[%d].comparison", i-1)
-		}
-		v.checked++
-		if c.PValueHolm == nil {
-			v.add(at+".p_value_holm", "missing", fmt.Sprint(q), "")
-			continue
-		}
-		v.floatEq(at+".p_value_holm", *c.PValueHolm, q)
-		v.checked++
-		if w := stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs); c.VerdictHolm != w {
-			v.add(at+".verdict_holm", c.VerdictHolm, w, "")
-		}
-	}
-	ptrs := make([]*Comparison, len(cs))
-	for i := range cs {
-		ptrs[i] = &cs[i]
-	}
-	sel := selectionPs(ptrs)
-	for i, c := range cs {
-		at := "comparison"
-		if i > 0 {
-			at = fmt.Sprintf("ideas[%d].comparison", i-1)
-		}
-		v.checked++
-		switch {
-		case sel == nil && (c.PValueSelectionHolm != nil || c.VerdictSelectionHolm != ""):
-			v.add(at+".p_value_selection_holm", "present", "absent: not every idea has a selection-aware p-value", "")
-		case sel != nil && c.PValueSelectionHolm == nil:
-			v.add(at+".p_value_selection_holm", "missing", "Holm over the selection-aware p-values", "")
-		case sel != nil:
-			q := stats.Holm(sel)[i]
-			v.floatEq(at+".p_value_selection_holm", *c.PValueSelectionHolm, q)
-			v.checked++
-			if w := stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs); c.VerdictSelectionHolm != w {
-				v.add(at+".verdict_selection_holm", c.VerdictSelectionHolm, w, "")
-			}
+			v.add(k, fmt.Sprintf("digest %s in setup.digests", show(got[k])), "no such input in the report", "")
 		}
 	}
 }
 
-func (v *verifier) signature(r *Report) {
-	m := r.MechanismSignature
-	s := m.MechanismSignature
-	if s.NotMeasured != "" {
-		v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed, false)
+// run checks the run block (volatile; nothing derives from it): its
+// digest, counts and time non-negative, and the trials reused and run
+// making up the report's n trials.
+func (v *verifier) run(r *Report, n int) {
+	ri := r.Run
+	if ri == nil {
 		return
 	}
-	if ic := m.ObservedBestCfg.IdeaConfig(); !ic.IsZero() && ic.Name != "gate" {
-		// Another idea's probe: its laws decide, by their own rule.
-		if len(s.Laws) == 0 {
-			v.checked++
-			v.add("mechanism_signature.mechanism_signature.laws", "missing", "the laws of "+ic.Name+"'s probe, or not_measured saying why not", "")
-			return
-		}
-		v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed, idea.AllHold(s.Laws))
-		v.metricOfSeed(r, s)
-		return
+	v.checked += 2
+	if d := ri.digest(); ri.Digest != d {
+		v.add("run", "digest "+show(ri.Digest), fmt.Sprintf("digest %q of the values now there: the run block was edited after the report was written", d), "")
 	}
-	v.floatEq("mechanism_signature.mechanism_signature.rho", s.Rho, m.ObservedBestCfg.Rho)
-	v.floatEq("mechanism_signature.mechanism_signature.beta", s.Beta, m.ObservedBestCfg.Beta)
-	v.floatEq("mechanism_signature.mechanism_signature.predicted_steady_gain", s.PredictedSteadyGain, gate.SteadyGain(s.Beta, s.MeanState))
-	v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed,
-		Confirm(s.Rho, s.FittedStatePole, s.InitialGain, s.FinalGain, s.PredictedSteadyGain))
-	v.metricOfSeed(r, s)
-	if s.Laws != nil || r.Training != nil { // a report before the laws has no training curves either
-		v.laws("mechanism_signature.mechanism_signature.laws", s.Laws, idea.GateLaws(s.Rho, s.Layers))
-	}
-	for i, l := range s.Layers {
-		p := fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d]", i)
-		v.floatEq(p+".predicted_steady_gain", l.PredictedSteadyGain, gate.SteadyGain(s.Beta, l.MeanState))
-		v.boolEq(p+".confirmed", l.Confirmed, Confirm(s.Rho, l.FittedStatePole, l.InitialGain, l.FinalGain, l.PredictedSteadyGain))
-		// The by-position means end where the summary fields are read.
-		if g, st := l.GainByPosition, l.StateByPosition; len(g) > 0 {
-			v.intEq(p+".state_by_position (count)", len(st), len(g))
-			v.floatEq(p+".gain_by_position[0]", g[0], l.InitialGain)
-			v.floatEq(p+".gain_by_position[T-1]", g[len(g)-1], l.FinalGain)
-			if len(st) == len(g) {
-				v.floatEq(p+".state_by_position[T-1]", st[len(st)-1], l.MeanState)
-			}
-		}
-	}
-	if tr := r.Training; tr != nil {
-		v.cfgEq("training.baseline.cfg", tr.Baseline.Cfg, r.Baseline.BestCfg)
-		v.cfgEq("training.idea.cfg", tr.Idea.Cfg, m.ObservedBestCfg)
-		v.intEq("training.baseline.epoch_losses (seeds)", len(tr.Baseline.EpochLosses), r.NSeeds)
-		v.intEq("training.idea.epoch_losses (seeds)", len(tr.Idea.EpochLosses), r.NSeeds)
-		var bVal, iVal *Summary
-		for i, row := range r.Baseline.Sweep {
-			if row.Cfg == r.Baseline.BestCfg && row.Val != nil && bVal == nil {
-				bVal = r.Baseline.Sweep[i].Val
-			}
-		}
-		for i, row := range m.IdeaSweep {
-			if row.Cfg == m.ObservedBestCfg && row.Val != nil && iVal == nil {
-				iVal = m.IdeaSweep[i].Val
-			}
-		}
-		v.valCurves("training.baseline", tr.Baseline, bVal, r.NSeeds)
-		v.valCurves("training.idea", tr.Idea, iVal, r.NSeeds)
-	}
-}
-
-// sequential re-derives a sequential run's looks from the last look's
-// sweeps: each look's boundary from the spending function, its p-value,
-// mean difference and decision from the first n seeds, and the stopping
-// rule (every look before the last undecided; the last decided or at
-// max_seeds).
-func (v *verifier) sequential(r *Report) {
-	sr := r.Sequential
-	var ps *Sequential
-	if r.Setup != nil {
-		ps = r.Setup.Protocol.Sequential
-	}
-	v.checked++
 	switch {
-	case sr == nil && ps == nil:
-		return
-	case sr == nil:
-		v.add("sequential", "missing", "the looks of the protocol's sequential design", "")
-		return
-	case ps == nil && r.Setup != nil:
-		v.add("sequential", "present", "absent: the protocol is not sequential", "")
-		return
+	case !(ri.WallSeconds >= 0):
+		v.add("run.wall_seconds", fmt.Sprint(ri.WallSeconds), "a time >= 0", "")
+	case ri.Workers < 0:
+		v.add("run.workers", fmt.Sprint(ri.Workers), "a count >= 0", "")
+	case ri.TrialsReused < 0 || ri.TrialsRun < 0 || ri.TrialsReused+ri.TrialsRun != n:
+		v.add("run.trials_run", fmt.Sprintf("%d run + %d reused", ri.TrialsRun, ri.TrialsReused), fmt.Sprintf("%d in all, the report's trials", n), "")
 	}
-	alpha := stats.DefaultOptions().Alpha
-	if r.Setup != nil {
-		alpha = r.Setup.Protocol.Alpha
-		v.intEq("sequential.max_seeds", sr.MaxSeeds, ps.MaxSeeds)
-		v.checked++
-		if sr.Spending != cmp.Or(ps.Spending, SpendOBrienFleming) {
-			v.add("sequential.spending", sr.Spending, cmp.Or(ps.Spending, SpendOBrienFleming), "")
-		}
-	}
-	if len(sr.Looks) == 0 || sr.MaxSeeds < 1 {
-		v.add("sequential.looks", "empty", "one look or more", "")
-		return
-	}
-	n1 := sr.Looks[0].NSeeds
-	sizes := (&Sequential{MaxSeeds: sr.MaxSeeds}).LookSizes(n1)
-	v.intEq("sequential.looks (count)", len(sr.Looks), min(len(sizes), len(sr.Looks)))
-	dir := stats.LowerIsBetter
-	prev := 0.0
-	for k, l := range sr.Looks {
-		f := fmt.Sprintf("sequential.looks[%d]", k)
-		if k >= len(sizes) {
-			break
-		}
-		v.intEq(f+".n_seeds", l.NSeeds, sizes[k])
-		spent := Spend(sr.Spending, alpha, float64(sizes[k])/float64(sr.MaxSeeds))
-		v.floatEq(f+".boundary", l.Boundary, spent-prev)
-		prev = spent
-		if r.Diverged == nil { // substitutes for diverged seeds depend on the look's trials
-			want, _, err := lookOf(r, sizes[k], l.Boundary, dir, alpha)
-			if err != nil {
-				v.checked++
-				v.add(f, "present", err.Error(), "")
-				continue
-			}
-			v.floatEq(f+".p_value", l.PValue, want.PValue)
-			v.floatEq(f+".delta_mean", l.DeltaMean, want.DeltaMean)
-		}
-		v.boolEq(f+".decided", l.Decided, l.PValue < l.Boundary && l.DeltaMean != 0)
-		if k < len(sr.Looks)-1 {
-			v.boolEq(f+".decided (a look before the last)", l.Decided, false)
-		}
-	}
-	last := sr.Looks[len(sr.Looks)-1]
-	v.checked++
-	if !last.Decided && last.NSeeds != sr.MaxSeeds {
-		v.add("sequential.looks", fmt.Sprintf("stopped undecided at %d seeds", last.NSeeds), fmt.Sprintf("a decision or max_seeds = %d", sr.MaxSeeds), "")
-	}
-	v.intEq("sequential.stopped_at", sr.StoppedAt, last.NSeeds)
-	v.intEq("sequential.seeds_saved", sr.SeedsSaved, sr.MaxSeeds-last.NSeeds)
-	v.intEq("sequential.stopped_at (n_seeds)", sr.StoppedAt, r.NSeeds)
-	want := sequentialVerdict(last, alpha)
-	v.checked++
-	if sr.Verdict != want {
-		v.add("sequential.verdict", sr.Verdict, want, "")
-	}
-}
-
-// budget re-derives the tuning-budget curves from the sweeps (a report
-// before them has neither curves nor training curves).
-func (v *verifier) budget(r *Report) {
-	if r.TuningBudget == nil && r.Training == nil {
-		return
-	}
-	dir, err := stats.ParseDirection(r.MetricDirection)
-	if err != nil {
-		return // comparisonOf named it
-	}
-	want, err := tuningBudget(r, dir)
-	if err != nil {
-		v.checked++
-		v.add("tuning_budget", "present", err.Error(), "")
-		return
-	}
-	v.jsonEq("tuning_budget", r.TuningBudget, want)
-}
-
-// metricOfSeed checks the signature's metric against the idea's test
-// metric on its seed.
-func (v *verifier) metricOfSeed(r *Report, s SignatureJSON) {
-	seeds := r.MechanismSignature.Protocol.Seeds
-	if i := slices.Index(seeds, s.TrainedModelSeed); i >= 0 && i < len(r.Idea.PerSeed) {
-		v.floatEq("mechanism_signature.mechanism_signature.metric", s.Metric, r.Idea.PerSeed[i])
-	} else {
-		v.checked++
-		v.add("mechanism_signature.mechanism_signature.trained_model_seed", fmt.Sprint(s.TrainedModelSeed), fmt.Sprint(seeds), "")
-	}
-}
-
-// laws compares laws with their re-derivation want, field by field.
-func (v *verifier) laws(field string, got, want []idea.Law) {
-	v.intEq(field+" (count)", len(got), len(want))
-	for i := range min(len(got), len(want)) {
-		p := fmt.Sprintf("%s[%d]", field, i)
-		v.checked++
-		if got[i].Name != want[i].Name || got[i].AtLeast != want[i].AtLeast {
-			v.add(p+".name", got[i].Name, want[i].Name, "")
-			continue
-		}
-		v.floatEq(p+".got", got[i].Got, want[i].Got)
-		v.floatEq(p+".want", got[i].Want, want[i].Want)
-		v.floatEq(p+".tol", got[i].Tol, want[i].Tol)
-	}
-}
-
-// valCurves checks an arm's per-epoch val curves against its chosen
-// cfg's val summary: each seed's kept epoch is the last one, or under
-// early stopping the first epoch of least val metric, and its val metric
-// is the seed's val value. Diverged seeds (kept epoch 0) are skipped.
-func (v *verifier) valCurves(field string, ac ArmCurves, val *Summary, n int) {
-	if ac.ValCurves == nil {
-		return // a report from before per-epoch validation
-	}
-	v.intEq(field+".val_curves (seeds)", len(ac.ValCurves), n)
-	v.intEq(field+".best_epochs (seeds)", len(ac.BestEpochs), n)
-	for i, curve := range ac.ValCurves {
-		if i >= len(ac.BestEpochs) || ac.BestEpochs[i] == 0 {
-			continue
-		}
-		be := ac.BestEpochs[i]
-		want := len(curve)
-		if ac.Cfg.Patience > 0 {
-			want = 1
-			for e, x := range curve {
-				if x < curve[want-1] {
-					want = e + 1
-				}
-			}
-		}
-		v.intEq(fmt.Sprintf("%s.best_epochs[%d]", field, i), be, want)
-		if val != nil && be >= 1 && be <= len(curve) && i < len(val.PerSeed) {
-			v.floatEq(fmt.Sprintf("%s.val_curves[%d][%d]", field, i, be-1), curve[be-1], val.PerSeed[i])
-		}
-	}
-}
-
-// competence checks the best reference forecaster and the competence
-// flag against the report's own numbers.
-func (v *verifier) competence(r *Report) {
-	f := r.ReferenceForecasters
-	if f == nil || f.BestReference == "" {
-		return // a report from before the competence flag
-	}
-	var want Forecasters = *f
-	want.judge(r.Baseline.Full.Mean)
-	v.checked++
-	if f.BestReference != want.BestReference {
-		v.add("reference_forecasters.best_reference", f.BestReference, want.BestReference, "")
-	}
-	v.floatEq("reference_forecasters.best_reference_mse", f.BestReferenceMSE, want.BestReferenceMSE)
-	v.floatEq("reference_forecasters.baseline_margin", f.BaselineMargin, want.BaselineMargin)
-	v.floatEq("reference_forecasters.baseline_margin_pct", f.BaselineMarginPct, want.BaselineMarginPct)
-	v.boolEq("reference_forecasters.baseline_competent", f.BaselineCompetent, want.BaselineCompetent)
-}
-
-// optEq compares an optional float: both absent, or both present and
-// equal.
-func (v *verifier) optEq(field string, got, want *float64) {
-	switch {
-	case got == nil && want == nil:
-		v.checked++
-	case got == nil || want == nil:
-		v.checked++
-		show := func(x *float64) string {
-			if x == nil {
-				return "missing"
-			}
-			return fmt.Sprint(*x)
-		}
-		v.add(field, show(got), show(want), "")
-	default:
-		v.floatEq(field, *got, *want)
-	}
-}
-
-func (v *verifier) mathCheck(r *Report) {
-	m := r.MechanismSignature
-	rows := m.MathCheck.Rows
-	maxSteps := gate.SettleSteps(math.Nextafter(1, 0)) // the most steps a report of this harness simulates
-	var gated []Cfg                                    // the idea cfgs with a row
-	for _, row := range m.IdeaSweep {
-		if trainsGate(row.Cfg) {
-			gated = append(gated, row.Cfg)
-		}
-	}
-	v.intEq("mechanism_signature.math_check.rows (count)", len(rows), len(gated))
-	all := true
-	for i, row := range rows {
-		p := fmt.Sprintf("mechanism_signature.math_check.rows[%d]", i)
-		if i < len(gated) {
-			v.floatEq(p+".rho", row.Rho, gated[i].Rho)
-		}
-		// The closed forms are defined for a valid ρ only (the gate's rule).
-		if err := (gate.Params{Rho: row.Rho}).Validate(); err != nil {
-			v.checked++
-			v.add(p+".rho", fmt.Sprint(row.Rho), err.Error(), "")
-			all = all && row.Holds()
-			continue
-		}
-		v.intEq(p+".half_predicted", row.HalfPredicted, gate.HalfLife(row.Rho))
-		obs, err := gate.ObservedHalfLife(row.Rho, 1<<20)
-		if err != nil {
-			v.add(p+".half_observed", fmt.Sprint(row.HalfObserved), err.Error(), "")
-		} else {
-			v.intEq(p+".half_observed", row.HalfObserved, obs)
-		}
-		switch {
-		case row.Beta != nil && row.Drive != nil && row.Steps != nil && (*row.Steps < 1 || *row.Steps > maxSteps):
-			// Simulating an absurd step count would take its memory and time.
-			v.checked++
-			v.add(p+".steps", fmt.Sprint(*row.Steps), fmt.Sprintf("in [1, %d]", maxSteps), "")
-		case row.Beta != nil && row.Drive != nil && row.Steps != nil:
-			v.floatEq(p+".steady_gain_abs_error", row.SteadyGainAbsError, gate.SteadyGainError(row.Rho, *row.Beta, *row.Drive, *row.Steps))
-		default:
-			v.checked++
-			if !(row.SteadyGainAbsError <= SteadyErrTol) {
-				v.add(p+".steady_gain_abs_error", fmt.Sprint(row.SteadyGainAbsError), fmt.Sprintf("<= %g", SteadyErrTol), "")
-			}
-		}
-		all = all && row.Holds()
-	}
-	if m.MathCheck.Laws != nil || r.Training != nil {
-		// The laws, re-derived by each idea's own theory (a report from
-		// before them has neither laws nor training curves).
-		arms := [][]Cfg{nil}
-		for _, row := range m.IdeaSweep {
-			arms[0] = append(arms[0], row.Cfg)
-		}
-		for _, ir := range r.Ideas {
-			var g []Cfg
-			for _, row := range ir.Sweep {
-				g = append(g, row.Cfg)
-			}
-			arms = append(arms, g)
-		}
-		want, err := ideaLaws(arms...)
-		v.checked++
-		if err != nil {
-			v.add("mechanism_signature.math_check.laws", "present", err.Error(), "")
-		}
-		got := m.MathCheck.Laws
-		v.intEq("mechanism_signature.math_check.laws (count)", len(got), len(want))
-		for i := range min(len(got), len(want)) {
-			p := fmt.Sprintf("mechanism_signature.math_check.laws[%d]", i)
-			v.checked++
-			if got[i].Idea != want[i].Idea || got[i].Params != want[i].Params {
-				v.add(p, got[i].Idea+" "+got[i].Params.String(), want[i].Idea+" "+want[i].Params.String(), "")
-				continue
-			}
-			v.laws(p+".laws", got[i].Laws, want[i].Laws)
-			v.boolEq(p+".holds", got[i].Holds, idea.AllHold(got[i].Laws))
-			all = all && got[i].Holds
-		}
-	}
-	v.boolEq("mechanism_signature.math_check.confirmed", m.MathCheck.Confirmed, all)
-}
-
-func (v *verifier) protocol(r *Report) {
-	pj := r.MechanismSignature.Protocol
-	var bl, il []float64
-	for _, row := range r.Baseline.Sweep {
-		bl = append(bl, row.Cfg.LR)
-	}
-	for _, row := range r.MechanismSignature.IdeaSweep {
-		il = append(il, row.Cfg.LR)
-	}
-	v.floatsEq("mechanism_signature.protocol.baseline_lr_grid", pj.BaselineLRGrid, bl)
-	v.floatsEq("mechanism_signature.protocol.idea_lr_grid", pj.IdeaLRGrid, il)
-	v.intEq("mechanism_signature.protocol.epochs", pj.Epochs, r.Baseline.BestCfg.Epochs)
-	v.intEq("baseline.full.n", r.Baseline.Full.N, r.NSeeds)
-	v.intEq("idea.n", r.Idea.N, r.NSeeds)
-}
-
-func (v *verifier) forecasters(r *Report) {
-	d, err := r.Setup.Protocol.Data()
-	if err != nil {
-		v.add("setup.protocol", "", err.Error(), "the track could not be rebuilt, so the reference forecasters were not rechecked")
-		return
-	}
-	want, err := forecasters(d.Dataset)
-	if err != nil {
-		v.add("reference_forecasters", "", err.Error(), "")
-		return
-	}
-	f := r.ReferenceForecasters
-	v.floatEq("reference_forecasters.persistence", f.Persistence, want.Persistence)
-	v.floatEq("reference_forecasters.linear_ar", f.LinearAR, want.LinearAR)
-	v.floatEq("reference_forecasters.noise_floor", f.NoiseFloor, want.NoiseFloor)
-	if f.BestReference != "" {
-		// A report with the competence flag has every reference the
-		// track gives.
-		v.optEq("reference_forecasters.linear_centred", f.LinearCentred, want.LinearCentred)
-		v.optEq("reference_forecasters.seasonal_persistence", f.SeasonalPersistence, want.SeasonalPersistence)
-		v.intEq("reference_forecasters.seasonal_period", f.SeasonalPeriod, want.SeasonalPeriod)
-		if f.Val == nil {
-			v.checked++
-			v.add("reference_forecasters.val", "missing", "the val MSE of every reference", "")
-		} else {
-			w := want.Val
-			v.floatEq("reference_forecasters.val.persistence", f.Val.Persistence, w.Persistence)
-			v.optEq("reference_forecasters.val.seasonal_persistence", f.Val.SeasonalPersistence, w.SeasonalPersistence)
-			v.floatEq("reference_forecasters.val.linear_ar", f.Val.LinearAR, w.LinearAR)
-			v.floatEq("reference_forecasters.val.linear_centred", f.Val.LinearCentred, w.LinearCentred)
-		}
-	}
-	v.boolEq("reference_forecasters.baseline_beats_linear", f.BaselineBeatsLinear, r.Baseline.Full.Mean < f.LinearAR)
-	v.boolEq("reference_forecasters.idea_beats_linear", f.IdeaBeatsLinear, r.Idea.Mean < f.LinearAR)
-}
-
-// diverged checks that each listed diverged trial's per-seed test metric
-// is the recorded substitute, and that the substitutes are finite.
-func (v *verifier) diverged(r *Report) {
-	d := r.Diverged
-	if d == nil {
-		return
-	}
-	v.checked++
-	if math.IsNaN(d.TestSubstitute) || math.IsInf(d.TestSubstitute, 0) || math.IsNaN(d.ValSubstitute) || math.IsInf(d.ValSubstitute, 0) {
-		v.add("diverged.test_substitute", fmt.Sprint(d.TestSubstitute), "a finite value", "")
-	}
-	seedIdx := map[uint64]int{}
-	for i, s := range r.MechanismSignature.Protocol.Seeds {
-		seedIdx[s] = i
-	}
-	for k, t := range d.Trials {
-		i, ok := seedIdx[t.Seed]
-		field := fmt.Sprintf("diverged.trials[%d]", k)
-		var ps []float64
-		switch {
-		case t.Arm == "baseline" && t.Cfg >= 0 && t.Cfg < len(r.Baseline.Sweep):
-			ps = r.Baseline.Sweep[t.Cfg].PerSeed
-		case t.Arm == "idea" && t.Cfg >= 0 && t.Cfg < len(r.MechanismSignature.IdeaSweep):
-			ps = r.MechanismSignature.IdeaSweep[t.Cfg].Result.PerSeed
-		case ideasIndex(t.Arm, len(r.Ideas)) >= 0 && t.Cfg >= 0 && t.Cfg < len(r.Ideas[ideasIndex(t.Arm, len(r.Ideas))].Sweep):
-			ps = r.Ideas[ideasIndex(t.Arm, len(r.Ideas))].Sweep[t.Cfg].Result.PerSeed
-		default:
-			v.checked++
-			v.add(field, fmt.Sprintf("%s cfg %d", t.Arm, t.Cfg), "an arm and cfg of the sweep", "")
-			continue
-		}
-		if !ok || i >= len(ps) {
-			continue // the seed report's sweep rows may carry no per-seed values
-		}
-		v.floatEq(field+" per-seed test metric", ps[i], d.TestSubstitute)
-	}
-}
-
-// ideasIndex is k for arm "ideas[k]" with 0 <= k < n, else -1.
-func ideasIndex(arm string, n int) int {
-	for k := range n {
-		if arm == ideasArm(k) {
-			return k
-		}
-	}
-	return -1
 }

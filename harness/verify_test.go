@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/ideabench/ideabench/stats"
@@ -59,7 +58,8 @@ func TestVerifyCatchesTampering(t *testing.T) {
 		{"idea_wins", func(r *Report) { r.Comparison.IdeaWins++ }, "comparison.idea_wins"},
 		{"p_value", func(r *Report) { r.Comparison.PValue = 0.01 }, "comparison.p_value"},
 		{"mde", func(r *Report) { r.Comparison.MDE *= 1.1 }, "comparison.mde"},
-		{"p_value_selection", func(r *Report) { *r.Comparison.PValueSelection /= 2 }, "comparison.p_value_selection"},
+		{"p_value_conditional", func(r *Report) { *r.Comparison.PValueConditional /= 2 }, "comparison.p_value_conditional"},
+		{"test", func(r *Report) { r.Comparison.Test = TestSignFlip }, "comparison.test"},
 		// An edited MDE does not hide an edited relative MDE.
 		{"mde_rel_pct", func(r *Report) { r.Comparison.MDE *= 1.1; r.Comparison.MDERelPct *= 1.1 }, "comparison.mde_rel_pct"},
 		// A looser alpha with the verdict and MDE to match still fails: the
@@ -97,7 +97,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 			for _, f := range Verify(r, VerifyOptions{Rerun: true}).Mismatches() {
 				fields = append(fields, f.Field)
 			}
-			require.Contains(t, fields, tc.field)
+			requireNamed(t, fields, tc.field)
 		})
 	}
 }
@@ -114,13 +114,13 @@ func TestVerifyPositionsAndCurves(t *testing.T) {
 		name, field string
 		edit        func(r *Report)
 	}{
-		{"gain", "layers[0].gain_by_position[0]", func(r *Report) { r.MechanismSignature.MechanismSignature.Layers[0].GainByPosition[0] += 0.1 }},
-		{"state", "layers[1].state_by_position[T-1]", func(r *Report) {
+		{"gain", "mechanism_signature.mechanism_signature.layers[0].gain_by_position[0]", func(r *Report) { r.MechanismSignature.MechanismSignature.Layers[0].GainByPosition[0] += 0.1 }},
+		{"state", "mechanism_signature.mechanism_signature.layers[1].state_by_position", func(r *Report) {
 			st := r.MechanismSignature.MechanismSignature.Layers[1].StateByPosition
 			st[len(st)-1] *= 2
 		}},
 		{"curve_cfg", "training.idea.cfg", func(r *Report) { r.Training.Idea.Cfg.LR *= 2 }},
-		{"curve_seeds", "training.baseline.epoch_losses (seeds)", func(r *Report) { r.Training.Baseline.EpochLosses = r.Training.Baseline.EpochLosses[1:] }},
+		{"curve_seeds", "training.baseline.epoch_losses", func(r *Report) { r.Training.Baseline.EpochLosses = r.Training.Baseline.EpochLosses[1:] }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r Report
@@ -130,7 +130,7 @@ func TestVerifyPositionsAndCurves(t *testing.T) {
 			for _, f := range Verify(&r, VerifyOptions{}).Mismatches() {
 				fields = append(fields, f.Field)
 			}
-			require.Contains(t, strings.Join(fields, "\n"), tc.field)
+			requireNamed(t, fields, tc.field)
 		})
 	}
 }

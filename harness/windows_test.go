@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestWindowsCSV(t *testing.T) {
 	require.Equal(t, ds.Test, *s)
 
 	c := p.Idea[0]
-	m, res, err := TrainTrial(p, ds, c, 1)
+	m, res, err := TrainTrial(context.Background(), p, ds, c, 1)
 	require.NoError(t, err)
 	got, err := Evaluate(m, s)
 	require.NoError(t, err)

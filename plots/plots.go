@@ -476,12 +476,20 @@ func paired(r *harness.Report) (*figure, error) {
 	return fig, nil
 }
 
-// method is the p-value method for the title, " (exact)" or "".
+// method names the test that decided and its p-value method for the
+// title, " (selection-aware test, exact)"; "" for a report without them.
 func method(c harness.Comparison) string {
-	if c.PValueMethod == "" {
+	var parts []string
+	if c.Test != "" {
+		parts = append(parts, c.Test+" test")
+	}
+	if c.PValueMethod != "" {
+		parts = append(parts, c.PValueMethod)
+	}
+	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + c.PValueMethod + ")"
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // sweepRow is one cfg of an arm's sweep as drawn.

@@ -119,6 +119,16 @@ func DefaultOptions() Options {
 	return Options{Alpha: 0.05, ExactMaxN: 20, MonteCarloDraws: 100000, Seed: 1}
 }
 
+// Method says how the permutation tests of this package (Compare,
+// SelectionPValue) compute the p-value of n seeds: MethodExact and 0
+// draws when n <= ExactMaxN, else MethodMonteCarlo and MonteCarloDraws.
+func (o Options) Method(n int) (method string, draws int) {
+	if n <= o.ExactMaxN {
+		return MethodExact, 0
+	}
+	return MethodMonteCarlo, o.MonteCarloDraws
+}
+
 func (o *Options) validate() error {
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return fmt.Errorf("stats: Options.Alpha = %v is outside (0,1); use a level such as 0.05", o.Alpha)
@@ -229,15 +239,13 @@ func Compare(baseline, idea []float64, dir Direction, opt *Options) (Comparison,
 	// Smallest p the test can return: the observed vector and its mirror
 	// when exact, the observed vector alone among the draws otherwise.
 	var minP float64
-	if n <= o.ExactMaxN {
+	c.PValueMethod, c.PValueDraws = o.Method(n)
+	if c.PValueMethod == MethodExact {
 		c.PValue = signFlipExact(c.PerSeedDiffs)
-		c.PValueMethod = MethodExact
 		minP = math.Ldexp(1, 1-n)
 	} else {
 		rng := rand.New(rand.NewPCG(o.Seed, 0))
 		c.PValue = signFlipMonteCarlo(c.PerSeedDiffs, o.MonteCarloDraws, rng)
-		c.PValueMethod = MethodMonteCarlo
-		c.PValueDraws = o.MonteCarloDraws
 		minP = 1 / float64(1+o.MonteCarloDraws)
 	}
 

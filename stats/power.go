@@ -1,11 +1,13 @@
 package stats
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 )
 
 // Power answers "how many seeds": for the test the report uses (the
@@ -87,13 +89,64 @@ func PowerOf(d []float64, alpha, minEffect float64, seed uint64) (Power, error) 
 			return Power{}, fmt.Errorf("stats: d[%d] = %v is not finite", i, v)
 		}
 	}
+	key := powerKey(d, alpha, minEffect, seed)
+	if p, ok := powerMemo.get(key); ok {
+		return p, nil
+	}
 	p := Power{Method: PowerMethod, Target: PowerTarget, Sims: PowerSims, Seed: seed, MaxSeeds: PowerMaxSeeds}
 	p.Observed = powerAt(d, mean(d), alpha, seed)
 	if minEffect != 0 {
 		m := powerAt(d, minEffect, alpha, seed)
 		p.Min = &m
 	}
+	powerMemo.put(key, p)
 	return p, nil
+}
+
+// powerMemo remembers the latest power analyses: PowerOf is a pure
+// function of its arguments and costs tens of milliseconds, and verify
+// derives a report's comparisons again, often for the same differences.
+var powerMemo = memo{max: 256}
+
+// memo is a bounded map from a power analysis's arguments to its result,
+// safe for concurrent use; it forgets everything when full.
+type memo struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]Power
+}
+
+func (c *memo) get(k string) (Power, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[k]
+	if ok && p.Min != nil {
+		m := *p.Min
+		p.Min = &m // callers own their copy
+	}
+	return p, ok
+}
+
+func (c *memo) put(k string, p Power) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= c.max {
+		c.m = map[string]Power{}
+	}
+	if p.Min != nil {
+		m := *p.Min
+		p.Min = &m
+	}
+	c.m[k] = p
+}
+
+// powerKey encodes PowerOf's arguments, bit for bit.
+func powerKey(d []float64, alpha, minEffect float64, seed uint64) string {
+	b := make([]byte, 0, 8*(len(d)+3))
+	for _, x := range append([]float64{alpha, minEffect, math.Float64frombits(seed)}, d...) {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+	}
+	return string(b)
 }
 
 // powerAt searches the fewest seeds for effect e (see Power).
@@ -178,7 +231,10 @@ func rejectsAt(d []float64, alpha float64, rng *rand.Rand) bool {
 		for i := range n {
 			sign[i] = 1
 		}
+		// Reject iff hits/half < alpha: once hits reach alpha·half the
+		// walk cannot reject any more.
 		half := 1 << (n - 1)
+		limit := alpha * float64(half)
 		hits, s := 1, sum // the observed vector itself
 		for k := 1; k < half; k++ {
 			j := bits.TrailingZeros(uint(k))
@@ -186,9 +242,12 @@ func rejectsAt(d []float64, alpha float64, rng *rand.Rand) bool {
 			sign[j] = -sign[j]
 			if math.Abs(s) >= obs-tol {
 				hits++
+				if float64(hits) >= limit {
+					return false
+				}
 			}
 		}
-		return float64(hits)/float64(half) < alpha
+		return float64(hits) < limit
 	}
 	// Reject iff (1+hits)/(1+draws) < alpha, i.e. hits < alpha·(1+draws) - 1.
 	limit := alpha*float64(1+PowerMCDraws) - 1

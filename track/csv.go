@@ -11,9 +11,10 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ideabench/ideabench/internal/num"
 )
 
 // Table is a time-indexed CSV file: a header, then one row per time step
@@ -119,9 +120,9 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		}
 		tab.Times = append(tab.Times, ts)
 		for c, cell := range rec[1:] {
-			v, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a finite number; fill or drop missing values before loading", name, line, tab.Columns[c], cell)
+			v, err := num.ParseDecimal(strings.TrimSpace(cell))
+			if err != nil {
+				return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a finite decimal number; fill or drop missing values before loading, and write numbers as 1234.5 or 1.2345e3", name, line, tab.Columns[c], cell)
 			}
 			tab.Values = append(tab.Values, v)
 		}
@@ -343,7 +344,11 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	name := "csv"
 	norm, z, bad := normalize(series, nc, a)
 	if bad >= 0 {
-		return nil, fmt.Errorf("track: %s: column %s is constant over the %d train rows; drop it from csv.features", tab.Name, tab.Columns[cols[bad]], a)
+		col := tab.Columns[cols[bad]]
+		if m, sd := norm.Mean[bad], norm.Std[bad]; math.IsNaN(m) || math.IsInf(m, 0) || math.IsNaN(sd) || math.IsInf(sd, 0) {
+			return nil, fmt.Errorf("track: %s: column %s overflows float64 when standardized over the %d train rows (mean %g, std %g: its values or their squares pass 1.8e308); rescale the column, e.g. divide it by 1e6", tab.Name, col, a, m, sd)
+		}
+		return nil, fmt.Errorf("track: %s: column %s is constant over the %d train rows; drop it from csv.features", tab.Name, col, a)
 	}
 	region := func(lo, hi int) ([]float64, int) { return z[lo*nc : hi*nc], hi - lo - t - h + 1 }
 	tr, ntr := region(0, a)

@@ -78,9 +78,13 @@ func TestReadCSVErrors(t *testing.T) {
 		{"header_only", head, []string{"no rows"}},
 		{"one_column", "date\n2016-07-01 00:00:00\n", []string{"header has 1 column"}},
 		{"duplicate_column", "date,A,A\n", []string{`"A" appears twice`}},
-		{"non_numeric", head + "2016-07-01 00:00:00,1,2\n2016-07-01 01:00:00,x1,2\n", []string{"f.csv:3", "column A", `"x1" is not a finite number`}},
-		{"empty_cell", head + "2016-07-01 00:00:00,1,\n", []string{"f.csv:2", "column OT", `"" is not a finite number`}},
+		{"non_numeric", head + "2016-07-01 00:00:00,1,2\n2016-07-01 01:00:00,x1,2\n", []string{"f.csv:3", "column A", `"x1" is not a finite decimal number`}},
+		{"empty_cell", head + "2016-07-01 00:00:00,1,\n", []string{"f.csv:2", "column OT", `"" is not a finite decimal number`}},
 		{"nan_cell", head + "2016-07-01 00:00:00,NaN,1\n", []string{"column A", "NaN"}},
+		// Go syntax that strconv.ParseFloat takes is not a number of a CSV file.
+		{"digit_separator", head + "2016-07-01 00:00:00,1_000,1\n", []string{"f.csv:2", "column A", `"1_000" is not a finite decimal number`}},
+		{"hex_float", head + "2016-07-01 00:00:00,0x1p3,1\n", []string{"f.csv:2", `"0x1p3" is not a finite decimal number`}},
+		{"beyond_float64", head + "2016-07-01 00:00:00,1e309,1\n", []string{"f.csv:2", `"1e309"`}},
 		{"bad_time", head + "yesterday,1,2\n", []string{"f.csv:2", "column date", `"yesterday" is not a timestamp`}},
 		{"decreasing_time", head + "2016-07-01 01:00:00,1,2\n2016-07-01 00:00:00,1,2\n", []string{"f.csv:3", "is not after the previous row's 2016-07-01 01:00:00", "sort the file"}},
 		{"duplicate_time", head + "2016-07-01 00:00:00,1,2\n2016-07-01 00:00:00,1,2\n", []string{"f.csv:3", "strictly increase"}},
@@ -232,4 +236,19 @@ func FuzzReadCSV(f *testing.F) {
 			require.Positive(t, ds.Test.N)
 		}
 	})
+}
+
+// TestCSVOverflow: a column whose squares overflow float64 is named as
+// such, not as constant.
+func TestCSVOverflow(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("date,A,OT\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "2016-07-01 %02d:%02d:00,%de306,%d\n", i/60, i%60, 1+i%9, i%7)
+	}
+	tab, err := ReadCSV(strings.NewReader(b.String()), "big.csv")
+	require.NoError(t, err)
+	_, err = CSV(tab, CSVConfig{Path: "big.csv", Target: "OT", T: 8, H: 2})
+	require.ErrorContains(t, err, "column A overflows float64 when standardized")
+	require.NotContains(t, err.Error(), "constant")
 }

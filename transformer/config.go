@@ -166,3 +166,30 @@ func (c Config) FLOPsPerStep(b int) float64 {
 	}
 	return 3 * (float64(c.Layers)*(linear+attn) + edges)
 }
+
+// MemoryBytes is about how many bytes a model of c trained in batches of
+// maxBatch windows holds as float32: the parameters five times (weights,
+// gradients, the weights packed for the products, Adam's two moments)
+// and the activations of maxBatch + TrainChunk windows (New keeps the
+// whole batch's for Forward and a chunk's for TrainStep), per window
+//
+//	Layers·(17·N·D + Heads·N²) + 10·N·D + 2·T·CIn + 2·N·H     N = Tokens
+//
+// (each block's residual stream, LayerNorms, q|k|v, attention output and
+// projection, GELU and its derivative, the heads' probabilities; then the
+// gradients of one block and the head). Computed in float64, so an absurd
+// config gives a large finite number instead of an overflow; it is what
+// a caller checks against the memory at hand before building the model
+// (TestMemoryBytes keeps it within a factor of two of what New and
+// NewAdamW allocate).
+func (c Config) MemoryBytes(maxBatch int) float64 {
+	n, d, t := float64(c.Tokens()), float64(c.D), float64(c.T)
+	l, heads := float64(c.Layers), float64(c.Heads)
+	perWindow := l*(17*n*d+heads*n*n) + 10*n*d + 2*t*float64(c.CIn) + 2*n*float64(c.H)
+	// The parameters: the products' weights and the edges.
+	params := l*12*d*d + float64(c.PatchLen()*c.CIn)*d + d*float64(c.H) + n*d
+	if c.Skip {
+		params += t * float64(c.H)
+	}
+	return 4 * (5*params + perWindow*float64(maxBatch+TrainChunk))
+}

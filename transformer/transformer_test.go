@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/ideabench/ideabench/idea"
@@ -286,4 +287,38 @@ func sineBatch(c Config, b int, phase, freq float64) (x, y []float32) {
 		copy(x[bi*c.T:(bi+1)*c.T], y[bi*(c.T+c.H):])
 	}
 	return x, y
+}
+
+// TestMemoryBytes: the estimate is within a factor of two of what New
+// and NewAdamW allocate, over shapes whose weight or activation memory
+// dominates.
+func TestMemoryBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		c     Config
+		batch int
+	}{
+		{"default", DefaultConfig(), 32},
+		{"patches", Config{D: 32, Heads: 4, Layers: 2, T: 96, H: 96, CIn: 7, Patch: 16, Skip: true, Norm: NormLast, Loss: LossLast}, 32},
+		{"wide", Config{D: 256, Heads: 8, Layers: 4, T: 32, H: 8, CIn: 1, Patch: 4}, 8},
+		{"long", Config{D: 16, Heads: 2, Layers: 2, T: 256, H: 8, CIn: 1}, 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			m, err := New[float32](tc.c, tc.batch)
+			require.NoError(t, err)
+			a := NewAdamW(m.Params, 0.05)
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(a)
+			got := float64(after.TotalAlloc - before.TotalAlloc)
+			est := tc.c.MemoryBytes(tc.batch)
+			t.Logf("estimate %.0f bytes, allocated %.0f (ratio %.2f)", est, got, est/got)
+			require.Less(t, est, 2*got, "estimate %.0f bytes, allocated %.0f", est, got)
+			require.Greater(t, est, got/2, "estimate %.0f bytes, allocated %.0f", est, got)
+		})
+	}
+	huge := Config{D: 1 << 20, Heads: 1, Layers: 1 << 20, T: 32, H: 8, CIn: 1}
+	require.False(t, math.IsInf(huge.MemoryBytes(1<<30), 0))
 }

@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/num"
 )
 
 // cmdControl runs a control experiment (harness.Control): the protocol's
@@ -25,6 +26,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	pf := protocolFlags(fs)
 	spec := fs.String("idea", "aa", "the idea: a registered name, with parameters as name:k=v,k=v (e.g. gate:rho=0.9,beta=0.5); aa is the A/A control")
 	blocks := fs.Int("blocks", 100, "seed blocks, each of the protocol's number of seeds, disjoint")
+	base := fs.Uint64("seed-base", 0, "shift every block's seeds by this much: block k runs the protocol's seeds + base + k·(max seed + 1), so another base gives seeds disjoint from the default run's")
 	out := fs.String("out", "ideabench-control.json", "where to write the per-block results (JSON)")
 	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
@@ -58,7 +60,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	start := time.Now()
-	res, err := harness.Control(ctx, p, ic, *blocks, harness.Options{Workers: *workers, Store: store}, func(done int) {
+	res, err := harness.Control(ctx, p, ic, *blocks, *base, harness.Options{Workers: *workers, Store: store}, func(done int) {
 		if !*quiet {
 			fmt.Fprintf(stderr, "\rblock %d/%d  %s elapsed ", done, *blocks, time.Since(start).Round(time.Second))
 		}
@@ -83,13 +85,18 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if ic.Name == "aa" {
 		what = "false-positive rate (significant either way)"
 	}
-	fmt.Fprintf(stdout, "control %s on %s: %d blocks of %d seeds, alpha %g\n", ic.Name, p.Track, res.Blocks, res.SeedsPerBlock, res.Alpha)
+	first := harness.ControlSeeds(p, res.SeedBase, 0)
+	fmt.Fprintf(stdout, "control %s on %s: %d blocks of %d seeds from seed %d (--seed-base %d), alpha %g\n",
+		ic.Name, p.Track, res.Blocks, res.SeedsPerBlock, slices.Min(first), res.SeedBase, res.Alpha)
 	for _, t := range []struct {
-		name string
-		sel  bool
-		w, l int
-	}{{"sign-flip test on the chosen cfgs", false, res.Wins, res.Losses}, {"selection-aware test", true, res.SelectionWins, res.SelectionLosses}} {
-		k, rate, lo, hi := res.Rate(t.sel)
+		name     string
+		signFlip bool
+		w, l     int
+	}{{"headline verdict (" + res.Test + " test)", false, res.Wins, res.Losses}, {"sign-flip test on the chosen cfgs (conditional on the choice)", true, res.SignFlipWins, res.SignFlipLosses}} {
+		if t.signFlip && res.Test == harness.TestSignFlip {
+			continue // the headline
+		}
+		k, rate, lo, hi := res.Rate(t.signFlip)
 		fmt.Fprintf(stdout, "%s: %d wins, %d losses; %s %d/%d = %.3f, 95%% interval [%.3f, %.3f] (Clopper-Pearson)\n",
 			t.name, t.w, t.l, what, k, res.Blocks, rate, lo, hi)
 	}
@@ -98,16 +105,26 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // parseIdea reads name or name:k=v,k=v into an idea config and checks it
-// against the registry.
+// against the registry: each value a finite decimal number, each name
+// once.
 func parseIdea(s string) (idea.Config, error) {
 	name, kvs, _ := strings.Cut(s, ":")
 	m := map[string]float64{}
 	if kvs != "" {
 		for _, kv := range strings.Split(kvs, ",") {
 			k, v, ok := strings.Cut(kv, "=")
-			x, err := strconv.ParseFloat(v, 64)
-			if !ok || err != nil {
+			if !ok || k == "" {
 				return idea.Config{}, fmt.Errorf("parameter %q: want name=number", kv)
+			}
+			x, err := num.ParseDecimal(v)
+			if err != nil {
+				return idea.Config{}, fmt.Errorf("parameter %s: %v; give a finite number such as %s=0.5", k, err, k)
+			}
+			if _, dup := m[k]; dup {
+				return idea.Config{}, fmt.Errorf("parameter %s is given twice; give each parameter once", k)
+			}
+			if strings.ContainsAny(k, "=;") {
+				return idea.Config{}, fmt.Errorf("parameter name %q: names hold no '=' or ';'", k)
 			}
 			m[k] = x
 		}

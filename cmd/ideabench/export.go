@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,7 +30,7 @@ const (
 )
 
 // cmdTrain trains one trial and saves its checkpoint.
-func cmdTrain(args []string, stdout, stderr io.Writer) error {
+func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("train")
 	pf := protocolFlags(fs)
 	arm := fs.String("arm", "idea", "baseline or idea")
@@ -64,7 +65,7 @@ func cmdTrain(args []string, stdout, stderr io.Writer) error {
 	c := grid[*cfg]
 	// One trial: its products may use every core (the same bits).
 	defer transformer.SetThreads(transformer.SetThreads(runtime.GOMAXPROCS(0)))
-	m, res, err := harness.TrainTrial(p, d.Dataset, c, *seed)
+	m, res, err := harness.TrainTrial(ctx, p, d.Dataset, c, *seed)
 	if err != nil {
 		return fmt.Errorf("%s cfg %d seed %d: %w", *arm, *cfg, *seed, err)
 	}

@@ -20,8 +20,8 @@ var synopses = []struct{ name, args, does string }{
 	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},
 	{"data", "[protocol flags] [--split train|val|test] [--out FILE.csv]", "export a split's windows as CSV, stamped with the protocol's hash"},
 	{"eval", "--checkpoint FILE --data FILE.csv", "score a checkpoint on exported windows"},
-	{"verify", "REPORT.json", "re-derive every number of a report"},
-	{"control", "[protocol flags] [--idea aa|NAME:k=v,...] [--blocks N] [--out FILE] [--results DIR] [--workers N]", "rerun the comparison on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
+	{"verify", "[--results DIR] REPORT.json", "rebuild a report from its inputs and compare it leaf by leaf (with --results, from the trial records)"},
+	{"control", "[protocol flags] [--idea aa|NAME:k=v,...] [--blocks N] [--seed-base B] [--out FILE] [--results DIR] [--workers N]", "rerun the comparison on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
 	{"version", "", "print the version"},
 	{"help", "[COMMAND]", "print this, or a command's flags"},
 }

@@ -6,7 +6,7 @@
 //	ideabench train [protocol flags] [--arm A] [--cfg I] [--seed S] [--out FILE.safetensors]
 //	ideabench data [protocol flags] [--split S] [--out FILE.csv]
 //	ideabench eval --checkpoint FILE --data FILE.csv
-//	ideabench verify REPORT.json
+//	ideabench verify [--results DIR] REPORT.json
 //	ideabench control [protocol flags] [--idea aa|NAME:k=v,...] [--blocks N]
 //	ideabench version
 //	ideabench help [COMMAND]
@@ -89,7 +89,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "plot":
 		return cmdPlot(args[1:], stdout, stderr)
 	case "train":
-		return cmdTrain(args[1:], stdout, stderr)
+		return cmdTrain(ctx, args[1:], stdout, stderr)
 	case "data":
 		return cmdData(args[1:], stdout, stderr)
 	case "eval":
@@ -210,7 +210,7 @@ func resultsDir(results, out string) string {
 }
 
 func writeReport(stdout io.Writer, o *harness.Outcome, out string, info harness.RunInfo) error {
-	o.Report.Run = &info
+	o.Report.SetRun(info)
 	if err := o.Report.WriteFile(out); err != nil {
 		return err
 	}
@@ -482,11 +482,13 @@ func printSummary(w io.Writer, r *harness.Report) {
 	for _, msg := range c.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
-	sel := ""
-	if c.VerdictSelection != "" {
-		sel = fmt.Sprintf(" (selection-aware test: p = %.4g, %s)", *c.PValueSelection, c.VerdictSelection)
+	fmt.Fprintf(w, "verdict: %s (%s test, p = %.4g)%s; system worked: %v\n", c.Verdict, c.Test, c.PValue, hollow, c.SystemWorked)
+	switch {
+	case c.PValueConditional != nil:
+		fmt.Fprintf(w, "  the sign-flip test on the chosen cfgs alone, conditional on each arm's choice: p = %.4g, %s\n", *c.PValueConditional, c.VerdictConditional)
+	case c.PValueSelection != nil:
+		fmt.Fprintf(w, "  the selection-aware test, valid under each arm's choice of cfg: p = %.4g, %s\n", *c.PValueSelection, c.VerdictSelection)
 	}
-	fmt.Fprintf(w, "verdict: %s%s%s; system worked: %v\n", c.Verdict, sel, hollow, c.SystemWorked)
 	if c.VerdictHolm != "" {
 		fmt.Fprintf(w, "verdicts over the %d ideas, Holm-adjusted: idea %s", 1+len(r.Ideas), c.VerdictHolm)
 		for _, a := range r.Ideas {
@@ -510,13 +512,6 @@ func printSummary(w io.Writer, r *harness.Report) {
 		}
 		fmt.Fprintf(w, " stopped at %d seeds (%d saved): %s\n", sq.StoppedAt, sq.SeedsSaved, sq.Verdict)
 	}
-	if c.VerdictSelectionHolm != "" {
-		fmt.Fprintf(w, "selection-aware verdicts, Holm-adjusted: idea %s", c.VerdictSelectionHolm)
-		for _, a := range r.Ideas {
-			fmt.Fprintf(w, ", %s %s", a.Name, a.Comparison.VerdictSelectionHolm)
-		}
-		fmt.Fprintln(w)
-	}
 	if s := r.MechanismSignature.MechanismSignature; len(s.Laws) > 0 {
 		held := 0
 		for _, l := range s.Laws {
@@ -531,13 +526,10 @@ func printSummary(w io.Writer, r *harness.Report) {
 // printComparison writes one idea arm's comparison line (and its Holm
 // adjustment when the run compares several ideas).
 func printComparison(w io.Writer, name string, c harness.Comparison) {
-	fmt.Fprintf(w, "comparison (%s - baseline, paired by seed): delta %+.4f, wins %d/%d, p = %.4g (%s), MDE %.4f (%.1f%%)",
-		name, c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, c.PValueMethod, c.MDE, c.MDERelPct)
+	fmt.Fprintf(w, "comparison (%s - baseline, paired by seed): delta %+.4f, wins %d/%d, p = %.4g (%s test, %s), MDE %.4f (%.1f%%)",
+		name, c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, c.Test, c.PValueMethod, c.MDE, c.MDERelPct)
 	if c.PValueHolm != nil {
 		fmt.Fprintf(w, "; Holm p = %.4g: %s", *c.PValueHolm, c.VerdictHolm)
-	}
-	if c.PValueSelectionHolm != nil {
-		fmt.Fprintf(w, "; selection-aware Holm p = %.4g: %s", *c.PValueSelectionHolm, c.VerdictSelectionHolm)
 	}
 	fmt.Fprintln(w)
 	if iv := c.Intervals; iv != nil {
@@ -562,17 +554,30 @@ func printComparison(w io.Writer, name string, c harness.Comparison) {
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify")
+	results := fs.String("results", "", "the run's results directory: read every trial's raw values from its record there, by the key the report's protocol gives, so an edited protocol or raw value is named leaf by leaf")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: verify takes one report file\nusage: %s", errUsage, synopsis("verify"))
 	}
-	r, err := harness.ReadReport(fs.Arg(0))
+	report := fs.Arg(0)
+	if err := parseFlags(fs, fs.Args()[1:], stdout); err != nil { // flags after the file
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: verify takes one report file (got also %q)\nusage: %s", errUsage, fs.Args(), synopsis("verify"))
+	}
+	if *results != "" {
+		if st, err := os.Stat(filepath.Join(*results, "trials")); err != nil || !st.IsDir() {
+			return fmt.Errorf("%w: --results %s: not a results directory (it has no trials/ folder); give the directory `ideabench run` wrote, by default the report's path with .trials for .json", errUsage, *results)
+		}
+	}
+	r, err := harness.ReadReport(report)
 	if err != nil {
 		return err
 	}
-	res := harness.Verify(r, harness.VerifyOptions{Rerun: true})
+	res := harness.Verify(r, harness.VerifyOptions{Rerun: true, Results: *results})
 	for _, f := range res.Findings {
 		kind := "MISMATCH"
 		if f.Note != "" {
@@ -581,9 +586,9 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s %s\n", kind, f)
 	}
 	bad := len(res.Mismatches())
-	fmt.Fprintf(stdout, "%s: %d fields checked, %d mismatches, %d explained notes\n", fs.Arg(0), res.Checked, bad, len(res.Findings)-bad)
+	fmt.Fprintf(stdout, "%s: %d fields checked, %d mismatches, %d explained notes\n", report, res.Checked, bad, len(res.Findings)-bad)
 	if bad > 0 {
-		return fmt.Errorf("%s: %d mismatches", fs.Arg(0), bad)
+		return fmt.Errorf("%s: %d mismatches", report, bad)
 	}
 	return nil
 }

@@ -148,3 +148,50 @@ func TestProgressClock(t *testing.T) {
 		})
 	}
 }
+
+// TestProtocolFlags: a config file and the track flags compose (the
+// flags complete what the config leaves out, then the whole is
+// validated), and --seeds sets the seed list over both.
+func TestProtocolFlags(t *testing.T) {
+	dir := t.TempDir()
+	seeds := filepath.Join(dir, "seeds.json")
+	require.NoError(t, os.WriteFile(seeds, []byte(`{"seeds": [3, 4, 5, 6]}`), 0o644))
+	csv := filepath.Join("..", "..", "track", "testdata", "tiny.csv")
+	parse := func(args ...string) (harness.Protocol, error) {
+		fs := newFlags("run")
+		pf := protocolFlags(fs)
+		require.NoError(t, fs.Parse(args))
+		return pf.protocol()
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		seeds []uint64
+		err   string
+	}{
+		{"config_then_csv_flags", []string{"--config", seeds, "--track", "csv", "--data", csv, "--target", "OT", "--context", "32", "--horizon", "8"}, []uint64{3, 4, 5, 6}, ""},
+		{"seeds_count", []string{"--profile", "ci", "--seeds", "4"}, []uint64{0, 1, 2, 3}, ""},
+		{"seeds_range", []string{"--profile", "ci", "--seeds", "5000-5003"}, []uint64{5000, 5001, 5002, 5003}, ""},
+		{"seeds_list", []string{"--profile", "ci", "--seeds", "1,7,10-12"}, []uint64{1, 7, 10, 11, 12}, ""},
+		{"seeds_over_config", []string{"--config", seeds, "--seeds", "2-3"}, []uint64{2, 3}, ""},
+		// The csv block still needs its file and target, now named with the config.
+		{"config_csv_incomplete", []string{"--config", seeds, "--track", "csv"}, nil, "config " + seeds + " with the command-line flags: csv.path"},
+		{"seeds_one", []string{"--seeds", "1"}, nil, "a paired comparison needs 2"},
+		{"seeds_backwards", []string{"--seeds", "9-3"}, nil, "runs backwards"},
+		{"seeds_sign", []string{"--seeds", "-3"}, nil, `"" is not a whole number`},
+		{"seeds_text", []string{"--seeds", "1,x"}, nil, `"x" is not a whole number`},
+		{"seeds_repeat", []string{"--seeds", "1,1"}, nil, "seeds[1] = 1: repeats seeds[0]"},
+		{"seeds_huge", []string{"--seeds", "0-100000"}, nil, "more than 4096 seeds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := parse(tc.args...)
+			if tc.err != "" {
+				require.ErrorIs(t, err, errUsage)
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.seeds, p.Seeds)
+		})
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ideabench/ideabench/harness"
@@ -15,7 +16,7 @@ import (
 type protoFlags struct {
 	fs                                   *flag.FlagSet
 	config, profile, track, data, target *string
-	features, split                      *string
+	features, split, seeds               *string
 	t, h                                 *int
 }
 
@@ -31,7 +32,71 @@ func protocolFlags(fs *flag.FlagSet) *protoFlags {
 		split:    fs.String("csv-split", "", "csv track: ett-hour, ett-minute or fractions (default: by the file's length and step)"),
 		t:        fs.Int("context", 0, "csv track: context length, the config's csv.t (default 96)"),
 		h:        fs.Int("horizon", 0, "csv track: horizon, the config's csv.h (default 96)"),
+		seeds:    fs.String("seeds", "", "the training seeds, over the profile's and config's: N (seeds 0..N-1), A-B (A to B), or a list such as 0,1,5-7"),
 	}
+}
+
+// maxSeedsFlag bounds --seeds: every seed trains every cfg of every arm.
+const maxSeedsFlag = 4096
+
+// parseSeeds reads --seeds: "N" is the N seeds 0..N-1; otherwise a
+// comma-separated list of seeds and ranges "A-B" (inclusive).
+func parseSeeds(s string) ([]uint64, error) {
+	bad := func(why string) error {
+		return fmt.Errorf("--seeds %q: %s; write N (seeds 0..N-1), A-B, or a list such as 0,1,5-7", s, why)
+	}
+	num := func(x string) (uint64, error) {
+		if x == "" || strings.TrimLeft(x, "0123456789") != "" {
+			return 0, bad(fmt.Sprintf("%q is not a whole number >= 0", x))
+		}
+		v, err := strconv.ParseUint(x, 10, 64)
+		if err != nil {
+			return 0, bad(fmt.Sprintf("%q is out of range", x))
+		}
+		return v, nil
+	}
+	parts := strings.Split(strings.TrimSpace(s), ",")
+	if len(parts) == 1 && !strings.Contains(parts[0], "-") {
+		n, err := num(parts[0])
+		if err != nil {
+			return nil, err
+		}
+		if n < 2 || n > maxSeedsFlag {
+			return nil, bad(fmt.Sprintf("%d seeds; a paired comparison needs 2 to %d", n, maxSeedsFlag))
+		}
+		out := make([]uint64, n)
+		for i := range out {
+			out[i] = uint64(i)
+		}
+		return out, nil
+	}
+	var out []uint64
+	for _, part := range parts {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := num(lo)
+		if err != nil {
+			return nil, err
+		}
+		b := a
+		if isRange {
+			if b, err = num(hi); err != nil {
+				return nil, err
+			}
+		}
+		if b < a {
+			return nil, bad(fmt.Sprintf("the range %d-%d runs backwards", a, b))
+		}
+		if b-a >= maxSeedsFlag || len(out)+int(b-a+1) > maxSeedsFlag {
+			return nil, bad(fmt.Sprintf("more than %d seeds", maxSeedsFlag))
+		}
+		for v := a; ; v++ {
+			out = append(out, v)
+			if v == b {
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // protocol builds and validates the chosen protocol; errors wrap
@@ -58,12 +123,19 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 		return p, fmt.Errorf("%w: --profile: %v", errUsage, err)
 	}
 	if *f.config != "" {
-		if p, err = harness.LoadProtocol(*f.config, p); err != nil {
+		// Decoded, not yet validated: the flags below complete it (a
+		// config of seeds with --track csv --data ... names no csv block).
+		if p, err = harness.DecodeProtocolFile(*f.config, p); err != nil {
 			return p, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
 	if set["track"] {
 		p.Track = *f.track
+	}
+	if set["seeds"] {
+		if p.Seeds, err = parseSeeds(*f.seeds); err != nil {
+			return p, fmt.Errorf("%w: %v", errUsage, err)
+		}
 	}
 	csvFlag := set["data"] || set["target"] || set["features"] || set["csv-split"] || set["context"] || set["horizon"]
 	if csvFlag && !set["track"] && p.Track != "csv" {
@@ -95,6 +167,9 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 		p.CSV = &c
 	}
 	if err := p.Validate(); err != nil {
+		if *f.config != "" {
+			return p, fmt.Errorf("%w: config %s with the command-line flags: %v", errUsage, *f.config, err)
+		}
 		return p, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return p, nil

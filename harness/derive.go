@@ -1,0 +1,896 @@
+package harness
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/track"
+)
+
+// Inputs are everything a report is derived from: the protocol, the
+// facts of its data and training path, the reference forecasters' MSEs,
+// and every trial's result. Derive turns them into the report; verify
+// reads them back out of a report (or from the trial records) and derives
+// again, so every derived number is checked by the code that made it.
+type Inputs struct {
+	Protocol        Protocol
+	TrainingVersion string // the training path of the results (TrainingVersion)
+	DataSHA256      string // the csv track's file (Data.SHA256); empty otherwise
+	// References are the reference forecasters' test and val MSEs
+	// (persistence, seasonal persistence, linear_ar, linear_centred, the
+	// noise floor); Derive sets the fields that judge the baseline.
+	References *Forecasters
+	// Trials and Results are aligned: the trials of the protocol in the
+	// order of Protocol.Trials (for a sequential protocol, of its seeds up
+	// to where the design stopped).
+	Trials  []Trial
+	Results []Result
+	// Run is copied into the report (volatile, not derived).
+	Run *RunInfo
+
+	// look, set for a sequential design's looks, leaves out what a look
+	// does not read: the comparisons' intervals and power.
+	look bool
+}
+
+// Assemble builds the report from finished trials (aligned with
+// p.Trials()) on the protocol's data d.
+func Assemble(p Protocol, d *Data, trials []Trial, results []Result) (*Report, error) {
+	f, err := forecasters(d.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	return Derive(Inputs{Protocol: p, TrainingVersion: TrainingVersion, DataSHA256: d.SHA256, References: f, Trials: trials, Results: results})
+}
+
+// Derive builds the report from its inputs: each arm's sweep, selection
+// on validation, the comparisons and their statistics, the mechanism
+// signature and math check, the reference forecasters' judgement, the
+// warnings, a sequential design's looks, and the digests of the inputs
+// (Setup.Digests). It is the one function that derives a report: Run,
+// Merge and Verify all call it.
+func Derive(in Inputs) (*Report, error) {
+	p := in.Protocol
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("harness: protocol: %w", err)
+	}
+	if in.References == nil {
+		return nil, errors.New("harness: derive: no reference forecasters")
+	}
+	if p.Sequential != nil {
+		return deriveSequential(in)
+	}
+	if err := checkTrials(p, in.Trials, in.Results); err != nil {
+		return nil, err
+	}
+	r, err := derive(in)
+	if err != nil {
+		return nil, err
+	}
+	r.seal()
+	return r, nil
+}
+
+// checkTrials checks that trials are p's, in order, with a result each.
+func checkTrials(p Protocol, trials []Trial, results []Result) error {
+	want := p.Trials()
+	if !slices.Equal(trials, want) || len(results) != len(trials) {
+		return fmt.Errorf("harness: derive: %d trials with %d results, but the protocol has %d trials (in the order of Protocol.Trials)", len(trials), len(results), len(want))
+	}
+	return nil
+}
+
+// deriveSequential derives the report of a sequential protocol from the
+// trials of its seeds up to where it stopped: look k is the report of
+// the first n_k seeds (derive), its p-value and mean difference the
+// look's; the looks go on until one decides or max_seeds is reached,
+// which must be where the trials end. The report is the last look's, with
+// the design's record.
+func deriveSequential(in Inputs) (*Report, error) {
+	p := in.Protocol
+	s := p.Sequential
+	all := s.AllSeeds(p.Seeds)
+	per := len(p.Trials()) / len(p.Seeds) // trials of one seed
+	n := len(in.Trials) / max(per, 1)
+	if n < len(p.Seeds) || n > len(all) {
+		return nil, fmt.Errorf("harness: derive: %d trials make %d seeds; a sequential run has %d to %d", len(in.Trials), n, len(p.Seeds), len(all))
+	}
+	q := p
+	q.Seeds, q.Sequential = all[:n], nil
+	if err := checkTrials(q, in.Trials, in.Results); err != nil {
+		return nil, err
+	}
+	rec := &SequentialReport{Design: SequentialDesign, Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
+	for _, m := range s.LookSizes(len(p.Seeds)) {
+		if m > n {
+			return nil, fmt.Errorf("harness: derive: the design looks again at %d seeds, but the trials end at %d", m, n)
+		}
+		sub := in
+		sub.Protocol = q
+		sub.Protocol.Seeds = all[:m]
+		sub.Trials, sub.Results = prefixTrials(q, in.Results, m)
+		sub.look = true
+		r, err := derive(sub)
+		if err != nil {
+			return nil, err
+		}
+		if rec.add(r, p.Alpha) || m == n {
+			break
+		}
+	}
+	if got := rec.Looks[len(rec.Looks)-1].NSeeds; got != n {
+		return nil, fmt.Errorf("harness: derive: the design stopped at %d seeds, but the trials run to %d", got, n)
+	}
+	rec.finish(p.Alpha)
+	last := in
+	last.Protocol = q
+	r, err := derive(last)
+	if err != nil {
+		return nil, err
+	}
+	r.Setup.Protocol = p
+	r.Sequential, r.EarlyStop = rec, nil // the looks answer what early_stop would
+	r.seal()
+	return r, nil
+}
+
+// prefixTrials returns the trials of q's first m seeds and their results
+// (results aligned with q.Trials()).
+func prefixTrials(q Protocol, results []Result, m int) ([]Trial, []Result) {
+	keep := map[uint64]bool{}
+	for _, s := range q.Seeds[:m] {
+		keep[s] = true
+	}
+	var ts []Trial
+	var rs []Result
+	for i, t := range q.Trials() {
+		if keep[t.Seed] {
+			ts, rs = append(ts, t), append(rs, results[i])
+		}
+	}
+	return ts, rs
+}
+
+// derive builds the report of a protocol without a sequential design
+// (Derive, without the digests).
+func derive(in Inputs) (*Report, error) {
+	p := in.Protocol
+	dir := stats.LowerIsBetter
+	trials := in.Trials
+	results, div, err := substitute(trials, in.Results)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{
+		BenchVersion: BenchVersion, Track: p.Track, Model: p.Model,
+		MetricDirection: dir.String(), NSeeds: len(p.Seeds),
+		Setup:    &Setup{Protocol: p, TrainingVersion: in.TrainingVersion, DataSHA256: in.DataSHA256},
+		Diverged: div, Run: in.Run,
+	}
+	r.Setup.TrialsSHA256 = trialsDigest(p, trials, in.DataSHA256, in.TrainingVersion)
+	bVal, bTest, bDiv := armTable(trials, results, "baseline", len(p.Baseline))
+	iVal, iTest, iDiv := armTable(trials, results, "idea", len(p.Idea))
+
+	var bMeans []float64
+	for i, c := range p.Baseline {
+		v := summary(stats.Summarize(bVal[i]))
+		t := stats.Summarize(bTest[i])
+		r.Baseline.Sweep = append(r.Baseline.Sweep, SweepRow{Cfg: c, Mean: t.Mean, Val: &v, PerSeed: t.PerSeed})
+		bMeans = append(bMeans, v.Mean)
+	}
+	bBest := argBest(bMeans, bDiv)
+	r.Baseline.BestCfg = p.Baseline[bBest]
+	r.Baseline.Full = summary(stats.Summarize(bTest[bBest]))
+
+	var iBest int
+	r.MechanismSignature.IdeaSweep, iBest = ideaSweep(p.Idea, iVal, iTest, iDiv)
+	r.Idea = r.MechanismSignature.IdeaSweep[iBest].Result
+	r.MechanismSignature.ObservedBestCfg = p.Idea[iBest]
+	r.MechanismSignature.TrackRationale = trackRationale(p)
+
+	minEff := p.minEffect(r.Baseline.Full.Mean, dir)
+	base := stats.Arm{Val: bVal, Test: bTest}
+	cmp, err := p.comparison("idea", base, bBest, stats.Arm{Val: iVal, Test: iTest}, iBest, p.Idea, dir, minEff, !in.look)
+	if err != nil {
+		return nil, err
+	}
+	r.Comparison = cmp
+	for k, a := range p.Ideas {
+		val, test, dv := armTable(trials, results, ideasArm(k), len(a.Grid))
+		sweep, best := ideaSweep(a.Grid, val, test, dv)
+		c, err := p.comparison(a.Name, base, bBest, stats.Arm{Val: val, Test: test}, best, a.Grid, dir, minEff, !in.look)
+		if err != nil {
+			return nil, err
+		}
+		r.Ideas = append(r.Ideas, IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
+	}
+	r.holm(dir)
+	if w := identityWarning(p.Idea[iBest]); w != "" {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+	}
+	if div != nil {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
+			"%d trial(s) diverged (see diverged); each counts as the worst finite metric of its split (val %.6g, test %.6g)",
+			len(div.Trials), div.ValSubstitute, div.TestSubstitute))
+	}
+
+	// Mechanism signature: idea best cfg, first seed.
+	for i, t := range trials {
+		if t.Arm == "idea" && t.Cfg == iBest && t.Seed == p.Seeds[0] {
+			r.MechanismSignature.MechanismSignature = signatureOf(p.Idea[iBest], t.Seed, results[i])
+		}
+	}
+	arms := [][]Cfg{p.Idea}
+	for _, a := range p.Ideas {
+		arms = append(arms, a.Grid)
+	}
+	mc, err := mathCheck(arms...)
+	if err != nil {
+		return nil, err
+	}
+	r.MechanismSignature.MathCheck = mc
+	r.Training = &Training{Baseline: curves(trials, results, "baseline", bBest, p.Baseline[bBest]), Idea: curves(trials, results, "idea", iBest, p.Idea[iBest])}
+	r.Comparison.SystemWorked = r.Comparison.Verdict == stats.VerdictWin && r.MechanismSignature.MechanismSignature.Confirmed && mc.Confirmed
+
+	pj := ProtocolJSON{Seeds: p.Seeds, Epochs: r.Baseline.BestCfg.Epochs}
+	for _, c := range p.Baseline {
+		pj.BaselineLRGrid = append(pj.BaselineLRGrid, c.LR)
+	}
+	for _, c := range p.Idea {
+		pj.IdeaLRGrid = append(pj.IdeaLRGrid, c.LR)
+	}
+	r.MechanismSignature.Protocol = pj
+
+	f := in.References.raw()
+	f.BaselineBeatsLinear = r.Baseline.Full.Mean < f.LinearAR
+	f.IdeaBeatsLinear = r.Idea.Mean < f.LinearAR
+	f.judge(r.Baseline.Full.Mean)
+	r.ReferenceForecasters = f
+	if !f.BaselineCompetent {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
+			"hollow comparison: the baseline's test mean %.6g does not beat the best reference forecaster, %s (%.6g; the baseline is %.3g%% worse); a win over this baseline says little: train or tune the baseline until it does",
+			r.Baseline.Full.Mean, f.BestReference, f.BestReferenceMSE, -f.BaselineMarginPct))
+	}
+	r.Comparison.Warnings = append(r.Comparison.Warnings, blownUp(r, f.Persistence)...)
+	if tb, err := tuningBudget(r, dir); err == nil {
+		r.TuningBudget = tb
+		if w := budgetWarning("idea", tb.Baseline, tb.Idea, dir); w != "" {
+			r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+		}
+		for k, a := range tb.Ideas {
+			if w := budgetWarning(a.Name, tb.Baseline, a.Curve, dir); w != "" {
+				r.Ideas[k].Comparison.Warnings = append(r.Ideas[k].Comparison.Warnings, w)
+			}
+		}
+	}
+	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest)...)
+	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest)...)
+	for _, a := range []struct {
+		name string
+		ac   ArmCurves
+	}{{"baseline", r.Training.Baseline}, {"idea", r.Training.Idea}} {
+		if w := firstEpochStop(a.name, a.ac, p.Arch.Skip); w != "" {
+			r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+		}
+	}
+	if es, err := earlyStop(r, p); err == nil {
+		r.EarlyStop = es
+	}
+	return r, nil
+}
+
+// signatureOf is the report's mechanism signature of the idea's chosen
+// cfg c, read from its trial on seed: the gate's layers rebuilt from what
+// the probe measured (gate.Summarize), block 0 at the top level and the
+// gate's laws (idea.GateLaws); another idea's laws as its probe measured
+// them; or why nothing was measured.
+func signatureOf(c Cfg, seed uint64, res Result) SignatureJSON {
+	s := SignatureJSON{TrainedModelSeed: seed, Metric: res.Test, Rho: c.Rho, Beta: c.Beta}
+	switch ic := c.IdeaConfig(); {
+	case res.Signature != nil && len(res.Signature.Layers) > 0:
+		gp := gate.Params{Rho: c.Rho, Beta: c.Beta}
+		for l, m := range res.Signature.Layers {
+			s.Layers = append(s.Layers, gate.Summarize(gp, l, m.GainByPosition, m.StateByPosition, m.FittedStatePole, m.FittedDrive))
+		}
+		l0 := s.Layers[0]
+		layer := 0
+		s.InitialGain, s.FinalGain, s.MeanState = l0.InitialGain, l0.FinalGain, l0.MeanState
+		s.PredictedSteadyGain, s.FittedStatePole, s.Confirmed = l0.PredictedSteadyGain, l0.FittedStatePole, l0.Confirmed
+		s.Layer = &layer
+		s.Laws = idea.GateLaws(c.Rho, s.Layers)
+	case res.Signature != nil && len(res.Signature.Laws) > 0:
+		s.Laws, s.Confirmed = res.Signature.Laws, idea.AllHold(res.Signature.Laws)
+	case ic.Name != "gate":
+		s.NotMeasured = notMeasured(ic)
+	case c.Beta == 0:
+		s.NotMeasured = "the gate is at beta 0, the identity: there is nothing to probe"
+	default:
+		s.NotMeasured = "the gate's states gave no finite signature (constant states defeat the pole fit)"
+	}
+	return s
+}
+
+// selectionAware reports whether the protocol's headline test is the
+// selection-aware one: in every profile but seed, which keeps the seed
+// report's sign-flip test.
+func (p Protocol) selectionAware() bool { return p.Profile != "seed" }
+
+// ideaSweep summarizes an idea arm's grid from its per-cfg val and test
+// metrics and picks its best cfg (argBest on the val means).
+func ideaSweep(grid []Cfg, val, test [][]float64, diverged []int) ([]IdeaRow, int) {
+	var rows []IdeaRow
+	var means []float64
+	for i, c := range grid {
+		v := summary(stats.Summarize(val[i]))
+		rows = append(rows, IdeaRow{Cfg: c, Result: summary(stats.Summarize(test[i])), Val: &v})
+		means = append(means, v.Mean)
+	}
+	return rows, argBest(means, diverged)
+}
+
+// comparison is the report's comparison of idea arm name (grid xGrid,
+// its sweep x, chosen cfg xBest) with the baseline (sweep b, chosen
+// cfg bBest): the paired sign-flip comparison of the chosen cfgs'
+// per-seed test metrics (stats.Compare) with its intervals and power, and
+// the headline decided by the protocol's test (Protocol.selectionAware):
+// the selection-aware test when the grids pair, the sign-flip test
+// otherwise, with a warning saying why. estimates false leaves out the
+// intervals and power.
+func (p Protocol) comparison(name string, b stats.Arm, bBest int, x stats.Arm, xBest int, xGrid []Cfg, dir stats.Direction, minEffect float64, estimates bool) (Comparison, error) {
+	opt := stats.DefaultOptions()
+	opt.Alpha = p.Alpha
+	bs, xs := b.Test[bBest], x.Test[xBest]
+	c, err := stats.Compare(bs, xs, dir, &opt)
+	if err != nil {
+		return Comparison{}, fmt.Errorf("harness: comparison: %w", err)
+	}
+	out := Comparison{
+		DeltaMean: c.DeltaMean, IdeaWins: c.IdeaWins, NPairs: c.NPairs, PerSeedDiffs: c.PerSeedDiffs,
+		PValue: c.PValue, MDE: c.MDE, MDERelPct: c.MDERelPct, Verdict: c.Verdict, Test: TestSignFlip,
+		PValueMethod: c.PValueMethod, PValueDraws: c.PValueDraws, Alpha: p.Alpha,
+	}
+	for _, w := range c.Warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	if estimates {
+		if err := out.estimate(bs, xs, dir, minEffect); err != nil {
+			return Comparison{}, err
+		}
+	}
+	switch {
+	case len(b.Val) != len(x.Val) && p.selectionAware():
+		out.Warnings = append(out.Warnings, fmt.Sprintf(
+			"unpaired grids: the baseline has %d cfgs and %s %d, so the selection-aware test cannot pair them and the verdict is the sign-flip test on the chosen cfgs, conditional on each arm's choice: when the arms choose different cfgs it calls an idea that does nothing significant more often than alpha; give both arms grids of the same length, cfg j against cfg j",
+			len(b.Val), name, len(x.Val)))
+	case len(b.Val) == len(x.Val):
+		sel, err := stats.SelectionPValue(b, x, dir, &opt)
+		if err != nil {
+			return Comparison{}, fmt.Errorf("harness: selection-aware test: %w", err)
+		}
+		vs := stats.VerdictOf(sel, out.DeltaMean, p.Alpha, dir, out.NPairs)
+		if p.selectionAware() {
+			pc := out.PValue
+			out.PValueConditional, out.VerdictConditional = &pc, out.Verdict
+			out.PValue, out.Verdict, out.Test = sel, vs, TestSelection
+		} else {
+			out.PValueSelection, out.VerdictSelection = &sel, vs
+			out.Warnings = append(out.Warnings, fmt.Sprintf(
+				"seed profile: the verdict is the seed report's sign-flip test on the chosen cfgs, conditional on each arm's choice; the selection-aware test, valid under that choice, gives p = %.4g (%s)", sel, vs))
+		}
+		if bBest != xBest {
+			out.Warnings = append(out.Warnings, fmt.Sprintf(
+				"different cfgs: the baseline chose cfg %d (lr %g) and %s cfg %d (lr %g); the sign-flip test on these two cfgs (p = %.4g) compares the cfgs as well as the idea, while the selection-aware test (p = %.4g) repeats both choices under every relabelling of the seeds",
+				bBest, p.Baseline[bBest].LR, name, xBest, xGrid[xBest].LR, c.PValue, sel))
+		}
+	}
+	if out.Verdict != stats.VerdictNoWin && minEffect != 0 && math.Abs(out.DeltaMean) < math.Abs(minEffect) {
+		out.Warnings = append(out.Warnings, fmt.Sprintf(
+			"negligible effect: a %s, but |delta_mean| = %.4g is below the protocol's min_effect %.4g: detectable, and smaller than the effect declared worth having",
+			out.Verdict, math.Abs(out.DeltaMean), math.Abs(minEffect)))
+	}
+	return out, nil
+}
+
+// StatsSeed seeds the report's bootstraps and power simulations: fixed,
+// so a report re-derives to the bit.
+const StatsSeed = 1
+
+// estimate adds the interval estimates and the power analysis to c (from
+// two or more pairs): stats.IntervalsOf and stats.PowerOf at c.Alpha,
+// seeded with StatsSeed, with minEffect as the effect of interest.
+func (c *Comparison) estimate(b, x []float64, dir stats.Direction, minEffect float64) error {
+	if len(b) < 2 {
+		return nil
+	}
+	iv, err := stats.IntervalsOf(b, x, dir, c.Alpha, StatsSeed)
+	if err != nil {
+		return fmt.Errorf("harness: intervals: %w", err)
+	}
+	pw, err := stats.PowerOf(c.PerSeedDiffs, c.Alpha, minEffect, StatsSeed)
+	if err != nil {
+		return fmt.Errorf("harness: power: %w", err)
+	}
+	c.Intervals, c.Power = &iv, &pw
+	return nil
+}
+
+// holm adjusts the headline p-values of every idea arm (the idea and
+// Ideas) with Holm's step-down method and sets their Holm verdicts; a
+// run of one idea has nothing to adjust.
+func (r *Report) holm(dir stats.Direction) {
+	if len(r.Ideas) == 0 {
+		return
+	}
+	cs := []*Comparison{&r.Comparison}
+	for k := range r.Ideas {
+		cs = append(cs, &r.Ideas[k].Comparison)
+	}
+	var ps []float64
+	for _, c := range cs {
+		ps = append(ps, c.PValue)
+	}
+	for i, q := range stats.Holm(ps) {
+		c := cs[i]
+		c.PValueHolm = &q
+		c.VerdictHolm = stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs)
+	}
+}
+
+// armTable returns, for one arm, the per-cfg per-seed val and test metrics
+// and the number of diverged seeds of each cfg.
+func armTable(trials []Trial, results []Result, arm string, ncfg int) (val, test [][]float64, diverged []int) {
+	val, test, diverged = make([][]float64, ncfg), make([][]float64, ncfg), make([]int, ncfg)
+	for i, t := range trials {
+		if t.Arm == arm {
+			val[t.Cfg] = append(val[t.Cfg], results[i].Val)
+			test[t.Cfg] = append(test[t.Cfg], results[i].Test)
+			if results[i].Diverged {
+				diverged[t.Cfg]++
+			}
+		}
+	}
+	return val, test, diverged
+}
+
+// argBest is the selection rule: the cfg with the fewest diverged seeds,
+// then the lowest mean; ties go to the earlier cfg. diverged may be nil
+// (no divergence).
+func argBest(means []float64, diverged []int) int {
+	nd := func(i int) int {
+		if diverged == nil {
+			return 0
+		}
+		return diverged[i]
+	}
+	best := 0
+	for i, m := range means {
+		if nd(i) < nd(best) || nd(i) == nd(best) && m < means[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// substitute replaces the metrics of diverged trials (+Inf) by the
+// worst finite value of the same split over all trials, so that they
+// count as the worst result in every mean and in the paired comparison
+// while the report stays finite (JSON has no Inf). It returns the
+// substituted copies and the Divergence block, nil when nothing diverged.
+func substitute(trials []Trial, results []Result) ([]Result, *Divergence, error) {
+	div := &Divergence{Rule: DivergenceRule}
+	worstVal, worstTest := math.Inf(-1), math.Inf(-1)
+	for i, r := range results {
+		if r.Diverged {
+			t := trials[i]
+			div.Trials = append(div.Trials, DivergedTrial{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Step: r.DivergedStep})
+			continue
+		}
+		worstVal, worstTest = max(worstVal, r.Val), max(worstTest, r.Test)
+	}
+	if len(div.Trials) == 0 {
+		return results, nil, nil
+	}
+	if len(div.Trials) == len(results) {
+		return nil, nil, errors.New("harness: every trial diverged (loss NaN or Inf); lower the learning rates")
+	}
+	div.ValSubstitute, div.TestSubstitute = worstVal, worstTest
+	out := slices.Clone(results)
+	for i := range out {
+		if out[i].Diverged {
+			out[i].Val, out[i].Test = worstVal, worstTest
+		}
+	}
+	return out, div, nil
+}
+
+// tuningBudget computes every arm's tuning-budget curve from its sweep's
+// val and test means; an error when a row has no val summary (a report
+// of the seed schema).
+func tuningBudget(r *Report, dir stats.Direction) (*TuningBudget, error) {
+	curve := func(rows []IdeaRow) ([]stats.BudgetPoint, error) {
+		var val, test []float64
+		for i, row := range rows {
+			if row.Val == nil {
+				return nil, fmt.Errorf("harness: sweep row %d has no val summary", i)
+			}
+			val, test = append(val, row.Val.Mean), append(test, row.Result.Mean)
+		}
+		return stats.Budget(val, test, dir)
+	}
+	var base []IdeaRow
+	for _, row := range r.Baseline.Sweep {
+		base = append(base, IdeaRow{Cfg: row.Cfg, Val: row.Val, Result: Summary{Mean: row.Mean}})
+	}
+	tb := &TuningBudget{Method: stats.BudgetMethod}
+	var err error
+	if tb.Baseline, err = curve(base); err != nil {
+		return nil, err
+	}
+	if tb.Idea, err = curve(r.MechanismSignature.IdeaSweep); err != nil {
+		return nil, err
+	}
+	tb.WinnerChanges = winnerChanges(tb.Baseline, tb.Idea, dir)
+	for _, a := range r.Ideas {
+		c, err := curve(a.Sweep)
+		if err != nil {
+			return nil, err
+		}
+		tb.Ideas = append(tb.Ideas, ArmBudget{Name: a.Name, Curve: c, WinnerChanges: winnerChanges(tb.Baseline, c, dir)})
+	}
+	return tb, nil
+}
+
+// winnerChanges reports whether the better expected test metric of the
+// pick (idea against baseline; a tie is neither) differs between two k
+// that both curves reach.
+func winnerChanges(b, x []stats.BudgetPoint, dir stats.Direction) bool {
+	seen := map[int]bool{}
+	for k := range min(len(b), len(x)) {
+		seen[winner(b[k].Test, x[k].Test, dir)] = true
+	}
+	return len(seen) > 1
+}
+
+// winner is -1 when the idea's metric x is better than the baseline's
+// b, 1 when worse, 0 when equal.
+func winner(b, x float64, dir stats.Direction) int {
+	switch {
+	case x == b:
+		return 0
+	case (dir == stats.LowerIsBetter) == (x < b):
+		return -1
+	}
+	return 1
+}
+
+// budgetWarning says when the winner depends on the tuning budget.
+func budgetWarning(name string, b, x []stats.BudgetPoint, dir stats.Direction) string {
+	if !winnerChanges(b, x, dir) {
+		return ""
+	}
+	var parts []string
+	for k := range min(len(b), len(x)) {
+		who := map[int]string{-1: name, 1: "baseline", 0: "neither"}[winner(b[k].Test, x[k].Test, dir)]
+		parts = append(parts, fmt.Sprintf("k = %d: %s (%.4g vs %.4g)", k+1, who, x[k].Test, b[k].Test))
+	}
+	return fmt.Sprintf("tuning budget: which arm leads depends on how many cfgs are tried (expected test metric of the pick, %s vs baseline: %s); the verdict may reflect how well each grid suits its arm, not the idea: see tuning_budget",
+		name, strings.Join(parts, "; "))
+}
+
+// BlowUpFactor is how many times persistence's test MSE a cfg's test
+// mean may reach before the report calls it blown up: training made the
+// model far worse than repeating the last value, which a working lr never
+// does (on the normalized scale persistence is of order 1).
+const BlowUpFactor = 100
+
+// BlownUp reports whether a test mean is blown up against persistence's
+// test MSE.
+func BlownUp(mean, persistence float64) bool { return mean > BlowUpFactor*persistence }
+
+// blownUp warns, for each cfg of each arm whose test mean is blown up
+// (BlownUp), that the arm blew up there: its verdict then compares a
+// broken model, not an idea.
+func blownUp(r *Report, persistence float64) []string {
+	var out []string
+	warn := func(arm string, i int, c Cfg, mean float64) {
+		if BlownUp(mean, persistence) {
+			out = append(out, fmt.Sprintf("blown up: the %s arm's cfg %d (lr %g) has test mean %.4g, over %dx persistence's %.4g: training broke the model (an lr too large?); lower it or drop it from the grid",
+				arm, i, c.LR, mean, BlowUpFactor, persistence))
+		}
+	}
+	for i, row := range r.Baseline.Sweep {
+		warn("baseline", i, row.Cfg, row.Mean)
+	}
+	for i, row := range r.MechanismSignature.IdeaSweep {
+		warn("idea", i, row.Cfg, row.Result.Mean)
+	}
+	for _, a := range r.Ideas {
+		for i, row := range a.Sweep {
+			warn(a.Name, i, row.Cfg, row.Result.Mean)
+		}
+	}
+	return out
+}
+
+// notMeasured says why the chosen cfg's idea ic, not the gate, has no
+// mechanism signature.
+func notMeasured(ic idea.Config) string {
+	if ic.IsZero() {
+		return "the idea arm's chosen cfg trains no idea: there is nothing to probe"
+	}
+	i, err := idea.New(ic)
+	if err != nil {
+		return fmt.Sprintf("the idea arm's chosen cfg trains %s, which does not build: %v", ic.Name, err)
+	}
+	if _, ok := i.(idea.Prober); !ok {
+		return fmt.Sprintf("the idea arm's chosen cfg trains %s, which has no mechanism probe (idea.Prober)", ic.Name)
+	}
+	return fmt.Sprintf("the probe of %s gave no finite laws on the trained model (or its trial record predates them)", ic.Name)
+}
+
+// ideaName is the idea's registry name, "no idea" for the plain model.
+func ideaName(ic idea.Config) string {
+	if ic.Name == "" {
+		return "no idea"
+	}
+	return ic.Name
+}
+
+// identityWarning says when the idea arm's chosen cfg c trains the
+// baseline's own model: on the baseline's streams every difference is 0
+// (no comparison at all); on disjoint streams (the A/A control) any
+// significant verdict is a false positive.
+func identityWarning(c Cfg) string {
+	ic := c.IdeaConfig()
+	if ic.IsZero() {
+		return "identity idea: the idea arm's chosen cfg trains no idea, so both arms are the same model on the same seeds and every difference is 0; this is not a comparison"
+	}
+	i, err := idea.New(ic)
+	if err != nil || !i.Identity() {
+		return ""
+	}
+	if _, ok := i.(idea.Stream); ok {
+		return fmt.Sprintf("A/A control: the idea arm's chosen cfg (%s) is the baseline model on disjoint seed streams; any difference is noise, and a significant verdict here is a false positive", ic.Name)
+	}
+	return fmt.Sprintf("identity idea: the idea arm's chosen cfg (%s %v) is the identity, so both arms are the same model on the same seeds and every difference is 0; this is not a comparison", ic.Name, ic.Params)
+}
+
+// firstEpochStop warns when early stopping kept the first epoch's weights
+// on every seed of an arm's chosen cfg: every later epoch raised the val
+// metric, so the arm overfits the train split after one epoch (and a model
+// with the skip path stays close to its least-squares start).
+func firstEpochStop(arm string, ac ArmCurves, skip bool) string {
+	if ac.Cfg.Patience == 0 || ac.Cfg.Epochs < 2 || len(ac.BestEpochs) == 0 {
+		return ""
+	}
+	for _, e := range ac.BestEpochs {
+		if e != 1 {
+			return ""
+		}
+	}
+	tail := ""
+	if skip {
+		tail = "; its forecasts stay close to the skip path's least-squares start, so the transformer adds little on this track"
+	}
+	return fmt.Sprintf("first-epoch stop: the %s arm's chosen cfg kept its first epoch's weights on every seed: every later epoch raised the val metric, so the model overfits the train split after one epoch%s",
+		arm, tail)
+}
+
+// curves collects the epoch losses and val curves of one cfg, seed by
+// seed, and the epoch each seed kept: under early stopping (patience >
+// 0) the first epoch of least val metric, else the last; 0 for a
+// diverged seed.
+func curves(trials []Trial, results []Result, arm string, cfg int, c Cfg) ArmCurves {
+	ac := ArmCurves{Cfg: c, EpochLosses: [][]float64{}, ValCurves: [][]float64{}, BestEpochs: []int{}}
+	for i, t := range trials {
+		if t.Arm == arm && t.Cfg == cfg {
+			r := results[i]
+			ac.EpochLosses = append(ac.EpochLosses, append([]float64{}, r.EpochLoss...))
+			ac.ValCurves = append(ac.ValCurves, append([]float64{}, r.ValCurve...))
+			ac.BestEpochs = append(ac.BestEpochs, keptEpoch(r, c.Patience))
+		}
+	}
+	return ac
+}
+
+// keptEpoch is the 1-based epoch whose weights a trial scored, read from
+// its val curve by TrainTrial's rule; 0 for a diverged trial or an empty
+// curve.
+func keptEpoch(r Result, patience int) int {
+	if r.Diverged || len(r.ValCurve) == 0 {
+		return 0
+	}
+	if patience == 0 {
+		return len(r.ValCurve)
+	}
+	best := 1
+	for e, x := range r.ValCurve {
+		if x < r.ValCurve[best-1] {
+			best = e + 1
+		}
+	}
+	return best
+}
+
+// forecasters evaluates the reference forecasters on the test and val
+// windows, each fitted in closed form on the train windows of the target
+// channel: persistence, seasonal persistence (when the track has a period
+// that fits in the context), the least-squares linear map of the window
+// (one per-channel map, DLinear-style; with one channel, the linear AR
+// forecaster) and the same map on last-value-centred windows (NLinear).
+func forecasters(ds *track.Dataset) (*Forecasters, error) {
+	tr := track.Univariate(&ds.Train, ds.Target)
+	va, te := track.Univariate(&ds.Val, ds.Target), track.Univariate(&ds.Test, ds.Target)
+	lin, err := track.FitLinear(&tr)
+	if err != nil {
+		return nil, fmt.Errorf("harness: linear reference forecaster: %w", err)
+	}
+	cen, err := track.FitLinearCentred(&tr)
+	if err != nil {
+		return nil, fmt.Errorf("harness: centred linear reference forecaster: %w", err)
+	}
+	lc := cen.MSE(&te)
+	f := &Forecasters{Persistence: track.Persistence(&te, 0), LinearAR: lin.MSE(&te), LinearCentred: &lc,
+		Val: &ReferenceVal{Persistence: track.Persistence(&va, 0), LinearAR: lin.MSE(&va), LinearCentred: cen.MSE(&va)}}
+	if p := ds.Period; p >= 1 && p <= te.T {
+		s, v := track.SeasonalPersistence(&te, 0, p), track.SeasonalPersistence(&va, 0, p)
+		f.SeasonalPersistence, f.SeasonalPeriod, f.Val.SeasonalPersistence = &s, p, &v
+	}
+	if ds.HasNoiseFloor {
+		f.NoiseFloor = ds.NoiseFloor
+	}
+	return f, nil
+}
+
+// raw returns a copy of f's measured MSEs without the fields that judge
+// a baseline against them (Forecasters.judge sets those).
+func (f *Forecasters) raw() *Forecasters {
+	out := &Forecasters{Persistence: f.Persistence, LinearAR: f.LinearAR, NoiseFloor: f.NoiseFloor,
+		LinearCentred: f.LinearCentred, SeasonalPersistence: f.SeasonalPersistence, SeasonalPeriod: f.SeasonalPeriod}
+	if f.Val != nil {
+		v := *f.Val
+		out.Val = &v
+	}
+	return out
+}
+
+// trialsDigest is Setup.TrialsSHA256: the SHA-256 of the trial ids of
+// p's trials (Protocol.KeyAt), one per line, in order.
+func trialsDigest(p Protocol, trials []Trial, dataSHA, version string) string {
+	h := sha256.New()
+	for _, t := range trials {
+		fmt.Fprintln(h, p.KeyAt(t, dataSHA, version).ID())
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// digest is the first 16 bytes of the SHA-256 of v's JSON, in hex.
+func digest(v any) string {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // a report holds no NaN or Inf
+	}
+	s := sha256.Sum256(raw)
+	return hex.EncodeToString(s[:16])
+}
+
+// seal sets the report's input digests (Setup.Digests) from its
+// inputGroups.
+func (r *Report) seal() {
+	if r.Setup == nil {
+		return
+	}
+	d := map[string]string{}
+	for path, v := range r.inputGroups() {
+		d[path] = digest(v)
+	}
+	r.Setup.Digests = d
+}
+
+// SetRun records the run block (volatile facts of the process that
+// wrote the report) with its digest (RunInfo.Digest).
+func (r *Report) SetRun(info RunInfo) {
+	info.Digest = info.digest()
+	r.Run = &info
+}
+
+// digest is the digest of the run block's other fields.
+func (ri RunInfo) digest() string {
+	ri.Digest = ""
+	return digest(ri)
+}
+
+// inputGroups returns the report's inputs by the JSON path where each
+// stands: the values Derive takes rather than computes. Each has a
+// digest in Setup.Digests, so verify names an edited input even where
+// nothing derived from it shows the edit:
+//
+//   - setup.protocol.<key>, setup.training_version, setup.data_sha256:
+//     what the trials ran (their keys);
+//   - each sweep row's per-seed test and val metrics (of diverged seeds,
+//     the substitutes), and diverged.trials;
+//   - each seed's training.<arm>.epoch_losses and .val_curves;
+//   - the gate's per-block measurements (gain and state by position, the
+//     pole fit), or another idea's measured laws;
+//   - the reference forecasters' MSEs.
+//
+// The run block, volatile, carries its own digest (RunInfo.Digest), so
+// setup.digests is the same whatever process wrote the report.
+func (r *Report) inputGroups() map[string]any {
+	g := map[string]any{}
+	var prot map[string]json.RawMessage
+	raw, _ := json.Marshal(r.Setup.Protocol)
+	json.Unmarshal(raw, &prot)
+	for k, v := range prot {
+		g["setup.protocol."+k] = v
+	}
+	g["setup.training_version"] = r.Setup.TrainingVersion
+	g["setup.data_sha256"] = r.Setup.DataSHA256
+	for j, row := range r.Baseline.Sweep {
+		g[fmt.Sprintf("baseline.sweep[%d].per_seed", j)] = row.PerSeed
+		if row.Val != nil {
+			g[fmt.Sprintf("baseline.sweep[%d].val.per_seed", j)] = row.Val.PerSeed
+		}
+	}
+	rows := func(at string, rs []IdeaRow) {
+		for j, row := range rs {
+			g[fmt.Sprintf("%s[%d].result.per_seed", at, j)] = row.Result.PerSeed
+			if row.Val != nil {
+				g[fmt.Sprintf("%s[%d].val.per_seed", at, j)] = row.Val.PerSeed
+			}
+		}
+	}
+	rows("mechanism_signature.idea_sweep", r.MechanismSignature.IdeaSweep)
+	for k, a := range r.Ideas {
+		rows(fmt.Sprintf("ideas[%d].sweep", k), a.Sweep)
+	}
+	if r.Diverged != nil {
+		g["diverged.trials"] = r.Diverged.Trials
+	}
+	if tr := r.Training; tr != nil {
+		for _, a := range []struct {
+			name string
+			ac   ArmCurves
+		}{{"baseline", tr.Baseline}, {"idea", tr.Idea}} {
+			for i, c := range a.ac.EpochLosses {
+				g[fmt.Sprintf("training.%s.epoch_losses[%d]", a.name, i)] = c
+			}
+			for i, c := range a.ac.ValCurves {
+				g[fmt.Sprintf("training.%s.val_curves[%d]", a.name, i)] = c
+			}
+		}
+	}
+	s := r.MechanismSignature.MechanismSignature
+	for l, ls := range s.Layers {
+		at := fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d].", l)
+		g[at+"gain_by_position"] = ls.GainByPosition
+		g[at+"state_by_position"] = ls.StateByPosition
+		g[at+"fitted_state_pole"] = ls.FittedStatePole
+		g[at+"fitted_drive"] = ls.FittedDrive
+	}
+	if len(s.Layers) == 0 && len(s.Laws) > 0 {
+		g["mechanism_signature.mechanism_signature.laws"] = s.Laws
+	}
+	if f := r.ReferenceForecasters; f != nil {
+		raw, _ := json.Marshal(f.raw())
+		var m map[string]json.RawMessage
+		json.Unmarshal(raw, &m)
+		for k, v := range m {
+			if k != "baseline_beats_linear" && k != "idea_beats_linear" && k != "best_reference" && k != "best_reference_mse" &&
+				k != "baseline_margin" && k != "baseline_margin_pct" && k != "baseline_competent" {
+				g["reference_forecasters."+k] = v
+			}
+		}
+	}
+	return g
+}

@@ -1,0 +1,188 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ideabench/ideabench/idea"
+	"github.com/stretchr/testify/require"
+)
+
+// leaf is one scalar of a JSON document: its path (jsonPath) and its
+// location in the decoded tree.
+type leaf struct {
+	path   string
+	keys   []any // object keys and array indices from the root
+	digest string
+}
+
+// leaves lists every scalar of doc in document order.
+func leaves(doc any) []leaf {
+	var out []leaf
+	var walk func(v any, keys []any)
+	walk = func(v any, keys []any) {
+		switch v := v.(type) {
+		case map[string]any:
+			ks := make([]string, 0, len(v))
+			for k := range v {
+				ks = append(ks, k)
+			}
+			sort.Strings(ks)
+			for _, k := range ks {
+				walk(v[k], append(append([]any(nil), keys...), k))
+			}
+		case []any:
+			for i, x := range v {
+				walk(x, append(append([]any(nil), keys...), i))
+			}
+		default:
+			l := leaf{path: jsonPath(keys), keys: keys}
+			if len(keys) == 3 && keys[0] == "setup" && keys[1] == "digests" {
+				l.digest = keys[2].(string)
+			}
+			out = append(out, l)
+		}
+	}
+	walk(doc, nil)
+	return out
+}
+
+// tamper returns a copy of the JSON document raw with the leaf at keys
+// changed: a whole number plus 1, any other number times 1 + 1e-6 (a zero
+// becomes 1e-6), a bool flipped, a string with "x" appended.
+func tamper(t *testing.T, raw []byte, keys []any) []byte {
+	t.Helper()
+	var doc any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	parent := doc
+	for _, k := range keys[:len(keys)-1] {
+		switch k := k.(type) {
+		case string:
+			parent = parent.(map[string]any)[k]
+		case int:
+			parent = parent.([]any)[k]
+		}
+	}
+	change := func(v any) any {
+		switch v := v.(type) {
+		case float64:
+			switch {
+			case v == 0:
+				return 1e-6
+			case v == math.Trunc(v) && math.Abs(v) < 1<<53:
+				return v + 1
+			}
+			return v * (1 + 1e-6)
+		case bool:
+			return !v
+		case string:
+			return v + "x"
+		}
+		return 1.0 // null
+	}
+	switch k := keys[len(keys)-1].(type) {
+	case string:
+		m := parent.(map[string]any)
+		m[k] = change(m[k])
+	case int:
+		a := parent.([]any)
+		a[k] = change(a[k])
+	}
+	out, err := json.Marshal(doc)
+	require.NoError(t, err)
+	return out
+}
+
+// verifyExempt lists the report leaves whose edit verify may not name:
+// none. Every derived leaf is rebuilt by Derive and compared; every input
+// is named by its digest (Setup.Digests) at its path or an ancestor; the
+// run block by its own digest; a digest by the input it covers. The
+// documented coverage of inputs (README, "What verify checks") is that
+// digests detect an edit and name where, and verify --results names the
+// exact leaf from the trial records.
+var verifyExempt = map[string]string{}
+
+// sweepLeaves changes every leaf of the report r in turn and checks that
+// verify rejects each change naming the leaf: a finding on the leaf, on
+// an ancestor (the digest of the input holding it), or for a digest the
+// input it covers; a change the decoder refuses must name the leaf too.
+func sweepLeaves(t *testing.T, r *Report) (total, named int) {
+	t.Helper()
+	raw, err := r.Marshal()
+	require.NoError(t, err)
+	rt, err := ParseReport(raw, "report")
+	require.NoError(t, err)
+	require.Empty(t, Verify(rt, VerifyOptions{}).Findings, "the untouched report must verify")
+	var doc any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	ls := leaves(doc)
+	silent := make([]string, len(ls))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, l := range ls {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			edited := tamper(t, raw, l.keys)
+			bad, err := ParseReport(edited, "edited")
+			if err != nil {
+				if !strings.Contains(err.Error(), l.path) {
+					silent[i] = fmt.Sprintf("%s: refused without naming it: %v", l.path, err)
+				}
+				return
+			}
+			want := l.path
+			if l.digest != "" {
+				want = l.digest
+			}
+			for _, f := range Verify(bad, VerifyOptions{}).Mismatches() {
+				if names(f.Field, want) {
+					return
+				}
+			}
+			silent[i] = l.path
+		})
+	}
+	wg.Wait()
+	for _, s := range silent {
+		if s == "" {
+			named++
+			continue
+		}
+		if _, ok := verifyExempt[s]; !ok {
+			t.Errorf("unnamed edit: %s", s)
+		}
+	}
+	return len(ls), named
+}
+
+// TestVerifyEveryLeaf: every leaf of a ci-profile report, and of a
+// sequential report with a further idea arm and a diverged cfg, changed
+// alone, is rejected by verify with a finding that names it.
+func TestVerifyEveryLeaf(t *testing.T) {
+	t.Run("ci", func(t *testing.T) {
+		o, err := Run(context.Background(), CIProfile(), Options{})
+		require.NoError(t, err)
+		o.Report.SetRun(RunInfo{WallSeconds: 1.5, Workers: 2, GoVersion: "go1.26", Version: "test", TrialsRun: len(o.Trials), Results: "r.trials"})
+		total, named := sweepLeaves(t, o.Report)
+		t.Logf("ci report: %d of %d leaves named", named, total)
+	})
+	t.Run("sequential", func(t *testing.T) {
+		p := tinyProtocol()
+		p.Ideas = []IdeaArm{{Name: "ema", Grid: []Cfg{
+			{LR: 0.003, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})},
+			{LR: 1e10, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}}}}
+		p.Sequential = &Sequential{MaxSeeds: 6}
+		o, err := Run(context.Background(), p, Options{})
+		require.NoError(t, err)
+		require.NotNil(t, o.Report.Diverged, "the lr 1e10 cfg diverges")
+		total, named := sweepLeaves(t, o.Report)
+		t.Logf("sequential report: %d of %d leaves named", named, total)
+	})
+}

@@ -1,0 +1,62 @@
+// Package num reads numbers written by people and spreadsheets: decimal
+// notation only, finite.
+package num
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// ParseDecimal reads s as a finite float64 written in decimal notation:
+// an optional sign, digits with an optional decimal point, and an
+// optional exponent ("-1.5", ".5", "2e-3", "1E+08"). It refuses what
+// strconv.ParseFloat would also take but a CSV file or a command line does
+// not mean as a number: Go's digit separators ("1_000"), hexadecimal
+// ("0x1p3"), "NaN", "Inf" and "infinity", and values beyond float64's
+// range.
+func ParseDecimal(s string) (float64, error) {
+	if !isDecimal(s) {
+		return 0, fmt.Errorf("%q is not a decimal number", s)
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is beyond the range of a float64", s)
+	}
+	return v, nil
+}
+
+// isDecimal reports whether s matches
+//
+//	[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?
+func isDecimal(s string) bool {
+	i, n := 0, len(s)
+	if i < n && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < n && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	mant := digits()
+	if i < n && s[i] == '.' {
+		i++
+		mant += digits()
+	}
+	if mant == 0 {
+		return false
+	}
+	if i < n && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < n && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == n
+}
