@@ -14,6 +14,7 @@ import (
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/golden"
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,6 +29,22 @@ const seedReport = "harness/testdata/seed-report.json"
 // report with golden/ci_1.snap.json.
 func TestBenchCI(t *testing.T) {
 	benchProfile(t, harness.CIProfile(), "ci")
+}
+
+// TestControlAA pins a small A/A control: the ci profile against the
+// same grid on disjoint seed streams, on the first 3 seed blocks from
+// seed 100000 (disjoint from the default seeds). Every significant
+// verdict there is a false positive; golden/control_aa_1.snap.json pins
+// each block's headline and sign-flip p-values and choices.
+func TestControlAA(t *testing.T) {
+	aa := idea.Config{Name: "aa"}
+	res, err := harness.Control(context.Background(), harness.CIProfile(), aa, 3, 100000, harness.Options{}, nil)
+	require.NoError(t, err)
+	require.Equal(t, harness.TestSelection, res.Test)
+	require.Equal(t, []uint64{100000, 100001, 100002, 100003, 100004, 100005, 100006, 100007}, res.PerBlock[0].Seeds)
+	data, err := json.Marshal(res)
+	require.NoError(t, err)
+	golden.Match(t, "control_aa", data)
 }
 
 // TestBenchFull runs the default protocol; it needs -full.

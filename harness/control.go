@@ -85,9 +85,9 @@ func ControlSeeds(p Protocol, base uint64, k int) []uint64 {
 // ControlSeeds cannot wrap around.
 const MaxControlSeed = 1 << 62
 
-// maxBlocks bounds a control experiment's blocks (what fits a machine is
+// MaxBlocks bounds a control experiment's blocks (what fits a machine is
 // its estimate's to say).
-const maxBlocks = 1 << 24
+const MaxBlocks = 1 << 24
 
 // WithIdea returns cfg c training idea ic instead of its own (the gate as
 // rho and beta, as a cfg writes it).
@@ -106,8 +106,8 @@ func WithIdea(c Cfg, ic idea.Config) Cfg {
 // of each baseline cfg, through Run (so opt.Store keeps and reuses every
 // trial). progress, when not nil, is called after each block.
 func Control(ctx context.Context, p Protocol, ic idea.Config, blocks int, base uint64, opt Options, progress func(done int)) (*ControlResult, error) {
-	if blocks < 1 || blocks > maxBlocks {
-		return nil, fmt.Errorf("harness: control: blocks = %d; run 1 to %d (e.g. 200)", blocks, maxBlocks)
+	if blocks < 1 || blocks > MaxBlocks {
+		return nil, fmt.Errorf("harness: control: blocks = %d; run 1 to %d (e.g. 200)", blocks, MaxBlocks)
 	}
 	if last := ControlSeeds(p, base, blocks-1); slices.Max(last) > MaxControlSeed || slices.Max(last) < base {
 		return nil, fmt.Errorf("harness: control: seed base %d and %d blocks reach seeds beyond %d; use a smaller base or fewer blocks", base, blocks, uint64(MaxControlSeed))
@@ -120,7 +120,7 @@ func Control(ctx context.Context, p Protocol, ic idea.Config, blocks int, base u
 	for _, c := range p.Baseline {
 		q.Idea = append(q.Idea, WithIdea(c, ic))
 	}
-	d, err := q.checkedData(opt.Limits)
+	d, err := q.DataWithin(opt.Limits)
 	if err != nil {
 		return nil, err
 	}

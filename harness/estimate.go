@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -47,17 +48,21 @@ type Limits struct {
 	MaxSeconds float64
 }
 
+// ErrBeyondLimits marks a protocol refused by its estimate (Check).
+var ErrBeyondLimits = errors.New("beyond the limits")
+
 // Check refuses an estimate that cannot fit within l on workers workers,
-// saying why with the numbers and what to change.
+// saying why with the numbers and what to change; the error wraps
+// ErrBeyondLimits.
 func (e Estimate) Check(l Limits, workers int) error {
 	w := max(1, min(workers, e.Trials))
 	if need := e.DataBytes + float64(w)*e.TrialBytes; l.MaxBytes > 0 && need > l.MaxBytes {
-		return fmt.Errorf("harness: the protocol needs about %s of memory (data %s, and %s per trial for %d trials at once) but %s is available; shrink arch (d, layers, batch) or the track's windows, or run fewer --workers",
-			bytesText(need), bytesText(e.DataBytes), bytesText(e.TrialBytes), w, bytesText(l.MaxBytes))
+		return fmt.Errorf("harness: %w: the protocol needs about %s of memory (data %s, and %s per trial for %d trials at once) but %s is available; shrink arch (d, layers, batch) or the track's windows, or run fewer --workers",
+			ErrBeyondLimits, bytesText(need), bytesText(e.DataBytes), bytesText(e.TrialBytes), w, bytesText(l.MaxBytes))
 	}
 	if s := e.Seconds(e.MaxFLOPs, workers); l.MaxSeconds > 0 && s > l.MaxSeconds {
-		return fmt.Errorf("harness: the protocol's %d trials may do %.3g FLOPs (every epoch; at least %.3g if early stopping ends each as soon as it can): up to %s on %d workers even at %.0f GFLOP/s each (at least %s), over the limit of %s; lower epochs, the windows, the grid or the seeds, or raise the limit (--max-hours) to run it anyway",
-			e.Trials, e.MaxFLOPs, e.MinFLOPs, durationText(s), w, PeakFLOPS/1e9, durationText(e.Seconds(e.MinFLOPs, workers)), durationText(l.MaxSeconds))
+		return fmt.Errorf("harness: %w: the protocol's %d trials may do %.3g FLOPs (every epoch; at least %.3g if early stopping ends each as soon as it can): up to %s on %d workers even at %.0f GFLOP/s each (at least %s), over the limit of %s; lower epochs, the windows, the grid or the seeds, or raise the limit (--max-hours) to run it anyway",
+			ErrBeyondLimits, e.Trials, e.MaxFLOPs, e.MinFLOPs, durationText(s), w, PeakFLOPS/1e9, durationText(e.Seconds(e.MinFLOPs, workers)), durationText(l.MaxSeconds))
 	}
 	return nil
 }

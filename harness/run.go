@@ -57,11 +57,11 @@ func (opt Options) workers() int {
 	return opt.Workers
 }
 
-// checkedData builds the protocol's data, first refusing a generated
-// track whose windows alone exceed l.MaxBytes.
-func (p Protocol) checkedData(l Limits) (*Data, error) {
+// DataWithin builds the protocol's data (Data), first refusing a
+// generated track whose windows alone exceed l.MaxBytes.
+func (p Protocol) DataWithin(l Limits) (*Data, error) {
 	if b := p.dataEstimate(); l.MaxBytes > 0 && b > l.MaxBytes {
-		return nil, fmt.Errorf("harness: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", p.Track, bytesText(b), bytesText(l.MaxBytes))
+		return nil, fmt.Errorf("harness: %w: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", ErrBeyondLimits, p.Track, bytesText(b), bytesText(l.MaxBytes))
 	}
 	return p.Data()
 }
@@ -102,7 +102,7 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	if shards > 1 && opt.Store == nil {
 		return nil, errors.New("harness: a sharded run needs a results directory to write into")
 	}
-	d, err := p.checkedData(opt.Limits)
+	d, err := p.DataWithin(opt.Limits)
 	if err != nil {
 		return nil, err
 	}

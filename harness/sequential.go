@@ -231,7 +231,7 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 			return nil, err
 		}
 	}
-	d, err := p.checkedData(opt.Limits)
+	d, err := p.DataWithin(opt.Limits)
 	if err != nil {
 		return nil, err
 	}

@@ -24,10 +24,11 @@ const (
 	regressed                  // significantly worse by more than the threshold: fails the gate
 	onlyOld                    // in the old file only (or only there with the metric)
 	onlyNew                    // in the new file only
+	probe                      // a machine probe (Peak): reported, never gated
 )
 
 func (v verdict) String() string {
-	return [...]string{"~", "too few samples", "better", "worse, within threshold", "REGRESSION", "only in old", "only in new"}[v]
+	return [...]string{"~", "too few samples", "better", "worse, within threshold", "REGRESSION", "only in old", "only in new", "machine probe, not gated"}[v]
 }
 
 // row is the comparison of one benchmark.
@@ -214,6 +215,17 @@ func judge(r *row, vals [2][]float64, assume benchmath.Assumption, th *benchmath
 	for _, w := range c.Warnings {
 		r.Notes = append(r.Notes, w.Error())
 	}
+	if isProbe(r.Name) && r.Verdict != unchanged && r.Verdict != tooFew {
+		// The CPU's own speed moved, not the code's: say so, never fail.
+		r.Verdict = probe
+		r.Notes = append(r.Notes, "Peak measures the CPU (register-only loops), not the project's code: a change here is the machine's, and the other rows moved with it")
+	}
+}
+
+// isProbe reports whether the benchmark named name (without
+// "Benchmark") is a machine probe: BenchmarkPeak and its sub-benchmarks.
+func isProbe(name string) bool {
+	return name == "Peak" || strings.HasPrefix(name, "Peak/") || strings.HasPrefix(name, "Peak-")
 }
 
 // reachable reports whether samples of n1 and n2 values can show

@@ -249,3 +249,37 @@ func TestReachable(t *testing.T) {
 		})
 	}
 }
+
+// TestPeakNotGated: BenchmarkPeak measures the CPU, so its drop is
+// reported as the machine's and never fails the gate; the same drop of
+// a kernel does.
+func TestPeakNotGated(t *testing.T) {
+	file := func(name string, peak, matmul float64) string {
+		var b bytes.Buffer
+		fmt.Fprintln(&b, "pkg: github.com/ideabench/ideabench/internal/kernel")
+		for i := range 10 {
+			jitter := 1 + float64(i)/1000
+			fmt.Fprintf(&b, "BenchmarkPeak/probe=fma-16 \t 1000 \t %.1f ns/op \t %.2f GFLOP/s\n", 1e5/peak, peak*jitter)
+			fmt.Fprintf(&b, "BenchmarkMatMul/m=64-16 \t 1000 \t %.1f ns/op \t %.2f GFLOP/s\n", 1e5/matmul, matmul*jitter)
+		}
+		return writeBench(t, name, b.String())
+	}
+	old := file("old.txt", 200, 100)
+	for _, tc := range []struct {
+		name string
+		new  string
+		exit int
+		want []string
+	}{
+		{"peak_drops", file("peak.txt", 140, 100), exitPass, []string{"Peak/probe=fma-16", "machine probe, not gated", "PASS"}},
+		{"kernel_drops", file("kernel.txt", 200, 70), exitRegressed, []string{"MatMul/m=64-16", "REGRESSION", "FAIL: 1 of 2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, tc.exit, run([]string{"-metric", "GFLOP/s", old, tc.new}, &stdout, &stderr), stderr.String())
+			for _, w := range tc.want {
+				require.Contains(t, stdout.String(), w)
+			}
+		})
+	}
+}

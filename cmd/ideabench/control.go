@@ -31,6 +31,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse an experiment whose every epoch of every trial would take longer than this even at the fastest core's peak rate")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -48,10 +49,15 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *workers < 1 {
 		return fmt.Errorf("%w: --workers = %d must be >= 1", errUsage, *workers)
 	}
-	if *blocks < 1 {
-		return fmt.Errorf("%w: --blocks = %d must be >= 1 (e.g. 100)", errUsage, *blocks)
+	if *blocks < 1 || *blocks > harness.MaxBlocks {
+		return fmt.Errorf("%w: --blocks = %d: must be in [1, %d] (e.g. 200)", errUsage, *blocks, harness.MaxBlocks)
 	}
+
 	if err := checkWritable(*out); err != nil {
+		return err
+	}
+	limits, err := machineLimits(*maxHours)
+	if err != nil {
 		return err
 	}
 	dir := resultsDir(*results, *out)
@@ -60,13 +66,16 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	start := time.Now()
-	res, err := harness.Control(ctx, p, ic, *blocks, *base, harness.Options{Workers: *workers, Store: store}, func(done int) {
+	res, err := harness.Control(ctx, p, ic, *blocks, *base, harness.Options{Workers: *workers, Store: store, Limits: limits}, func(done int) {
 		if !*quiet {
 			fmt.Fprintf(stderr, "\rblock %d/%d  %s elapsed ", done, *blocks, time.Since(start).Round(time.Second))
 		}
 	})
 	if !*quiet {
 		fmt.Fprintln(stderr)
+	}
+	if errors.Is(err, harness.ErrBeyondLimits) {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if errors.Is(err, harness.ErrInterrupted) {
 		fmt.Fprintf(stderr, "interrupted: finished trials are saved in %s; rerun the same command to resume\n", dir)

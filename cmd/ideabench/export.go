@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,7 +59,19 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkWritable(*out); err != nil {
 		return err
 	}
-	d, err := p.Data()
+	limits, err := machineLimits(defaultMaxHours)
+	if err != nil {
+		return err
+	}
+	d, err := p.DataWithin(limits)
+	if err == nil {
+		q := p
+		q.Baseline, q.Idea, q.Ideas, q.Sequential = []harness.Cfg{grid[*cfg]}, nil, nil, nil
+		err = q.Estimate(d.Dataset, 1).Check(limits, 1)
+	}
+	if errors.Is(err, harness.ErrBeyondLimits) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -95,13 +108,18 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("data")
 	pf := protocolFlags(fs)
 	split := fs.String("split", "test", "train, val or test")
-	out := fs.String("out", "windows.csv", "windows CSV to write")
+	out := fs.String("out", "windows.csv", "windows CSV to write; - writes it to standard output")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	p, err := pf.protocol()
 	if err != nil {
 		return err
+	}
+	if *out != "-" {
+		if err := checkWritable(*out); err != nil {
+			return err
+		}
 	}
 	d, err := p.Data()
 	if err != nil {
@@ -118,16 +136,24 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("%w: --split = %q: use train, val or test", errUsage, *split)
 	}
-	err = atomicfile.Write(*out, func(w io.Writer) error {
+	write := func(w io.Writer) error {
 		if err := harness.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
 			return err
 		}
 		return harness.WriteWindowsCSV(w, s, d.Channels, d.Target)
-	})
-	if err != nil {
+	}
+	summary := fmt.Sprintf("%d %s windows, T=%d, H=%d, channels %v, target %s", s.N, *split, s.T, s.H, d.Channels, d.Channels[d.Target])
+	if *out == "-" {
+		if err := write(stdout); err != nil {
+			return fmt.Errorf("--out -: %w", err)
+		}
+		fmt.Fprintln(stderr, summary)
+		return nil
+	}
+	if err := atomicfile.Write(*out, write); err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
-	fmt.Fprintf(stdout, "%s: %d %s windows, T=%d, H=%d, channels %v, target %s\n", *out, s.N, *split, s.T, s.H, d.Channels, d.Channels[d.Target])
+	fmt.Fprintf(stdout, "%s: %s\n", *out, summary)
 	return nil
 }
 

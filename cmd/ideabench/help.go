@@ -16,7 +16,7 @@ var errHelp = errors.New("help printed")
 var synopses = []struct{ name, args, does string }{
 	{"run", "[protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--until-decided MAX]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
 	{"merge", "[--out FILE] DIR...", "merge the results directories of a sharded run into one report"},
-	{"plot", "REPORT.json [--out DIR]", "draw a report's figures"},
+	{"plot", "REPORT.json [--out DIR] [--unverified]", "verify a report and draw its figures"},
 	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},
 	{"data", "[protocol flags] [--split train|val|test] [--out FILE.csv]", "export a split's windows as CSV, stamped with the protocol's hash"},
 	{"eval", "--checkpoint FILE --data FILE.csv", "score a checkpoint on exported windows"},

@@ -20,8 +20,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -34,6 +36,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
 )
 
@@ -124,6 +127,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	shard := fs.String("shard", "", "I/N: run only the trials whose index is I mod N, into --results, without a report (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	plotDir := fs.String("plots", "", "also draw the report's figures (PNG and SVG) into this directory")
+	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse a protocol whose every epoch of every trial would take longer than this even at the fastest core's peak rate (the estimate is printed)")
 	until := fs.Int("until-decided", 0, "MAX: run the seeds in looks of the protocol's seed count and stop once the comparison is decided, at most MAX seeds (the protocol's sequential block, O'Brien-Fleming spending unless it says otherwise)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -152,6 +156,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if sn > 1 && set["plots"] {
+		return fmt.Errorf("%w: --plots: a shard writes no report to draw; draw the merged one (ideabench merge --out R.json DIR; ideabench plot R.json)", errUsage)
+	}
+	if sn > 1 && set["out"] && set["results"] {
+		return fmt.Errorf("%w: --out: a shard writes no report, only the trials in --results; give --out to merge", errUsage)
+	}
+	limits, err := machineLimits(*maxHours)
+	if err != nil {
+		return err
+	}
 	dir := resultsDir(*results, *out)
 	// Fail before training if the report, its figures or the trials
 	// cannot be written.
@@ -173,9 +189,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	bar := &progress{w: stderr, quiet: *quiet}
 	o, err := harness.Run(ctx, p, harness.Options{
 		Workers: *workers, Progress: bar.update, Store: store, Shard: si, Shards: sn,
-		Warn: func(msg string) { bar.warn(msg) },
+		Warn: func(msg string) { bar.warn(msg) }, Limits: limits,
 	})
 	bar.finish()
+	if errors.Is(err, harness.ErrBeyondLimits) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
 	if errors.Is(err, harness.ErrInterrupted) {
 		fmt.Fprintf(stderr, "interrupted: %d trials saved in %s (%d reused, %d new); rerun the same command to resume\n",
 			o.Reused+o.Computed, dir, o.Reused, o.Computed)
@@ -189,7 +208,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return nil
 	}
 	if err := writeReport(stdout, o, *out, harness.RunInfo{
-		WallSeconds: time.Since(start).Seconds(), Workers: *workers, GoVersion: runtime.Version(), Version: version(),
+		WallSeconds: time.Since(start).Seconds(), Workers: min(*workers, len(o.Trials)), GoVersion: runtime.Version(), Version: version(),
 		TrialsReused: o.Reused, TrialsRun: o.Computed, Results: dir,
 	}); err != nil {
 		return err
@@ -198,6 +217,39 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return writePlots(o.Report, *plotDir, stdout)
 	}
 	return nil
+}
+
+// defaultMaxHours is --max-hours: a week.
+const defaultMaxHours = 168
+
+// machineLimits are the limits a run is checked against before it
+// starts: the memory this machine has available (MemAvailable of
+// /proc/meminfo; unchecked where that cannot be read) and maxHours.
+func machineLimits(maxHours float64) (harness.Limits, error) {
+	if !(maxHours > 0) || math.IsInf(maxHours, 0) {
+		return harness.Limits{}, fmt.Errorf("%w: --max-hours = %v: must be a finite number of hours > 0; use e.g. %d", errUsage, maxHours, defaultMaxHours)
+	}
+	return harness.Limits{MaxBytes: availableBytes(), MaxSeconds: maxHours * 3600}, nil
+}
+
+// availableBytes is the memory available to new processes (Linux's
+// MemAvailable), 0 when unknown.
+func availableBytes() float64 {
+	raw, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				if kb, err := strconv.ParseFloat(f[0], 64); err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // resultsDir is the results directory: --results, else the --out path
@@ -277,7 +329,13 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	})
 }
 
+// checkWritable checks, before any work, that the file path (a
+// command's --out) can be written: a regular file or a new path, in a
+// folder that can be created and written.
 func checkWritable(path string) error {
+	if err := atomicfile.Check(path); err != nil {
+		return fmt.Errorf("%w: --out: %v", errUsage, err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("--out %s: cannot write there: %w", path, err)
 	}

@@ -15,6 +15,7 @@ import (
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot")
 	out := fs.String("out", "plots", "directory for the PNG and SVG files")
+	unverified := fs.Bool("unverified", false, "draw a report that does not verify (its figures would show numbers that contradict each other)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -32,6 +33,14 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	r, err := harness.ReadReport(report)
 	if err != nil {
 		return err
+	}
+	// Draw only what re-derives: a figure of an edited report would
+	// show numbers that contradict each other.
+	if bad := harness.Verify(r, harness.VerifyOptions{}).Mismatches(); len(bad) > 0 {
+		if !*unverified {
+			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], report)
+		}
+		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified\n", report, len(bad))
 	}
 	return writePlots(r, *out, stdout)
 }

@@ -77,6 +77,11 @@ func TestPlotErrors(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	seed := "../../harness/testdata/seed-report.json"
+	r, err := harness.ReadReport(seed)
+	require.NoError(t, err)
+	r.Comparison.DeltaMean *= 2
+	edited := filepath.Join(dir, "edited.json")
+	require.NoError(t, r.WriteFile(edited))
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -89,8 +94,11 @@ func TestPlotErrors(t *testing.T) {
 		{"unknown-flag-after", []string{seed, "--bogus"}, true, "flag provided but not defined: -bogus"},
 		{"out-without-value", []string{seed, "--out"}, true, "flag needs an argument: -out"},
 		{"missing-report", []string{filepath.Join(dir, "none.json")}, false, "none.json"},
-		// A report without per-seed metrics cannot be drawn.
-		{"empty-report", []string{empty, "--out", filepath.Join(dir, "p")}, false, "plots: paired: baseline.full.per_seed is empty"},
+		// A report that does not verify is not drawn, unless asked; one
+		// without per-seed metrics cannot be drawn at all.
+		{"edited-report", []string{edited, "--out", filepath.Join(dir, "p")}, false, "edited.json does not verify (1 mismatches, the first comparison.delta_mean"},
+		{"empty-report", []string{empty, "--out", filepath.Join(dir, "p")}, false, "empty.json does not verify"},
+		{"empty-report-unverified", []string{empty, "--unverified", "--out", filepath.Join(dir, "p")}, false, "plots: paired: baseline.full.per_seed is empty"},
 		{"unwritable-out", []string{seed, "--out", filepath.Join(file, "sub")}, false, "plots: creating " + filepath.Join(file, "sub")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
