@@ -178,37 +178,34 @@ func derive(in Inputs) (*Report, error) {
 		Diverged: div, Run: in.Run,
 	}
 	r.Setup.TrialsSHA256 = trialsDigest(p, trials, in.DataSHA256, in.TrainingVersion)
-	bVal, bTest, bDiv := armTable(trials, results, "baseline", len(p.Baseline))
-	iVal, iTest, iDiv := armTable(trials, results, "idea", len(p.Idea))
+	base := armTable(trials, results, "baseline", len(p.Baseline))
+	ideaArm := armTable(trials, results, "idea", len(p.Idea))
 
-	var bMeans []float64
 	for i, c := range p.Baseline {
-		v := summary(stats.Summarize(bVal[i]))
-		t := stats.Summarize(bTest[i])
+		v := summary(stats.Summarize(base.Val[i]))
+		t := stats.Summarize(base.Test[i])
 		r.Baseline.Sweep = append(r.Baseline.Sweep, SweepRow{Cfg: c, Mean: t.Mean, Val: &v, PerSeed: t.PerSeed})
-		bMeans = append(bMeans, v.Mean)
 	}
-	bBest := argBest(bMeans, bDiv)
+	bBest := base.Select(dir)
 	r.Baseline.BestCfg = p.Baseline[bBest]
-	r.Baseline.Full = summary(stats.Summarize(bTest[bBest]))
+	r.Baseline.Full = summary(stats.Summarize(base.Test[bBest]))
 
 	var iBest int
-	r.MechanismSignature.IdeaSweep, iBest = ideaSweep(p.Idea, iVal, iTest, iDiv)
+	r.MechanismSignature.IdeaSweep, iBest = ideaSweep(p.Idea, ideaArm, dir)
 	r.Idea = r.MechanismSignature.IdeaSweep[iBest].Result
 	r.MechanismSignature.ObservedBestCfg = p.Idea[iBest]
 	r.MechanismSignature.TrackRationale = trackRationale(p)
 
 	minEff := p.minEffect(r.Baseline.Full.Mean, dir)
-	base := stats.Arm{Val: bVal, Test: bTest}
-	cmp, err := p.comparison("idea", base, bBest, stats.Arm{Val: iVal, Test: iTest}, iBest, p.Idea, dir, minEff, !in.look)
+	cmp, err := p.comparison("idea", base, bBest, ideaArm, iBest, p.Idea, dir, minEff, !in.look)
 	if err != nil {
 		return nil, err
 	}
 	r.Comparison = cmp
 	for k, a := range p.Ideas {
-		val, test, dv := armTable(trials, results, ideasArm(k), len(a.Grid))
-		sweep, best := ideaSweep(a.Grid, val, test, dv)
-		c, err := p.comparison(a.Name, base, bBest, stats.Arm{Val: val, Test: test}, best, a.Grid, dir, minEff, !in.look)
+		arm := armTable(trials, results, ideasArm(k), len(a.Grid))
+		sweep, best := ideaSweep(a.Grid, arm, dir)
+		c, err := p.comparison(a.Name, base, bBest, arm, best, a.Grid, dir, minEff, !in.look)
 		if err != nil {
 			return nil, err
 		}
@@ -326,16 +323,14 @@ func signatureOf(c Cfg, seed uint64, res Result) SignatureJSON {
 func (p Protocol) selectionAware() bool { return p.Profile != "seed" }
 
 // ideaSweep summarizes an idea arm's grid from its per-cfg val and test
-// metrics and picks its best cfg (argBest on the val means).
-func ideaSweep(grid []Cfg, val, test [][]float64, diverged []int) ([]IdeaRow, int) {
+// metrics and picks its cfg (stats.Arm.Select).
+func ideaSweep(grid []Cfg, a stats.Arm, dir stats.Direction) ([]IdeaRow, int) {
 	var rows []IdeaRow
-	var means []float64
 	for i, c := range grid {
-		v := summary(stats.Summarize(val[i]))
-		rows = append(rows, IdeaRow{Cfg: c, Result: summary(stats.Summarize(test[i])), Val: &v})
-		means = append(means, v.Mean)
+		v := summary(stats.Summarize(a.Val[i]))
+		rows = append(rows, IdeaRow{Cfg: c, Result: summary(stats.Summarize(a.Test[i])), Val: &v})
 	}
-	return rows, argBest(means, diverged)
+	return rows, a.Select(dir)
 }
 
 // comparison is the report's comparison of idea arm name (grid xGrid,
@@ -446,39 +441,18 @@ func (r *Report) holm(dir stats.Direction) {
 	}
 }
 
-// armTable returns, for one arm, the per-cfg per-seed val and test metrics
-// and the number of diverged seeds of each cfg.
-func armTable(trials []Trial, results []Result, arm string, ncfg int) (val, test [][]float64, diverged []int) {
-	val, test, diverged = make([][]float64, ncfg), make([][]float64, ncfg), make([]int, ncfg)
+// armTable returns one arm's sweep: per cfg, the per-seed val and test
+// metrics and which seeds diverged.
+func armTable(trials []Trial, results []Result, arm string, ncfg int) stats.Arm {
+	a := stats.Arm{Val: make([][]float64, ncfg), Test: make([][]float64, ncfg), Diverged: make([][]bool, ncfg)}
 	for i, t := range trials {
 		if t.Arm == arm {
-			val[t.Cfg] = append(val[t.Cfg], results[i].Val)
-			test[t.Cfg] = append(test[t.Cfg], results[i].Test)
-			if results[i].Diverged {
-				diverged[t.Cfg]++
-			}
+			a.Val[t.Cfg] = append(a.Val[t.Cfg], results[i].Val)
+			a.Test[t.Cfg] = append(a.Test[t.Cfg], results[i].Test)
+			a.Diverged[t.Cfg] = append(a.Diverged[t.Cfg], results[i].Diverged)
 		}
 	}
-	return val, test, diverged
-}
-
-// argBest is the selection rule: the cfg with the fewest diverged seeds,
-// then the lowest mean; ties go to the earlier cfg. diverged may be nil
-// (no divergence).
-func argBest(means []float64, diverged []int) int {
-	nd := func(i int) int {
-		if diverged == nil {
-			return 0
-		}
-		return diverged[i]
-	}
-	best := 0
-	for i, m := range means {
-		if nd(i) < nd(best) || nd(i) == nd(best) && m < means[best] {
-			best = i
-		}
-	}
-	return best
+	return a
 }
 
 // substitute replaces the metrics of diverged trials (+Inf) by the

@@ -16,13 +16,20 @@
 //     arm on every seed (TrainTrial: AdamW under a learning-rate
 //     schedule, per-epoch validation, early stopping), reused from and
 //     saved to a Store as they finish; Merge assembles sharded runs.
-//  4. Selection: each arm's cfg with the lowest mean val metric.
+//  4. Selection (Derive, from the report's Inputs: the trials' results
+//     and the reference forecasters): each arm's cfg with the lowest mean
+//     val metric.
 //  5. Comparison: the chosen cfgs' per-seed test metrics, paired by seed
-//     (package stats), Holm-adjusted across idea arms.
-//  6. Report (Assemble): the seed report's fields plus the sweep's val
-//     summaries, the reference forecasters and the baseline's
-//     competence, the mechanism signature and math check of the gate,
-//     training curves, warnings; Verify re-derives every number of it.
+//     (package stats), decided by the selection-aware test, which repeats
+//     each arm's choice under every relabelling of the seeds (the seed
+//     profile keeps the seed report's sign-flip test); Holm-adjusted
+//     across idea arms.
+//  6. Report: the seed report's fields plus the sweep's val summaries, the
+//     reference forecasters and the baseline's competence, the mechanism
+//     signature and math check, training curves, warnings, a sequential
+//     design's looks, and the digests of the inputs.
+//  7. Verify reads the inputs back out of a report, runs Derive again and
+//     compares the two leaf by leaf.
 //
 // Control repeats the comparison on disjoint seed blocks against a
 // control idea (the A/A control, or an idea known to help) to measure the

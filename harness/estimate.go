@@ -84,8 +84,10 @@ func durationText(s float64) string {
 		return fmt.Sprintf("%.3g days", s/(24*3600))
 	case s >= 3600:
 		return fmt.Sprintf("%.3g hours", s/3600)
+	case s >= 1:
+		return time.Duration(s * float64(time.Second)).Round(time.Second).String()
 	}
-	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+	return fmt.Sprintf("%.3g s", s)
 }
 
 // splitBytes is the memory of n windows of t inputs of c channels and

@@ -52,6 +52,9 @@ type Report struct {
 	// missing lists the seed-schema fields the parsed file lacked
 	// (ParseReport); verify reports each as missing.
 	missing []string
+	// unknown lists the keys of the parsed file that are no field of a
+	// report (ParseReport): verify reports each, since nothing checks them.
+	unknown []string
 }
 
 // TuningBudget holds the arms' tuning-budget curves, k = 1..grid size.
@@ -110,21 +113,6 @@ type DivergedTrial struct {
 	Cfg  int    `json:"cfg"` // index into the arm's grid
 	Seed uint64 `json:"seed"`
 	Step int    `json:"step"` // the training step whose loss was not finite
-}
-
-// divergedCounts is the number of diverged seeds of each of the arm's n
-// cfgs, read from the report (nil when nothing diverged).
-func (r *Report) divergedCounts(arm string, n int) []int {
-	if r.Diverged == nil {
-		return nil
-	}
-	c := make([]int, n)
-	for _, t := range r.Diverged.Trials {
-		if t.Arm == arm && t.Cfg >= 0 && t.Cfg < n {
-			c[t.Cfg]++
-		}
-	}
-	return c
 }
 
 // DivergenceRule is the report's statement of how diverged trials count.

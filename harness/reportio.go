@@ -14,10 +14,11 @@ import (
 
 // ParseReport decodes a report read from the file name (used only in
 // messages). Malformed JSON is an error naming the file and the line:column
-// of the fault, a value of the wrong type also names its JSON path, and
-// input that ends inside the JSON is said to look truncated. Unknown keys
-// are ignored, so a newer report still reads. ParseReport never panics, and
-// Verify accepts every report it returns.
+// of the fault, a value of the wrong type also names its JSON path, input
+// that ends inside the JSON is said to look truncated, and a key given
+// twice is refused. Unknown keys are set aside: the report reads, and
+// Verify names each, since nothing checks them. ParseReport never panics,
+// and Verify accepts every report it returns.
 func ParseReport(raw []byte, name string) (*Report, error) {
 	if err := checkJSONObject(raw, name, "report"); err != nil {
 		return nil, err
@@ -27,12 +28,53 @@ func ParseReport(raw []byte, name string) (*Report, error) {
 		return nil, err
 	}
 	var r Report
+	vals, _ := jsonValues(raw) // raw is valid JSON, so the walk cannot fail
 	if err := json.Unmarshal(raw, &r); err != nil {
-		vals, _ := jsonValues(raw) // raw is valid JSON, so the walk cannot fail
 		return nil, decodeError(raw, vals, name, "report", err)
 	}
+	if err := duplicateKey(raw, vals, name); err != nil {
+		return nil, err
+	}
 	r.missing = missing
+	r.unknown = unknownKeys(vals, reflect.TypeFor[Report]())
 	return &r, nil
+}
+
+// duplicateKey refuses an object that gives a key twice (encoding/json
+// would keep the last, so the first would pass unseen).
+func duplicateKey(raw []byte, vals []jsonValue, name string) error {
+	seen := map[string]bool{}
+	for _, v := range vals {
+		if v.key < 0 {
+			continue
+		}
+		full := jsonPath(v.path)
+		if seen[full] {
+			return fmt.Errorf("%s%s: duplicate key; a report gives each key once", at("report", name, raw, v.key), full)
+		}
+		seen[full] = true
+	}
+	return nil
+}
+
+// unknownKeys lists the paths of the object keys in vals that name no
+// field of the Go type root decodes into (maps and types that decode
+// their own keys excepted): what encoding/json drops unseen.
+func unknownKeys(vals []jsonValue, root reflect.Type) []string {
+	var out []string
+	for _, v := range vals {
+		if v.key < 0 {
+			continue
+		}
+		parent := fieldType(root, v.path[:len(v.path)-1])
+		if parent == nil || parent.Kind() != reflect.Struct || reflect.PointerTo(parent).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+			continue
+		}
+		if _, ok := fieldByKey(parent, v.path[len(v.path)-1].(string)); !ok {
+			out = append(out, jsonPath(v.path))
+		}
+	}
+	return out
 }
 
 // jsonValue is one value of a JSON document.

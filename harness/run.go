@@ -82,9 +82,10 @@ var ErrInterrupted = errors.New("run interrupted")
 //     seed and run the math check.
 //
 // A trial whose loss becomes NaN or Inf is a result, not an error: it is
-// recorded as diverged (see Assemble). When ctx is cancelled no new trial
-// starts, the running ones finish and are saved, and Run returns an error
-// wrapping ErrInterrupted.
+// recorded as diverged (see Derive). When ctx is cancelled no new trial
+// starts, the running ones stop at their next training step and are not
+// saved (every finished one is), and Run returns an error wrapping
+// ErrInterrupted.
 func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err

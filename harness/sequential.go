@@ -133,7 +133,7 @@ type SequentialReport struct {
 // decision at boundary.
 func lookOf(r *Report, n int, boundary float64, dir stats.Direction, alpha float64, selection bool) (Look, string, error) {
 	b, bok := baselineArm(r)
-	x, xok := ideaRowsArm(r.MechanismSignature.IdeaSweep)
+	x, xok := ideaRowsArm(r, "idea", r.MechanismSignature.IdeaSweep)
 	if !bok || !xok {
 		return Look{}, "", fmt.Errorf("harness: a look needs per-seed val and test metrics of every cfg")
 	}
@@ -144,6 +144,7 @@ func lookOf(r *Report, n int, boundary float64, dir stats.Direction, alpha float
 				return c, fmt.Errorf("harness: a look at %d seeds, but cfg %d has %d", n, j, len(a.Val[j]))
 			}
 			c.Val, c.Test = append(c.Val, a.Val[j][:n]), append(c.Test, a.Test[j][:n])
+			c.Diverged = append(c.Diverged, a.Diverged[j][:n])
 		}
 		return c, nil
 	}
@@ -247,12 +248,13 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 		q := p
 		q.Seeds, q.Sequential = seeds[:n], nil
 		o, err := Run(ctx, q, opt)
+		earlier := computed // trained by earlier looks, reused by this one
 		if o != nil {
 			computed += o.Computed
 		}
 		if err != nil {
 			if o != nil {
-				o.Computed = computed
+				o.Reused, o.Computed = max(0, o.Reused-earlier), computed
 			}
 			return o, err
 		}
@@ -302,8 +304,8 @@ func earlyStop(r *Report, p Protocol) (*SequentialReport, error) {
 	return rec, nil
 }
 
-// baselineArm is the baseline sweep's per-seed val and test metrics; ok
-// false when a row lacks them (a seed-format report).
+// baselineArm is the baseline sweep's per-seed val and test metrics and
+// diverged trials; ok false when a row lacks them (a seed-format report).
 func baselineArm(r *Report) (stats.Arm, bool) {
 	var a stats.Arm
 	for _, row := range r.Baseline.Sweep {
@@ -312,11 +314,13 @@ func baselineArm(r *Report) (stats.Arm, bool) {
 		}
 		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.PerSeed)
 	}
+	a.Diverged = r.divergedOf("baseline", a.Val)
 	return a, true
 }
 
-// ideaRowsArm is an idea sweep's per-seed val and test metrics.
-func ideaRowsArm(rows []IdeaRow) (stats.Arm, bool) {
+// ideaRowsArm is the per-seed val and test metrics and diverged trials of
+// the sweep rows of idea arm name ("idea" or "ideas[k]").
+func ideaRowsArm(r *Report, name string, rows []IdeaRow) (stats.Arm, bool) {
 	var a stats.Arm
 	for _, row := range rows {
 		if row.Val == nil {
@@ -324,5 +328,26 @@ func ideaRowsArm(rows []IdeaRow) (stats.Arm, bool) {
 		}
 		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.Result.PerSeed)
 	}
+	a.Diverged = r.divergedOf(name, a.Val)
 	return a, true
+}
+
+// divergedOf marks, in the shape of val (G,N), the trials of arm that the
+// report lists as diverged.
+func (r *Report) divergedOf(arm string, val [][]float64) [][]bool {
+	d := make([][]bool, len(val))
+	for j := range val {
+		d[j] = make([]bool, len(val[j]))
+	}
+	if r.Diverged == nil {
+		return d
+	}
+	seeds := r.MechanismSignature.Protocol.Seeds
+	for _, t := range r.Diverged.Trials {
+		i := slices.Index(seeds, t.Seed)
+		if t.Arm == arm && t.Cfg >= 0 && t.Cfg < len(d) && i >= 0 && i < len(d[t.Cfg]) {
+			d[t.Cfg][i] = true
+		}
+	}
+	return d
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -50,11 +51,11 @@ type VerifyOptions struct {
 	// reference forecasters and the data file's digest from it instead of
 	// from the report (milliseconds; no training).
 	Rerun bool
-	// Results, when set, is the results directory of the run: each
-	// trial's raw values are read from its record there, found by the key
-	// that setup.protocol gives, instead of from the report, so an edited
-	// raw value is named leaf by leaf.
-	Results string
+	// Results, when set, are the results directories of the run (one, or
+	// a merged run's shards'): each trial's raw values are read from its
+	// record there, found by the key that setup.protocol gives, instead of
+	// from the report, so an edited raw value is named leaf by leaf.
+	Results []string
 }
 
 // relTol is the relative tolerance of re-derived floats: a report
@@ -93,6 +94,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 		return verifySeedFormat(r)
 	}
 	v := &verifier{}
+	v.unknown(r)
 	if r.Setup.Digests == nil {
 		// A report written before verify rebuilt reports: check what the
 		// seed schema determines, and say it is not bound.
@@ -134,8 +136,66 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 		return Findings{Checked: v.checked, Findings: v.found}
 	}
 	v.tree("", r, want)
+	v.keptEpochs(r, want)
 	v.run(r, len(in.Trials))
 	return Findings{Checked: v.checked, Findings: v.found}
+}
+
+// unknown names the keys of the parsed file that are no field of a
+// report: nothing derives or checks them.
+func (v *verifier) unknown(r *Report) {
+	for _, k := range r.unknown {
+		v.checked++
+		v.add(k, "present", "absent: not a field of this build's report, so nothing checks it", "")
+	}
+}
+
+// keptEpochs checks the one relation between two inputs that training
+// fixes: a seed's val metric is its val curve at the epoch it kept
+// (TrainTrial), for each chosen cfg's seeds that did not diverge. want is
+// the rebuilt report (the chosen cfgs and kept epochs as Derive finds
+// them).
+func (v *verifier) keptEpochs(r *Report, want *Report) {
+	if r.Training == nil || want.Training == nil {
+		return
+	}
+	for _, a := range []struct {
+		name      string
+		got, want ArmCurves
+		val       func(cfg Cfg) *Summary
+	}{
+		{"baseline", r.Training.Baseline, want.Training.Baseline, func(c Cfg) *Summary {
+			for _, row := range r.Baseline.Sweep {
+				if row.Cfg == c {
+					return row.Val
+				}
+			}
+			return nil
+		}},
+		{"idea", r.Training.Idea, want.Training.Idea, func(c Cfg) *Summary {
+			for _, row := range r.MechanismSignature.IdeaSweep {
+				if row.Cfg == c {
+					return row.Val
+				}
+			}
+			return nil
+		}},
+	} {
+		val := a.val(a.want.Cfg)
+		if val == nil {
+			continue
+		}
+		for i, be := range a.want.BestEpochs {
+			if be < 1 || i >= len(a.got.ValCurves) || be > len(a.got.ValCurves[i]) || i >= len(val.PerSeed) {
+				continue
+			}
+			v.checked++
+			if x := a.got.ValCurves[i][be-1]; !near(x, val.PerSeed[i]) {
+				v.add(fmt.Sprintf("training.%s.val_curves[%d][%d]", a.name, i, be-1), fmt.Sprint(x),
+					fmt.Sprintf("%v, the seed's val metric, which training takes from the epoch it kept", val.PerSeed[i]), "")
+			}
+		}
+	}
 }
 
 type verifier struct {
@@ -270,8 +330,12 @@ func (v *verifier) inputsOf(r *Report, opt VerifyOptions) (Inputs, bool) {
 			ok = false
 		}
 	}
-	for _, rows := range arms {
-		for _, rw := range rows {
+	names := []string{"baseline", "idea"}
+	for k := range p.Ideas {
+		names = append(names, ideasArm(k))
+	}
+	for _, name := range names {
+		for _, rw := range arms[name] {
 			if len(rw.val) != len(seeds) {
 				bad(rw.at+".val.per_seed", fmt.Sprintf("%d values", len(rw.val)), fmt.Sprintf("%d, one per seed", len(seeds)))
 				ok = false
@@ -348,48 +412,51 @@ func (v *verifier) inputsOf(r *Report, opt VerifyOptions) (Inputs, bool) {
 			in.Results[i].ValCurve = ac.ValCurves[si]
 		}
 	}
-	if opt.Results != "" {
+	if len(opt.Results) > 0 {
 		v.records(&in, q, opt.Results)
 	}
 	return in, true
 }
 
 // records replaces in's results by the trial records of the results
-// directory dir, each found by the key of its trial under the report's
+// directories dirs, each found by the key of its trial under the report's
 // protocol q, data digest and training version; a trial without a
 // readable record is a finding, and keeps the report's values.
-func (v *verifier) records(in *Inputs, q Protocol, dir string) {
-	st := &Store{Dir: dir}
+func (v *verifier) records(in *Inputs, q Protocol, dirs []string) {
 	var missing []string
 	for i, t := range in.Trials {
 		id := q.KeyAt(t, in.DataSHA256, in.TrainingVersion).ID()
 		at := fmt.Sprintf("trial %s cfg %d seed %d", t.Arm, t.Cfg, t.Seed)
 		v.checked++
-		_, res, ok, err := st.read(id)
-		switch {
-		case err != nil:
-			v.add(at, "a record", fmt.Sprintf("%s: %v", st.path(id), err), "")
-		case !ok:
+		found := false
+		for _, dir := range dirs {
+			st := &Store{Dir: dir}
+			_, res, ok, err := st.read(id)
+			if err != nil {
+				v.add(at, "a record", fmt.Sprintf("%s: %v", st.path(id), err), "")
+				found = true
+				break
+			}
+			if ok {
+				in.Results[i], found = res, true
+				break
+			}
+		}
+		if !found {
 			missing = append(missing, fmt.Sprintf("%s (%s)", at, id))
-		default:
-			in.Results[i] = res
 		}
 	}
 	if len(missing) == 0 {
 		return
 	}
-	what := fmt.Sprintf("%d of %d trials", len(missing), len(in.Trials))
-	if len(missing) == len(in.Trials) {
-		what = fmt.Sprintf("none of the %d trials", len(in.Trials))
-	}
 	const show = 3
-	more := ""
-	if len(missing) > show {
-		more = fmt.Sprintf(" and %d more", len(missing)-show)
+	n, more := len(missing), ""
+	if n > show {
+		more = fmt.Sprintf(" and %d more", n-show)
 		missing = missing[:show]
 	}
-	v.add("setup", fmt.Sprintf("%s with a record in %s: %s%s", what, dir, strings.Join(missing, "; "), more),
-		"a record for every trial under the keys that setup.protocol, setup.training_version and setup.data_sha256 give: they were edited, or the directory holds another run's trials", "")
+	v.add("setup", fmt.Sprintf("%d of %d trials without a record in %s: %s%s", n, len(in.Trials), strings.Join(dirs, ", "), strings.Join(missing, "; "), more),
+		"a record for every trial under the keys that setup.protocol, setup.training_version and setup.data_sha256 give: they were edited, or the directories hold another run's trials (a merged run needs every shard's directory)", "")
 }
 
 // tree compares the report got with its re-derivation want leaf by leaf,
@@ -403,8 +470,10 @@ func (v *verifier) tree(field string, got, want any) {
 		if err != nil {
 			return nil
 		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // integers compare exactly, however large
 		var out any
-		json.Unmarshal(raw, &out)
+		dec.Decode(&out)
 		return out
 	}
 	join := func(f, k string) string {
@@ -444,14 +513,12 @@ func (v *verifier) tree(field string, got, want any) {
 			for i := range min(len(ga), len(w)) {
 				walk(fmt.Sprintf("%s[%d]", f, i), ga[i], w[i])
 			}
-		case float64:
-			gf, ok := g.(float64)
-			if !ok {
-				v.checked++
-				v.add(f, show(g), fmt.Sprint(w), "")
-				return
+		case json.Number:
+			gn, ok := g.(json.Number)
+			v.checked++
+			if !ok || !numEq(gn, w) {
+				v.add(f, show(g), w.String(), "")
 			}
-			v.floatEq(f, gf, w)
 		default:
 			v.checked++
 			if g != w {
@@ -460,6 +527,22 @@ func (v *verifier) tree(field string, got, want any) {
 		}
 	}
 	walk(field, enc(got), enc(want))
+}
+
+// numEq compares two JSON numbers as encoding/json writes them: equal
+// text, or, unless both are whole numbers (which compare exactly),
+// floats within relTol.
+func numEq(a, b json.Number) bool {
+	if a == b {
+		return true
+	}
+	whole := func(n json.Number) bool { return !strings.ContainsAny(n.String(), ".eE") }
+	if whole(a) && whole(b) {
+		return false
+	}
+	x, err1 := a.Float64()
+	y, err2 := b.Float64()
+	return err1 == nil && err2 == nil && near(x, y)
 }
 
 // show is a JSON value as a finding shows it.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 
@@ -212,4 +213,82 @@ func TestVerifyMissing(t *testing.T) {
 		_, err := ParseReport([]byte(bad), "other.json")
 		require.ErrorContains(t, err, "other.json is not an ideabench report")
 	}
+}
+
+// TestVerifyFileShape: what the decoder would drop unseen is named: a key
+// that is no field of a report, a key given twice; whole numbers compare
+// exactly, however large; and the findings come in a fixed order.
+func TestVerifyFileShape(t *testing.T) {
+	p := tinyProtocol()
+	p.Seeds = []uint64{1 << 60, 1<<60 + 1, 1<<60 + 2}
+	o, err := Run(context.Background(), p, Options{})
+	require.NoError(t, err)
+	raw, err := o.Report.Marshal()
+	require.NoError(t, err)
+	edit := func(f func(m map[string]any)) *Report {
+		t.Helper()
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var m map[string]any
+		require.NoError(t, dec.Decode(&m))
+		f(m)
+		out, err := json.Marshal(m)
+		require.NoError(t, err)
+		r, err := ParseReport(out, "edited")
+		require.NoError(t, err)
+		return r
+	}
+	fields := func(r *Report) []string {
+		var fs []string
+		for _, f := range Verify(r, VerifyOptions{}).Mismatches() {
+			fs = append(fs, f.Field)
+		}
+		return fs
+	}
+	unknown := edit(func(m map[string]any) { m["comparison"].(map[string]any)["verdict_final"] = "significant win" })
+	require.Equal(t, []string{"comparison.verdict_final"}, fields(unknown))
+	top := edit(func(m map[string]any) { m["headline"] = "a win" })
+	require.Equal(t, []string{"headline"}, fields(top))
+
+	// 2^60 + 24 is 2^60 to float64; an integer compares exactly.
+	big := edit(func(m map[string]any) {
+		s := m["mechanism_signature"].(map[string]any)["mechanism_signature"].(map[string]any)
+		s["trained_model_seed"] = json.Number("1152921504606847000")
+	})
+	requireNamed(t, fields(big), "mechanism_signature.mechanism_signature.trained_model_seed")
+
+	dup := bytes.Replace(raw, []byte(`"n_seeds": 3,`), []byte(`"n_seeds": 4, "n_seeds": 3,`), 1)
+	_, err = ParseReport(dup, "dup.json")
+	require.ErrorContains(t, err, "n_seeds: duplicate key")
+
+	order := edit(func(m map[string]any) {
+		delete(m["setup"].(map[string]any)["protocol"].(map[string]any), "arch")
+	})
+	first := fields(order)
+	require.NotEmpty(t, first)
+	for range 10 {
+		require.Equal(t, first, fields(order), "findings in a fixed order")
+	}
+}
+
+// TestVerifyResultsShards: verify --results reads a merged run's records
+// from every shard's directory; given only some of them it says which
+// trials have no record.
+func TestVerifyResultsShards(t *testing.T) {
+	p := tinyProtocol()
+	var dirs []string
+	for i := range 2 {
+		s, err := OpenStore(t.TempDir())
+		require.NoError(t, err)
+		_, err = Run(context.Background(), p, Options{Store: s, Shard: i, Shards: 2})
+		require.NoError(t, err)
+		dirs = append(dirs, s.Dir)
+	}
+	o, err := Merge(dirs)
+	require.NoError(t, err)
+	require.Empty(t, Verify(o.Report, VerifyOptions{Results: dirs}).Findings)
+	ms := Verify(o.Report, VerifyOptions{Results: dirs[:1]}).Mismatches()
+	require.Len(t, ms, 1)
+	require.Equal(t, "setup", ms[0].Field)
+	require.Contains(t, ms[0].Got, fmt.Sprintf("%d of %d trials without a record", len(p.Trials())/2, len(p.Trials())))
 }

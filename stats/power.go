@@ -10,8 +10,10 @@ import (
 	"sync"
 )
 
-// Power answers "how many seeds": for the test the report uses (the
-// two-sided sign-flip test at Alpha), the power at the current number of
+// Power answers "how many seeds": for the two-sided sign-flip test at
+// Alpha of the chosen cfgs' differences (the report's headline test when
+// both arms keep their cfg; the selection-aware headline, which also pays
+// for the arms' choices, can have less), the power at the current number of
 // seeds and the fewest seeds that reach Target power, at the observed
 // mean difference and, when set, at a user's minimum effect of interest.
 //

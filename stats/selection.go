@@ -9,19 +9,30 @@ import (
 
 // Arm is one arm's sweep: for each cfg of its grid, the per-seed val
 // metrics (which selection ranks) and test metrics (which the comparison
-// reads), (G,N) each, seeds in the same order in both arms.
+// reads), (G,N) each, seeds in the same order in both arms. Diverged,
+// (G,N) or nil for none, marks the trials whose training diverged (their
+// metrics are then a substitute, the worst finite value).
 type Arm struct {
 	Val, Test [][]float64
+	Diverged  [][]bool
 }
 
-// Select returns the index of the cfg with the best mean val metric (the
-// first on ties): the protocol's selection rule.
+// Select returns the protocol's choice of cfg: the fewest diverged seeds,
+// then the best mean val metric, the first on ties.
 func (a Arm) Select(dir Direction) int {
-	best, bestMean := 0, math.NaN()
+	best, bestDiv, bestMean := 0, 0, math.NaN()
 	for j, v := range a.Val {
-		m := mean(v)
-		if j == 0 || (dir == LowerIsBetter && m < bestMean) || (dir == HigherIsBetter && m > bestMean) {
-			best, bestMean = j, m
+		m, d := mean(v), 0
+		if a.Diverged != nil {
+			for _, x := range a.Diverged[j] {
+				if x {
+					d++
+				}
+			}
+		}
+		better := (dir == LowerIsBetter && m < bestMean) || (dir == HigherIsBetter && m > bestMean)
+		if j == 0 || d < bestDiv || d == bestDiv && better {
+			best, bestDiv, bestMean = j, d, m
 		}
 	}
 	return best
@@ -40,7 +51,8 @@ func (a Arm) Select(dir Direction) int {
 // under the null that the idea changes nothing, a seed's whole sweep
 // (val and test of every cfg) is exchangeable between the arms. For a
 // relabelling s ∈ {±1}^N that swaps the arms on the seeds with s_i = -1,
-// each arm's cfg is selected again on the swapped val metrics, and
+// each arm's cfg is selected again (Select: diverged seeds, then the val
+// means) on the swapped trials, and
 //
 //	S(s) = |Σ_i (x_{ĵx(s)}(i) - b_{ĵb(s)}(i))|      test metrics of the reselected cfgs
 //	p    = #{s : S(s) >= S(1) - tol} / 2^N           exact for N <= opt.ExactMaxN
@@ -68,7 +80,7 @@ func SelectionPValue(b, x Arm, dir Direction, opt *Options) (float64, error) {
 	}
 	for _, a := range []Arm{b, x} {
 		for j := range g {
-			if len(a.Val[j]) != n || len(a.Test[j]) != n {
+			if len(a.Val[j]) != n || len(a.Test[j]) != n || a.Diverged != nil && (len(a.Diverged) != g || len(a.Diverged[j]) != n) {
 				return 0, fmt.Errorf("stats: SelectionPValue: every cfg needs the same %d seeds", n)
 			}
 		}
@@ -91,6 +103,7 @@ func SelectionPValue(b, x Arm, dir Direction, opt *Options) (float64, error) {
 		for j := range g {
 			wb.Val[j][i], wx.Val[j][i] = wx.Val[j][i], wb.Val[j][i]
 			wb.Test[j][i], wx.Test[j][i] = wx.Test[j][i], wb.Test[j][i]
+			wb.Diverged[j][i], wx.Diverged[j][i] = wx.Diverged[j][i], wb.Diverged[j][i]
 		}
 	}
 	hits := 0
@@ -133,11 +146,17 @@ func trailingZeros(k int) int {
 	return i
 }
 
+// clone copies a, with Diverged allocated (all false where a has none),
+// so that a relabelling can swap it.
 func clone(a Arm) Arm {
-	c := Arm{Val: make([][]float64, len(a.Val)), Test: make([][]float64, len(a.Test))}
+	c := Arm{Val: make([][]float64, len(a.Val)), Test: make([][]float64, len(a.Test)), Diverged: make([][]bool, len(a.Val))}
 	for j := range a.Val {
 		c.Val[j] = append([]float64(nil), a.Val[j]...)
 		c.Test[j] = append([]float64(nil), a.Test[j]...)
+		c.Diverged[j] = make([]bool, len(a.Val[j]))
+		if a.Diverged != nil {
+			copy(c.Diverged[j], a.Diverged[j])
+		}
 	}
 	return c
 }

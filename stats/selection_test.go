@@ -19,6 +19,7 @@ func bruteSelection(b, x Arm, dir Direction) float64 {
 				for j := range b.Val {
 					sb.Val[j][i], sx.Val[j][i] = sx.Val[j][i], sb.Val[j][i]
 					sb.Test[j][i], sx.Test[j][i] = sx.Test[j][i], sb.Test[j][i]
+					sb.Diverged[j][i], sx.Diverged[j][i] = sx.Diverged[j][i], sb.Diverged[j][i]
 				}
 			}
 		}
@@ -55,6 +56,18 @@ func randArm(r *rand.Rand, g, n int, means []float64, noise float64) Arm {
 	return a
 }
 
+// TestSelect: the fewest diverged seeds first, then the best val mean,
+// the first on ties.
+func TestSelect(t *testing.T) {
+	a := Arm{Val: [][]float64{{3, 3}, {1, 1}, {2, 2}, {1, 1}}}
+	require.Equal(t, 1, a.Select(LowerIsBetter))
+	require.Equal(t, 0, a.Select(HigherIsBetter))
+	a.Diverged = [][]bool{{false, false}, {true, false}, {false, false}, {false, true}}
+	require.Equal(t, 2, a.Select(LowerIsBetter), "cfgs 1 and 3 lost a seed each")
+	a.Diverged[0][0], a.Diverged[2][0] = true, true
+	require.Equal(t, 1, a.Select(LowerIsBetter), "every cfg lost one: by val mean, first on ties")
+}
+
 func TestSelectionPValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
 	t.Run("one_cfg_is_sign_flip", func(t *testing.T) {
@@ -69,6 +82,19 @@ func TestSelectionPValue(t *testing.T) {
 		for k := range 5 {
 			b := randArm(r, 3, 7, []float64{1, 0.95, 1.02}, 0.05)
 			x := randArm(r, 3, 7, []float64{1, 0.96, 1.01}, 0.05)
+			p, err := SelectionPValue(b, x, LowerIsBetter, nil)
+			require.NoError(t, err)
+			require.Equal(t, bruteSelection(b, x, LowerIsBetter), p, "case %d", k)
+		}
+	})
+	// A diverged trial swaps with its values: selection avoids cfgs with
+	// diverged seeds before it compares val means, under every relabelling.
+	t.Run("diverged", func(t *testing.T) {
+		for k := range 5 {
+			b := randArm(r, 3, 7, []float64{1, 0.95, 1.02}, 0.05)
+			x := randArm(r, 3, 7, []float64{1, 0.96, 1.01}, 0.05)
+			b.Diverged = [][]bool{make([]bool, 7), make([]bool, 7), make([]bool, 7)}
+			b.Diverged[1][k] = true // the best cfg on val, one seed lost
 			p, err := SelectionPValue(b, x, LowerIsBetter, nil)
 			require.NoError(t, err)
 			require.Equal(t, bruteSelection(b, x, LowerIsBetter), p, "case %d", k)

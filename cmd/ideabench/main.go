@@ -612,7 +612,7 @@ func printComparison(w io.Writer, name string, c harness.Comparison) {
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify")
-	results := fs.String("results", "", "the run's results directory: read every trial's raw values from its record there, by the key the report's protocol gives, so an edited protocol or raw value is named leaf by leaf")
+	results := fs.String("results", "", "the run's results directories, comma-separated (a merged run's shards): read every trial's raw values from its record there, by the key the report's protocol gives, so an edited protocol or raw value is named leaf by leaf")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -626,16 +626,20 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: verify takes one report file (got also %q)\nusage: %s", errUsage, fs.Args(), synopsis("verify"))
 	}
+	var dirs []string
 	if *results != "" {
-		if st, err := os.Stat(filepath.Join(*results, "trials")); err != nil || !st.IsDir() {
-			return fmt.Errorf("%w: --results %s: not a results directory (it has no trials/ folder); give the directory `ideabench run` wrote, by default the report's path with .trials for .json", errUsage, *results)
+		dirs = strings.Split(*results, ",")
+		for _, d := range dirs {
+			if st, err := os.Stat(filepath.Join(d, "trials")); err != nil || !st.IsDir() {
+				return fmt.Errorf("%w: --results %s: not a results directory (it has no trials/ folder); give the directory `ideabench run` wrote, by default the report's path with .trials for .json", errUsage, d)
+			}
 		}
 	}
 	r, err := harness.ReadReport(report)
 	if err != nil {
 		return err
 	}
-	res := harness.Verify(r, harness.VerifyOptions{Rerun: true, Results: *results})
+	res := harness.Verify(r, harness.VerifyOptions{Rerun: true, Results: dirs})
 	for _, f := range res.Findings {
 		kind := "MISMATCH"
 		if f.Note != "" {

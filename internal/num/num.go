@@ -1,5 +1,3 @@
-// Package num reads numbers written by people and spreadsheets: decimal
-// notation only, finite.
 package num
 
 import (
