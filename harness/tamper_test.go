@@ -98,19 +98,13 @@ func tamper(raw []byte, keys []any) ([]byte, error) {
 	return json.Marshal(doc)
 }
 
-// verifyExempt lists the report leaves whose edit verify may not name:
-// none. Every derived leaf is rebuilt by Derive and compared; every input
-// is named by its digest (Setup.Digests) at its path or an ancestor; the
-// run block by its own digest; a digest by the input it covers. The
-// documented coverage of inputs (README, "What verify checks") is that
-// digests detect an edit and name where, and verify --results names the
-// exact leaf from the trial records.
-var verifyExempt = map[string]string{}
-
 // sweepLeaves changes every leaf of the report r in turn and checks that
 // verify rejects each change naming the leaf: a finding on the leaf, on
 // an ancestor (the digest of the input holding it), or for a digest the
 // input it covers; a change the decoder refuses must name the leaf too.
+// No leaf is exempt: every derived leaf is rebuilt by Derive and
+// compared, every input is covered by its digest (Setup.Digests), the run
+// block by its own (README, "What verify checks").
 func sweepLeaves(t *testing.T, r *Report) (total, named int) {
 	t.Helper()
 	raw, err := r.Marshal()
@@ -158,9 +152,7 @@ func sweepLeaves(t *testing.T, r *Report) (total, named int) {
 			named++
 			continue
 		}
-		if _, ok := verifyExempt[s]; !ok {
-			t.Errorf("unnamed edit: %s", s)
-		}
+		t.Errorf("unnamed edit: %s", s)
 	}
 	return len(ls), named
 }
