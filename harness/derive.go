@@ -612,14 +612,6 @@ func notMeasured(ic idea.Config) string {
 	return fmt.Sprintf("the probe of %s gave no finite laws on the trained model (or its trial record predates them)", ic.Name)
 }
 
-// ideaName is the idea's registry name, "no idea" for the plain model.
-func ideaName(ic idea.Config) string {
-	if ic.Name == "" {
-		return "no idea"
-	}
-	return ic.Name
-}
-
 // identityWarning says when the idea arm's chosen cfg c trains the
 // baseline's own model: on the baseline's streams every difference is 0
 // (no comparison at all); on disjoint streams (the A/A control) any

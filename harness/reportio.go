@@ -43,6 +43,15 @@ func ParseReport(raw []byte, name string) (*Report, error) {
 // duplicateKey refuses an object that gives a key twice (encoding/json
 // would keep the last, so the first would pass unseen).
 func duplicateKey(raw []byte, vals []jsonValue, name string) error {
+	if v, ok := repeatedKey(vals); ok {
+		return fmt.Errorf("%s%s: duplicate key; a report gives each key once", at("report", name, raw, v.key), jsonPath(v.path))
+	}
+	return nil
+}
+
+// repeatedKey returns the first member of vals whose key its object gave
+// before.
+func repeatedKey(vals []jsonValue) (jsonValue, bool) {
 	seen := map[string]bool{}
 	for _, v := range vals {
 		if v.key < 0 {
@@ -50,11 +59,11 @@ func duplicateKey(raw []byte, vals []jsonValue, name string) error {
 		}
 		full := jsonPath(v.path)
 		if seen[full] {
-			return fmt.Errorf("%s%s: duplicate key; a report gives each key once", at("report", name, raw, v.key), full)
+			return v, true
 		}
 		seen[full] = true
 	}
-	return nil
+	return jsonValue{}, false
 }
 
 // unknownKeys lists the paths of the object keys in vals that name no
@@ -402,16 +411,13 @@ func jsonKey(f reflect.StructField) (string, bool) {
 // would decode over the profile's grid instead of replacing it) and appear
 // once in its object (encoding/json would keep the last).
 func checkKeys(raw []byte, vals []jsonValue, name string, root reflect.Type) error {
-	seen := map[string]bool{}
+	if v, ok := repeatedKey(vals); ok {
+		return fmt.Errorf("%sduplicate key %s; give each key once", at("config", name, raw, v.key), strconv.Quote(v.path[len(v.path)-1].(string)))
+	}
 	for _, v := range vals {
 		if v.key < 0 {
 			continue
 		}
-		full := jsonPath(v.path)
-		if seen[full] {
-			return fmt.Errorf("%sduplicate key %s; give each key once", at("config", name, raw, v.key), strconv.Quote(v.path[len(v.path)-1].(string)))
-		}
-		seen[full] = true
 		parent := fieldType(root, v.path[:len(v.path)-1])
 		if parent == nil || parent.Kind() != reflect.Struct {
 			continue // the parent has the wrong type, which decoding reports
