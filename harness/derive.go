@@ -26,6 +26,9 @@ type Inputs struct {
 	Protocol        Protocol
 	TrainingVersion string // the training path of the results (TrainingVersion)
 	DataSHA256      string // the csv track's file (Data.SHA256); empty otherwise
+	// DataNotes say what about the source data a user should know
+	// (track.Dataset.Notes); each becomes a warning.
+	DataNotes []string
 	// References are the reference forecasters' test and val MSEs
 	// (persistence, seasonal persistence, linear_ar, linear_centred, the
 	// noise floor); Derive sets the fields that judge the baseline.
@@ -50,7 +53,7 @@ func Assemble(p Protocol, d *Data, trials []Trial, results []Result) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	return Derive(Inputs{Protocol: p, TrainingVersion: TrainingVersion, DataSHA256: d.SHA256, References: f, Trials: trials, Results: results})
+	return Derive(Inputs{Protocol: p, TrainingVersion: TrainingVersion, DataSHA256: d.SHA256, DataNotes: d.Notes, References: f, Trials: trials, Results: results})
 }
 
 // Derive builds the report from its inputs: each arm's sweep, selection
@@ -174,7 +177,7 @@ func derive(in Inputs) (*Report, error) {
 	r := &Report{
 		BenchVersion: BenchVersion, Track: p.Track, Model: p.Model,
 		MetricDirection: dir.String(), NSeeds: len(p.Seeds),
-		Setup:    &Setup{Protocol: p, TrainingVersion: in.TrainingVersion, DataSHA256: in.DataSHA256},
+		Setup:    &Setup{Protocol: p, TrainingVersion: in.TrainingVersion, DataSHA256: in.DataSHA256, DataNotes: in.DataNotes},
 		Diverged: div, Run: in.Run,
 	}
 	r.Setup.TrialsSHA256 = trialsDigest(p, trials, in.DataSHA256, in.TrainingVersion)
@@ -212,6 +215,9 @@ func derive(in Inputs) (*Report, error) {
 		r.Ideas = append(r.Ideas, IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
 	}
 	r.holm(dir)
+	for _, n := range in.DataNotes {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, "data: "+n)
+	}
 	if w := identityWarning(p.Idea[iBest]); w != "" {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, w)
 	}
@@ -276,8 +282,17 @@ func derive(in Inputs) (*Report, error) {
 		name string
 		ac   ArmCurves
 	}{{"baseline", r.Training.Baseline}, {"idea", r.Training.Idea}} {
-		if w := firstEpochStop(a.name, a.ac, p.Arch.Skip); w != "" {
-			r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+		r.Comparison.Warnings = append(r.Comparison.Warnings, keptWarnings(a.name, a.ac, p.Arch.Skip)...)
+	}
+	if !in.look {
+		inf, err := informativeness(p, r, trials, results, bBest)
+		if err != nil {
+			return nil, err
+		}
+		r.Informativeness = inf
+		if !inf.CanJudge {
+			r.Comparison.Warnings = append(r.Comparison.Warnings, "uninformative track: "+strings.Join(inf.Reasons, "; ")+
+				"; a verdict here cannot tell a good idea from a bad one: see informativeness")
 		}
 	}
 	if es, err := earlyStop(r, p); err == nil {
@@ -631,58 +646,76 @@ func identityWarning(c Cfg) string {
 	return fmt.Sprintf("identity idea: the idea arm's chosen cfg (%s %v) is the identity, so both arms are the same model on the same seeds and every difference is 0; this is not a comparison", ic.Name, ic.Params)
 }
 
-// firstEpochStop warns when early stopping kept the first epoch's weights
-// on every seed of an arm's chosen cfg: every later epoch raised the val
-// metric, so the arm overfits the train split after one epoch (and a model
-// with the skip path stays close to its least-squares start).
-func firstEpochStop(arm string, ac ArmCurves, skip bool) string {
-	if ac.Cfg.Patience == 0 || ac.Cfg.Epochs < 2 || len(ac.BestEpochs) == 0 {
-		return ""
-	}
-	for _, e := range ac.BestEpochs {
-		if e != 1 {
-			return ""
+// keptWarnings says what the epochs each seed of an arm's chosen cfg
+// kept tell about training: every seed kept its starting model (training
+// never improved val), or its first epoch (the model overfits after
+// one), or its last epoch of all while val was still falling (training
+// may have been cut short).
+func keptWarnings(arm string, ac ArmCurves, skip bool) []string {
+	kept, all := map[int]int{}, 0
+	falling := 0
+	for i, e := range ac.BestEpochs {
+		if e < 0 {
+			continue // diverged
 		}
+		all++
+		kept[e]++
+		if c := ac.ValCurves[i]; e == len(c) && len(c) == ac.Cfg.Epochs && len(c) >= 2 && c[len(c)-1] < c[len(c)-2] {
+			falling++
+		}
+	}
+	if all == 0 {
+		return nil
 	}
 	tail := ""
 	if skip {
-		tail = "; its forecasts stay close to the skip path's least-squares start, so the transformer adds little on this track"
+		tail = "; with the skip path its forecasts stay those of the least-squares start, so the transformer adds nothing on this track"
 	}
-	return fmt.Sprintf("first-epoch stop: the %s arm's chosen cfg kept its first epoch's weights on every seed: every later epoch raised the val metric, so the model overfits the train split after one epoch%s",
-		arm, tail)
+	var out []string
+	switch {
+	case ac.Cfg.Patience > 0 && kept[0] == all:
+		out = append(out, fmt.Sprintf("start kept: the %s arm's chosen cfg kept its starting model on every seed: no epoch of training lowered the val metric below the untrained model's%s", arm, tail))
+	case ac.Cfg.Patience > 0 && ac.Cfg.Epochs >= 2 && kept[1] == all:
+		out = append(out, fmt.Sprintf("first-epoch stop: the %s arm's chosen cfg kept its first epoch's weights on every seed: every later epoch raised the val metric, so the model overfits the train split after one epoch%s", arm, tail))
+	}
+	if falling == all {
+		out = append(out, fmt.Sprintf("still improving: the %s arm's chosen cfg kept its last of %d epochs on every seed while the val metric was still falling; training may have been cut short: raise epochs", arm, ac.Cfg.Epochs))
+	}
+	return out
 }
 
 // curves collects the epoch losses and val curves of one cfg, seed by
-// seed, and the epoch each seed kept: under early stopping (patience >
-// 0) the first epoch of least val metric, else the last; 0 for a
-// diverged seed.
+// seed, the starting models' val metrics, and the epoch each seed kept
+// (keptEpoch).
 func curves(trials []Trial, results []Result, arm string, cfg int, c Cfg) ArmCurves {
-	ac := ArmCurves{Cfg: c, EpochLosses: [][]float64{}, ValCurves: [][]float64{}, BestEpochs: []int{}}
+	ac := ArmCurves{Cfg: c, EpochLosses: [][]float64{}, ValCurves: [][]float64{}, StartVals: []float64{}, BestEpochs: []int{}}
 	for i, t := range trials {
 		if t.Arm == arm && t.Cfg == cfg {
 			r := results[i]
 			ac.EpochLosses = append(ac.EpochLosses, append([]float64{}, r.EpochLoss...))
 			ac.ValCurves = append(ac.ValCurves, append([]float64{}, r.ValCurve...))
+			ac.StartVals = append(ac.StartVals, r.StartVal)
 			ac.BestEpochs = append(ac.BestEpochs, keptEpoch(r, c.Patience))
 		}
 	}
 	return ac
 }
 
-// keptEpoch is the 1-based epoch whose weights a trial scored, read from
-// its val curve by TrainTrial's rule; 0 for a diverged trial or an empty
-// curve.
+// keptEpoch is the epoch whose weights a trial scored, read from its val
+// curve by TrainTrial's rule: under early stopping the first of least val
+// metric, the starting model (0) included; else the last; -1 for a
+// diverged trial.
 func keptEpoch(r Result, patience int) int {
-	if r.Diverged || len(r.ValCurve) == 0 {
-		return 0
+	if r.Diverged {
+		return -1
 	}
 	if patience == 0 {
 		return len(r.ValCurve)
 	}
-	best := 1
+	best, val := 0, r.StartVal
 	for e, x := range r.ValCurve {
-		if x < r.ValCurve[best-1] {
-			best = e + 1
+		if x < val {
+			best, val = e+1, x
 		}
 	}
 	return best
@@ -785,7 +818,10 @@ func (ri RunInfo) digest() string {
 //     what the trials ran (their keys);
 //   - each sweep row's per-seed test and val metrics (of diverged seeds,
 //     the substitutes), and diverged.trials;
-//   - each seed's training.<arm>.epoch_losses and .val_curves;
+//   - each seed's training.<arm>.epoch_losses and .val_curves, and the
+//     starting models' val metrics;
+//   - the baseline's starting models' test metrics and its skip path's
+//     alone (informativeness);
 //   - the gate's per-block measurements (gain and state by position, the
 //     pole fit), or another idea's measured laws;
 //   - the reference forecasters' MSEs.
@@ -802,6 +838,9 @@ func (r *Report) inputGroups() map[string]any {
 	}
 	g["setup.training_version"] = r.Setup.TrainingVersion
 	g["setup.data_sha256"] = r.Setup.DataSHA256
+	if r.Setup.DataNotes != nil {
+		g["setup.data_notes"] = r.Setup.DataNotes
+	}
 	for j, row := range r.Baseline.Sweep {
 		g[fmt.Sprintf("baseline.sweep[%d].per_seed", j)] = row.PerSeed
 		if row.Val != nil {
@@ -834,6 +873,7 @@ func (r *Report) inputGroups() map[string]any {
 			for i, c := range a.ac.ValCurves {
 				g[fmt.Sprintf("training.%s.val_curves[%d]", a.name, i)] = c
 			}
+			g["training."+a.name+".start_vals"] = a.ac.StartVals
 		}
 	}
 	s := r.MechanismSignature.MechanismSignature
@@ -847,6 +887,12 @@ func (r *Report) inputGroups() map[string]any {
 	if len(s.Layers) == 0 && len(s.Laws) > 0 {
 		g["mechanism_signature.mechanism_signature.laws"] = s.Laws
 	}
+	if inf := r.Informativeness; inf != nil {
+		g["informativeness.start_test"] = inf.StartTest
+		if inf.LinearTest != nil {
+			g["informativeness.linear_part_test"] = inf.LinearTest
+		}
+	}
 	if f := r.ReferenceForecasters; f != nil {
 		raw, _ := json.Marshal(f.raw())
 		var m map[string]json.RawMessage
@@ -859,4 +905,70 @@ func (r *Report) inputGroups() map[string]any {
 		}
 	}
 	return g
+}
+
+// informativeness measures how far the baseline's chosen cfg (bBest) gets
+// beyond the best reference forecaster, its own starting model and, with
+// the skip path, its linear part, seed by seed (Informativeness).
+func informativeness(p Protocol, r *Report, trials []Trial, results []Result, bBest int) (*Informativeness, error) {
+	var start, linear []float64
+	for i, t := range trials {
+		if t.Arm == "baseline" && t.Cfg == bBest {
+			start, linear = append(start, results[i].StartTest), append(linear, results[i].LinearTest)
+		}
+	}
+	b := r.Baseline.Full.PerSeed
+	ref := make([]float64, len(b))
+	for i := range ref {
+		ref[i] = r.ReferenceForecasters.BestReferenceMSE
+	}
+	inf := &Informativeness{StartTest: start}
+	var err error
+	if inf.BestReference, err = gapOf(ref, b, p.Alpha); err != nil {
+		return nil, err
+	}
+	if inf.Start, err = gapOf(start, b, p.Alpha); err != nil {
+		return nil, err
+	}
+	if p.Arch.Skip {
+		g, err := gapOf(linear, b, p.Alpha)
+		if err != nil {
+			return nil, err
+		}
+		inf.LinearPart, inf.LinearTest = &g, linear
+	}
+	why := func(g Gap, what string) {
+		if !g.Significant {
+			inf.Reasons = append(inf.Reasons, fmt.Sprintf("the baseline does not beat %s significantly (by %+.3g, %+.2g%%, interval [%+.3g, %+.3g], p = %.3g)", what, g.Mean, g.Pct, g.Lo, g.Hi, g.PValue))
+		}
+	}
+	why(inf.BestReference, "the best reference forecaster ("+r.ReferenceForecasters.BestReference+")")
+	why(inf.Start, "its own starting model")
+	if inf.LinearPart != nil {
+		why(*inf.LinearPart, "its own skip path alone (the transformer adds nothing measurable to its linear part)")
+	}
+	inf.CanJudge = len(inf.Reasons) == 0
+	return inf, nil
+}
+
+// gapOf is the baseline's improvement on another forecaster, per seed
+// other_i - baseline_i, with the sign-flip p-value and paired-t interval
+// of stats.Compare at alpha.
+func gapOf(other, baseline []float64, alpha float64) (Gap, error) {
+	opt := stats.DefaultOptions()
+	opt.Alpha = alpha
+	c, err := stats.Compare(other, baseline, stats.LowerIsBetter, &opt)
+	if err != nil {
+		return Gap{}, fmt.Errorf("harness: informativeness: %w", err)
+	}
+	g := Gap{Mean: -c.DeltaMean, PValue: c.PValue}
+	for _, d := range c.PerSeedDiffs {
+		g.PerSeed = append(g.PerSeed, -d)
+	}
+	g.Lo, g.Hi = g.Mean-c.MDE, g.Mean+c.MDE
+	if m := stats.Summarize(other).Mean; m != 0 {
+		g.Pct = 100 * g.Mean / m
+	}
+	g.Significant = c.PValue < alpha && g.Mean > 0
+	return g, nil
 }

@@ -24,7 +24,7 @@ func TestDeriveDiverged(t *testing.T) {
 	res := make([]Result, len(trials))
 	for i, tr := range trials {
 		s := float64(tr.Seed)
-		r := Result{EpochLoss: []float64{1, 0.9}, ValCurve: []float64{1, 0.9}}
+		r := Result{EpochLoss: []float64{1, 0.9}, ValCurve: []float64{1, 0.9}, StartVal: 9, StartTest: 9}
 		switch {
 		case tr.Arm == "baseline" && tr.Cfg == 0:
 			r.Val, r.Test = 0.1, 0.1+0.001*s

@@ -577,7 +577,7 @@ func (p Protocol) Validate() error {
 	case a.Patch < 0:
 		bad("arch.patch = %d: must be >= 0 (0 or 1: a token per position); use e.g. 4", a.Patch)
 	case t > 0 && t%max(a.Patch, 1) != 0:
-		bad("arch.patch = %d: must divide the track's t = %d; pick a divisor of %d", a.Patch, t, t)
+		bad("arch.patch = %d: must divide the track's t = %d (tokens of equal length); use %d, the nearest divisor of %d, or change the context", a.Patch, t, nearestDivisor(t, a.Patch), t)
 	}
 	switch a.Norm {
 	case "", transformer.NormRevIN, transformer.NormLast:
@@ -620,6 +620,24 @@ func (p Protocol) Validate() error {
 		bad("min_effect = %v: min_effect_pct = %v is set too; give the smallest effect of interest one way, relative or absolute", p.MinEffect, p.MinEffectPct)
 	}
 	return errors.Join(errs...)
+}
+
+// nearestDivisor is the divisor of t nearest to k, the smaller on a tie.
+func nearestDivisor(t, k int) int {
+	best := 1
+	for d := 1; d <= t; d++ {
+		if t%d == 0 && abs(d-k) < abs(best-k) {
+			best = d
+		}
+	}
+	return best
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // window returns the track's context length and horizon.

@@ -43,6 +43,8 @@ type Report struct {
 	// Sequential records the looks of a sequential run
 	// (Protocol.Sequential); the blocks above describe its last look.
 	Sequential *SequentialReport `json:"sequential,omitempty"`
+	// Informativeness says whether this track can judge an idea at all.
+	Informativeness *Informativeness `json:"informativeness,omitempty"`
 	// EarlyStop replays a run of 4 seeds or more as a sequential design
 	// (looks at half the seeds and all of them, O'Brien-Fleming
 	// spending): whether the run could have stopped early.
@@ -55,6 +57,51 @@ type Report struct {
 	// unknown lists the keys of the parsed file that are no field of a
 	// report (ParseReport): verify reports each, since nothing checks them.
 	unknown []string
+}
+
+// Informativeness says whether the track can judge an architectural idea
+// at all. A comparison means little where the tuned baseline does not beat
+// the best reference forecaster by more than seed noise, or stays within
+// noise of the model it started from (with the skip path, a linear map):
+// there both arms are small perturbations of something an idea does not
+// change. Each gap is the baseline's improvement on another forecaster,
+// seed by seed, on the test windows.
+type Informativeness struct {
+	// BestReference is reference_forecasters.best_reference_mse minus
+	// the baseline's test metric, per seed.
+	BestReference Gap `json:"best_reference"`
+	// Start is the starting model's test metric (StartTest, epoch 0)
+	// minus the trained one's, per seed: what training bought.
+	Start Gap `json:"start"`
+	// StartTest is each seed's starting model's test metric.
+	StartTest []float64 `json:"start_test"`
+	// LinearPart, with the skip path, is the test metric of the trained
+	// model's skip path alone (LinearTest) minus the whole model's: what
+	// the transformer adds to its linear part.
+	LinearPart *Gap      `json:"linear_part,omitempty"`
+	LinearTest []float64 `json:"linear_part_test,omitempty"`
+	// CanJudge is true when every gap is significant (Gap.Significant);
+	// Reasons say which are not.
+	CanJudge bool     `json:"can_judge"`
+	Reasons  []string `json:"reasons,omitempty"`
+}
+
+// Gap is how much the baseline's test metric improves on another
+// forecaster's, seed by seed (positive: the baseline is better), with the
+// paired statistics of package stats at the protocol's alpha.
+type Gap struct {
+	PerSeed []float64 `json:"per_seed"` // other_i - baseline_i
+	Mean    float64   `json:"mean"`
+	// Pct is 100·mean / mean(other).
+	Pct float64 `json:"pct"`
+	// Lo and Hi bound the paired-t interval of the mean at level
+	// 1 - alpha (stats.MDE is its half-width).
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	// PValue is the two-sided sign-flip p-value of the mean (stats.Compare).
+	PValue float64 `json:"p_value"`
+	// Significant is PValue < alpha with a positive mean.
+	Significant bool `json:"significant"`
 }
 
 // TuningBudget holds the arms' tuning-budget curves, k = 1..grid size.
@@ -91,10 +138,13 @@ type ArmCurves struct {
 	EpochLosses [][]float64 `json:"epoch_losses"`
 	// ValCurves are the val metric after each epoch, per seed.
 	ValCurves [][]float64 `json:"val_curves,omitempty"`
-	// BestEpochs are the 1-based epochs whose weights were scored, per
-	// seed: the best val epoch under early stopping, else the last; 0
-	// for a diverged seed. val_curves[i][best_epochs[i]-1] is the seed's
-	// val metric.
+	// StartVals are the val metric of each seed's model before training
+	// (epoch 0), a candidate under early stopping.
+	StartVals []float64 `json:"start_vals,omitempty"`
+	// BestEpochs are the epochs whose weights were scored, per seed: under
+	// early stopping the first of least val metric, 0 for the starting
+	// model; else the last; -1 for a diverged seed. The seed's val metric
+	// is start_vals[i] at 0, else val_curves[i][best_epochs[i]-1].
 	BestEpochs []int `json:"best_epochs,omitempty"`
 }
 
@@ -401,6 +451,9 @@ type Setup struct {
 	// DataSHA256 is the hex SHA-256 of the csv track's file, part of its
 	// trial keys; empty for a generated track, which its config fixes.
 	DataSHA256 string `json:"data_sha256,omitempty"`
+	// DataNotes say what about the data a user should know (a csv file's
+	// repeated timestamps or gaps, track.Table.Notes).
+	DataNotes []string `json:"data_notes,omitempty"`
 	// TrialsSHA256 is the SHA-256 of the ids of the report's trials in
 	// order (Protocol.Key): the records of a results directory that hold
 	// its raw values (verify --results).

@@ -264,7 +264,7 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 		}
 	}
 	lr := last.Report
-	r, err := Derive(Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256,
+	r, err := Derive(Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes,
 		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results})
 	if err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ import (
 // every trial id, so results of another training path are never reused.
 // Any change that moves a record's bytes must change it;
 // TestTrainingVersionPinned fails until it does.
-const TrainingVersion = "train-2026-12-04b"
+const TrainingVersion = "train-2026-12-05"
 
 // TrialKey is everything one trial's result depends on. Its id is the
 // SHA-256 of its JSON encoding (fixed field order, shortest round-trip
@@ -170,6 +170,9 @@ type resultJSON struct {
 	Test         *float64   `json:"test"`
 	EpochLoss    []float64  `json:"epoch_loss"`
 	ValCurve     []float64  `json:"val_curve,omitempty"`
+	StartVal     float64    `json:"start_val"`
+	StartTest    float64    `json:"start_test"`
+	LinearTest   float64    `json:"linear_test,omitempty"`
 	BestEpoch    int        `json:"best_epoch,omitempty"`
 	Diverged     bool       `json:"diverged,omitempty"`
 	DivergedStep int        `json:"diverged_step,omitempty"`
@@ -231,7 +234,7 @@ func decodeRecord(raw []byte) (record, Result, error) {
 	if err := dec.Decode(&rj); err != nil {
 		return record{}, Result{}, fmt.Errorf("%w: result: %v", ErrCorrupt, err)
 	}
-	res := Result{EpochLoss: rj.EpochLoss, ValCurve: rj.ValCurve, BestEpoch: rj.BestEpoch,
+	res := Result{EpochLoss: rj.EpochLoss, ValCurve: rj.ValCurve, StartVal: rj.StartVal, StartTest: rj.StartTest, LinearTest: rj.LinearTest, BestEpoch: rj.BestEpoch,
 		Diverged: rj.Diverged, DivergedStep: rj.DivergedStep, Signature: rj.Signature}
 	switch {
 	case rj.Diverged:
@@ -261,7 +264,7 @@ func (s *Store) Save(k TrialKey, r Result) error {
 }
 
 func encodeRecord(k TrialKey, r Result) ([]byte, error) {
-	rj := resultJSON{EpochLoss: r.EpochLoss, ValCurve: r.ValCurve, BestEpoch: r.BestEpoch,
+	rj := resultJSON{EpochLoss: r.EpochLoss, ValCurve: r.ValCurve, StartVal: r.StartVal, StartTest: r.StartTest, LinearTest: r.LinearTest, BestEpoch: r.BestEpoch,
 		Diverged: r.Diverged, DivergedStep: r.DivergedStep, Signature: r.Signature}
 	if !r.Diverged {
 		rj.Val, rj.Test = &r.Val, &r.Test

@@ -42,6 +42,7 @@ var trainingPins = map[string]string{
 	"train-2026-12-03b": "7a0e117fee76105084c4406cccf37203de3ca24c27b9b0e30b936cbbee7a0361",
 	"train-2026-12-04a": "fe7d0f5b8dc91108f801d1a24cff6346db0b268d3240792666e18aea0c69096a",
 	"train-2026-12-04b": "9e4d8aa4530d5e6798b7fc123bca22865371003e38a4e697916d182b0cb7e435",
+	"train-2026-12-05":  "e11cbfd64a95d8143f4482bf8fa12e7b7aede668e81ca5ddfc4197afbf279310",
 }
 
 func TestTrainingVersionPinned(t *testing.T) {

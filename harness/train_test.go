@@ -166,28 +166,40 @@ func TestCompetence(t *testing.T) {
 	}
 }
 
-func TestFirstEpochStop(t *testing.T) {
+// TestKeptWarnings: what the kept epochs of an arm's chosen cfg say, on
+// hand-made curves.
+func TestKeptWarnings(t *testing.T) {
 	es := Cfg{LR: 0.001, Epochs: 20, Patience: 5}
+	curve := func(vals ...float64) []float64 { return vals }
+	flat := [][]float64{curve(1, 1, 1), curve(1, 1, 1), curve(1, 1, 1)}
+	falling := Cfg{LR: 0.001, Epochs: 3, Patience: 2}
+	down := [][]float64{curve(3, 2, 1), curve(3, 2.5, 2)}
 	for _, tc := range []struct {
 		name string
 		ac   ArmCurves
 		skip bool
 		want string // substring; "" for no warning
 	}{
-		{"all_first", ArmCurves{Cfg: es, BestEpochs: []int{1, 1, 1}}, false, "overfits the train split after one epoch"},
-		{"all_first_skip", ArmCurves{Cfg: es, BestEpochs: []int{1, 1}}, true, "close to the skip path's least-squares start"},
-		{"one_later", ArmCurves{Cfg: es, BestEpochs: []int{1, 2, 1}}, false, ""},
+		{"all_first", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{1, 1, 1}}, false, "overfits the train split after one epoch"},
+		{"all_first_skip", ArmCurves{Cfg: es, ValCurves: flat[:2], BestEpochs: []int{1, 1}}, true, "those of the least-squares start"},
+		{"all_start", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{0, 0, 0}}, false, "kept its starting model on every seed"},
+		{"one_later", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{1, 2, 1}}, false, ""},
+		// A diverged seed (-1) does not count either way.
+		{"diverged_seed", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{1, -1, 1}}, false, "after one epoch"},
 		// Without early stopping the last epoch is kept, whatever it is.
-		{"no_patience", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1}, BestEpochs: []int{1, 1}}, false, ""},
-		{"one_epoch", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1, Patience: 2}, BestEpochs: []int{1, 1}}, false, ""},
+		{"no_patience", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1}, ValCurves: flat[:2], BestEpochs: []int{1, 1}}, false, ""},
+		{"one_epoch", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1, Patience: 2}, ValCurves: flat[:2], BestEpochs: []int{1, 1}}, false, ""},
+		// Every seed ran every epoch and was still falling at the end.
+		{"still_improving", ArmCurves{Cfg: falling, ValCurves: down, BestEpochs: []int{3, 3}}, false, "kept its last of 3 epochs on every seed while the val metric was still falling"},
+		{"one_flat_end", ArmCurves{Cfg: falling, ValCurves: [][]float64{curve(3, 2, 1), curve(3, 2, 2)}, BestEpochs: []int{3, 2}}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := firstEpochStop("idea", tc.ac, tc.skip)
+			got := strings.Join(keptWarnings("idea", tc.ac, tc.skip), "\n")
 			if tc.want == "" {
 				require.Empty(t, got)
 				return
 			}
-			require.Contains(t, got, "the idea arm's chosen cfg kept its first epoch")
+			require.Contains(t, got, "the idea arm's chosen cfg kept")
 			require.Contains(t, got, tc.want)
 		})
 	}

@@ -22,12 +22,20 @@ const (
 
 // Result is what one trial produced.
 type Result struct {
-	Val, Test    float64   // last-position MSE on the val and test windows of the kept weights, normalized scale
-	EpochLoss    []float64 // mean training loss of each epoch trained
-	ValCurve     []float64 // val metric after each epoch trained
-	BestEpoch    int       // 1-based epoch whose weights were evaluated: the best val one under early stopping, else the last
-	Diverged     bool      // the training loss became NaN or ±Inf
-	DivergedStep int       // the step at which it did
+	Val, Test float64   // last-position MSE on the val and test windows of the kept weights, normalized scale
+	EpochLoss []float64 // mean training loss of each epoch trained
+	ValCurve  []float64 // val metric after each epoch trained
+	// StartVal and StartTest are the val and test metrics of the model
+	// before training (Informativeness: how far training moved it); the
+	// starting model is a candidate under early stopping.
+	StartVal, StartTest float64
+	// LinearTest, with the skip path (Arch.Skip), is the test metric of
+	// the trained model's skip path alone (the head's output zeroed): the
+	// ablation of everything nonlinear; 0 without a skip path.
+	LinearTest   float64
+	BestEpoch    int  // epoch whose weights were evaluated: the best val one under early stopping (0: the start), else the last
+	Diverged     bool // the training loss became NaN or ±Inf
+	DivergedStep int  // the step at which it did
 	Signature    *Signature
 }
 
@@ -93,6 +101,16 @@ func TrainTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed 
 	perEpoch := (tr.N + batch - 1) / batch
 	total := c.Epochs * perEpoch
 	var best []float32 // the best epoch's weights, under early stopping
+	res.StartVal, res.StartTest = evaluate(m, &ds.Val, x, y, nil), evaluate(m, &ds.Test, x, y, nil)
+	if !finite(res.StartVal) || !finite(res.StartTest) {
+		return diverged(0)
+	}
+	if c.Patience > 0 {
+		// The starting model is a candidate: with the skip path it is the
+		// least-squares fit, which training must beat on val to replace.
+		res.Val, res.BestEpoch = res.StartVal, 0
+		best = append(best, m.Params.Data...)
+	}
 	step := 0
 	done := ctx.Done()
 epochs:
@@ -127,7 +145,7 @@ epochs:
 		switch {
 		case c.Patience == 0:
 			res.Val, res.BestEpoch = val, epoch
-		case res.BestEpoch == 0 || val < res.Val:
+		case val < res.Val:
 			res.Val, res.BestEpoch = val, epoch
 			best = append(best[:0], m.Params.Data...)
 		case epoch-res.BestEpoch >= c.Patience:
@@ -145,6 +163,19 @@ epochs:
 	res.Test = evaluate(m, &ds.Test, x, y, probe)
 	if !finite(res.Test) {
 		return diverged(step)
+	}
+	if mc.Skip {
+		// The skip path alone: the head's output zeroed, then restored.
+		p := m.Params
+		head := append(append([]float32(nil), p.HeadW...), p.HeadB...)
+		clear(p.HeadW)
+		clear(p.HeadB)
+		res.LinearTest = evaluate(m, &ds.Test, x, y, nil)
+		copy(p.HeadW, head)
+		copy(p.HeadB, head[len(p.HeadW):])
+		if !finite(res.LinearTest) {
+			return diverged(step)
+		}
 	}
 	if ls := idea.GateSignature(probe); ls != nil {
 		// nil for a degenerate pole fit (constant states), so the

@@ -70,7 +70,7 @@ func TestValidateEachField(t *testing.T) {
 		{"clip_inf", func(p *Protocol) { p.Idea[2].Clip = math.Inf(1) }, "idea[2].clip = +Inf", "use e.g. 1"},
 		{"patience_negative", func(p *Protocol) { p.Idea[0].Patience = -2 }, "idea[0].patience = -2", "use e.g. 3"},
 		{"patch_negative", func(p *Protocol) { p.Arch.Patch = -1 }, "arch.patch = -1", "use e.g. 4"},
-		{"patch_not_dividing", func(p *Protocol) { p.Arch.Patch = 5 }, "arch.patch = 5: must divide the track's t = 32", "pick a divisor of 32"},
+		{"patch_not_dividing", func(p *Protocol) { p.Arch.Patch = 5 }, "arch.patch = 5: must divide the track's t = 32", "use 4, the nearest divisor of 32"},
 		{"loss_unknown", func(p *Protocol) { p.Arch.Loss = "first" }, `arch.loss = "first"`, `use "all" or "last"`},
 		// A window's statistics see what earlier tokens forecast.
 		{"norm_all_tokens", func(p *Protocol) { p.Arch.Norm = "revin" }, `arch.loss = ""`, `set "loss": "last"`},

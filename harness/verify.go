@@ -186,13 +186,21 @@ func (v *verifier) keptEpochs(r *Report, want *Report) {
 			continue
 		}
 		for i, be := range a.want.BestEpochs {
-			if be < 1 || i >= len(a.got.ValCurves) || be > len(a.got.ValCurves[i]) || i >= len(val.PerSeed) {
+			var at string
+			var x float64
+			switch {
+			case i >= len(val.PerSeed):
 				continue
+			case be == 0 && i < len(a.got.StartVals):
+				at, x = fmt.Sprintf("training.%s.start_vals[%d]", a.name, i), a.got.StartVals[i]
+			case be >= 1 && i < len(a.got.ValCurves) && be <= len(a.got.ValCurves[i]):
+				at, x = fmt.Sprintf("training.%s.val_curves[%d][%d]", a.name, i, be-1), a.got.ValCurves[i][be-1]
+			default:
+				continue // diverged
 			}
 			v.checked++
-			if x := a.got.ValCurves[i][be-1]; !near(x, val.PerSeed[i]) {
-				v.add(fmt.Sprintf("training.%s.val_curves[%d][%d]", a.name, i, be-1), fmt.Sprint(x),
-					fmt.Sprintf("%v, the seed's val metric, which training takes from the epoch it kept", val.PerSeed[i]), "")
+			if !near(x, val.PerSeed[i]) {
+				v.add(at, fmt.Sprint(x), fmt.Sprintf("%v, the seed's val metric, which training takes from the epoch it kept", val.PerSeed[i]), "")
 			}
 		}
 	}
@@ -238,7 +246,7 @@ func (v *verifier) inputsOf(r *Report, opt VerifyOptions) (Inputs, bool) {
 		v.add(field, got, want, "")
 	}
 	p := r.Setup.Protocol
-	in := Inputs{Protocol: p, TrainingVersion: r.Setup.TrainingVersion, DataSHA256: r.Setup.DataSHA256, Run: r.Run}
+	in := Inputs{Protocol: p, TrainingVersion: r.Setup.TrainingVersion, DataSHA256: r.Setup.DataSHA256, DataNotes: r.Setup.DataNotes, Run: r.Run}
 	if r.ReferenceForecasters == nil {
 		bad("reference_forecasters", "missing", "the reference forecasters' MSEs")
 		return in, false
@@ -250,7 +258,7 @@ func (v *verifier) inputsOf(r *Report, opt VerifyOptions) (Inputs, bool) {
 		} else if f, err := forecasters(d.Dataset); err != nil {
 			bad("reference_forecasters", "present", err.Error())
 		} else {
-			in.References, in.DataSHA256 = f, d.SHA256
+			in.References, in.DataSHA256, in.DataNotes = f, d.SHA256, d.Notes
 		}
 	}
 
@@ -410,6 +418,17 @@ func (v *verifier) inputsOf(r *Report, opt VerifyOptions) (Inputs, bool) {
 		}
 		if si < len(ac.ValCurves) {
 			in.Results[i].ValCurve = ac.ValCurves[si]
+		}
+		if si < len(ac.StartVals) {
+			in.Results[i].StartVal = ac.StartVals[si]
+		}
+		if inf := r.Informativeness; inf != nil && t.Arm == "baseline" {
+			if si < len(inf.StartTest) {
+				in.Results[i].StartTest = inf.StartTest[si]
+			}
+			if si < len(inf.LinearTest) {
+				in.Results[i].LinearTest = inf.LinearTest[si]
+			}
 		}
 	}
 	if len(opt.Results) > 0 {

@@ -916,10 +916,11 @@ func gate(r *harness.Report) (*figure, error) {
 }
 
 // loss: each arm's chosen cfg, per epoch: the training loss (left) and the
-// val metric (right), each seed thin and the mean over seeds thick; on the
-// right a ring marks the epoch whose weights each seed kept (the best val
-// epoch under early stopping, else the last). Reports from before
-// per-epoch validation draw the left panel only.
+// val metric (right, from epoch 0, the model before training), each seed
+// thin and the mean over seeds thick; on the right a ring marks the epoch
+// whose weights each seed kept (the best val epoch under early stopping,
+// the start included, else the last). Reports from before per-epoch
+// validation draw the left panel only.
 func loss(r *harness.Report) (*figure, error) {
 	tr := r.Training
 	if tr == nil {
@@ -933,8 +934,9 @@ func loss(r *harness.Report) (*figure, error) {
 	hasVal := tr.Baseline.ValCurves != nil && tr.Idea.ValCurves != nil
 	epochs, seeds := 0, 0
 	var means [2][]plot.Plotter // left, right
+	withStart := hasVal && tr.Baseline.StartVals != nil && tr.Idea.StartVals != nil
 	for a, ac := range arms {
-		m, err := curvePanel(left, fmt.Sprintf("training.%s.epoch_losses", names[a]), ac.EpochLosses, a)
+		m, err := curvePanel(left, fmt.Sprintf("training.%s.epoch_losses", names[a]), ac.EpochLosses, nil, a)
 		if err != nil {
 			return nil, err
 		}
@@ -943,7 +945,11 @@ func loss(r *harness.Report) (*figure, error) {
 		if !hasVal {
 			continue
 		}
-		m, err = curvePanel(right, fmt.Sprintf("training.%s.val_curves", names[a]), ac.ValCurves, a)
+		var start []float64
+		if withStart {
+			start = ac.StartVals
+		}
+		m, err = curvePanel(right, fmt.Sprintf("training.%s.val_curves", names[a]), ac.ValCurves, start, a)
 		if err != nil {
 			return nil, err
 		}
@@ -951,7 +957,10 @@ func loss(r *harness.Report) (*figure, error) {
 		epochs = max(epochs, len(m.XYs))
 		var kept plotter.XYs
 		for k, e := range ac.BestEpochs {
-			if k < len(ac.ValCurves) && e >= 1 && e <= len(ac.ValCurves[k]) {
+			switch {
+			case e == 0 && k < len(start):
+				kept = append(kept, plotter.XY{X: 0, Y: start[k]})
+			case k < len(ac.ValCurves) && e >= 1 && e <= len(ac.ValCurves[k]):
 				kept = append(kept, plotter.XY{X: float64(e), Y: ac.ValCurves[k][e-1]})
 			}
 		}
@@ -978,11 +987,15 @@ func loss(r *harness.Report) (*figure, error) {
 	if hasVal {
 		panels = append(panels, right)
 	}
-	for _, p := range panels {
-		p.X.Min, p.X.Max = 1, max(2, float64(epochs))
+	for i, p := range panels {
+		first := 1
+		if i == 1 && withStart {
+			first = 0 // epoch 0: the model before training
+		}
+		p.X.Min, p.X.Max = float64(first), max(2, float64(epochs))
 		if epochs <= 12 {
 			var ts plot.ConstantTicks
-			for e := 1; e <= epochs; e++ {
+			for e := first; e <= epochs; e++ {
 				ts = append(ts, plot.Tick{Value: float64(e), Label: fmt.Sprint(e)})
 			}
 			p.X.Tick.Marker = ts
@@ -994,20 +1007,31 @@ func loss(r *harness.Report) (*figure, error) {
 
 // curvePanel draws per-seed curves of arm a (thin) into p and returns
 // their mean over the seeds that reached each epoch (thick), for the
-// caller to draw over every arm's thin lines.
-func curvePanel(p *plot.Plot, field string, curves [][]float64, a int) (*plotter.Line, error) {
+// caller to draw over every arm's thin lines. start, when not nil, holds
+// each seed's value before training, drawn at epoch 0.
+func curvePanel(p *plot.Plot, field string, curves [][]float64, start []float64, a int) (*plotter.Line, error) {
 	var sum []float64
 	var cnt []int
+	first := 1
+	if start != nil {
+		if err := checkFinite(field, start); err != nil {
+			return nil, err
+		}
+		first = 0
+	}
 	for k, curve := range curves {
 		if err := checkFinite(fmt.Sprintf("%s[%d]", field, k), curve); err != nil {
 			return nil, err
+		}
+		if start != nil && k < len(start) {
+			curve = append([]float64{start[k]}, curve...)
 		}
 		if len(curve) == 0 {
 			continue // a seed that diverged in its first epoch
 		}
 		xys := make(plotter.XYs, len(curve))
 		for e, v := range curve {
-			xys[e] = plotter.XY{X: float64(e + 1), Y: v}
+			xys[e] = plotter.XY{X: float64(e + first), Y: v}
 			if e == len(sum) {
 				sum, cnt = append(sum, 0), append(cnt, 0)
 			}
@@ -1021,7 +1045,7 @@ func curvePanel(p *plot.Plot, field string, curves [][]float64, a int) (*plotter
 	}
 	mean := make(plotter.XYs, len(sum))
 	for e := range sum {
-		mean[e] = plotter.XY{X: float64(e + 1), Y: sum[e] / float64(cnt[e])}
+		mean[e] = plotter.XY{X: float64(e + first), Y: sum[e] / float64(cnt[e])}
 	}
 	return line(mean, []color.Color{colBaseline, colIdea}[a], vg.Points(2.5), [][]vg.Length{nil, dashed}[a]), nil
 }

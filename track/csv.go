@@ -25,7 +25,8 @@ type Table struct {
 	// Columns names the numeric columns (the header without its first
 	// cell). (C)
 	Columns []string
-	// Times holds each row's timestamp, strictly increasing. (L)
+	// Times holds each row's timestamp, increasing; a row may repeat the
+	// one before (Notes say so). (L)
 	Times []time.Time
 	// Values holds the numbers row-major: row i, column c is
 	// Values[i*len(Columns)+c]. (L,C)
@@ -33,6 +34,11 @@ type Table struct {
 	// SHA256 is the hex SHA-256 of the file's bytes: trial ids include
 	// it, so results on other data are never reused.
 	SHA256 string
+	// Notes say what about the rows a user should know but that does not
+	// stop the file being used: a repeated timestamp, a gap in the step.
+	// Windows are cut by rows, as the forecasting literature's loaders
+	// cut them, so both are kept as they are.
+	Notes []string
 }
 
 // Rows is the number of time steps.
@@ -47,7 +53,9 @@ func (t *Table) Column(name string) (int, error) {
 	return 0, fmt.Errorf("track: %s has no column %q; its columns are %s", t.Name, name, strings.Join(t.Columns, ", "))
 }
 
-// timeLayouts are the timestamp formats ReadCSV accepts, tried in order.
+// timeLayouts are the timestamp formats ReadCSV accepts, tried in order:
+// ISO dates with or without a time, and the slashed dates a spreadsheet
+// writes (1990/1/1 0:00).
 var timeLayouts = []string{
 	"2006-01-02 15:04:05",
 	"2006-01-02 15:04",
@@ -55,6 +63,9 @@ var timeLayouts = []string{
 	"2006-01-02T15:04:05",
 	"2006-01-02T15:04",
 	"2006-01-02",
+	"2006/1/2 15:04:05",
+	"2006/1/2 15:04",
+	"2006/1/2",
 }
 
 func parseTime(s string) (time.Time, bool) {
@@ -68,9 +79,11 @@ func parseTime(s string) (time.Time, bool) {
 
 // ReadCSV parses a time-indexed CSV (such as the ETT-small files:
 // date,HUFL,HULL,MUFL,MULL,LUFL,LULL,OT). The first row is the header; the
-// first column holds timestamps (YYYY-MM-DD hh:mm[:ss], RFC 3339, or
-// YYYY-MM-DD), strictly increasing; every other cell is a finite number.
-// Errors name the file, the line and the column, and say what to fix.
+// first column holds timestamps (YYYY-MM-DD hh:mm[:ss], RFC 3339,
+// YYYY-MM-DD, or YYYY/M/D [h:mm[:ss]]), never decreasing (a repeated
+// timestamp or a gap is kept and noted, Table.Notes); every other cell is
+// a finite decimal number. Errors name the file, the line and the column,
+// and say what to fix.
 func ReadCSV(r io.Reader, name string) (*Table, error) {
 	h := sha256.New()
 	cr := csv.NewReader(bufio.NewReader(io.TeeReader(r, h)))
@@ -83,6 +96,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		return nil, fmt.Errorf("track: %s: %w", name, err)
 	}
 	header = slices.Clone(header) // ReuseRecord: the next Read overwrites it
+	var notes noteList
 	if len(header) < 2 {
 		return nil, fmt.Errorf("track: %s: the header has %d column(s); want a timestamp column and at least one numeric column", name, len(header))
 	}
@@ -114,9 +128,17 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		if !ok {
 			return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a timestamp; want YYYY-MM-DD hh:mm:ss (or RFC 3339, or YYYY-MM-DD)", name, line, header[0], rec[0])
 		}
-		if n := len(tab.Times); n > 0 && !ts.After(tab.Times[n-1]) {
-			return nil, fmt.Errorf("track: %s:%d: timestamp %s is not after the previous row's %s; timestamps must strictly increase (sort the file, drop duplicates)",
-				name, line, rec[0], tab.Times[n-1].Format("2006-01-02 15:04:05"))
+		if n := len(tab.Times); n > 0 {
+			prev := tab.Times[n-1]
+			switch {
+			case ts.Before(prev):
+				return nil, fmt.Errorf("track: %s:%d: timestamp %s is before the previous row's %s; timestamps must not decrease (sort the file)",
+					name, line, rec[0], prev.Format("2006-01-02 15:04:05"))
+			case ts.Equal(prev):
+				notes.add(fmt.Sprintf("%s:%d repeats the timestamp %s of the row before; both rows are kept (windows are cut by rows)", name, line, prev.Format("2006-01-02 15:04:05")))
+			case n >= 2 && ts.Sub(prev) != tab.Times[1].Sub(tab.Times[0]) && !irregular(tab.Times[1].Sub(tab.Times[0]), ts.Sub(prev)):
+				notes.add(fmt.Sprintf("%s:%d comes %v after the row before, not the file's step of %v: a gap, kept as it is (windows are cut by rows)", name, line, ts.Sub(prev), tab.Times[1].Sub(tab.Times[0])))
+			}
 		}
 		tab.Times = append(tab.Times, ts)
 		for c, cell := range rec[1:] {
@@ -131,7 +153,39 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		return nil, fmt.Errorf("track: %s has a header but no rows", name)
 	}
 	tab.SHA256 = hex.EncodeToString(h.Sum(nil))
+	tab.Notes = notes.list()
 	return tab, nil
+}
+
+// irregular reports whether a step of d after a file's first step of
+// first is a calendar step rather than a gap: a month or a year of
+// daily-or-longer data varies in length.
+func irregular(first, d time.Duration) bool {
+	return first >= 24*time.Hour && d >= 24*time.Hour && d <= 2*first
+}
+
+// noteList keeps the first few notes of a kind and counts the rest.
+type noteList struct {
+	kept  []string
+	extra int
+}
+
+// maxNotes is how many notes a table keeps; the rest are counted.
+const maxNotes = 3
+
+func (l *noteList) add(s string) {
+	if len(l.kept) < maxNotes {
+		l.kept = append(l.kept, s)
+		return
+	}
+	l.extra++
+}
+
+func (l *noteList) list() []string {
+	if l.extra > 0 {
+		return append(l.kept, fmt.Sprintf("and %d more rows with a repeated timestamp or a gap", l.extra))
+	}
+	return l.kept
 }
 
 // LoadCSV reads the CSV file at path (see ReadCSV).
@@ -161,8 +215,11 @@ type CSVConfig struct {
 	//   "ett-hour":   rows [0,8640) | [8640,11520) | [11520,14400): 12, 4 and
 	//                 4 months of hours (the ETTh1/ETTh2 protocol);
 	//   "ett-minute": the same months in 15-minute rows, x4 (ETTm1/ETTm2);
-	//   "fractions":  the first TrainFrac of the rows, the next ValFrac, the
-	//                 rest;
+	//   "fractions":  as the LTSF loaders cut it (Zeng et al. 2023's
+	//                 data_loader, Dataset_Custom): train = ⌊n·TrainFrac⌋
+	//                 rows, test = ⌊n·(1-TrainFrac-ValFrac)⌋, val the rest
+	//                 between them (70/10/20: train int(0.7n), test
+	//                 int(0.2n));
 	//   "" (auto):    ett-hour or ett-minute when the file is at least that
 	//                 long and its step is 1 h or 15 min, else fractions.
 	// Val and test windows take their first T inputs from the end of the
@@ -280,8 +337,11 @@ func (c CSVConfig) borders(tab *Table) (a, b, e int, split string, err error) {
 	default:
 		tf, vf := c.fractions()
 		n := tab.Rows()
+		// The test fraction as the loaders write it (0.2, not 1-0.7-0.1 =
+		// 0.19999999999999996, which would lose a row where 0.2n is whole).
+		testFrac := math.Round((1-tf-vf)*1e9) / 1e9
 		a = int(float64(n) * tf)
-		b = a + int(float64(n)*vf)
+		b = n - int(float64(n)*testFrac)
 		e = n
 	}
 	return a, b, e, split, nil
@@ -364,6 +424,7 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	}
 	return &Dataset{
 		Name:     name,
+		Notes:    tab.Notes,
 		Period:   period,
 		Channels: chans,
 		Train:    cut(tr, nc, tgt, ntr, t, h),

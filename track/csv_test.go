@@ -86,8 +86,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"hex_float", head + "2016-07-01 00:00:00,0x1p3,1\n", []string{"f.csv:2", `"0x1p3" is not a finite decimal number`}},
 		{"beyond_float64", head + "2016-07-01 00:00:00,1e309,1\n", []string{"f.csv:2", `"1e309"`}},
 		{"bad_time", head + "yesterday,1,2\n", []string{"f.csv:2", "column date", `"yesterday" is not a timestamp`}},
-		{"decreasing_time", head + "2016-07-01 01:00:00,1,2\n2016-07-01 00:00:00,1,2\n", []string{"f.csv:3", "is not after the previous row's 2016-07-01 01:00:00", "sort the file"}},
-		{"duplicate_time", head + "2016-07-01 00:00:00,1,2\n2016-07-01 00:00:00,1,2\n", []string{"f.csv:3", "strictly increase"}},
+		{"decreasing_time", head + "2016-07-01 01:00:00,1,2\n2016-07-01 00:00:00,1,2\n", []string{"f.csv:3", "is before the previous row's 2016-07-01 01:00:00", "sort the file"}},
 		{"ragged", head + "2016-07-01 00:00:00,1\n", []string{"f.csv:2", "2 fields, the header has 3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -251,4 +250,61 @@ func TestCSVOverflow(t *testing.T) {
 	_, err = CSV(tab, CSVConfig{Path: "big.csv", Target: "OT", T: 8, H: 2})
 	require.ErrorContains(t, err, "column A overflows float64 when standardized")
 	require.NotContains(t, err.Error(), "constant")
+}
+
+// TestFractionsSplit: the 70/10/20 split cuts rows as the LTSF loaders
+// do, train = int(0.7n), test = int(0.2n), val the rest: ILI's 966 rows
+// give 676/97/193, weather's 52696 give 36887/5270/10539.
+func TestFractionsSplit(t *testing.T) {
+	for _, tc := range []struct {
+		n, train, val, test int
+	}{
+		{966, 676, 97, 193},
+		{52696, 36887, 5270, 10539},
+		{1000, 700, 100, 200}, // 0.2n whole: not one row short
+		{17420, 12194, 1742, 3484},
+	} {
+		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
+			tab := &Table{Name: "f.csv", Times: make([]time.Time, tc.n)}
+			for i := range tab.Times {
+				tab.Times[i] = time.Unix(int64(i)*600, 0)
+			}
+			a, b, e, split, err := CSVConfig{Split: "fractions"}.borders(tab)
+			require.NoError(t, err)
+			require.Equal(t, "fractions", split)
+			require.Equal(t, []int{tc.train, tc.val, tc.test}, []int{a, b - a, e - b})
+		})
+	}
+}
+
+// TestReadCSVRowsAsUsersHaveThem: a repeated timestamp and a gap are kept
+// with a note (windows are cut by rows), slashed spreadsheet dates parse,
+// weekly dates across months are no gap, and a decreasing timestamp is
+// still an error.
+func TestReadCSVRowsAsUsersHaveThem(t *testing.T) {
+	const head = "date,A,OT\n"
+	for _, tc := range []struct {
+		name, data string
+		rows       int
+		notes      []string
+	}{
+		{"repeat", head + "2020-05-12 05:50:00,1,2\n2020-05-12 06:00:00,1,2\n2020-05-12 06:00:00,1,2\n2020-05-12 06:10:00,1,2\n", 4,
+			[]string{"f.csv:4 repeats the timestamp 2020-05-12 06:00:00 of the row before; both rows are kept"}},
+		{"gap", head + "2020-01-01 00:00:00,1,2\n2020-01-01 00:10:00,1,2\n2020-01-01 01:50:00,1,2\n", 3,
+			[]string{"f.csv:4 comes 1h40m0s after the row before, not the file's step of 10m0s: a gap"}},
+		{"slashed", head + "1990/1/1 0:00,1,2\n1990/1/1 1:00,1,2\n1990/1/1 2:00,1,2\n", 3, nil},
+		{"weekly", head + "2002-12-24,1,2\n2002-12-31,1,2\n2003-01-07,1,2\n", 3, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab, err := ReadCSV(strings.NewReader(tc.data), "f.csv")
+			require.NoError(t, err)
+			require.Equal(t, tc.rows, tab.Rows())
+			require.Len(t, tab.Notes, len(tc.notes))
+			for i, n := range tc.notes {
+				require.Contains(t, tab.Notes[i], n)
+			}
+		})
+	}
+	_, err := ReadCSV(strings.NewReader(head+"2020-01-01 01:00:00,1,2\n2020-01-01 00:00:00,1,2\n"), "f.csv")
+	require.ErrorContains(t, err, "f.csv:3: timestamp 2020-01-01 00:00:00 is before the previous row's")
 }

@@ -86,6 +86,9 @@ type Dataset struct {
 	NoiseFloor float64
 	// HasNoiseFloor reports whether NoiseFloor is known.
 	HasNoiseFloor bool
+	// Notes say what about the source data a user should know (a csv
+	// file's repeated timestamps or gaps, Table.Notes).
+	Notes []string
 	// Channels names the input channels in model order: the CSV
 	// columns, or "x" for the sequence track.
 	Channels []string

@@ -537,6 +537,20 @@ func printSummary(w io.Writer, r *harness.Report) {
 			}
 		}
 	}
+	if inf := r.Informativeness; inf != nil {
+		gap := func(name string, g harness.Gap) string {
+			return fmt.Sprintf("%s by %+.4g (%+.2g%%, %.0f%% interval [%+.4g, %+.4g], p = %.3g)", name, g.Mean, g.Pct, 100*(1-c.Alpha), g.Lo, g.Hi, g.PValue)
+		}
+		parts := []string{gap("the best reference", inf.BestReference), gap("its start", inf.Start)}
+		if inf.LinearPart != nil {
+			parts = append(parts, gap("its skip path alone", *inf.LinearPart))
+		}
+		verdict := "yes"
+		if !inf.CanJudge {
+			verdict = "NO, this track cannot judge an idea"
+		}
+		fmt.Fprintf(w, "informative: %s; the baseline beats %s\n", verdict, strings.Join(parts, "; "))
+	}
 	for _, msg := range c.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
