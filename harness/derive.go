@@ -17,6 +17,15 @@ import (
 	"github.com/ideabench/ideabench/track"
 )
 
+// DeriveVersion names the derivation: what Derive computes from its
+// inputs and how it words it. A report records it (setup.derive_version)
+// and verifies against the derivation of the build that checks it, so
+// any change to Derive's output for the same inputs must change it;
+// TestDeriveVersionPinned fails until it does. A report of another
+// derivation re-derives from its results directory (ideabench run on
+// it reuses every trial).
+const DeriveVersion = "derive-2026-12-05"
+
 // Inputs are everything a report is derived from: the protocol, the
 // facts of its data and training path, the reference forecasters' MSEs,
 // and every trial's result. Derive turns them into the report; verify
@@ -177,7 +186,7 @@ func derive(in Inputs) (*Report, error) {
 	r := &Report{
 		BenchVersion: BenchVersion, Track: p.Track, Model: p.Model,
 		MetricDirection: dir.String(), NSeeds: len(p.Seeds),
-		Setup:    &Setup{Protocol: p, TrainingVersion: in.TrainingVersion, DataSHA256: in.DataSHA256, DataNotes: in.DataNotes},
+		Setup:    &Setup{Protocol: p, DeriveVersion: DeriveVersion, TrainingVersion: in.TrainingVersion, DataSHA256: in.DataSHA256, DataNotes: in.DataNotes},
 		Diverged: div, Run: in.Run,
 	}
 	r.Setup.TrialsSHA256 = trialsDigest(p, trials, in.DataSHA256, in.TrainingVersion)
@@ -938,14 +947,21 @@ func informativeness(p Protocol, r *Report, trials []Trial, results []Result, bB
 		inf.LinearPart, inf.LinearTest = &g, linear
 	}
 	why := func(g Gap, what string) {
-		if !g.Significant {
-			inf.Reasons = append(inf.Reasons, fmt.Sprintf("the baseline does not beat %s significantly (by %+.3g, %+.2g%%, interval [%+.3g, %+.3g], p = %.3g)", what, g.Mean, g.Pct, g.Lo, g.Hi, g.PValue))
+		how := "does not beat %s significantly"
+		switch {
+		case g.Significant:
+			return
+		case g.Mean < 0 && g.PValue < p.Alpha:
+			how = "is significantly worse than %s"
+		case g.Mean <= 0:
+			how = "is no better than %s"
 		}
+		inf.Reasons = append(inf.Reasons, fmt.Sprintf("the baseline "+how+" (by %+.3g, %+.2g%%, interval [%+.3g, %+.3g], p = %.3g)", what, g.Mean, g.Pct, g.Lo, g.Hi, g.PValue))
 	}
 	why(inf.BestReference, "the best reference forecaster ("+r.ReferenceForecasters.BestReference+")")
 	why(inf.Start, "its own starting model")
 	if inf.LinearPart != nil {
-		why(*inf.LinearPart, "its own skip path alone (the transformer adds nothing measurable to its linear part)")
+		why(*inf.LinearPart, "its own skip path alone (what the transformer adds to its linear part)")
 	}
 	inf.CanJudge = len(inf.Reasons) == 0
 	return inf, nil

@@ -445,6 +445,9 @@ func (f *Forecasters) judge(b float64) {
 // that bind the report's inputs to it.
 type Setup struct {
 	Protocol Protocol `json:"protocol"`
+	// DeriveVersion is the derivation the report was built with
+	// (harness.DeriveVersion).
+	DeriveVersion string `json:"derive_version,omitempty"`
 	// TrainingVersion is the training path of the trials (TrainingVersion
 	// of the build that trained them), part of every trial key.
 	TrainingVersion string `json:"training_version,omitempty"`

@@ -129,6 +129,10 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	if !ok {
 		return Findings{Checked: v.checked, Findings: v.found}
 	}
+	v.checked++
+	if r.Setup.DeriveVersion != DeriveVersion {
+		v.add("setup.derive_version", show(r.Setup.DeriveVersion), fmt.Sprintf("%q, this build's derivation: the differences listed may come from that; `ideabench run` (or merge) on the report's results directory derives it again without training", DeriveVersion), "")
+	}
 	want, err := Derive(in)
 	if err != nil {
 		v.checked++
@@ -513,6 +517,10 @@ func (v *verifier) tree(field string, got, want any) {
 			}
 			if f == "setup.digests" {
 				return // compared with the file's inputs first
+			}
+			if f == "setup" {
+				delete(w, "derive_version") // named first, with its consequence
+				delete(gm, "derive_version")
 			}
 			for _, k := range slices.Sorted(maps.Keys(w)) {
 				walk(join(f, k), gm[k], w[k])
