@@ -236,11 +236,11 @@ func DefaultProtocol() Protocol { return FullProfile("panel") }
 // analysis plans for a 1% improvement (min_effect_pct).
 //
 //   - panel: d=32, 4 heads, L=2, batch 32, tokens of 4 positions, every
-//     token's forecast trained; lr ∈ {0.005, 0.015, 0.045}, 12 epochs,
+//     token's forecast trained; lr ∈ {0.005, 0.015, 0.045}, 24 epochs,
 //     patience 3; the default panel track.
-//   - sequence: as panel with the linear skip path (starting at
-//     linear_ar), lr ∈ {0.0015, 0.005, 0.015}, and 8192 train windows
-//     of the default sequence track.
+//   - sequence: as panel with 12 epochs and the linear skip path
+//     (starting at linear_ar), lr ∈ {0.0015, 0.005, 0.015}, and 8192
+//     train windows of the default sequence track.
 //   - csv: d=32, 4 heads, L=2, batch 32, tokens of 16 positions, RevIN,
 //     the last token's forecast trained; lr ∈ {0.0001, 0.0003, 0.001},
 //     20 epochs, patience 5; the csv block comes from the caller.
@@ -259,6 +259,10 @@ func FullProfile(trk string) Protocol {
 	case "panel":
 		c := track.DefaultPanelConfig()
 		p.Panel = &c
+		// Measured: at 12 epochs every seed still improved in its last
+		// epochs (baseline 0.1874); 24 gives 0.1636, the val metric still
+		// falling 11% over the last quarter of the cosine schedule.
+		epochs = 24
 	case "sequence":
 		// One long nearly linear-Gaussian series: the linear skip path
 		// starts the model at linear_ar, and 8x the seed's windows.

@@ -24,7 +24,7 @@ func TestTrialIDPinned(t *testing.T) {
 		// The cfg fields added after beta are left out at zero, so the
 		// seed profile's keys are those of the protocol it came from.
 		{"seed", SeedProfile(), "5b6e203f7c43821df71076bd099ca87b"},
-		{"full", DefaultProtocol(), "ba4c064da97989c5bda7e4f13a7b8473"},
+		{"full", DefaultProtocol(), "2703bd5d64d54ab502598ee6e6e7ad40"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := tc.p.Key(tc.p.Trials()[0], "")
