@@ -24,7 +24,7 @@ import (
 // TestDeriveVersionPinned fails until it does. A report of another
 // derivation re-derives from its results directory (ideabench run on
 // it reuses every trial).
-const DeriveVersion = "derive-2026-12-05"
+const DeriveVersion = "derive-2026-12-05b"
 
 // Inputs are everything a report is derived from: the protocol, the
 // facts of its data and training path, the reference forecasters' MSEs,
@@ -299,7 +299,11 @@ func derive(in Inputs) (*Report, error) {
 			return nil, err
 		}
 		r.Informativeness = inf
-		if !inf.CanJudge {
+		switch {
+		case inf.CanJudge:
+		case strings.HasPrefix(inf.Reasons[0], "too few seeds"):
+			r.Comparison.Warnings = append(r.Comparison.Warnings, "informativeness unknown: "+inf.Reasons[0])
+		default:
 			r.Comparison.Warnings = append(r.Comparison.Warnings, "uninformative track: "+strings.Join(inf.Reasons, "; ")+
 				"; a verdict here cannot tell a good idea from a bad one: see informativeness")
 		}
@@ -669,28 +673,49 @@ func keptWarnings(arm string, ac ArmCurves, skip bool) []string {
 		}
 		all++
 		kept[e]++
-		if c := ac.ValCurves[i]; e == len(c) && len(c) == ac.Cfg.Epochs && len(c) >= 2 && c[len(c)-1] < c[len(c)-2] {
+		if c := ac.ValCurves[i]; e == len(c) && len(c) == ac.Cfg.Epochs && stillFalling(c) {
 			falling++
 		}
 	}
 	if all == 0 {
 		return nil
 	}
-	tail := ""
-	if skip {
-		tail = "; with the skip path its forecasts stay those of the least-squares start, so the transformer adds nothing on this track"
-	}
 	var out []string
 	switch {
 	case ac.Cfg.Patience > 0 && kept[0] == all:
+		tail := ""
+		if skip {
+			tail = "; with the skip path its forecasts are those of the least-squares start, so the transformer adds nothing on this track"
+		}
 		out = append(out, fmt.Sprintf("start kept: the %s arm's chosen cfg kept its starting model on every seed: no epoch of training lowered the val metric below the untrained model's%s", arm, tail))
 	case ac.Cfg.Patience > 0 && ac.Cfg.Epochs >= 2 && kept[1] == all:
+		tail := ""
+		if skip {
+			tail = "; its forecasts stay close to the skip path's least-squares start"
+		}
 		out = append(out, fmt.Sprintf("first-epoch stop: the %s arm's chosen cfg kept its first epoch's weights on every seed: every later epoch raised the val metric, so the model overfits the train split after one epoch%s", arm, tail))
 	}
 	if falling == all {
-		out = append(out, fmt.Sprintf("still improving: the %s arm's chosen cfg kept its last of %d epochs on every seed while the val metric was still falling; training may have been cut short: raise epochs", arm, ac.Cfg.Epochs))
+		out = append(out, fmt.Sprintf("still improving: the %s arm's chosen cfg kept its last of %d epochs on every seed while the val metric was still falling by more than %g%% over the last quarter of them; training was cut short: more epochs would likely change the result", arm, ac.Cfg.Epochs, 100*stillFallingFrac))
 	}
 	return out
+}
+
+// stillFallingFrac is the relative fall of the val metric over the last
+// quarter of the epochs (at least the last one) above which training is
+// called cut short: a cosine schedule makes the last epochs fall a little
+// anyway, as it anneals.
+const stillFallingFrac = 0.01
+
+// stillFalling reports whether a val curve ends more than
+// stillFallingFrac below its value a quarter of the epochs before.
+func stillFalling(c []float64) bool {
+	n := len(c)
+	if n < 2 {
+		return false
+	}
+	q := c[n-1-max(1, n/4)]
+	return c[n-1] < q*(1-stillFallingFrac)
 }
 
 // curves collects the epoch losses and val curves of one cfg, seed by
@@ -918,12 +943,21 @@ func (r *Report) inputGroups() map[string]any {
 
 // informativeness measures how far the baseline's chosen cfg (bBest) gets
 // beyond the best reference forecaster, its own starting model and, with
-// the skip path, its linear part, seed by seed (Informativeness).
+// the skip path, its linear part, seed by seed (Informativeness). A
+// diverged seed counts as the worst against the reference (the
+// protocol's rule) and is left out of the other two gaps: it has no
+// trained model to compare with its start or its linear part.
 func informativeness(p Protocol, r *Report, trials []Trial, results []Result, bBest int) (*Informativeness, error) {
-	var start, linear []float64
+	var start, linear, trained, startOK, linearOK []float64
 	for i, t := range trials {
-		if t.Arm == "baseline" && t.Cfg == bBest {
-			start, linear = append(start, results[i].StartTest), append(linear, results[i].LinearTest)
+		if t.Arm != "baseline" || t.Cfg != bBest {
+			continue
+		}
+		res := results[i]
+		start, linear = append(start, res.StartTest), append(linear, res.LinearTest)
+		if !res.Diverged {
+			trained = append(trained, res.Test)
+			startOK, linearOK = append(startOK, res.StartTest), append(linearOK, res.LinearTest)
 		}
 	}
 	b := r.Baseline.Full.PerSeed
@@ -936,15 +970,24 @@ func informativeness(p Protocol, r *Report, trials []Trial, results []Result, bB
 	if inf.BestReference, err = gapOf(ref, b, p.Alpha); err != nil {
 		return nil, err
 	}
-	if inf.Start, err = gapOf(start, b, p.Alpha); err != nil {
+	if inf.Start, err = gapOf(startOK, trained, p.Alpha); err != nil {
 		return nil, err
 	}
 	if p.Arch.Skip {
-		g, err := gapOf(linear, b, p.Alpha)
+		g, err := gapOf(linearOK, trained, p.Alpha)
 		if err != nil {
 			return nil, err
 		}
 		inf.LinearPart, inf.LinearTest = &g, linear
+	}
+	if n := min(len(b), len(trained)); math.Ldexp(1, 1-n) >= p.Alpha {
+		// No gap can be significant: say so, not that the track fails.
+		k := 2
+		for math.Ldexp(1, 1-k) >= p.Alpha {
+			k++
+		}
+		inf.Reasons = append(inf.Reasons, fmt.Sprintf("too few seeds to tell: with %d the smallest sign-flip p is %.3g, not below alpha %g; run at least %d", n, math.Ldexp(1, 1-n), p.Alpha, k))
+		return inf, nil
 	}
 	why := func(g Gap, what string) {
 		how := "does not beat %s significantly"
@@ -977,9 +1020,9 @@ func gapOf(other, baseline []float64, alpha float64) (Gap, error) {
 	if err != nil {
 		return Gap{}, fmt.Errorf("harness: informativeness: %w", err)
 	}
-	g := Gap{Mean: -c.DeltaMean, PValue: c.PValue}
+	g := Gap{N: c.NPairs, Mean: 0 - c.DeltaMean, PValue: c.PValue} // 0 - x: no -0 in the report
 	for _, d := range c.PerSeedDiffs {
-		g.PerSeed = append(g.PerSeed, -d)
+		g.PerSeed = append(g.PerSeed, 0-d)
 	}
 	g.Lo, g.Hi = g.Mean-c.MDE, g.Mean+c.MDE
 	if m := stats.Summarize(other).Mean; m != 0 {

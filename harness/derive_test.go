@@ -11,25 +11,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// derivedByHand is the report of tinyProtocol on 8 seeds derived from
-// hand-made results: the baseline's best cfg on val lost one seed, so
-// the baseline runs cfg 1.
+// derivedByHand is the report of tinyProtocol (with the skip path) on 8
+// seeds derived from hand-made results and a data note: the baseline's
+// best cfg on val lost one seed, so the baseline runs cfg 1.
 func derivedByHand(t *testing.T) *Report {
 	t.Helper()
 	p := tinyProtocol()
 	p.Seeds = []uint64{0, 1, 2, 3, 4, 5, 6, 7}
+	p.Arch.Skip = true
 	lc := 0.62
 	f := &Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
 	trials := p.Trials()
 	res := make([]Result, len(trials))
 	for i, tr := range trials {
 		s := float64(tr.Seed)
-		r := Result{EpochLoss: []float64{1, 0.9}, ValCurve: []float64{1, 0.9}, StartVal: 9, StartTest: 9}
+		r := Result{EpochLoss: []float64{1, 0.9}, ValCurve: []float64{1, 0.9}, StartVal: 9, StartTest: 9, LinearTest: 0.7 + 0.01*s}
 		switch {
 		case tr.Arm == "baseline" && tr.Cfg == 0:
 			r.Val, r.Test = 0.1, 0.1+0.001*s
 			if tr.Seed == 5 {
-				r.Diverged, r.Val, r.Test = true, math.Inf(1), math.Inf(1)
+				r.Diverged, r.Val, r.Test, r.LinearTest = true, math.Inf(1), math.Inf(1), 0
 			}
 		case tr.Arm == "baseline":
 			r.Val, r.Test = 0.5, 0.5+0.001*s
@@ -41,7 +42,7 @@ func derivedByHand(t *testing.T) *Report {
 		r.ValCurve[1] = r.Val
 		res[i] = r
 	}
-	r, err := Derive(Inputs{Protocol: p, TrainingVersion: "pinned", References: f, Trials: trials, Results: res})
+	r, err := Derive(Inputs{Protocol: p, TrainingVersion: "pinned", DataNotes: []string{"f.csv:3 repeats the timestamp of the row before"}, References: f, Trials: trials, Results: res})
 	require.NoError(t, err)
 	return r
 }
@@ -74,7 +75,8 @@ func TestDeriveDiverged(t *testing.T) {
 // DeriveVersion is changed and its pin added, so that a report always
 // names the derivation that verifies it.
 var derivePins = map[string]string{
-	"derive-2026-12-05": "214a00166eb1accae9a02d0af89b36c2b2a89c3a63952f9a1d601f509135d24b",
+	"derive-2026-12-05":  "214a00166eb1accae9a02d0af89b36c2b2a89c3a63952f9a1d601f509135d24b",
+	"derive-2026-12-05b": "bd67dbf133de4d45786f3e802ae71e9aadaad8859204c68cbc88358ee6db0d7b",
 }
 
 func TestDeriveVersionPinned(t *testing.T) {
@@ -88,4 +90,47 @@ func TestDeriveVersionPinned(t *testing.T) {
 	require.True(t, ok, "no pin for DeriveVersion %q", DeriveVersion)
 	require.Equal(t, want, hex.EncodeToString(sum[:]),
 		"Derive's output moved: set DeriveVersion in derive.go to a new name and pin %s for it", hex.EncodeToString(sum[:]))
+}
+
+// TestInformativeness: a seed that diverged counts as the worst against
+// the reference and is left out of the gaps to its start and its linear
+// part (it has no trained model); with too few seeds the report says it
+// cannot tell, not that the track fails.
+func TestInformativeness(t *testing.T) {
+	p := tinyProtocol()
+	p.Arch.Skip = true
+	lc := 0.62
+	refs := &Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
+	derive := func(seeds int) *Report {
+		q := p
+		q.Seeds = nil
+		for s := range seeds {
+			q.Seeds = append(q.Seeds, uint64(s))
+		}
+		q.Baseline, q.Idea = q.Baseline[:1], q.Idea[:1]
+		trials := q.Trials()
+		res := make([]Result, len(trials))
+		for i, tr := range trials {
+			s := float64(tr.Seed)
+			res[i] = Result{Val: 0.4, Test: 0.4 + 0.001*s, StartVal: 0.6, StartTest: 0.6, LinearTest: 0.5 + 0.001*s, ValCurve: []float64{0.5, 0.4}}
+			if tr.Arm == "baseline" && tr.Seed == 1 {
+				res[i] = Result{Diverged: true, Val: math.Inf(1), Test: math.Inf(1), StartVal: 0.6, StartTest: 0.6}
+			}
+		}
+		r, err := Derive(Inputs{Protocol: q, TrainingVersion: "pinned", References: refs, Trials: trials, Results: res})
+		require.NoError(t, err)
+		require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+		return r
+	}
+	inf := derive(8).Informativeness
+	require.Equal(t, 8, inf.BestReference.N, "the diverged seed counts, as the worst")
+	require.Equal(t, 7, inf.Start.N)
+	require.Equal(t, 7, inf.LinearPart.N)
+	require.True(t, inf.LinearPart.Significant, "0.1 better than its linear part on every trained seed")
+	require.InDelta(t, 0.1, inf.LinearPart.Mean, 1e-12)
+
+	few := derive(4).Informativeness
+	require.False(t, few.CanJudge)
+	require.Len(t, few.Reasons, 1)
+	require.Contains(t, few.Reasons[0], "too few seeds to tell: with 3 the smallest sign-flip p is 0.25")
 }

@@ -75,13 +75,15 @@ type Informativeness struct {
 	Start Gap `json:"start"`
 	// StartTest is each seed's starting model's test metric.
 	StartTest []float64 `json:"start_test"`
+	// LinearTest (linear_part_test) is each seed's trained skip path
+	// alone on test, 0 for a seed that diverged.
 	// LinearPart, with the skip path, is the test metric of the trained
-	// model's skip path alone (LinearTest) minus the whole model's: what
-	// the transformer adds to its linear part.
+	// model's skip path alone minus the whole model's: what the
+	// transformer adds to its linear part.
 	LinearPart *Gap      `json:"linear_part,omitempty"`
 	LinearTest []float64 `json:"linear_part_test,omitempty"`
 	// CanJudge is true when every gap is significant (Gap.Significant);
-	// Reasons say which are not.
+	// Reasons say which are not, or that too few seeds can tell.
 	CanJudge bool     `json:"can_judge"`
 	Reasons  []string `json:"reasons,omitempty"`
 }
@@ -90,6 +92,9 @@ type Informativeness struct {
 // forecaster's, seed by seed (positive: the baseline is better), with the
 // paired statistics of package stats at the protocol's alpha.
 type Gap struct {
+	// N is the number of seeds compared (a diverged seed has no trained
+	// model to set against its start or linear part).
+	N       int       `json:"n"`
 	PerSeed []float64 `json:"per_seed"` // other_i - baseline_i
 	Mean    float64   `json:"mean"`
 	// Pct is 100·mean / mean(other).

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
 
@@ -167,6 +170,28 @@ func TestVerifyEveryLeaf(t *testing.T) {
 		o.Report.SetRun(RunInfo{WallSeconds: 1.5, Workers: 2, GoVersion: "go1.26", Version: "test", TrialsRun: len(o.Trials), Results: "r.trials"})
 		total, named := sweepLeaves(t, o.Report)
 		t.Logf("ci report: %d of %d leaves named", named, total)
+	})
+	// A csv track with the skip path (informativeness.linear_part) and a
+	// file with a repeated timestamp and a gap (setup.data_notes).
+	t.Run("csv", func(t *testing.T) {
+		raw, err := os.ReadFile("../track/testdata/tiny.csv")
+		require.NoError(t, err)
+		lines := strings.SplitAfter(string(raw), "\n")
+		lines = append(lines[:51], lines[50:]...)   // row 50 twice
+		lines = append(lines[:120], lines[121:]...) // one hour missing
+		path := filepath.Join(t.TempDir(), "notes.csv")
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
+		p := CIProfileFor("csv")
+		p.CSV = &track.CSVConfig{Path: path, Target: "OT", T: 24, H: 6}
+		p.Arch.Patch = 4
+		p.Seeds = []uint64{0, 1, 2}
+		p.Baseline, p.Idea = p.Baseline[:2], p.Idea[:2]
+		o, err := Run(context.Background(), p, Options{})
+		require.NoError(t, err)
+		require.Len(t, o.Report.Setup.DataNotes, 2)
+		require.NotNil(t, o.Report.Informativeness.LinearPart)
+		total, named := sweepLeaves(t, o.Report)
+		t.Logf("csv report: %d of %d leaves named", named, total)
 	})
 	t.Run("sequential", func(t *testing.T) {
 		p := tinyProtocol()

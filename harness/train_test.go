@@ -181,7 +181,7 @@ func TestKeptWarnings(t *testing.T) {
 		want string // substring; "" for no warning
 	}{
 		{"all_first", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{1, 1, 1}}, false, "overfits the train split after one epoch"},
-		{"all_first_skip", ArmCurves{Cfg: es, ValCurves: flat[:2], BestEpochs: []int{1, 1}}, true, "those of the least-squares start"},
+		{"all_first_skip", ArmCurves{Cfg: es, ValCurves: flat[:2], BestEpochs: []int{1, 1}}, true, "stay close to the skip path's least-squares start"},
 		{"all_start", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{0, 0, 0}}, false, "kept its starting model on every seed"},
 		{"one_later", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{1, 2, 1}}, false, ""},
 		// A diverged seed (-1) does not count either way.

@@ -96,6 +96,14 @@ func TrainTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed 
 	diverged := func(step int) (*transformer.Model[float32], Result, error) {
 		res.Diverged, res.DivergedStep = true, step
 		res.Val, res.Test = math.Inf(1), math.Inf(1)
+		// A record holds finite numbers only: what was not measured, or
+		// not finite, is 0 (Derive leaves a diverged trial out of the gaps
+		// these feed).
+		for _, x := range []*float64{&res.StartVal, &res.StartTest, &res.LinearTest} {
+			if !finite(*x) {
+				*x = 0
+			}
+		}
 		return m, res, ErrDiverged
 	}
 	perEpoch := (tr.N + batch - 1) / batch

@@ -131,7 +131,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	}
 	v.checked++
 	if r.Setup.DeriveVersion != DeriveVersion {
-		v.add("setup.derive_version", show(r.Setup.DeriveVersion), fmt.Sprintf("%q, this build's derivation: the differences listed may come from that; `ideabench run` (or merge) on the report's results directory derives it again without training", DeriveVersion), "")
+		v.add("setup.derive_version", show(r.Setup.DeriveVersion), fmt.Sprintf("%q, this build's derivation: the differences listed may come from that; `ideabench run` (or merge) on the report's results directory derives it again, without training when the report's training version is this build's", DeriveVersion), "")
 	}
 	want, err := Derive(in)
 	if err != nil {

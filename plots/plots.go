@@ -954,7 +954,7 @@ func loss(r *harness.Report) (*figure, error) {
 			return nil, err
 		}
 		means[1] = append(means[1], m)
-		epochs = max(epochs, len(m.XYs))
+		epochs = max(epochs, int(m.XYs[len(m.XYs)-1].X)) // the last epoch drawn (the start is epoch 0)
 		var kept plotter.XYs
 		for k, e := range ac.BestEpochs {
 			switch {

@@ -96,7 +96,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		return nil, fmt.Errorf("track: %s: %w", name, err)
 	}
 	header = slices.Clone(header) // ReuseRecord: the next Read overwrites it
-	var notes noteList
+	var lines []int // each row's line in the file
 	if len(header) < 2 {
 		return nil, fmt.Errorf("track: %s: the header has %d column(s); want a timestamp column and at least one numeric column", name, len(header))
 	}
@@ -126,7 +126,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		line, _ := cr.FieldPos(0)
 		ts, ok := parseTime(strings.TrimSpace(rec[0]))
 		if !ok {
-			return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a timestamp; want YYYY-MM-DD hh:mm:ss (or RFC 3339, or YYYY-MM-DD)", name, line, header[0], rec[0])
+			return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a timestamp; want YYYY-MM-DD hh:mm:ss (or YYYY-MM-DD hh:mm, YYYY-MM-DD, RFC 3339, or YYYY/M/D [h:mm[:ss]])", name, line, header[0], rec[0])
 		}
 		if n := len(tab.Times); n > 0 {
 			prev := tab.Times[n-1]
@@ -134,13 +134,10 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 			case ts.Before(prev):
 				return nil, fmt.Errorf("track: %s:%d: timestamp %s is before the previous row's %s; timestamps must not decrease (sort the file)",
 					name, line, rec[0], prev.Format("2006-01-02 15:04:05"))
-			case ts.Equal(prev):
-				notes.add(fmt.Sprintf("%s:%d repeats the timestamp %s of the row before; both rows are kept (windows are cut by rows)", name, line, prev.Format("2006-01-02 15:04:05")))
-			case n >= 2 && ts.Sub(prev) != tab.Times[1].Sub(tab.Times[0]) && !irregular(tab.Times[1].Sub(tab.Times[0]), ts.Sub(prev)):
-				notes.add(fmt.Sprintf("%s:%d comes %v after the row before, not the file's step of %v: a gap, kept as it is (windows are cut by rows)", name, line, ts.Sub(prev), tab.Times[1].Sub(tab.Times[0])))
 			}
 		}
 		tab.Times = append(tab.Times, ts)
+		lines = append(lines, line)
 		for c, cell := range rec[1:] {
 			v, err := num.ParseDecimal(strings.TrimSpace(cell))
 			if err != nil {
@@ -153,18 +150,56 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		return nil, fmt.Errorf("track: %s has a header but no rows", name)
 	}
 	tab.SHA256 = hex.EncodeToString(h.Sum(nil))
-	tab.Notes = notes.list()
+	tab.Notes = rowNotes(tab, lines)
 	return tab, nil
 }
 
-// irregular reports whether a step of d after a file's first step of
-// first is a calendar step rather than a gap: a month or a year of
-// daily-or-longer data varies in length.
-func irregular(first, d time.Duration) bool {
-	return first >= 24*time.Hour && d >= 24*time.Hour && d <= 2*first
+// rowNotes notes the rows a user should know about (Table.Notes): a
+// timestamp that repeats the row before, and a step other than the
+// file's (Table.Step) that is no calendar step.
+func rowNotes(tab *Table, lines []int) []string {
+	var notes noteList
+	step := tab.Step()
+	for i := 1; i < tab.Rows(); i++ {
+		prev, d := tab.Times[i-1], tab.Times[i].Sub(tab.Times[i-1])
+		switch {
+		case d == 0:
+			notes.add(fmt.Sprintf("%s:%d repeats the timestamp %s of the row before; both rows are kept (windows are cut by rows)", tab.Name, lines[i], prev.Format("2006-01-02 15:04:05")))
+		case d != step && !calendarStep(step, d):
+			notes.add(fmt.Sprintf("%s:%d comes %v after the row before, not the file's step of %v: a gap, kept as it is (windows are cut by rows)", tab.Name, lines[i], d, step))
+		}
+	}
+	return notes.list()
 }
 
-// noteList keeps the first few notes of a kind and counts the rest.
+// Step is the file's time step: the most common positive difference of
+// consecutive timestamps (the shortest of equally common ones); 0 for
+// fewer than two distinct timestamps.
+func (t *Table) Step() time.Duration {
+	count := map[time.Duration]int{}
+	var best time.Duration
+	for i := 1; i < t.Rows(); i++ {
+		d := t.Times[i].Sub(t.Times[i-1])
+		if d <= 0 {
+			continue
+		}
+		count[d]++
+		if c := count[d]; best == 0 || c > count[best] || c == count[best] && d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+// calendarStep reports whether d is the same calendar step as step, a
+// month (28 to 31 days) or a year (365 or 366 days), whose length varies.
+func calendarStep(step, d time.Duration) bool {
+	const day = 24 * time.Hour
+	in := func(x, lo, hi time.Duration) bool { return x >= lo && x <= hi }
+	return in(step, 28*day, 31*day) && in(d, 28*day, 31*day) || in(step, 365*day, 366*day) && in(d, 365*day, 366*day)
+}
+
+// noteList keeps the first few notes and counts the rest.
 type noteList struct {
 	kept  []string
 	extra int
@@ -310,10 +345,7 @@ const (
 // the split's name.
 func (c CSVConfig) borders(tab *Table) (a, b, e int, split string, err error) {
 	split = c.Split
-	step := time.Duration(0)
-	if tab.Rows() >= 2 {
-		step = tab.Times[1].Sub(tab.Times[0])
-	}
+	step := tab.Step()
 	if split == "" {
 		switch {
 		case step == time.Hour && tab.Rows() >= ettTrainHours+ettValHours+ettTestHours:
@@ -420,7 +452,7 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	}
 	period := c.Period
 	if period == 0 && tab.Rows() >= 2 {
-		period = PeriodOf(tab.Times[1].Sub(tab.Times[0]))
+		period = PeriodOf(tab.Step())
 	}
 	return &Dataset{
 		Name:     name,

@@ -294,6 +294,15 @@ func TestReadCSVRowsAsUsersHaveThem(t *testing.T) {
 			[]string{"f.csv:4 comes 1h40m0s after the row before, not the file's step of 10m0s: a gap"}},
 		{"slashed", head + "1990/1/1 0:00,1,2\n1990/1/1 1:00,1,2\n1990/1/1 2:00,1,2\n", 3, nil},
 		{"weekly", head + "2002-12-24,1,2\n2002-12-31,1,2\n2003-01-07,1,2\n", 3, nil},
+		// The step is the most common one, not the first: a repeat at the
+		// start does not make every later row a gap.
+		{"repeat_first", head + "2020-01-01 00:00:00,1,2\n2020-01-01 00:00:00,1,2\n2020-01-01 00:10:00,1,2\n2020-01-01 00:20:00,1,2\n", 4,
+			[]string{"f.csv:3 repeats the timestamp"}},
+		// Months vary in length; a missing month is a gap.
+		{"monthly", head + "2020-01-01,1,2\n2020-02-01,1,2\n2020-03-01,1,2\n2020-04-01,1,2\n2020-06-01,1,2\n", 5,
+			[]string{"f.csv:6 comes 1464h0m0s after the row before, not the file's step of 744h0m0s"}},
+		// A missing day of daily data is a gap.
+		{"daily_gap", head + "2020-01-01,1,2\n2020-01-02,1,2\n2020-01-03,1,2\n2020-01-05,1,2\n", 4, []string{"f.csv:5 comes 48h0m0s after"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab, err := ReadCSV(strings.NewReader(tc.data), "f.csv")

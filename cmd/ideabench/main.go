@@ -539,7 +539,7 @@ func printSummary(w io.Writer, r *harness.Report) {
 	}
 	if inf := r.Informativeness; inf != nil {
 		gap := func(name string, g harness.Gap) string {
-			return fmt.Sprintf("%s by %+.4g (%+.2g%%, %.0f%% interval [%+.4g, %+.4g], p = %.3g)", name, g.Mean, g.Pct, 100*(1-c.Alpha), g.Lo, g.Hi, g.PValue)
+			return fmt.Sprintf("over %s %+.4g (%+.2g%%, %.0f%% interval [%+.4g, %+.4g], p = %.3g)", name, g.Mean, g.Pct, 100*(1-c.Alpha), g.Lo, g.Hi, g.PValue)
 		}
 		parts := []string{gap("the best reference", inf.BestReference), gap("its start", inf.Start)}
 		if inf.LinearPart != nil {
@@ -547,9 +547,12 @@ func printSummary(w io.Writer, r *harness.Report) {
 		}
 		verdict := "yes"
 		if !inf.CanJudge {
-			verdict = "NO, this track cannot judge an idea"
+			verdict = "NO: " + inf.Reasons[0]
+			if len(inf.Reasons) > 1 {
+				verdict += fmt.Sprintf(" (and %d more reasons)", len(inf.Reasons)-1)
+			}
 		}
-		fmt.Fprintf(w, "informative: %s; the baseline beats %s\n", verdict, strings.Join(parts, "; "))
+		fmt.Fprintf(w, "informative: %s\n  the baseline's margin (positive: better) %s\n", verdict, strings.Join(parts, "; "))
 	}
 	for _, msg := range c.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", msg)
