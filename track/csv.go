@@ -96,7 +96,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		return nil, fmt.Errorf("track: %s: %w", name, err)
 	}
 	header = slices.Clone(header) // ReuseRecord: the next Read overwrites it
-	var lines []int // each row's line in the file
+	var lines []int               // each row's line in the file
 	if len(header) < 2 {
 		return nil, fmt.Errorf("track: %s: the header has %d column(s); want a timestamp column and at least one numeric column", name, len(header))
 	}
