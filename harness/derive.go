@@ -50,8 +50,9 @@ type Inputs struct {
 	// Run is copied into the report (volatile, not derived).
 	Run *RunInfo
 
-	// look, set for a sequential design's looks, leaves out what a look
-	// does not read: the comparisons' intervals and power.
+	// look, set for a sequential design's looks before the last, leaves
+	// out what a look does not read: the comparisons' intervals and power,
+	// informativeness and the early-stop replay.
 	look bool
 }
 
@@ -123,6 +124,7 @@ func deriveSequential(in Inputs) (*Report, error) {
 		return nil, err
 	}
 	rec := &SequentialReport{Design: SequentialDesign, Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
+	var r *Report
 	for _, m := range s.LookSizes(len(p.Seeds)) {
 		if m > n {
 			return nil, fmt.Errorf("harness: derive: the design looks again at %d seeds, but the trials end at %d", m, n)
@@ -131,9 +133,9 @@ func deriveSequential(in Inputs) (*Report, error) {
 		sub.Protocol = q
 		sub.Protocol.Seeds = all[:m]
 		sub.Trials, sub.Results = prefixTrials(q, in.Results, m)
-		sub.look = true
-		r, err := derive(sub)
-		if err != nil {
+		sub.look = m < n // the look at every seed is the report
+		var err error
+		if r, err = derive(sub); err != nil {
 			return nil, err
 		}
 		if rec.add(r, p.Alpha) || m == n {
@@ -144,12 +146,6 @@ func deriveSequential(in Inputs) (*Report, error) {
 		return nil, fmt.Errorf("harness: derive: the design stopped at %d seeds, but the trials run to %d", got, n)
 	}
 	rec.finish(p.Alpha)
-	last := in
-	last.Protocol = q
-	r, err := derive(last)
-	if err != nil {
-		return nil, err
-	}
 	r.Setup.Protocol = p
 	r.Sequential, r.EarlyStop = rec, nil // the looks answer what early_stop would
 	r.seal()
@@ -308,8 +304,10 @@ func derive(in Inputs) (*Report, error) {
 				"; a verdict here cannot tell a good idea from a bad one: see informativeness")
 		}
 	}
-	if es, err := earlyStop(r, p); err == nil {
-		r.EarlyStop = es
+	if !in.look {
+		if es, err := p.earlyStop(base, ideaArm); err == nil {
+			r.EarlyStop = es
+		}
 	}
 	return r, nil
 }

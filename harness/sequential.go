@@ -126,52 +126,29 @@ type SequentialReport struct {
 	Verdict    string `json:"verdict"`
 }
 
-// lookOf computes the look at the first n seeds of r's sweeps: each arm's
-// cfg chosen on the val means of those seeds, the headline p-value of the
-// chosen cfgs (the selection-aware test when selection is set and the
-// grids pair, else the sign-flip test), their mean difference, and the
-// decision at boundary.
-func lookOf(r *Report, n int, boundary float64, dir stats.Direction, alpha float64, selection bool) (Look, string, error) {
-	b, bok := baselineArm(r)
-	x, xok := ideaRowsArm(r, "idea", r.MechanismSignature.IdeaSweep)
-	if !bok || !xok {
-		return Look{}, "", fmt.Errorf("harness: a look needs per-seed val and test metrics of every cfg")
-	}
-	cut := func(a stats.Arm) (stats.Arm, error) {
+// lookOf computes the look at the first n seeds of the arms' sweeps b
+// and x: each arm's cfg chosen on those seeds (stats.Arm.Select), the
+// comparison's headline p-value and mean difference (Protocol.comparison,
+// without its estimates), and the decision at boundary; it returns the
+// test that gave the p-value too.
+func (p Protocol) lookOf(b, x stats.Arm, n int, boundary float64) (Look, string, error) {
+	cut := func(a stats.Arm) stats.Arm {
 		var c stats.Arm
 		for j := range a.Val {
-			if len(a.Val[j]) < n || len(a.Test[j]) < n {
-				return c, fmt.Errorf("harness: a look at %d seeds, but cfg %d has %d", n, j, len(a.Val[j]))
-			}
 			c.Val, c.Test = append(c.Val, a.Val[j][:n]), append(c.Test, a.Test[j][:n])
 			c.Diverged = append(c.Diverged, a.Diverged[j][:n])
 		}
-		return c, nil
+		return c
 	}
-	b, err := cut(b)
-	if err != nil {
-		return Look{}, "", err
-	}
-	if x, err = cut(x); err != nil {
-		return Look{}, "", err
-	}
-	opt := stats.DefaultOptions()
-	opt.Alpha = alpha
-	bs, xs := b.Test[b.Select(dir)], x.Test[x.Select(dir)]
-	c, err := stats.Compare(bs, xs, dir, &opt)
+	b, x = cut(b), cut(x)
+	dir := stats.LowerIsBetter
+	c, err := p.comparison("idea", b, b.Select(dir), x, x.Select(dir), p.Idea, dir, 0, false)
 	if err != nil {
 		return Look{}, "", fmt.Errorf("harness: look at %d seeds: %w", n, err)
 	}
 	l := Look{NSeeds: n, PValue: c.PValue, Boundary: boundary, DeltaMean: c.DeltaMean}
-	test := TestSignFlip
-	if selection && len(b.Val) == len(x.Val) {
-		if l.PValue, err = stats.SelectionPValue(b, x, dir, &opt); err != nil {
-			return Look{}, "", fmt.Errorf("harness: look at %d seeds: %w", n, err)
-		}
-		test = TestSelection
-	}
 	l.Decided = l.PValue < boundary && l.DeltaMean != 0
-	return l, test, nil
+	return l, c.Test, nil
 }
 
 // boundary is the alpha that rec's spending function spends between its
@@ -278,19 +255,20 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 }
 
 // earlyStop is the retrospective answer to "could this run have stopped
-// early": the run's n seeds replayed as a sequential design with looks at
-// ⌊n/2⌋ and n seeds and O'Brien-Fleming spending (max_seeds n), each look
-// computed from the first seeds of the sweeps with p's headline test
-// (lookOf). nil below 4 seeds, where half of them cannot decide anything.
-func earlyStop(r *Report, p Protocol) (*SequentialReport, error) {
-	n := r.NSeeds
+// early": the run's n seeds of the baseline's and the idea's sweeps b and
+// x replayed as a sequential design with looks at ⌊n/2⌋ and n seeds and
+// O'Brien-Fleming spending (max_seeds n), each look with p's headline
+// test (lookOf). nil below 4 seeds, where half of them cannot decide
+// anything.
+func (p Protocol) earlyStop(b, x stats.Arm) (*SequentialReport, error) {
+	n := len(p.Seeds)
 	if n < 4 {
 		return nil, fmt.Errorf("harness: early stop needs 4 seeds or more")
 	}
 	s := &Sequential{MaxSeeds: n}
 	rec := &SequentialReport{Design: SequentialDesign, Spending: SpendOBrienFleming, MaxSeeds: n}
 	for _, m := range s.LookSizes(n / 2) {
-		l, test, err := lookOf(r, m, rec.boundary(m, p.Alpha), stats.LowerIsBetter, p.Alpha, p.selectionAware())
+		l, test, err := p.lookOf(b, x, m, rec.boundary(m, p.Alpha))
 		if err != nil {
 			return nil, err
 		}
@@ -302,52 +280,4 @@ func earlyStop(r *Report, p Protocol) (*SequentialReport, error) {
 	}
 	rec.finish(p.Alpha)
 	return rec, nil
-}
-
-// baselineArm is the baseline sweep's per-seed val and test metrics and
-// diverged trials; ok false when a row lacks them (a seed-format report).
-func baselineArm(r *Report) (stats.Arm, bool) {
-	var a stats.Arm
-	for _, row := range r.Baseline.Sweep {
-		if row.Val == nil || row.PerSeed == nil {
-			return stats.Arm{}, false
-		}
-		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.PerSeed)
-	}
-	a.Diverged = r.divergedOf("baseline", a.Val)
-	return a, true
-}
-
-// ideaRowsArm is the per-seed val and test metrics and diverged trials of
-// the sweep rows of idea arm name ("idea" or "ideas[k]").
-func ideaRowsArm(r *Report, name string, rows []IdeaRow) (stats.Arm, bool) {
-	var a stats.Arm
-	for _, row := range rows {
-		if row.Val == nil {
-			return stats.Arm{}, false
-		}
-		a.Val, a.Test = append(a.Val, row.Val.PerSeed), append(a.Test, row.Result.PerSeed)
-	}
-	a.Diverged = r.divergedOf(name, a.Val)
-	return a, true
-}
-
-// divergedOf marks, in the shape of val (G,N), the trials of arm that the
-// report lists as diverged.
-func (r *Report) divergedOf(arm string, val [][]float64) [][]bool {
-	d := make([][]bool, len(val))
-	for j := range val {
-		d[j] = make([]bool, len(val[j]))
-	}
-	if r.Diverged == nil {
-		return d
-	}
-	seeds := r.MechanismSignature.Protocol.Seeds
-	for _, t := range r.Diverged.Trials {
-		i := slices.Index(seeds, t.Seed)
-		if t.Arm == arm && t.Cfg >= 0 && t.Cfg < len(d) && i >= 0 && i < len(d[t.Cfg]) {
-			d[t.Cfg][i] = true
-		}
-	}
-	return d
 }
