@@ -821,11 +821,16 @@ func (r *Report) seal() {
 	if r.Setup == nil {
 		return
 	}
+	r.Setup.Digests = r.inputDigests()
+}
+
+// inputDigests are the digests of the report's inputGroups as they stand.
+func (r *Report) inputDigests() map[string]string {
 	d := map[string]string{}
 	for path, v := range r.inputGroups() {
 		d[path] = digest(v)
 	}
-	r.Setup.Digests = d
+	return d
 }
 
 // SetRun records the run block (volatile facts of the process that

@@ -107,15 +107,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 	// The inputs as they stand in the file against the digests recorded
 	// when it was written: an edited input is named at its path whatever
 	// else fails.
-	now := map[string]any{}
-	for k, x := range r.inputGroups() {
-		now[k] = digest(x)
-	}
-	recorded := map[string]any{}
-	for k, x := range r.Setup.Digests {
-		recorded[k] = x
-	}
-	v.digests(recorded, now)
+	v.digests(r.Setup.Digests, r.inputDigests())
 	p := r.Setup.Protocol
 	if err := p.Validate(); err != nil {
 		for _, e := range unjoin(err) {
@@ -587,18 +579,23 @@ func show(x any) string {
 // digests compares the recorded digests got with those of the inputs
 // now in the report, want, naming each differing one by the path it
 // covers.
-func (v *verifier) digests(got, want map[string]any) {
+func (v *verifier) digests(got, want map[string]string) {
+	recorded := func(k string) string {
+		if d, ok := got[k]; ok {
+			return fmt.Sprintf("digest %q in setup.digests", d)
+		}
+		return "missing"
+	}
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		v.checked++
-		if got[k] != want[k] {
-			v.add(k, fmt.Sprintf("digest %s in setup.digests", show(got[k])),
-				fmt.Sprintf("digest %s of the values now there: the input was edited after the report was written", show(want[k])), "")
+		if d, ok := got[k]; !ok || d != want[k] {
+			v.add(k, recorded(k), fmt.Sprintf("digest %q of the values now there: the input was edited after the report was written", want[k]), "")
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(got)) {
 		if _, ok := want[k]; !ok {
 			v.checked++
-			v.add(k, fmt.Sprintf("digest %s in setup.digests", show(got[k])), "no such input in the report", "")
+			v.add(k, recorded(k), "no such input in the report", "")
 		}
 	}
 }
