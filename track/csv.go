@@ -263,11 +263,26 @@ type CSVConfig struct {
 	Split     string  `json:"split,omitempty"`
 	TrainFrac float64 `json:"train_frac,omitempty"` // default 0.7
 	ValFrac   float64 `json:"val_frac,omitempty"`   // default 0.1
+	// Channels is what is forecast: "" or "target", the target column,
+	// from the feature columns as input channels (the literature's "S"
+	// with one feature, "MS" with several); "independent", every feature
+	// column (the literature's "M"), each a univariate series through one
+	// shared model (channel independence, as PatchTST): the windows of all
+	// channels form one split in the series layout, and the metric is the
+	// MSE over channels, windows and steps, as the LTSF loaders score it.
+	// Target then only has to name a column when given.
+	Channels string `json:"channels,omitempty"`
 	// Period is the season, in rows, of the seasonal-persistence
 	// reference forecaster; 0 takes it from the file's step (PeriodOf):
 	// a day of hourly or 15-minute rows, a week of daily ones.
 	Period int `json:"period,omitempty"`
 }
+
+// CSVConfig.Channels values.
+const (
+	ChannelsTarget      = "target"
+	ChannelsIndependent = "independent"
+)
 
 // PeriodOf is the seasonal period a file's step implies: one day (24
 // hourly or 96 quarter-hourly rows, the daily cycle of load and
@@ -299,8 +314,14 @@ func (c CSVConfig) Validate() error {
 	if c.Path == "" {
 		bad("path is empty; give the CSV file (e.g. ETTh1.csv)")
 	}
-	if c.Target == "" {
-		bad("target is empty; name the column to forecast (e.g. OT)")
+	switch c.Channels {
+	case "", ChannelsTarget:
+		if c.Target == "" {
+			bad("target is empty; name the column to forecast (e.g. OT), or set channels to %q to forecast every column", ChannelsIndependent)
+		}
+	case ChannelsIndependent:
+	default:
+		bad("channels = %q is unknown; use %q (the target column) or %q (every column, one shared model)", c.Channels, ChannelsTarget, ChannelsIndependent)
 	}
 	if c.T <= 0 {
 		bad("t = %d must be >= 1 (e.g. 96)", c.T)
@@ -388,9 +409,14 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("track: %w", err)
 	}
-	target, err := tab.Column(c.Target)
-	if err != nil {
-		return nil, err
+	independent := c.Channels == ChannelsIndependent
+	target := -1
+	if c.Target != "" || !independent {
+		t, err := tab.Column(c.Target)
+		if err != nil {
+			return nil, err
+		}
+		target = t
 	}
 	features := c.Features
 	if len(features) == 0 {
@@ -407,10 +433,10 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 		}
 		cols = append(cols, i)
 	}
-	if !slices.Contains(cols, target) {
+	if target >= 0 && !slices.Contains(cols, target) {
 		cols = append(cols, target)
 	}
-	tgt := slices.Index(cols, target)
+	tgt := max(0, slices.Index(cols, target))
 	a, b, e, split, err := c.borders(tab)
 	if err != nil {
 		return nil, err
@@ -453,6 +479,31 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	period := c.Period
 	if period == 0 && tab.Rows() >= 2 {
 		period = PeriodOf(tab.Step())
+	}
+	if independent {
+		// Each channel's rows of a region, channel after channel: a
+		// univariate split in the series layout, X and Y one buffer.
+		stack := func(rows []float64, n int) Split {
+			r := len(rows) / nc
+			z := make([]float64, nc*r)
+			for ch := range nc {
+				for i := range r {
+					z[ch*r+i] = rows[i*nc+ch]
+				}
+			}
+			return Split{X: z, Y: z, N: nc * n, T: t, H: h, C: 1, Per: n}
+		}
+		return &Dataset{
+			Name:     name,
+			Notes:    tab.Notes,
+			Period:   period,
+			Channels: []string{"x"},
+			Series:   chans,
+			Train:    stack(tr, ntr),
+			Val:      stack(va, nva),
+			Test:     stack(te, nte),
+			Norm:     norm,
+		}, nil
 	}
 	return &Dataset{
 		Name:     name,

@@ -317,3 +317,35 @@ func TestReadCSVRowsAsUsersHaveThem(t *testing.T) {
 	_, err := ReadCSV(strings.NewReader(head+"2020-01-01 01:00:00,1,2\n2020-01-01 00:00:00,1,2\n"), "f.csv")
 	require.ErrorContains(t, err, "f.csv:3: timestamp 2020-01-01 00:00:00 is before the previous row's")
 }
+
+// TestCSVIndependent: channels "independent" stacks every feature column
+// as its own series, normalized by its train rows, in the series layout.
+func TestCSVIndependent(t *testing.T) {
+	tab, err := LoadCSV("testdata/tiny.csv")
+	require.NoError(t, err)
+	ds, err := CSV(tab, CSVConfig{Path: "testdata/tiny.csv", Channels: ChannelsIndependent, T: 24, H: 6})
+	require.NoError(t, err)
+	a, b, e := 280, 320, 400
+	per := [3]int{a - 24 - 6 + 1, b - a - 6 + 1, e - b - 6 + 1}
+	require.Equal(t, []string{"HUFL", "MUFL", "OT"}, ds.Series)
+	for k, s := range []*Split{&ds.Train, &ds.Val, &ds.Test} {
+		require.Equal(t, 1, s.C)
+		require.Equal(t, per[k], s.Per)
+		require.Equal(t, 3*per[k], s.N)
+		require.Equal(t, 3, s.Series())
+	}
+	z := func(row, ch int) float64 { return (tab.Values[row*3+ch] - ds.Norm.Mean[ch]) / ds.Norm.Std[ch] }
+	// Window i of channel ch of val starts T rows before the val region.
+	for ch := range 3 {
+		x, y := ds.Val.Window(ch*per[1] + 5)
+		require.Equal(t, z(a-24+5, ch), x[0])
+		require.Equal(t, z(a+5, ch), y[24], "first target of channel %d", ch)
+	}
+	_, y := ds.Test.Window(ds.Test.N - 1)
+	require.Equal(t, z(e-1, 2), y[len(y)-1])
+	// A target is optional, and must exist when given.
+	_, err = CSV(tab, CSVConfig{Path: "p", Channels: ChannelsIndependent, Target: "nope", T: 24, H: 6})
+	require.ErrorContains(t, err, "nope")
+	_, err = CSV(tab, CSVConfig{Path: "p", Channels: "all", T: 24, H: 6})
+	require.ErrorContains(t, err, "csv.channels")
+}

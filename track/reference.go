@@ -212,12 +212,64 @@ func (l *Linear) MSE(s *Split) float64 {
 	if s.T != l.T || s.H != l.H || s.C != l.C {
 		panic(fmt.Sprintf("track: Linear.MSE: split is T=%d H=%d C=%d, model T=%d H=%d C=%d", s.T, s.H, s.C, l.T, l.H, l.C))
 	}
+	if s.Per > 0 {
+		return l.sse(s) / float64(s.N*s.H)
+	}
 	pred := make([]float64, s.N*s.H) // (N,H)
 	for n := range s.N {
 		x, _ := s.Window(n)
 		l.Predict(pred[n*s.H:(n+1)*s.H], x)
 	}
 	return LastPositionMSE(pred, s)
+}
+
+// sse is the sum of squared errors of l's forecasts over the windows of
+// s, in blocks of windows by matrix products (gonum mat.Mul), window
+// order kept in the sum:
+//
+//	ŷ = X·Wᵀ + 1·bᵀ,  centred: ŷ = (X - c·1ᵀ)·Wᵀ + c + 1·bᵀ
+//
+// with c each window's last input.
+func (l *Linear) sse(s *Split) float64 {
+	if s.T != l.T || s.H != l.H || s.C != l.C {
+		panic(fmt.Sprintf("track: Linear.sse: split is T=%d H=%d C=%d, model T=%d H=%d C=%d", s.T, s.H, s.C, l.T, l.H, l.C))
+	}
+	const block = 512
+	tc := l.T * l.C
+	w := mat.NewDense(l.H, tc, l.W)
+	xb := make([]float64, block*tc)
+	cs := make([]float64, block)
+	var pred mat.Dense
+	var sum float64
+	for lo := 0; lo < s.N; lo += block {
+		n := min(block, s.N-lo)
+		for i := range n {
+			x, _ := s.Window(lo + i)
+			row := xb[i*tc : (i+1)*tc]
+			copy(row, x)
+			if l.Centred {
+				c := x[tc-1]
+				for j := range row {
+					row[j] -= c
+				}
+				cs[i] = c
+			}
+		}
+		pred.Reset()
+		pred.Mul(mat.NewDense(n, tc, xb[:n*tc]), w.T())
+		for i := range n {
+			p := pred.RawRowView(i)
+			for h := range p {
+				p[h] += l.B[h]
+				if l.Centred {
+					p[h] += cs[i]
+				}
+			}
+			_, y := s.Window(lo + i)
+			sum = SquaredError(sum, p, y[s.T:])
+		}
+	}
+	return sum
 }
 
 // Univariate returns a copy of s with channel ch as its only input
@@ -228,6 +280,14 @@ func Univariate(s *Split, ch int) Split {
 	s.check("Univariate")
 	if ch < 0 || ch >= s.C {
 		panic(fmt.Sprintf("track: Univariate: channel %d outside [0,%d)", ch, s.C))
+	}
+	if s.Per > 0 {
+		// The series layout: channel ch of every row, windows unchanged.
+		u := Split{X: make([]float64, len(s.X)/s.C), Y: s.Y, N: s.N, T: s.T, H: s.H, C: 1, Per: s.Per}
+		for i := range u.X {
+			u.X[i] = s.X[i*s.C+ch]
+		}
+		return u
 	}
 	u := Split{X: make([]float64, s.N*s.T), Y: s.Y, N: s.N, T: s.T, H: s.H, C: 1}
 	for i := range s.N * s.T {

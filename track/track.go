@@ -8,14 +8,23 @@ import (
 // Split is one set of N windows. Position t of a window (0 <= t < T)
 // forecasts the target channel's next H values; a window holds T+H target
 // values so every target lies inside it.
+//
+// A split has one of two layouts. Packed (Per = 0): each window is its
+// own copy, as X and Y below describe. Series (Per > 0): the windows are
+// views of N/Per series, each Per+T+H-1 rows long, laid end to end; window
+// n = s·Per + i covers rows i … i+T+H-1 of series s. X then holds the
+// series' inputs (N/Per, Per+T+H-1, C) and Y their target channel
+// (N/Per, Per+T+H-1); both may be one buffer when C = 1. A series split
+// of a long file costs its rows, not its windows times T (weather at
+// T = 336: 21 channels of 36 887 rows is 6 MB; packed, 6 GB).
 type Split struct {
-	// X holds the normalized inputs, window-major: window n, position t,
-	// channel c is X[(n*T+t)*C+c]. (N,T,C)
+	// X holds the normalized inputs. Packed: window-major, window n,
+	// position t, channel c is X[(n*T+t)*C+c] (N,T,C).
 	X []float64
 	// Y holds the normalized target channel over the whole window:
 	// Y[n][0:T] is the target channel of X[n], position t's targets are
 	// Y[n][t+1 : t+1+H], and the evaluation targets are Y[n][T : T+H].
-	// (N,T+H)
+	// Packed: (N,T+H).
 	Y []float64
 	// N is the number of windows.
 	N int
@@ -25,24 +34,64 @@ type Split struct {
 	H int
 	// C is the number of input channels.
 	C int
+	// Per is the number of windows of each series of the series layout;
+	// 0 is the packed layout.
+	Per int
 }
 
 // Window returns views of window n: its inputs x (T*C) and its target
-// channel y (T+H). Writing through them writes the Split; they are capped,
-// so an append cannot overwrite the next window.
+// channel y (T+H). Writing through them writes the Split (and, in the
+// series layout, the windows that share those rows); they are capped, so
+// an append cannot overwrite what follows.
 func (s *Split) Window(n int) (x, y []float64) {
 	s.check("Window")
 	if n < 0 || n >= s.N {
 		panic(fmt.Sprintf("track: Window(%d) outside [0,%d)", n, s.N))
 	}
 	tc, th := s.T*s.C, s.T+s.H
+	if s.Per > 0 {
+		r := (n/s.Per)*s.rows() + n%s.Per // first row of the window
+		return s.X[r*s.C : r*s.C+tc : r*s.C+tc], s.Y[r : r+th : r+th]
+	}
 	return s.X[n*tc : (n+1)*tc : (n+1)*tc], s.Y[n*th : (n+1)*th : (n+1)*th]
+}
+
+// rows is the length of each series of the series layout.
+func (s *Split) rows() int { return s.Per + s.T + s.H - 1 }
+
+// Series is the number of series of the series layout (1 when packed).
+func (s *Split) Series() int {
+	if s.Per > 0 {
+		return s.N / s.Per
+	}
+	return 1
+}
+
+// Sub returns a view of series k of a series split: its Per windows, in
+// the series layout. For a packed split, k must be 0 and Sub returns s.
+func (s *Split) Sub(k int) Split {
+	s.check("Sub")
+	if k < 0 || k >= s.Series() {
+		panic(fmt.Sprintf("track: Sub(%d) outside [0,%d)", k, s.Series()))
+	}
+	if s.Per == 0 {
+		return *s
+	}
+	r := s.rows()
+	return Split{X: s.X[k*r*s.C : (k+1)*r*s.C], Y: s.Y[k*r : (k+1)*r], N: s.Per, T: s.T, H: s.H, C: s.C, Per: s.Per}
 }
 
 // check panics when the buffers of s disagree with its sizes.
 func (s *Split) check(who string) {
-	if s.N < 0 || s.T < 1 || s.H < 1 || s.C < 1 {
-		panic(fmt.Sprintf("track: %s: split sizes N=%d T=%d H=%d C=%d are invalid", who, s.N, s.T, s.H, s.C))
+	if s.N < 0 || s.T < 1 || s.H < 1 || s.C < 1 || s.Per < 0 {
+		panic(fmt.Sprintf("track: %s: split sizes N=%d T=%d H=%d C=%d Per=%d are invalid", who, s.N, s.T, s.H, s.C, s.Per))
+	}
+	if s.Per > 0 {
+		if s.N%s.Per != 0 || len(s.X) != s.Series()*s.rows()*s.C || len(s.Y) != s.Series()*s.rows() {
+			panic(fmt.Sprintf("track: %s: len(X)=%d, len(Y)=%d do not match %d series of %d rows (N=%d Per=%d T=%d H=%d C=%d)",
+				who, len(s.X), len(s.Y), s.Series(), s.rows(), s.N, s.Per, s.T, s.H, s.C))
+		}
+		return
 	}
 	if len(s.X) != s.N*s.T*s.C || len(s.Y) != s.N*(s.T+s.H) {
 		panic(fmt.Sprintf("track: %s: len(X)=%d, len(Y)=%d do not match N=%d T=%d H=%d C=%d",
@@ -92,6 +141,10 @@ type Dataset struct {
 	// Channels names the input channels in model order: the CSV
 	// columns, or "x" for the sequence track.
 	Channels []string
+	// Series names the series of the splits' series layout, in order,
+	// when the track forecasts several channels each as its own series
+	// (CSVConfig.Channels "independent"); empty otherwise.
+	Series []string
 	// Period is the season, in time steps, of the seasonal-persistence
 	// reference forecaster; 0 when the track has none.
 	Period int
