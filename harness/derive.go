@@ -759,7 +759,15 @@ func keptEpoch(r Result, patience int) int {
 // that fits in the context), the least-squares linear map of the window
 // (one per-channel map, DLinear-style; with one channel, the linear AR
 // forecaster) and the same map on last-value-centred windows (NLinear).
+//
+// On a track of several series (ds.Series: csv channels "independent")
+// the maps are fitted from the normal equations of the series
+// (track.FitSeries), linear_ar and linear_centred once for all channels
+// and again per channel (linear_ar_per_channel, linear_centred_per_channel).
 func forecasters(ds *track.Dataset) (*Forecasters, error) {
+	if len(ds.Series) > 0 {
+		return seriesForecasters(ds)
+	}
 	tr := track.Univariate(&ds.Train, ds.Target)
 	va, te := track.Univariate(&ds.Val, ds.Target), track.Univariate(&ds.Test, ds.Target)
 	lin, err := track.FitLinear(&tr)
@@ -783,11 +791,43 @@ func forecasters(ds *track.Dataset) (*Forecasters, error) {
 	return f, nil
 }
 
+// seriesForecasters is forecasters on a track of several univariate
+// series (the series layout).
+func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
+	tr, va, te := &ds.Train, &ds.Val, &ds.Test
+	f := &Forecasters{Persistence: track.Persistence(te, 0), Val: &ReferenceVal{Persistence: track.Persistence(va, 0)}}
+	for _, centred := range []bool{false, true} {
+		shared, err := track.FitSeries(tr, centred)
+		if err != nil {
+			return nil, fmt.Errorf("harness: linear reference forecaster (shared, centred %v): %w", centred, err)
+		}
+		per, err := track.FitPerSeries(tr, centred)
+		if err != nil {
+			return nil, fmt.Errorf("harness: linear reference forecaster (per channel, centred %v): %w", centred, err)
+		}
+		st, sv := shared.MSE(te), shared.MSE(va)
+		pt, pv := track.PerSeriesMSE(per, te), track.PerSeriesMSE(per, va)
+		if centred {
+			f.LinearCentred, f.Val.LinearCentred = &st, sv
+			f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = &pt, &pv
+		} else {
+			f.LinearAR, f.Val.LinearAR = st, sv
+			f.LinearARPerChannel, f.Val.LinearARPerChannel = &pt, &pv
+		}
+	}
+	if p := ds.Period; p >= 1 && p <= te.T {
+		s, v := track.SeasonalPersistence(te, 0, p), track.SeasonalPersistence(va, 0, p)
+		f.SeasonalPersistence, f.SeasonalPeriod, f.Val.SeasonalPersistence = &s, p, &v
+	}
+	return f, nil
+}
+
 // raw returns a copy of f's measured MSEs without the fields that judge
 // a baseline against them (Forecasters.judge sets those).
 func (f *Forecasters) raw() *Forecasters {
 	out := &Forecasters{Persistence: f.Persistence, LinearAR: f.LinearAR, NoiseFloor: f.NoiseFloor,
-		LinearCentred: f.LinearCentred, SeasonalPersistence: f.SeasonalPersistence, SeasonalPeriod: f.SeasonalPeriod}
+		LinearCentred: f.LinearCentred, SeasonalPersistence: f.SeasonalPersistence, SeasonalPeriod: f.SeasonalPeriod,
+		LinearARPerChannel: f.LinearARPerChannel, LinearCentredPerChannel: f.LinearCentredPerChannel}
 	if f.Val != nil {
 		v := *f.Val
 		out.Val = &v

@@ -120,6 +120,11 @@ func (p Protocol) dataEstimate() float64 {
 func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 	e := Estimate{Trials: trials}
 	for _, s := range []*track.Split{&ds.Train, &ds.Val, &ds.Test} {
+		if s.Per > 0 {
+			// The series layout holds rows, not windows.
+			e.DataBytes += 8 * float64(len(s.X)+len(s.Y))
+			continue
+		}
 		e.DataBytes += splitBytes(s.N, s.T, s.H, s.C)
 	}
 	perSeed := len(p.Trials()) / max(1, len(p.Seeds))
@@ -133,7 +138,11 @@ func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 	for _, c := range append(append(append([]Cfg(nil), p.Baseline...), p.Idea...), ideaGrids(p)...) {
 		mc := p.ModelConfig(c, ds)
 		e.TrialBytes = max(e.TrialBytes, mc.MemoryBytes(p.Arch.Batch))
-		steps := math.Ceil(float64(ds.Train.N) / float64(p.Arch.Batch))
+		nWin := ds.Train.N
+		if c.EpochWindows > 0 {
+			nWin = min(nWin, c.EpochWindows)
+		}
+		steps := math.Ceil(float64(nWin) / float64(p.Arch.Batch))
 		step, window := mc.FLOPsPerStep(p.Arch.Batch), mc.FLOPsPerStep(1)/3 // a forward pass is a third of a step
 		epoch := steps*step + float64(ds.Val.N)*window
 		least := float64(c.Epochs)

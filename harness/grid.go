@@ -24,6 +24,7 @@ var CfgFields = []CfgField{
 	{"warmup", func(c Cfg) float64 { return c.Warmup }},
 	{"clip", func(c Cfg) float64 { return c.Clip }},
 	{"patience", func(c Cfg) float64 { return float64(c.Patience) }},
+	{"epoch_windows", func(c Cfg) float64 { return float64(c.EpochWindows) }},
 }
 
 // FieldsOf returns CfgFields followed by one field per idea parameter

@@ -51,6 +51,13 @@ type Cfg struct {
 	// best, and the weights of the best epoch are the ones evaluated. 0
 	// trains every epoch and keeps the last weights.
 	Patience int `json:"patience,omitempty"`
+	// EpochWindows, when > 0 and below the number of train windows, is
+	// how many windows an epoch trains on: each epoch a seeded sample
+	// without replacement (the first EpochWindows of that epoch's
+	// shuffle), so a track of a million windows gets epochs of a size
+	// the budget affords and early stopping looks at val often enough.
+	// 0 trains on every window each epoch.
+	EpochWindows int `json:"epoch_windows,omitempty"`
 }
 
 // Schedules.
@@ -546,6 +553,9 @@ func (p Protocol) Validate() error {
 			}
 			if c.Patience < 0 || c.Patience > maxEpochs {
 				bad("%s.patience = %d: must be >= 0; use e.g. 3 (0 keeps the last epoch's weights)", at, c.Patience)
+			}
+			if c.EpochWindows < 0 {
+				bad("%s.epoch_windows = %d: must be >= 0; use e.g. 65536 (0 trains on every window each epoch)", at, c.EpochWindows)
 			}
 			for _, e := range c.ideaErrors(arm.name == "baseline") {
 				bad("%s.%v", at, e)

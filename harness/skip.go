@@ -59,6 +59,21 @@ var (
 // fitSkip computes skipInit's fit.
 func fitSkip(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {
 	tr := track.Univariate(&ds.Train, ds.Target)
+	if tr.Per > 0 {
+		// The series layout: the same fits from the series' normal
+		// equations, without copying every window.
+		var l *track.Linear
+		switch c.Norm {
+		case "", transformer.NormLast:
+			l, err = track.FitSeries(&tr, c.Norm == transformer.NormLast)
+		default:
+			return nil, nil, fmt.Errorf("harness: the skip path's least-squares start under norm %q needs every window's own statistics; on a track of several series use arch.norm %q or none", c.Norm, transformer.NormLast)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("harness: the skip path's least-squares start: %w", err)
+		}
+		return l.W, l.B, nil
+	}
 	n, t, h := tr.N, tr.T, tr.H
 	x, scale, level := tr.X, make([]float64, n), make([]float64, n)
 	for i := range scale {

@@ -193,6 +193,22 @@ func TestVerifyEveryLeaf(t *testing.T) {
 		total, named := sweepLeaves(t, o.Report)
 		t.Logf("csv report: %d of %d leaves named", named, total)
 	})
+	// The multivariate setting: every column its own series, the
+	// references shared and per channel.
+	t.Run("csv independent", func(t *testing.T) {
+		p := CIProfileFor("csv")
+		p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Channels: track.ChannelsIndependent, T: 24, H: 6}
+		p.Arch.Patch = 4
+		p.Seeds = []uint64{0, 1, 2}
+		p.Baseline, p.Idea = p.Baseline[:2], p.Idea[:2]
+		o, err := Run(context.Background(), p, Options{})
+		require.NoError(t, err)
+		f := o.Report.ReferenceForecasters
+		require.NotNil(t, f.LinearCentredPerChannel)
+		require.NotNil(t, f.Val.LinearARPerChannel)
+		total, named := sweepLeaves(t, o.Report)
+		t.Logf("csv independent report: %d of %d leaves named", named, total)
+	})
 	t.Run("sequential", func(t *testing.T) {
 		p := tinyProtocol()
 		p.Ideas = []IdeaArm{{Name: "ema", Grid: []Cfg{

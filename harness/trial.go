@@ -61,7 +61,7 @@ func (p Protocol) ModelConfig(c Cfg, ds *track.Dataset) transformer.Config {
 
 // TrainTrial is RunTrial that also returns the trained model (nil when
 // the model could not be built). Training runs c.Epochs passes over the
-// train windows in a seeded order, one AdamW step per batch at the rate
+// train windows (or c.EpochWindows of them per epoch) in a seeded order, one AdamW step per batch at the rate
 // c.LRAt of the step, and scores the model on val after every epoch; with
 // c.Patience > 0 it stops once that many epochs bring no new best and
 // goes back to the best epoch's weights. When ctx is cancelled it stops
@@ -106,7 +106,11 @@ func TrainTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed 
 		}
 		return m, res, ErrDiverged
 	}
-	perEpoch := (tr.N + batch - 1) / batch
+	nWin := tr.N // windows per epoch
+	if c.EpochWindows > 0 && c.EpochWindows < tr.N {
+		nWin = c.EpochWindows
+	}
+	perEpoch := (nWin + batch - 1) / batch
 	total := c.Epochs * perEpoch
 	var best []float32 // the best epoch's weights, under early stopping
 	res.StartVal, res.StartTest = evaluate(m, &ds.Val, x, y, nil), evaluate(m, &ds.Test, x, y, nil)
@@ -126,13 +130,13 @@ epochs:
 		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		var sum float64
 		var nb int
-		for lo := 0; lo < tr.N; lo += batch {
+		for lo := 0; lo < nWin; lo += batch {
 			select {
 			case <-done:
 				return m, Result{}, fmt.Errorf("harness: %w at step %d of %d: %w", ErrInterrupted, step, total, context.Cause(ctx))
 			default:
 			}
-			idx := order[lo:min(lo+batch, tr.N)]
+			idx := order[lo:min(lo+batch, nWin)]
 			gather(x, y, tr, idx)
 			b := len(idx)
 			loss := m.TrainStep(opt, x[:b*tr.T*tr.C], y[:b*(tr.T+tr.H)], b, c.LRAt(step, total))

@@ -22,6 +22,7 @@ var synopses = []struct{ name, args, does string }{
 	{"eval", "--checkpoint FILE --data FILE.csv", "score a checkpoint on exported windows"},
 	{"verify", "[--results DIR] REPORT.json", "rebuild a report from its inputs and compare it leaf by leaf (with --results, from the trial records)"},
 	{"control", "[protocol flags] [--idea aa|NAME:k=v,...] [--blocks N] [--seed-base B] [--out FILE] [--results DIR] [--workers N]", "rerun the comparison on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
+	{"datasets", "[--data-dir DIR]", "list the known data sets (--dataset NAME): source, licence, protocol, and whether each is found and verified under DIR"},
 	{"version", "", "print the version"},
 	{"help", "[COMMAND]", "print this, or a command's flags"},
 }
@@ -37,6 +38,8 @@ func usage() string {
 protocol flags (run, train, data, control): --profile full|seed|ci, --config FILE,
   --track panel|sequence|csv, and for csv --data FILE --target COL [--features A,B,...]
   [--csv-split ett-hour|ett-minute|fractions] [--context 96] [--horizon 96]
+  [--channels target|independent], or --dataset NAME [--data-dir DIR] for a
+  known data set (ideabench datasets)
 
 "ideabench help COMMAND" or "ideabench COMMAND --help" lists a command's flags.
 Exit status: 0 success, 1 failure, 2 bad command line or config, 130

@@ -101,6 +101,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdVerify(args[1:], stdout, stderr)
 	case "control":
 		return cmdControl(ctx, args[1:], stdout, stderr)
+	case "datasets":
+		return cmdDatasets(args[1:], stdout)
 	case "version":
 		if err := parseFlags(newFlags("version"), args[1:], stdout); err != nil {
 			return err
@@ -521,9 +523,19 @@ func printSummary(w io.Writer, r *harness.Report) {
 		if f.SeasonalPersistence != nil {
 			fmt.Fprintf(w, ", seasonal persistence (period %d) %.4f", f.SeasonalPeriod, *f.SeasonalPersistence)
 		}
-		fmt.Fprintf(w, ", linear AR %.4f", f.LinearAR)
+		shared := ""
+		if f.LinearARPerChannel != nil {
+			shared = " (shared)"
+		}
+		fmt.Fprintf(w, ", linear AR%s %.4f", shared, f.LinearAR)
 		if f.LinearCentred != nil {
-			fmt.Fprintf(w, ", linear centred %.4f", *f.LinearCentred)
+			fmt.Fprintf(w, ", linear centred%s %.4f", shared, *f.LinearCentred)
+		}
+		if f.LinearARPerChannel != nil {
+			fmt.Fprintf(w, ", linear AR per channel %.4f", *f.LinearARPerChannel)
+		}
+		if f.LinearCentredPerChannel != nil {
+			fmt.Fprintf(w, ", linear centred per channel %.4f", *f.LinearCentredPerChannel)
 		}
 		if f.NoiseFloor > 0 {
 			fmt.Fprintf(w, ", noise floor %.4f", f.NoiseFloor)

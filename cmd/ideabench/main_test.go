@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
 
@@ -149,6 +150,34 @@ func TestProgressClock(t *testing.T) {
 	}
 }
 
+// TestDatasetFlag: --dataset finds a known data set under --data-dir,
+// or says where to get it; on the copies beside the project it gives
+// the papers' protocol (skipped where they are absent).
+func TestDatasetFlag(t *testing.T) {
+	parse := func(args ...string) (harness.Protocol, error) {
+		fs := newFlags("run")
+		pf := protocolFlags(fs)
+		require.NoError(t, fs.Parse(args))
+		return pf.protocol()
+	}
+	_, err := parse("--dataset", "illness", "--data-dir", t.TempDir())
+	require.ErrorIs(t, err, track.ErrNotFound)
+	require.ErrorContains(t, err, "download it from")
+	dir := filepath.Join("..", "..", "..", "shared", "data")
+	if _, err := os.Stat(filepath.Join(dir, "illness", "national_illness.csv")); err != nil {
+		t.Skipf("no illness data under %s", dir)
+	}
+	p, err := parse("--dataset", "illness", "--data-dir", dir, "--patch", "12")
+	require.NoError(t, err)
+	require.Equal(t, "csv", p.Track)
+	require.Equal(t, track.CSVConfig{Path: filepath.Join(dir, "illness", "national_illness.csv"), Target: "OT", Features: []string{"OT"}, T: 36, H: 24, Split: "fractions"}, *p.CSV)
+	p, err = parse("--dataset", "illness", "--data-dir", dir, "--patch", "12", "--channels", "independent", "--context", "48")
+	require.NoError(t, err)
+	require.Equal(t, track.ChannelsIndependent, p.CSV.Channels)
+	require.Empty(t, p.CSV.Features)
+	require.Equal(t, 48, p.CSV.T)
+}
+
 // TestProtocolFlags: a config file and the track flags compose (the
 // flags complete what the config leaves out, then the whole is
 // validated), and --seeds sets the seed list over both.
@@ -182,6 +211,13 @@ func TestProtocolFlags(t *testing.T) {
 		{"seeds_text", []string{"--seeds", "1,x"}, nil, `"x" is not a whole number`},
 		{"seeds_repeat", []string{"--seeds", "1,1"}, nil, "seeds[1] = 1: repeats seeds[0]"},
 		{"seeds_huge", []string{"--seeds", "0-100000"}, nil, "more than 4096 seeds"},
+		{"channels_independent", []string{"--track", "csv", "--data", csv, "--channels", "independent", "--context", "24", "--horizon", "6", "--patch", "4", "--seeds", "2"}, []uint64{0, 1}, ""},
+		{"channels_unknown", []string{"--track", "csv", "--data", csv, "--channels", "all", "--context", "24", "--horizon", "6"}, nil, "csv.channels"},
+		{"channels_needs_csv", []string{"--channels", "independent"}, nil, "add --track csv"},
+		{"dataset_unknown", []string{"--dataset", "nope"}, nil, `--dataset "nope": not a known data set`},
+		{"dataset_and_data", []string{"--dataset", "ETTh1", "--data", csv}, nil, "give one"},
+		{"dataset_not_csv", []string{"--dataset", "ETTh1", "--track", "panel"}, nil, "names a csv track"},
+		{"patch_not_dividing", []string{"--track", "csv", "--data", csv, "--target", "OT", "--context", "36", "--horizon", "6", "--patch", "16"}, nil, "use 18"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := parse(tc.args...)

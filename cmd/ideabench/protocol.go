@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,8 @@ type protoFlags struct {
 	fs                                   *flag.FlagSet
 	config, profile, track, data, target *string
 	features, split, seeds               *string
-	t, h                                 *int
+	dataset, dataDir, channels           *string
+	t, h, patch                          *int
 }
 
 func protocolFlags(fs *flag.FlagSet) *protoFlags {
@@ -32,8 +34,20 @@ func protocolFlags(fs *flag.FlagSet) *protoFlags {
 		split:    fs.String("csv-split", "", "csv track: ett-hour, ett-minute or fractions (default: by the file's length and step)"),
 		t:        fs.Int("context", 0, "csv track: context length, the config's csv.t (default 96)"),
 		h:        fs.Int("horizon", 0, "csv track: horizon, the config's csv.h (default 96)"),
+		dataset:  fs.String("dataset", "", "csv track on a known data set, found by name under --data-dir and verified by its SHA-256, with its papers' split, target, look-back and horizon: "+strings.Join(track.KnownNames(), ", ")+" (ideabench datasets lists them)"),
+		dataDir:  fs.String("data-dir", defaultDataDir(), "where --dataset looks for its file (default $IDEABENCH_DATA, else the current directory)"),
+		channels: fs.String("channels", "", "csv track: target (forecast the target column) or independent (forecast every column, each as its own series through one shared model: the multivariate setting)"),
+		patch:    fs.Int("patch", 0, "input positions per token, the config's arch.patch (must divide the context; e.g. 12 for --context 36)"),
 		seeds:    fs.String("seeds", "", "the training seeds, over the profile's and config's: N (seeds 0..N-1), A-B (A to B), or a list such as 0,1,5-7"),
 	}
+}
+
+// defaultDataDir is --data-dir's default: $IDEABENCH_DATA, else ".".
+func defaultDataDir() string {
+	if d := os.Getenv("IDEABENCH_DATA"); d != "" {
+		return d
+	}
+	return "."
 }
 
 // maxSeedsFlag bounds --seeds: every seed trains every cfg of every arm.
@@ -118,6 +132,15 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 	if set["track"] {
 		trk = *f.track
 	}
+	if set["dataset"] {
+		if set["track"] && trk != "csv" {
+			return harness.Protocol{}, fmt.Errorf("%w: --dataset names a csv track, not --track %s", errUsage, trk)
+		}
+		if set["data"] {
+			return harness.Protocol{}, fmt.Errorf("%w: --dataset and --data both name the file; give one", errUsage)
+		}
+		trk = "csv"
+	}
 	p, err := harness.ProfileFor(*f.profile, trk)
 	if err != nil {
 		return p, fmt.Errorf("%w: --profile: %v", errUsage, err)
@@ -129,22 +152,41 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 			return p, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
-	if set["track"] {
-		p.Track = *f.track
+	if set["track"] || set["dataset"] {
+		p.Track = trk
 	}
 	if set["seeds"] {
 		if p.Seeds, err = parseSeeds(*f.seeds); err != nil {
 			return p, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}
-	csvFlag := set["data"] || set["target"] || set["features"] || set["csv-split"] || set["context"] || set["horizon"]
+	csvFlag := set["data"] || set["target"] || set["features"] || set["csv-split"] || set["context"] || set["horizon"] || set["channels"]
 	if csvFlag && !set["track"] && p.Track != "csv" {
-		return p, fmt.Errorf("%w: --data, --target, --features, --csv-split, --context and --horizon describe the csv track; add --track csv", errUsage)
+		return p, fmt.Errorf("%w: --data, --target, --features, --csv-split, --context, --horizon and --channels describe the csv track; add --track csv", errUsage)
 	}
 	if p.Track == "csv" {
 		c := track.CSVConfig{T: 96, H: 96}
 		if p.CSV != nil {
 			c = *p.CSV
+		}
+		if set["dataset"] {
+			k, ok := track.LookupKnown(*f.dataset)
+			if !ok {
+				return p, fmt.Errorf("%w: --dataset %q: not a known data set; use one of %s, or --data FILE for any other", errUsage, *f.dataset, strings.Join(track.KnownNames(), ", "))
+			}
+			path, err := k.Find(*f.dataDir)
+			if err != nil {
+				return p, err
+			}
+			c = k.Config(path, *f.channels == track.ChannelsIndependent)
+		}
+		if set["channels"] {
+			c.Channels = *f.channels
+			if c.Channels == track.ChannelsIndependent && !set["target"] && !set["features"] {
+				// Every column is forecast: the target's univariate
+				// features list does not apply.
+				c.Features = nil
+			}
 		}
 		if set["data"] {
 			c.Path = *f.data
@@ -165,6 +207,9 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 			c.H = *f.h
 		}
 		p.CSV = &c
+	}
+	if set["patch"] {
+		p.Arch.Patch = *f.patch
 	}
 	if err := p.Validate(); err != nil {
 		if *f.config != "" {
