@@ -54,10 +54,10 @@ var Known = []KnownData{
 		Source: "https://github.com/zhouhaoyi/ETDataset (ETT-small/ETTm1.csv)", Licence: "CC BY-ND 4.0",
 		Split: "ett-minute", Target: "OT", T: 336, H: 96},
 	{Name: "weather", File: "weather/weather.csv", SHA256: "34ee981d07313e51da2a50bb600072c8ae4a69cb4b0651f4cb93a069d7a2ba63",
-		Source: "the Autoformer collection (https://github.com/thuml/Autoformer, data link in its README); recorded by the Max Planck Institute for Biogeochemistry, https://www.bgc-jena.mpg.de/wetter/",
+		Source:  "the Autoformer collection (https://github.com/thuml/Autoformer, data link in its README); recorded by the Max Planck Institute for Biogeochemistry, https://www.bgc-jena.mpg.de/wetter/",
 		Licence: "the station's terms of use (see the source)", Split: "fractions", Target: "OT", T: 336, H: 96},
 	{Name: "illness", File: "illness/national_illness.csv", SHA256: "8594cecb98c6f2f9dc014eca11c4d5d1e38ad5ce6ed0592d4abe65b146fce395",
-		Source: "the Autoformer collection (https://github.com/thuml/Autoformer, data link in its README); US CDC FluView ILINet, https://gis.cdc.gov/grasp/fluview/fluportaldashboard.html",
+		Source:  "the Autoformer collection (https://github.com/thuml/Autoformer, data link in its README); US CDC FluView ILINet, https://gis.cdc.gov/grasp/fluview/fluportaldashboard.html",
 		Licence: "US CDC data, public", Split: "fractions", Target: "OT", T: 36, H: 24},
 }
 
