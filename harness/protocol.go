@@ -163,6 +163,13 @@ type Arch struct {
 	// token's forecast, a linear path beside the transformer that starts
 	// at the least-squares fit on the train windows (skipInit).
 	Skip bool `json:"skip,omitempty"`
+	// SkipPerChannel, with Skip on a track of several series (csv
+	// channels "independent"), adds to the forecast each series' own
+	// closed-form map (linear_centred_per_channel under norm "last",
+	// linear_ar_per_channel without a norm), held fixed, and starts the
+	// shared skip path at zero: the model starts as the per-channel
+	// reference and trains on its residual (perChannelSkip).
+	SkipPerChannel bool `json:"skip_per_channel,omitempty"`
 	// Loss is "" or "all" (every token's forecast is trained) or "last"
 	// (only the last token's, the one evaluated).
 	Loss string `json:"loss,omitempty"`
@@ -606,6 +613,18 @@ func (p Protocol) Validate() error {
 	case transformer.LossLast:
 	default:
 		bad("arch.loss = %q: unknown; use %q or %q", a.Loss, transformer.LossAll, transformer.LossLast)
+	}
+	if a.SkipPerChannel {
+		switch {
+		case !a.Skip:
+			bad("arch.skip_per_channel: needs arch.skip (the per-channel maps are the skip path's start); set \"skip\": true")
+		case p.Track != "csv" || p.CSV == nil || p.CSV.Channels != track.ChannelsIndependent:
+			bad("arch.skip_per_channel: needs a track of several series; use the csv track with csv.channels %q", track.ChannelsIndependent)
+		case a.Norm != "" && a.Norm != transformer.NormLast:
+			bad("arch.skip_per_channel: under norm %q the maps would need each window's statistics; use norm %q or none", a.Norm, transformer.NormLast)
+		case a.Loss != transformer.LossLast:
+			bad("arch.skip_per_channel: the maps forecast the last token's horizon only; set \"loss\": %q", transformer.LossLast)
+		}
 	}
 	if p.Track != "sequence" {
 		// The sequence block is not used.

@@ -10,6 +10,7 @@ import (
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
+	"github.com/ideabench/ideabench/transformer"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,7 +64,7 @@ func TestEarlyStopping(t *testing.T) {
 			require.Equal(t, r.ValCurve[r.BestEpoch-1], r.Val)
 			x := make([]float32, p.Arch.Batch*ds.Val.T*ds.Val.C)
 			y := make([]float32, p.Arch.Batch*(ds.Val.T+ds.Val.H))
-			require.Equal(t, r.Val, evaluate(m, &ds.Val, x, y, nil), "the model holds the kept weights")
+			require.Equal(t, r.Val, evaluate(m, &ds.Val, x, y, nil, nil), "the model holds the kept weights")
 			if tc.c.Patience == 0 {
 				require.Equal(t, tc.c.Epochs, r.BestEpoch)
 				require.Len(t, r.ValCurve, tc.c.Epochs)
@@ -566,4 +567,54 @@ func names(f, field string) bool {
 		return strings.HasPrefix(a, b) && (len(a) == len(b) || a[len(b)] == '.' || a[len(b)] == '[')
 	}
 	return under(f, field) || under(field, f)
+}
+
+// TestSkipPerChannel: on a track of several series, a model with the
+// per-channel skip starts as linear_centred_per_channel (val and test),
+// the best val epoch is never worse than that start, the report
+// verifies with its trials rerun, and the arch is refused where it
+// cannot apply.
+func TestSkipPerChannel(t *testing.T) {
+	p := FullProfile("csv")
+	p.Seeds = []uint64{0, 1}
+	p.Baseline, p.Idea = p.Baseline[2:], p.Idea[2:]
+	p.Baseline[0].Epochs, p.Idea[0].Epochs = 3, 3
+	p.Arch.D, p.Arch.Heads, p.Arch.Patch = 8, 2, 8
+	p.Arch.SkipPerChannel = true
+	p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Channels: track.ChannelsIndependent, T: 24, H: 6}
+	require.NoError(t, p.Validate())
+	o, err := Run(context.Background(), p, Options{})
+	require.NoError(t, err)
+	f := o.Report.ReferenceForecasters
+	for i, res := range o.Results {
+		require.False(t, res.Diverged, "trial %d", i)
+		// float32 model output (the last input, head and skip at 0)
+		// plus float64 offsets: equal to rounding.
+		require.InDelta(t, *f.LinearCentredPerChannel, res.StartTest, 1e-6*res.StartTest, "trial %d", i)
+		require.InDelta(t, *f.Val.LinearCentredPerChannel, res.StartVal, 1e-6*res.StartVal, "trial %d", i)
+		require.LessOrEqual(t, res.Val, res.StartVal, "trial %d: the kept epoch is the start or better on val", i)
+	}
+	require.Empty(t, Verify(o.Report, VerifyOptions{Rerun: true}).Mismatches())
+
+	for _, tc := range []struct {
+		name string
+		edit func(q *Protocol)
+		want string
+	}{
+		{"no skip", func(q *Protocol) { q.Arch.Skip = false }, "needs arch.skip"},
+		{"one series", func(q *Protocol) { q.CSV.Channels = ""; q.CSV.Target = "OT" }, "a track of several series"},
+		{"revin", func(q *Protocol) { q.Arch.Norm = transformer.NormRevIN }, "each window's statistics"},
+		{"every token", func(q *Protocol) { q.Arch.Loss, q.Arch.Norm = transformer.LossAll, "" }, "loss"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := p
+			c := *p.CSV
+			q.CSV = &c
+			tc.edit(&q)
+			err := q.Validate()
+			require.Error(t, err)
+			require.ErrorContains(t, err, "arch.skip_per_channel")
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
 }

@@ -75,13 +75,31 @@ func TrainTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed 
 	}
 	off := streamOffset(c)
 	m.Params.Init(rand.New(rand.NewPCG(seed, streamInit+off)))
-	if mc.Skip {
+	pc, err := perChannelSkip(p, mc, ds)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	switch {
+	case pc != nil:
+		// The per-channel maps are the start; the shared skip path
+		// starts at zero.
+		m.SetSkip(make([]float64, mc.H*mc.T), make([]float64, mc.H))
+	case mc.Skip:
 		w, b, err := skipInit(mc, ds)
 		if err != nil {
 			return nil, Result{}, err
 		}
 		m.SetSkip(w, b)
 	}
+	// offs are the per-channel offsets of the val and test windows (nil
+	// without).
+	offs := func(s *track.Split) []float64 {
+		if pc == nil {
+			return nil
+		}
+		return pc.of(ds, s)
+	}
+	trainOff := make([]float64, ds.Train.H)
 	shuffle := rand.New(rand.NewPCG(seed, streamShuffle+off))
 	opt := transformer.NewAdamW(m.Params, c.WeightDecay)
 	opt.Clip = c.Clip
@@ -113,7 +131,7 @@ func TrainTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed 
 	perEpoch := (nWin + batch - 1) / batch
 	total := c.Epochs * perEpoch
 	var best []float32 // the best epoch's weights, under early stopping
-	res.StartVal, res.StartTest = evaluate(m, &ds.Val, x, y, nil), evaluate(m, &ds.Test, x, y, nil)
+	res.StartVal, res.StartTest = evaluate(m, &ds.Val, x, y, nil, offs(&ds.Val)), evaluate(m, &ds.Test, x, y, nil, offs(&ds.Test))
 	if !finite(res.StartVal) || !finite(res.StartTest) {
 		return diverged(0)
 	}
@@ -138,6 +156,17 @@ epochs:
 			}
 			idx := order[lo:min(lo+batch, nWin)]
 			gather(x, y, tr, idx)
+			if pc != nil {
+				// The model trains on the residual of the per-channel map.
+				th := tr.T + tr.H
+				for bi, n := range idx {
+					pc.offset(trainOff, tr, n)
+					_, wy := tr.Window(n)
+					for h, o := range trainOff {
+						y[bi*th+tr.T+h] = float32(wy[tr.T+h] - o)
+					}
+				}
+			}
 			b := len(idx)
 			loss := m.TrainStep(opt, x[:b*tr.T*tr.C], y[:b*(tr.T+tr.H)], b, c.LRAt(step, total))
 			step++
@@ -148,7 +177,7 @@ epochs:
 			nb++
 		}
 		res.EpochLoss = append(res.EpochLoss, sum/float64(nb))
-		val := evaluate(m, &ds.Val, x, y, nil)
+		val := evaluate(m, &ds.Val, x, y, nil, offs(&ds.Val))
 		if !finite(val) {
 			// The loss stayed finite but the model's forecasts are not.
 			return diverged(step)
@@ -172,7 +201,7 @@ epochs:
 		site := m.Idea().Site()
 		probe = pr.NewProbe(mc.SiteInstances(site), mc.SiteShape(site, 0))
 	}
-	res.Test = evaluate(m, &ds.Test, x, y, probe)
+	res.Test = evaluate(m, &ds.Test, x, y, probe, offs(&ds.Test))
 	if !finite(res.Test) {
 		return diverged(step)
 	}
@@ -182,7 +211,7 @@ epochs:
 		head := append(append([]float32(nil), p.HeadW...), p.HeadB...)
 		clear(p.HeadW)
 		clear(p.HeadB)
-		res.LinearTest = evaluate(m, &ds.Test, x, y, nil)
+		res.LinearTest = evaluate(m, &ds.Test, x, y, nil, offs(&ds.Test))
 		copy(p.HeadW, head)
 		copy(p.HeadB, head[len(p.HeadW):])
 		if !finite(res.LinearTest) {
@@ -235,13 +264,17 @@ func gather(x, y []float32, s *track.Split, idx []int) {
 
 // evaluate returns the last-position MSE over the split:
 //
-//	mse = 1/(N·H) · Σ_n Σ_h (pred[n,T-1,h] - y[n,T+h])²
+//	mse = 1/(N·H) · Σ_n Σ_h (pred[n,T-1,h] + off[n,h] - y[n,T+h])²
 //
-// and feeds each batch's idea state and input to probe when it is not
-// nil.
-func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, probe idea.Probe) float64 {
+// with off the per-channel maps' offsets (perChannel; nil: 0), and feeds
+// each batch's idea state and input to probe when it is not nil.
+func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, probe idea.Probe, off []float64) float64 {
 	batch := m.MaxBatch
 	idx := make([]int, 0, batch)
+	var fc []float64 // one window's forecast, with off
+	if off != nil {
+		fc = make([]float64, s.H)
+	}
 	var sse float64
 	for lo := 0; lo < s.N; lo += batch {
 		idx = idx[:0]
@@ -251,7 +284,19 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, pro
 		b := len(idx)
 		gather(x, y, s, idx)
 		pred := m.Predict(x[:b*s.T*s.C], b)
-		sse += transformer.LastPositionSSE(m.Config, pred, y[:b*(s.T+s.H)], b)
+		if off == nil {
+			sse += transformer.LastPositionSSE(m.Config, pred, y[:b*(s.T+s.H)], b)
+		} else {
+			nt := m.Config.Tokens()
+			for bi, n := range idx {
+				p := pred[(bi*nt+nt-1)*s.H:][:s.H]
+				for h := range fc {
+					fc[h] = float64(p[h]) + off[n*s.H+h]
+				}
+				_, wy := s.Window(n)
+				sse = track.SquaredError(sse, fc, wy[s.T:])
+			}
+		}
 		if probe != nil {
 			site := m.Idea().Site()
 			for l := range m.Config.SiteInstances(site) {

@@ -202,7 +202,7 @@ func Evaluate(m *transformer.Model[float32], s *track.Split) (float64, error) {
 	b := m.MaxBatch
 	x := make([]float32, b*s.T*s.C)
 	y := make([]float32, b*(s.T+s.H))
-	return evaluate(m, s, x, y, nil), nil
+	return evaluate(m, s, x, y, nil, nil), nil
 }
 
 // DataID identifies the windows a protocol trains and scores on: a hash of

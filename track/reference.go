@@ -224,27 +224,40 @@ func (l *Linear) MSE(s *Split) float64 {
 }
 
 // sse is the sum of squared errors of l's forecasts over the windows of
-// s, in blocks of windows by matrix products (gonum mat.Mul), window
-// order kept in the sum:
+// s, window order kept in the sum (forecasts by Forecast).
+func (l *Linear) sse(s *Split) float64 {
+	pred := make([]float64, s.N*s.H) // (N,H)
+	l.Forecast(pred, s, 0, s.N)
+	var sum float64
+	for n := range s.N {
+		_, y := s.Window(n)
+		sum = SquaredError(sum, pred[n*s.H:(n+1)*s.H], y[s.T:])
+	}
+	return sum
+}
+
+// Forecast overwrites dst (n,H) with l's forecasts of windows lo …
+// lo+n-1 of s, in blocks of windows by matrix products (gonum mat.Mul):
 //
 //	ŷ = X·Wᵀ + 1·bᵀ,  centred: ŷ = (X - c·1ᵀ)·Wᵀ + c + 1·bᵀ
 //
-// with c each window's last input.
-func (l *Linear) sse(s *Split) float64 {
-	if s.T != l.T || s.H != l.H || s.C != l.C {
-		panic(fmt.Sprintf("track: Linear.sse: split is T=%d H=%d C=%d, model T=%d H=%d C=%d", s.T, s.H, s.C, l.T, l.H, l.C))
+// with X the windows' inputs (n,T·C) and c each window's last input.
+// (Predict computes the same forecast one window at a time; the sums
+// run in another order, so the two agree to rounding.)
+func (l *Linear) Forecast(dst []float64, s *Split, lo, n int) {
+	if s.T != l.T || s.H != l.H || s.C != l.C || len(dst) != n*l.H || lo < 0 || lo+n > s.N {
+		panic(fmt.Sprintf("track: Linear.Forecast: split T=%d H=%d C=%d N=%d, model T=%d H=%d C=%d, windows [%d,%d), dst %d",
+			s.T, s.H, s.C, s.N, l.T, l.H, l.C, lo, lo+n, len(dst)))
 	}
 	const block = 512
 	tc := l.T * l.C
 	w := mat.NewDense(l.H, tc, l.W)
-	xb := make([]float64, block*tc)
+	xb := make([]float64, min(block, n)*tc)
 	cs := make([]float64, block)
-	var pred mat.Dense
-	var sum float64
-	for lo := 0; lo < s.N; lo += block {
-		n := min(block, s.N-lo)
-		for i := range n {
-			x, _ := s.Window(lo + i)
+	for b0 := 0; b0 < n; b0 += block {
+		m := min(block, n-b0)
+		for i := range m {
+			x, _ := s.Window(lo + b0 + i)
 			row := xb[i*tc : (i+1)*tc]
 			copy(row, x)
 			if l.Centred {
@@ -255,9 +268,9 @@ func (l *Linear) sse(s *Split) float64 {
 				cs[i] = c
 			}
 		}
-		pred.Reset()
-		pred.Mul(mat.NewDense(n, tc, xb[:n*tc]), w.T())
-		for i := range n {
+		pred := mat.NewDense(m, l.H, dst[b0*l.H:(b0+m)*l.H])
+		pred.Mul(mat.NewDense(m, tc, xb[:m*tc]), w.T())
+		for i := range m {
 			p := pred.RawRowView(i)
 			for h := range p {
 				p[h] += l.B[h]
@@ -265,11 +278,22 @@ func (l *Linear) sse(s *Split) float64 {
 					p[h] += cs[i]
 				}
 			}
-			_, y := s.Window(lo + i)
-			sum = SquaredError(sum, p, y[s.T:])
 		}
 	}
-	return sum
+}
+
+// PerSeriesForecast returns the forecasts (N,H) of every window of s
+// (series layout), series k by maps[k] (Forecast).
+func PerSeriesForecast(maps []*Linear, s *Split) []float64 {
+	if len(maps) != s.Series() {
+		panic(fmt.Sprintf("track: PerSeriesForecast: %d maps for %d series", len(maps), s.Series()))
+	}
+	out := make([]float64, s.N*s.H)
+	for k, l := range maps {
+		sub := s.Sub(k)
+		l.Forecast(out[k*sub.N*s.H:(k+1)*sub.N*s.H], &sub, 0, sub.N)
+	}
+	return out
 }
 
 // Univariate returns a copy of s with channel ch as its only input

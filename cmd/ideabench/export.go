@@ -59,6 +59,9 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkWritable(*out); err != nil {
 		return err
 	}
+	if p.Arch.SkipPerChannel {
+		return fmt.Errorf("%w: arch.skip_per_channel: the model forecasts with each channel's closed-form map beside it, so its checkpoint alone is not the forecaster; train and score it with ideabench run", errUsage)
+	}
 	limits, err := machineLimits(defaultMaxHours)
 	if err != nil {
 		return err

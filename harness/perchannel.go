@@ -1,0 +1,101 @@
+package harness
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/ideabench/ideabench/track"
+	"github.com/ideabench/ideabench/transformer"
+)
+
+// perChannel is the fixed part of a model with Arch.SkipPerChannel: one
+// closed-form map per series (track.FitPerSeries, centred under norm
+// "last"), whose forecast the model's is added to. The model's own
+// output at its start (head and shared skip at zero) is the window's
+// last input under norm "last" and 0 without a norm, so the offset added
+// is
+//
+//	o(x) = L_k(x) - last(x)   (norm "last")
+//	o(x) = L_k(x)             (no norm)
+//
+// for a window x of series k, and the model trains on y - o(x): the
+// forecast o(x) + model(x) starts as L_k(x), the per-channel reference.
+type perChannel struct {
+	maps    []*track.Linear
+	centred bool
+	// val and test hold the offsets of every val and test window (N,H),
+	// computed once: the model is scored on them every epoch.
+	val, test []float64
+}
+
+// offset overwrites dst (H) with o of window n of s (series layout).
+func (pc *perChannel) offset(dst []float64, s *track.Split, n int) {
+	x, _ := s.Window(n)
+	pc.maps[n/s.Per].Predict(dst, x)
+	if pc.centred {
+		last := x[len(x)-1]
+		for h := range dst {
+			dst[h] -= last
+		}
+	}
+}
+
+// offsets returns o of every window of s (N,H).
+func (pc *perChannel) offsets(s *track.Split) []float64 {
+	out := track.PerSeriesForecast(pc.maps, s)
+	if pc.centred {
+		for n := range s.N {
+			x, _ := s.Window(n)
+			last := x[len(x)-1]
+			for h := range s.H {
+				out[n*s.H+h] -= last
+			}
+		}
+	}
+	return out
+}
+
+// of returns the offsets of split s of ds: val or test.
+func (pc *perChannel) of(ds *track.Dataset, s *track.Split) []float64 {
+	switch s {
+	case &ds.Val:
+		return pc.val
+	case &ds.Test:
+		return pc.test
+	}
+	panic("harness: perChannel.of: not the dataset's val or test split")
+}
+
+// perChannelSkip is the perChannel of model c on ds, nil when c's arch
+// has none. The trials of a run share it (one cache entry, as skipInit's).
+func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perChannel, error) {
+	if !p.Arch.SkipPerChannel {
+		return nil, nil
+	}
+	if ds.Train.Per == 0 || ds.Train.C != 1 {
+		return nil, fmt.Errorf("harness: arch.skip_per_channel needs a track of several series (csv channels %q)", track.ChannelsIndependent)
+	}
+	k := skipKey{ds, c.Norm}
+	pcMu.Lock()
+	defer pcMu.Unlock()
+	if pcCache.pc != nil && pcCache.key == k {
+		return pcCache.pc, nil
+	}
+	centred := c.Norm == transformer.NormLast
+	maps, err := track.FitPerSeries(&ds.Train, centred)
+	if err != nil {
+		return nil, fmt.Errorf("harness: the per-channel skip maps: %w", err)
+	}
+	pc := &perChannel{maps: maps, centred: centred}
+	pc.val, pc.test = pc.offsets(&ds.Val), pc.offsets(&ds.Test)
+	pcCache.key, pcCache.pc = k, pc
+	return pc, nil
+}
+
+var (
+	pcMu    sync.Mutex
+	pcCache struct {
+		key skipKey
+		pc  *perChannel
+	}
+)
