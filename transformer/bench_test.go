@@ -52,7 +52,10 @@ func BenchmarkTrainStep(b *testing.B) {
 
 // benchShapes are the training-step shapes of BenchmarkTrainStepShapes:
 // the default model, an ETT univariate model (T = H = 96, a token per
-// position) and a large multichannel one.
+// position), a large multichannel one, and the multivariate csv model
+// (look-back 336 in tokens of 16, horizon 96, norm "last", the skip
+// path, the last token trained: the model each channel of weather goes
+// through under csv channels "independent").
 var benchShapes = []struct {
 	name string
 	c    Config
@@ -60,6 +63,7 @@ var benchShapes = []struct {
 	{"default", Config{D: 32, Heads: 4, Layers: 2, T: 32, H: 8, CIn: 1}},
 	{"ett", Config{D: 64, Heads: 4, Layers: 2, T: 96, H: 96, CIn: 1}},
 	{"large", Config{D: 128, Heads: 8, Layers: 3, T: 96, H: 96, CIn: 7}},
+	{"multivariate", Config{D: 32, Heads: 4, Layers: 2, T: 336, H: 96, CIn: 1, Patch: 16, Norm: NormLast, Skip: true, Loss: LossLast}},
 }
 
 // BenchmarkTrainStepShapes times one training step (batch 32, no idea)

@@ -76,6 +76,7 @@ if $shapes; then
 		"default|--d 32 --heads 4 --layers 2 --t 32 --h 8 --cin 1|400x|100"
 		"ett|--d 64 --heads 4 --layers 2 --t 96 --h 96 --cin 1|40x|20"
 		"large|--d 128 --heads 8 --layers 3 --t 96 --h 96 --cin 7|8x|6"
+		"multivariate|--d 32 --heads 4 --layers 2 --t 336 --h 96 --cin 1 --patch 16 --norm last --skip --loss last|400x|100"
 	)
 	go test -c -o "$out/transformer.test" ./transformer/
 	for r in $(seq "${1:-3}"); do

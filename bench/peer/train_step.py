@@ -78,6 +78,14 @@ def parse_args():
     p.add_argument("--t", type=int, default=32)
     p.add_argument("--h", type=int, default=8)
     p.add_argument("--cin", type=int, default=1)
+    p.add_argument("--patch", type=int, default=1,
+                   help="input positions per token (non-overlapping; must divide t), as Config.Patch")
+    p.add_argument("--norm", choices=["none", "last"], default="none",
+                   help="last: inputs minus the window's last value, added back to the forecast (Config.Norm)")
+    p.add_argument("--skip", action="store_true",
+                   help="a linear map of the target channel's T inputs added to the forecast (Config.Skip)")
+    p.add_argument("--loss", choices=["all", "last"], default="all",
+                   help="last: only the last token's forecast is trained (Config.Loss)")
     p.add_argument("--name", choices=["peer", "go"], default="peer",
                    help="peer: BenchmarkTrainStep/gate=X/peer=torch; go: exactly the "
                         "Go benchmark's name (BenchmarkTrainStep/gate=X, plus -N when "
@@ -102,8 +110,12 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
     B, T, D, NH, L, H, CIn = args.batch, args.t, args.d, args.heads, args.layers, args.h, args.cin
+    P = args.patch
     if D % NH:
         sys.exit("heads = %d does not divide d = %d" % (NH, D))
+    if T % P:
+        sys.exit("patch = %d does not divide t = %d" % (P, T))
+    N = T // P  # tokens
     rho, beta = (0.9, 0.5) if args.gate == "on" else (0.0, 0.0)
 
     class Block(nn.Module):
@@ -137,8 +149,9 @@ def main():
     class TransformerTiny(nn.Module):
         def __init__(self):
             super().__init__()
-            self.embed = nn.Linear(CIn, D)
-            self.pos_embed = nn.Parameter(torch.zeros(T, D))
+            self.embed = nn.Linear(P * CIn, D)
+            self.pos_embed = nn.Parameter(torch.zeros(N, D))
+            self.skip = nn.Linear(T, H) if args.skip else None
             self.blocks = nn.ModuleList([Block() for _ in range(L)])
             self.ln_f = nn.LayerNorm(D, eps=1e-5)
             self.head = nn.Linear(D, H)
@@ -151,14 +164,27 @@ def main():
                     nn.init.normal_(prm, 0.0, 0.02)
 
         def forward(self, x):
-            h = self.embed(x) + self.pos_embed
+            # x (B,T,CIn) -> tokens (B,N,P*CIn), position-major within a patch
+            last = x[:, -1:, :]
+            if args.norm == "last":
+                x = x - last
+            h = self.embed(x.reshape(x.shape[0], N, P * CIn)) + self.pos_embed
             for blk in self.blocks:
                 h = blk(h)
-            return self.head(self.ln_f(h))
+            pred = self.head(self.ln_f(h))  # (B,N,H)
+            if args.loss == "last":
+                pred = pred[:, -1, :]
+                if self.skip is not None:
+                    pred = pred + self.skip(x[:, :, 0])
+                if args.norm == "last":
+                    pred = pred + last[:, :, 0]
+            elif self.skip is not None:
+                pred = pred + self.skip(x[:, :, 0]).unsqueeze(1)
+            return pred
 
-    causal_mask = torch.ones(T, T, dtype=torch.bool).triu(1)
-    # decay[t, j] = (1-rho)*rho^(t-j) for j <= t, else 0: s = decay @ u.
-    idx = torch.arange(T, dtype=torch.float64)
+    causal_mask = torch.ones(N, N, dtype=torch.bool).triu(1)
+    # decay[t, j] = (1-rho)*rho^(t-j) for j <= t, else 0, over the N tokens: s = decay @ u.
+    idx = torch.arange(N, dtype=torch.float64)
     expo = (idx[:, None] - idx[None, :])
     decay = torch.where(expo >= 0, (1 - rho) * torch.pow(torch.tensor(rho, dtype=torch.float64),
                                                          expo.clamp(min=0)),
@@ -185,8 +211,10 @@ def main():
     flat = torch.sin(torch.arange(B * (T + H), dtype=torch.float64) * 0.1).float()
     y = flat.view(B, T + H)
     x = y[:, :T].unsqueeze(-1).expand(B, T, CIn).contiguous()
-    # target[b,t,h] = y[b, t+1+h]
-    target = y.unfold(1, H, 1)[:, 1:T + 1, :].contiguous()  # (B,T,H)
+    # target[b,n,h] = y[b, (n+1)*P+h]: the H values after token n's last input
+    target = y.unfold(1, H, 1)[:, P:T + 1:P, :].contiguous()  # (B,N,H)
+    if args.loss == "last":
+        target = y[:, T:T + H].contiguous()  # (B,H)
 
     def step():
         opt.zero_grad(set_to_none=False)  # Go clears its gradient buffer too
