@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/ideabench/ideabench/track"
 )
@@ -31,6 +32,21 @@ func (p Protocol) Data() (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, t := range p.contexts() {
+			if t == ds.Train.T {
+				continue
+			}
+			c := *p.CSV
+			c.T = t
+			o, err := track.CSV(tab, c)
+			if err != nil {
+				return nil, fmt.Errorf("harness: the look-back %d of the grid: %w", t, err)
+			}
+			if ds.Other == nil {
+				ds.Other = map[int]*track.Dataset{}
+			}
+			ds.Other[t] = o
+		}
 		return &Data{Dataset: ds, SHA256: tab.SHA256}, nil
 	case "panel":
 		if p.Panel == nil {
@@ -48,6 +64,26 @@ func (p Protocol) Data() (*Data, error) {
 		}
 		return &Data{Dataset: ds}, nil
 	}
+}
+
+// contexts lists the look-backs the grids name (Cfg.Context, 0 read as
+// the track's t), ascending, without repeats.
+func (p Protocol) contexts() []int {
+	t, _ := p.window()
+	seen := map[int]bool{}
+	var out []int
+	for _, c := range append(append(append([]Cfg(nil), p.Baseline...), p.Idea...), ideaGrids(p)...) {
+		k := c.Context
+		if k == 0 {
+			k = t
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // trackRationale is the report's mechanism_signature.track_rationale.

@@ -59,7 +59,7 @@ type Inputs struct {
 // Assemble builds the report from finished trials (aligned with
 // p.Trials()) on the protocol's data d.
 func Assemble(p Protocol, d *Data, trials []Trial, results []Result) (*Report, error) {
-	f, err := forecasters(d.Dataset)
+	f, err := references(d.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -791,6 +791,76 @@ func forecasters(ds *track.Dataset) (*Forecasters, error) {
 	return f, nil
 }
 
+// references is forecasters on a track built at one look-back; on a
+// track built at several (the grid tunes Cfg.Context) each reference
+// that reads the window's length (the linear maps; seasonal persistence
+// needs its period inside the window) is fitted at every look-back and
+// takes the one of least val MSE, ties to the shorter, the way the arms
+// choose their cfgs: the reference gets the same tuning as the models.
+// Forecasters.Contexts records the choices.
+func references(ds *track.Dataset) (*Forecasters, error) {
+	ts := ds.Contexts()
+	if len(ts) == 1 {
+		return forecasters(ds)
+	}
+	var best *Forecasters
+	for _, t := range ts {
+		f, err := forecasters(ds.At(t))
+		if err != nil {
+			return nil, fmt.Errorf("harness: at look-back %d: %w", t, err)
+		}
+		if best == nil {
+			best = f
+			best.Contexts = map[string]int{}
+			for _, name := range contextual {
+				if _, ok := f.ValMSE(name); ok {
+					best.Contexts[name] = t
+				}
+			}
+			continue
+		}
+		for _, name := range contextual {
+			v, ok := f.ValMSE(name)
+			if !ok {
+				continue
+			}
+			if bv, had := best.ValMSE(name); !had || v < bv {
+				best.take(f, name)
+				best.Contexts[name] = t
+			}
+		}
+	}
+	return best, nil
+}
+
+// contextual are the references whose forecast depends on the look-back.
+var contextual = []string{"seasonal_persistence", "linear_ar", "linear_centred", "linear_ar_per_channel", "linear_centred_per_channel"}
+
+// take copies the test and val MSE of reference name from g into f.
+func (f *Forecasters) take(g *Forecasters, name string) {
+	cp := func(x *float64) *float64 {
+		if x == nil {
+			return nil
+		}
+		v := *x
+		return &v
+	}
+	switch name {
+	case "seasonal_persistence":
+		f.SeasonalPersistence, f.Val.SeasonalPersistence, f.SeasonalPeriod = cp(g.SeasonalPersistence), cp(g.Val.SeasonalPersistence), g.SeasonalPeriod
+	case "linear_ar":
+		f.LinearAR, f.Val.LinearAR = g.LinearAR, g.Val.LinearAR
+	case "linear_centred":
+		f.LinearCentred, f.Val.LinearCentred = cp(g.LinearCentred), g.Val.LinearCentred
+	case "linear_ar_per_channel":
+		f.LinearARPerChannel, f.Val.LinearARPerChannel = cp(g.LinearARPerChannel), cp(g.Val.LinearARPerChannel)
+	case "linear_centred_per_channel":
+		f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = cp(g.LinearCentredPerChannel), cp(g.Val.LinearCentredPerChannel)
+	default:
+		panic("harness: Forecasters.take: unknown reference " + name)
+	}
+}
+
 // seriesForecasters is forecasters on a track of several univariate
 // series (the series layout).
 func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
@@ -827,7 +897,7 @@ func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
 func (f *Forecasters) raw() *Forecasters {
 	out := &Forecasters{Persistence: f.Persistence, LinearAR: f.LinearAR, NoiseFloor: f.NoiseFloor,
 		LinearCentred: f.LinearCentred, SeasonalPersistence: f.SeasonalPersistence, SeasonalPeriod: f.SeasonalPeriod,
-		LinearARPerChannel: f.LinearARPerChannel, LinearCentredPerChannel: f.LinearCentredPerChannel}
+		LinearARPerChannel: f.LinearARPerChannel, LinearCentredPerChannel: f.LinearCentredPerChannel, Contexts: f.Contexts}
 	if f.Val != nil {
 		v := *f.Val
 		out.Val = &v

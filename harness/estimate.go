@@ -119,13 +119,16 @@ func (p Protocol) dataEstimate() float64 {
 // experiment's blocks).
 func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 	e := Estimate{Trials: trials}
-	for _, s := range []*track.Split{&ds.Train, &ds.Val, &ds.Test} {
-		if s.Per > 0 {
-			// The series layout holds rows, not windows.
-			e.DataBytes += 8 * float64(len(s.X)+len(s.Y))
-			continue
+	for _, t := range ds.Contexts() {
+		at := ds.At(t)
+		for _, s := range []*track.Split{&at.Train, &at.Val, &at.Test} {
+			if s.Per > 0 {
+				// The series layout holds rows, not windows.
+				e.DataBytes += 8 * float64(len(s.X)+len(s.Y))
+				continue
+			}
+			e.DataBytes += splitBytes(s.N, s.T, s.H, s.C)
 		}
-		e.DataBytes += splitBytes(s.N, s.T, s.H, s.C)
 	}
 	perSeed := len(p.Trials()) / max(1, len(p.Seeds))
 	minTrials, maxTrials := float64(trials), float64(trials)
@@ -137,6 +140,7 @@ func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 	first := true
 	for _, c := range append(append(append([]Cfg(nil), p.Baseline...), p.Idea...), ideaGrids(p)...) {
 		mc := p.ModelConfig(c, ds)
+		ds := ds.At(c.Context)
 		e.TrialBytes = max(e.TrialBytes, mc.MemoryBytes(p.Arch.Batch))
 		nWin := ds.Train.N
 		if c.EpochWindows > 0 {

@@ -25,6 +25,7 @@ var CfgFields = []CfgField{
 	{"clip", func(c Cfg) float64 { return c.Clip }},
 	{"patience", func(c Cfg) float64 { return float64(c.Patience) }},
 	{"epoch_windows", func(c Cfg) float64 { return float64(c.EpochWindows) }},
+	{"context", func(c Cfg) float64 { return float64(c.Context) }},
 }
 
 // FieldsOf returns CfgFields followed by one field per idea parameter

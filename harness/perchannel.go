@@ -67,7 +67,7 @@ func (pc *perChannel) of(ds *track.Dataset, s *track.Split) []float64 {
 }
 
 // perChannelSkip is the perChannel of model c on ds, nil when c's arch
-// has none. The trials of a run share it (one cache entry, as skipInit's).
+// has none. The trials of a run share it (cached as skipInit's fits).
 func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perChannel, error) {
 	if !p.Arch.SkipPerChannel {
 		return nil, nil
@@ -78,8 +78,10 @@ func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perCh
 	k := skipKey{ds, c.Norm}
 	pcMu.Lock()
 	defer pcMu.Unlock()
-	if pcCache.pc != nil && pcCache.key == k {
-		return pcCache.pc, nil
+	for _, e := range pcCache {
+		if e.key == k {
+			return e.pc, nil
+		}
 	}
 	centred := c.Norm == transformer.NormLast
 	maps, err := track.FitPerSeries(&ds.Train, centred)
@@ -88,14 +90,17 @@ func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perCh
 	}
 	pc := &perChannel{maps: maps, centred: centred}
 	pc.val, pc.test = pc.offsets(&ds.Val), pc.offsets(&ds.Test)
-	pcCache.key, pcCache.pc = k, pc
+	pcCache = append(pcCache, pcEntry{k, pc})
+	pcCache = pcCache[max(0, len(pcCache)-skipCacheLen):]
 	return pc, nil
+}
+
+type pcEntry struct {
+	key skipKey
+	pc  *perChannel
 }
 
 var (
 	pcMu    sync.Mutex
-	pcCache struct {
-		key skipKey
-		pc  *perChannel
-	}
+	pcCache []pcEntry
 )

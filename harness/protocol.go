@@ -58,6 +58,14 @@ type Cfg struct {
 	// the budget affords and early stopping looks at val often enough.
 	// 0 trains on every window each epoch.
 	EpochWindows int `json:"epoch_windows,omitempty"`
+	// Context is the cfg's look-back in input positions, on the csv
+	// track: tuned on val like lr when the grids hold several. 0 is the
+	// track's csv.t. Every look-back forecasts the same val and test
+	// targets (the windows' inputs reach back further, the first target
+	// stays), so test MSEs compare across cfgs and with the literature;
+	// the reference forecasters are fitted at each look-back and each
+	// takes the one its val MSE prefers.
+	Context int `json:"context,omitempty"`
 }
 
 // Schedules.
@@ -459,6 +467,8 @@ const (
 	maxBatch  = 1 << 24 // arch.batch
 	maxEpochs = 1 << 30 // epochs and patience of a cfg
 	maxSeeds  = 1 << 16 // seeds of a protocol
+	// maxContext bounds cfg.context (and is far beyond any file's rows).
+	maxContext = 1 << 24
 )
 
 // Validate reports every invalid field, joined with errors.Join, each as
@@ -560,6 +570,14 @@ func (p Protocol) Validate() error {
 			}
 			if c.Patience < 0 || c.Patience > maxEpochs {
 				bad("%s.patience = %d: must be >= 0; use e.g. 3 (0 keeps the last epoch's weights)", at, c.Patience)
+			}
+			switch {
+			case c.Context < 0 || c.Context > maxContext:
+				bad("%s.context = %d: must be in [0, %d]; use e.g. 336 (0 is the track's t)", at, c.Context, maxContext)
+			case c.Context > 0 && p.Track != "csv":
+				bad("%s.context = %d: only the csv track cuts windows at several look-backs; the %s track generates windows of its own t, so leave context out", at, c.Context, p.Track)
+			case c.Context > 0 && c.Context%max(p.Arch.Patch, 1) != 0:
+				bad("%s.context = %d: arch.patch = %d must divide it; use %d, the nearest multiple, or another patch", at, c.Context, p.Arch.Patch, max(p.Arch.Patch, 1)*max(1, (c.Context+max(p.Arch.Patch, 1)/2)/max(p.Arch.Patch, 1)))
 			}
 			if c.EpochWindows < 0 {
 				bad("%s.epoch_windows = %d: must be >= 0; use e.g. 65536 (0 trains on every window each epoch)", at, c.EpochWindows)

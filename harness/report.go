@@ -384,6 +384,10 @@ type Forecasters struct {
 	SeasonalPeriod int `json:"seasonal_period,omitempty"`
 	// Val holds the same forecasters' val MSE.
 	Val *ReferenceVal `json:"val,omitempty"`
+	// Contexts is, when the grid tunes the look-back (cfg.context), the
+	// look-back each reference that reads it was fitted at: the one of
+	// its least val MSE among the grid's (references).
+	Contexts map[string]int `json:"contexts,omitempty"`
 
 	// BestReference names the reference forecaster with the lowest test
 	// MSE (see Best; the noise floor is an oracle, not a forecaster a

@@ -19,8 +19,9 @@ import (
 // forecaster.
 //
 // The fit depends on the dataset and the normalization only, so the last
-// one is kept (skipCache): the trials of a run share it. (One entry, so
-// that the cache keeps at most one finished run's dataset alive.)
+// few are kept (skipCache): the trials of a run share them, one per
+// look-back of its grid. (A few entries, so that the cache keeps at most
+// a few look-backs of one finished run alive.)
 func skipInit(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {
 	k := skipKey{ds, c.Norm}
 	skipMu.Lock()
@@ -35,7 +36,7 @@ func skipInit(c transformer.Config, ds *track.Dataset) (w, b []float64, err erro
 		return nil, nil, err
 	}
 	skipCache = append(skipCache, skipEntry{k, w, b})
-	skipCache = skipCache[len(skipCache)-1:]
+	skipCache = skipCache[max(0, len(skipCache)-skipCacheLen):]
 	return w, b, nil
 }
 
@@ -55,6 +56,10 @@ var (
 	skipMu    sync.Mutex
 	skipCache []skipEntry
 )
+
+// skipCacheLen is how many fits skipCache keeps (and perChannelSkip's
+// cache): enough for a grid of four look-backs.
+const skipCacheLen = 4
 
 // fitSkip computes skipInit's fit.
 func fitSkip(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {

@@ -209,6 +209,27 @@ func TestVerifyEveryLeaf(t *testing.T) {
 		total, named := sweepLeaves(t, o.Report)
 		t.Logf("csv independent report: %d of %d leaves named", named, total)
 	})
+	// A grid that tunes the look-back: references at each, chosen on val.
+	t.Run("csv look-backs", func(t *testing.T) {
+		p := CIProfileFor("csv")
+		p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
+		p.Arch.Patch = 4
+		p.Seeds = []uint64{0, 1, 2}
+		p.Baseline, p.Idea = p.Baseline[:1], p.Idea[:1]
+		for _, arm := range []*[]Cfg{&p.Baseline, &p.Idea} {
+			c := (*arm)[0]
+			c.Context = 12
+			*arm = append(*arm, c)
+		}
+		o, err := Run(context.Background(), p, Options{})
+		require.NoError(t, err)
+		ctx := o.Report.ReferenceForecasters.Contexts
+		require.Contains(t, ctx, "linear_ar")
+		require.Contains(t, ctx, "linear_centred")
+		require.Equal(t, 24, ctx["seasonal_persistence"], "the day's period fits only the longer look-back")
+		total, named := sweepLeaves(t, o.Report)
+		t.Logf("csv look-backs report: %d of %d leaves named", named, total)
+	})
 	t.Run("sequential", func(t *testing.T) {
 		p := tinyProtocol()
 		p.Ideas = []IdeaArm{{Name: "ema", Grid: []Cfg{

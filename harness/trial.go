@@ -55,7 +55,7 @@ func RunTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed ui
 // protocol's arch, the windows' T, H and channels, the dataset's target
 // channel, the cfg's gate.
 func (p Protocol) ModelConfig(c Cfg, ds *track.Dataset) transformer.Config {
-	s := &ds.Train
+	s := &ds.At(c.Context).Train
 	return p.Arch.model(c, s.T, s.H, s.C, ds.Target)
 }
 
@@ -67,6 +67,7 @@ func (p Protocol) ModelConfig(c Cfg, ds *track.Dataset) transformer.Config {
 // goes back to the best epoch's weights. When ctx is cancelled it stops
 // within a training step and returns an error wrapping ErrInterrupted.
 func TrainTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed uint64) (*transformer.Model[float32], Result, error) {
+	ds = ds.At(c.Context) // the track at the cfg's look-back
 	mc := p.ModelConfig(c, ds)
 	batch := p.Arch.Batch
 	m, err := transformer.New[float32](mc, batch)

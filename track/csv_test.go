@@ -349,3 +349,31 @@ func TestCSVIndependent(t *testing.T) {
 	_, err = CSV(tab, CSVConfig{Path: "p", Channels: "all", T: 24, H: 6})
 	require.ErrorContains(t, err, "csv.channels")
 }
+
+// TestCSVContextsShareTargets: the same file cut at two look-backs
+// forecasts the same val and test targets, window for window (the
+// longer look-back's inputs reach further back), so test MSEs compare
+// across look-backs.
+func TestCSVContextsShareTargets(t *testing.T) {
+	tab, err := LoadCSV("testdata/tiny.csv")
+	require.NoError(t, err)
+	for _, ch := range []string{"", ChannelsIndependent} {
+		t.Run("channels="+ch, func(t *testing.T) {
+			short, err := CSV(tab, CSVConfig{Path: "p", Target: "OT", Channels: ch, T: 12, H: 6})
+			require.NoError(t, err)
+			long, err := CSV(tab, CSVConfig{Path: "p", Target: "OT", Channels: ch, T: 36, H: 6})
+			require.NoError(t, err)
+			for _, pair := range [][2]*Split{{&short.Val, &long.Val}, {&short.Test, &long.Test}} {
+				a, b := pair[0], pair[1]
+				require.Equal(t, a.N, b.N)
+				for n := range a.N {
+					_, ya := a.Window(n)
+					_, yb := b.Window(n)
+					require.Equal(t, ya[a.T:], yb[b.T:], "window %d", n)
+					require.Equal(t, ya[:a.T], yb[b.T-a.T:b.T], "window %d: the shorter inputs end the longer ones", n)
+				}
+			}
+			require.Greater(t, short.Train.N, long.Train.N, "a longer look-back leaves fewer train windows")
+		})
+	}
+}

@@ -3,6 +3,7 @@ package track
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Split is one set of N windows. Position t of a window (0 <= t < T)
@@ -145,6 +146,11 @@ type Dataset struct {
 	// when the track forecasts several channels each as its own series
 	// (CSVConfig.Channels "independent"); empty otherwise.
 	Series []string
+	// Other holds the same track at other look-backs (a protocol whose
+	// grid tunes the context, harness Cfg.Context), keyed by T: the same
+	// rows, regions and normalization, so every look-back forecasts the
+	// same val and test targets. Nil when the grid has one look-back.
+	Other map[int]*Dataset
 	// Period is the season, in time steps, of the seasonal-persistence
 	// reference forecaster; 0 when the track has none.
 	Period int
@@ -270,4 +276,28 @@ func (f synthFields) check(bad func(format string, args ...any)) {
 	if !(math.Abs(f.arCoef) < 1) {
 		bad("ar_coef = %g: must be in (-1,1) for the AR(1) noise to be stationary; use e.g. %g", f.arCoef, f.exAR)
 	}
+}
+
+// At returns the track at look-back t: d itself for 0 or d's own T,
+// else d.Other[t]. A look-back the track was not built at is a
+// programmer error.
+func (d *Dataset) At(t int) *Dataset {
+	if t == 0 || t == d.Train.T {
+		return d
+	}
+	o, ok := d.Other[t]
+	if !ok {
+		panic(fmt.Sprintf("track: Dataset.At(%d): %s was built at T = %d and %d others", t, d.Name, d.Train.T, len(d.Other)))
+	}
+	return o
+}
+
+// Contexts lists the look-backs the track was built at, ascending.
+func (d *Dataset) Contexts() []int {
+	out := []int{d.Train.T}
+	for t := range d.Other {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
 }
