@@ -391,6 +391,22 @@ func ConfigTrack(path string) (string, error) {
 	return v.Track, nil
 }
 
+// ConfigGives reports whether the JSON config file at path gives the
+// top-level key (e.g. "arch"); false when it cannot be read or parsed
+// (DecodeProtocolFile reports that).
+func ConfigGives(path, key string) bool {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var v map[string]json.RawMessage
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	_, ok := v[key]
+	return ok
+}
+
 // DecodeProtocolFile reads a JSON config file over base as
 // ParseProtocol does, but leaves the result unvalidated, for a caller that
 // applies its own settings over it (command-line flags) and validates
