@@ -167,7 +167,7 @@ func TestDatasetFlag(t *testing.T) {
 	p, err := parse("--config", arch, "--track", "csv", "--data", tiny, "--channels", "independent", "--context", "24", "--horizon", "6")
 	require.NoError(t, err)
 	require.False(t, p.Arch.SkipPerChannel)
-	p, err = parse("--track", "csv", "--data", tiny, "--channels", "independent", "--context", "24", "--horizon", "6")
+	p, err = parse("--track", "csv", "--data", tiny, "--channels", "independent", "--context", "24", "--horizon", "6", "--patch", "4")
 	require.NoError(t, err)
 	require.True(t, p.Arch.SkipPerChannel)
 
