@@ -243,3 +243,22 @@ func TestProtocolFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestDatasetsCommand: the known data sets are listed with their
+// licence and whether each is under --data-dir.
+func TestDatasetsCommand(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "track", "testdata", "tiny.csv"))
+	require.NoError(t, err)
+	// A file under a known name but not the published bytes.
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "ETT-small"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ETT-small", "ETTh1.csv"), raw, 0o644))
+	var out, errOut bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"datasets", "--data-dir", dir}, &out, &errOut))
+	for _, k := range track.Known {
+		require.Contains(t, out.String(), k.Name)
+		require.Contains(t, out.String(), k.Source)
+	}
+	require.Contains(t, out.String(), "differs from the published file")
+	require.Contains(t, out.String(), "missing")
+}
