@@ -8,7 +8,8 @@ import (
 	"github.com/ideabench/ideabench/transformer"
 )
 
-// perChannel is the fixed part of a model with Arch.SkipPerChannel: one
+// perChannel is the fixed part of a model whose skip path starts per
+// channel (Arch.SkipStart "per_channel", or "val" when val prefers it): one
 // closed-form map per series (track.FitPerSeries, centred under norm
 // "last"), whose forecast the model's is added to. The model's own
 // output at its start (head and shared skip at zero) is the window's
@@ -26,6 +27,9 @@ type perChannel struct {
 	// val and test hold the offsets of every val and test window (N,H),
 	// computed once: the model is scored on them every epoch.
 	val, test []float64
+	// valMSE and sharedValMSE are the val MSE of the per-channel maps
+	// and of the shared fit: skip_start "val" takes the lower.
+	valMSE, sharedValMSE float64
 }
 
 // offset overwrites dst (H) with o of window n of s (series layout).
@@ -66,32 +70,52 @@ func (pc *perChannel) of(ds *track.Dataset, s *track.Split) []float64 {
 	panic("harness: perChannel.of: not the dataset's val or test split")
 }
 
-// perChannelSkip is the perChannel of model c on ds, nil when c's arch
-// has none. The trials of a run share it (cached as skipInit's fits).
+// perChannelSkip is the perChannel of model c on ds, nil when its skip
+// path starts at the shared fit: Arch.SkipStart "" or, on a track of one
+// series, "val"; under "val" on several series, nil unless the
+// per-channel maps' val MSE is below the shared fit's (the references
+// linear_centred_per_channel and linear_centred under norm "last",
+// linear_ar_per_channel and linear_ar without; a tie keeps the shared
+// fit). The trials of a run share it (cached as skipInit's fits).
 func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perChannel, error) {
-	if !p.Arch.SkipPerChannel {
+	mode := p.Arch.SkipStart
+	several := ds.Train.Per > 0 && ds.Train.C == 1
+	switch {
+	case mode == "" || !c.Skip:
 		return nil, nil
-	}
-	if ds.Train.Per == 0 || ds.Train.C != 1 {
-		return nil, fmt.Errorf("harness: arch.skip_per_channel needs a track of several series (csv channels %q)", track.ChannelsIndependent)
+	case mode == SkipStartVal && !several:
+		return nil, nil
+	case !several:
+		return nil, fmt.Errorf("harness: arch.skip_start %q needs a track of several series (csv channels %q)", mode, track.ChannelsIndependent)
 	}
 	k := skipKey{ds, c.Norm}
 	pcMu.Lock()
 	defer pcMu.Unlock()
+	var pc *perChannel
 	for _, e := range pcCache {
 		if e.key == k {
-			return e.pc, nil
+			pc = e.pc
 		}
 	}
-	centred := c.Norm == transformer.NormLast
-	maps, err := track.FitPerSeries(&ds.Train, centred)
-	if err != nil {
-		return nil, fmt.Errorf("harness: the per-channel skip maps: %w", err)
+	if pc == nil {
+		centred := c.Norm == transformer.NormLast
+		maps, err := track.FitPerSeries(&ds.Train, centred)
+		if err != nil {
+			return nil, fmt.Errorf("harness: the per-channel skip maps: %w", err)
+		}
+		shared, err := track.FitSeries(&ds.Train, centred)
+		if err != nil {
+			return nil, fmt.Errorf("harness: the shared skip map: %w", err)
+		}
+		pc = &perChannel{maps: maps, centred: centred}
+		pc.val, pc.test = pc.offsets(&ds.Val), pc.offsets(&ds.Test)
+		pc.valMSE, pc.sharedValMSE = track.PerSeriesMSE(maps, &ds.Val), shared.MSE(&ds.Val)
+		pcCache = append(pcCache, pcEntry{k, pc})
+		pcCache = pcCache[max(0, len(pcCache)-skipCacheLen):]
 	}
-	pc := &perChannel{maps: maps, centred: centred}
-	pc.val, pc.test = pc.offsets(&ds.Val), pc.offsets(&ds.Test)
-	pcCache = append(pcCache, pcEntry{k, pc})
-	pcCache = pcCache[max(0, len(pcCache)-skipCacheLen):]
+	if mode == SkipStartVal && !(pc.valMSE < pc.sharedValMSE) {
+		return nil, nil
+	}
 	return pc, nil
 }
 

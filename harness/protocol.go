@@ -68,6 +68,12 @@ type Cfg struct {
 	Context int `json:"context,omitempty"`
 }
 
+// Arch.SkipStart values.
+const (
+	SkipStartPerChannel = "per_channel"
+	SkipStartVal        = "val"
+)
+
 // Schedules.
 const (
 	ScheduleConstant = "constant"
@@ -171,13 +177,17 @@ type Arch struct {
 	// token's forecast, a linear path beside the transformer that starts
 	// at the least-squares fit on the train windows (skipInit).
 	Skip bool `json:"skip,omitempty"`
-	// SkipPerChannel, with Skip on a track of several series (csv
-	// channels "independent"), adds to the forecast each series' own
-	// closed-form map (linear_centred_per_channel under norm "last",
-	// linear_ar_per_channel without a norm), held fixed, and starts the
-	// shared skip path at zero: the model starts as the per-channel
-	// reference and trains on its residual (perChannelSkip).
-	SkipPerChannel bool `json:"skip_per_channel,omitempty"`
+	// SkipStart is where the skip path starts (with Skip): "" the
+	// least-squares fit shared by every window (skipInit); on a track of
+	// several series (csv channels "independent") "per_channel", each
+	// series' own closed-form map (linear_centred_per_channel under norm
+	// "last", linear_ar_per_channel without a norm), added to the forecast
+	// and held fixed while the shared skip path starts at zero, so the
+	// model trains on its residual (perChannelSkip); "val", whichever of
+	// the two has the lower val MSE on the track (the shared fit on a
+	// track of one series). The model then starts as that reference, and
+	// early stopping keeps it unless training beats it on val.
+	SkipStart string `json:"skip_start,omitempty"`
 	// Loss is "" or "all" (every token's forecast is trained) or "last"
 	// (only the last token's, the one evaluated).
 	Loss string `json:"loss,omitempty"`
@@ -267,7 +277,8 @@ func DefaultProtocol() Protocol { return FullProfile("panel") }
 //     "last", the linear skip path, the last token's forecast trained;
 //     lr ∈ {0.0001, 0.0003, 0.001}, 20 epochs of at most 32768 windows,
 //     patience 5; the csv block comes from the caller (on a track of
-//     several series the command line adds arch.skip_per_channel).
+//     several series the skip path starts at the shared or the
+//     per-channel closed form, whichever val prefers (skip_start "val").
 func FullProfile(trk string) Protocol {
 	p := Protocol{
 		Profile: "full", Track: trk, Model: "transformer_tiny",
@@ -295,7 +306,7 @@ func FullProfile(trk string) Protocol {
 		p.Arch.Skip = true
 		lrs = []float64{0.0015, 0.005, 0.015}
 	case "csv":
-		p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 16, Norm: transformer.NormLast, Skip: true, Loss: transformer.LossLast}
+		p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 16, Norm: transformer.NormLast, Skip: true, SkipStart: SkipStartVal, Loss: transformer.LossLast}
 		lrs, epochs, patience = []float64{0.0001, 0.0003, 0.001}, 20, 5
 		// Epochs of at most 32768 windows: all of ETTh1's 8449, and a
 		// seeded sample of the 765 576 of weather's 21 channels, so early
@@ -656,17 +667,23 @@ func (p Protocol) Validate() error {
 	default:
 		bad("arch.loss = %q: unknown; use %q or %q", a.Loss, transformer.LossAll, transformer.LossLast)
 	}
-	if a.SkipPerChannel {
+	several := p.Track == "csv" && p.CSV != nil && p.CSV.Channels == track.ChannelsIndependent
+	switch a.SkipStart {
+	case "":
+	case SkipStartPerChannel, SkipStartVal:
+		perChannel := a.SkipStart == SkipStartPerChannel || several
 		switch {
 		case !a.Skip:
-			bad("arch.skip_per_channel: needs arch.skip (the per-channel maps are the skip path's start); set \"skip\": true")
-		case p.Track != "csv" || p.CSV == nil || p.CSV.Channels != track.ChannelsIndependent:
-			bad("arch.skip_per_channel: needs a track of several series; use the csv track with csv.channels %q", track.ChannelsIndependent)
-		case a.Norm != "" && a.Norm != transformer.NormLast:
-			bad("arch.skip_per_channel: under norm %q the maps would need each window's statistics; use norm %q or none", a.Norm, transformer.NormLast)
-		case a.Loss != transformer.LossLast:
-			bad("arch.skip_per_channel: the maps forecast the last token's horizon only; set \"loss\": %q", transformer.LossLast)
+			bad("arch.skip_start = %q: needs arch.skip (it says where the skip path starts); set \"skip\": true", a.SkipStart)
+		case a.SkipStart == SkipStartPerChannel && !several:
+			bad("arch.skip_start = %q: needs a track of several series; use the csv track with csv.channels %q, or skip_start %q", a.SkipStart, track.ChannelsIndependent, SkipStartVal)
+		case perChannel && a.Norm != "" && a.Norm != transformer.NormLast:
+			bad("arch.skip_start = %q: under norm %q the per-channel maps would need each window's statistics; use norm %q or none", a.SkipStart, a.Norm, transformer.NormLast)
+		case perChannel && a.Loss != transformer.LossLast:
+			bad("arch.skip_start = %q: the per-channel maps forecast the last token's horizon only; set \"loss\": %q", a.SkipStart, transformer.LossLast)
 		}
+	default:
+		bad("arch.skip_start = %q: unknown; use %q, %q or leave it out (the shared fit)", a.SkipStart, SkipStartPerChannel, SkipStartVal)
 	}
 	if p.Track != "sequence" {
 		// The sequence block is not used.

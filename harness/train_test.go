@@ -569,18 +569,19 @@ func names(f, field string) bool {
 	return under(f, field) || under(field, f)
 }
 
-// TestSkipPerChannel: on a track of several series, a model with the
-// per-channel skip starts as linear_centred_per_channel (val and test),
-// the best val epoch is never worse than that start, the report
-// verifies with its trials rerun, and the arch is refused where it
-// cannot apply.
+// TestSkipPerChannel: on a track of several series, a model whose skip
+// path starts per channel starts as linear_centred_per_channel (val and
+// test), the best val epoch is never worse than that start, the report
+// verifies with its trials rerun; skip_start "val" starts at the lower
+// on val of the shared and per-channel maps; the field is refused where
+// it cannot apply.
 func TestSkipPerChannel(t *testing.T) {
 	p := FullProfile("csv")
 	p.Seeds = []uint64{0, 1}
 	p.Baseline, p.Idea = p.Baseline[2:], p.Idea[2:]
 	p.Baseline[0].Epochs, p.Idea[0].Epochs = 3, 3
 	p.Arch.D, p.Arch.Heads, p.Arch.Patch = 8, 2, 8
-	p.Arch.SkipPerChannel = true
+	p.Arch.SkipStart = SkipStartPerChannel
 	p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Channels: track.ChannelsIndependent, T: 24, H: 6}
 	require.NoError(t, p.Validate())
 	o, err := Run(context.Background(), p, Options{})
@@ -596,6 +597,21 @@ func TestSkipPerChannel(t *testing.T) {
 	}
 	require.Empty(t, Verify(o.Report, VerifyOptions{Rerun: true}).Mismatches())
 
+	t.Run("val", func(t *testing.T) {
+		q := p
+		q.Arch.SkipStart = SkipStartVal
+		o, err := Run(context.Background(), q, Options{})
+		require.NoError(t, err)
+		f := o.Report.ReferenceForecasters
+		want := *f.Val.LinearCentredPerChannel
+		if f.Val.LinearCentred <= want {
+			want = f.Val.LinearCentred
+		}
+		for i, res := range o.Results {
+			require.InDelta(t, want, res.StartVal, 1e-6*want, "trial %d starts at the lower on val", i)
+		}
+	})
+
 	for _, tc := range []struct {
 		name string
 		edit func(q *Protocol)
@@ -605,6 +621,7 @@ func TestSkipPerChannel(t *testing.T) {
 		{"one series", func(q *Protocol) { q.CSV.Channels = ""; q.CSV.Target = "OT" }, "a track of several series"},
 		{"revin", func(q *Protocol) { q.Arch.Norm = transformer.NormRevIN }, "each window's statistics"},
 		{"every token", func(q *Protocol) { q.Arch.Loss, q.Arch.Norm = transformer.LossAll, "" }, "loss"},
+		{"unknown", func(q *Protocol) { q.Arch.SkipStart = "best" }, "unknown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := p
@@ -613,8 +630,13 @@ func TestSkipPerChannel(t *testing.T) {
 			tc.edit(&q)
 			err := q.Validate()
 			require.Error(t, err)
-			require.ErrorContains(t, err, "arch.skip_per_channel")
+			require.ErrorContains(t, err, "arch.skip_start")
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+	// "val" on a track of one series is the shared fit, valid.
+	q := p
+	q.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Target: "OT", T: 24, H: 6}
+	q.Arch.SkipStart = SkipStartVal
+	require.NoError(t, q.Validate())
 }

@@ -160,25 +160,14 @@ func TestDatasetFlag(t *testing.T) {
 		require.NoError(t, fs.Parse(args))
 		return pf.protocol()
 	}
-	// A config that gives the model keeps its skip path as it says.
-	tiny := filepath.Join("..", "..", "track", "testdata", "tiny.csv")
-	arch := filepath.Join(t.TempDir(), "arch.json")
-	require.NoError(t, os.WriteFile(arch, []byte(`{"arch": {"d": 8, "heads": 2, "layers": 1, "batch": 8, "patch": 4, "norm": "last", "skip": true, "loss": "last"}}`), 0o644))
-	p, err := parse("--config", arch, "--track", "csv", "--data", tiny, "--channels", "independent", "--context", "24", "--horizon", "6")
-	require.NoError(t, err)
-	require.False(t, p.Arch.SkipPerChannel)
-	p, err = parse("--track", "csv", "--data", tiny, "--channels", "independent", "--context", "24", "--horizon", "6", "--patch", "4")
-	require.NoError(t, err)
-	require.True(t, p.Arch.SkipPerChannel)
-
-	_, err = parse("--dataset", "illness", "--data-dir", t.TempDir())
+	_, err := parse("--dataset", "illness", "--data-dir", t.TempDir())
 	require.ErrorIs(t, err, track.ErrNotFound)
 	require.ErrorContains(t, err, "download it from")
 	dir := filepath.Join("..", "..", "..", "shared", "data")
 	if _, err := os.Stat(filepath.Join(dir, "illness", "national_illness.csv")); err != nil {
 		t.Skipf("no illness data under %s", dir)
 	}
-	p, err = parse("--dataset", "illness", "--data-dir", dir, "--patch", "12")
+	p, err := parse("--dataset", "illness", "--data-dir", dir, "--patch", "12")
 	require.NoError(t, err)
 	require.Equal(t, "csv", p.Track)
 	require.Equal(t, track.CSVConfig{Path: filepath.Join(dir, "illness", "national_illness.csv"), Target: "OT", Features: []string{"OT"}, T: 36, H: 24, Split: "fractions"}, *p.CSV)
@@ -186,7 +175,6 @@ func TestDatasetFlag(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, track.ChannelsIndependent, p.CSV.Channels)
 	require.Empty(t, p.CSV.Features)
-	require.True(t, p.Arch.SkipPerChannel, "several series: the skip path starts per channel")
 	require.Equal(t, 48, p.CSV.T)
 }
 

@@ -207,13 +207,6 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 			c.H = *f.h
 		}
 		p.CSV = &c
-		// A track of several series: the profile's skip path starts at
-		// each channel's own closed-form map, the strongest reference,
-		// unless a config file gives the model.
-		archGiven := *f.config != "" && harness.ConfigGives(*f.config, "arch")
-		if c.Channels == track.ChannelsIndependent && p.Arch.Skip && !archGiven {
-			p.Arch.SkipPerChannel = true
-		}
 	}
 	if set["patch"] {
 		p.Arch.Patch = *f.patch
