@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
@@ -59,7 +61,7 @@ type Inputs struct {
 // Assemble builds the report from finished trials (aligned with
 // p.Trials()) on the protocol's data d.
 func Assemble(p Protocol, d *Data, trials []Trial, results []Result) (*Report, error) {
-	f, err := references(d.Dataset)
+	f, err := references(d.Dataset, p.contexts())
 	if err != nil {
 		return nil, err
 	}
@@ -798,9 +800,62 @@ func forecasters(ds *track.Dataset) (*Forecasters, error) {
 // takes the one of least val MSE, ties to the shorter, the way the arms
 // choose their cfgs: the reference gets the same tuning as the models.
 // Forecasters.Contexts records the choices.
-func references(ds *track.Dataset) (*Forecasters, error) {
-	ts := ds.Contexts()
-	if len(ts) == 1 {
+//
+// ts are the grid's look-backs (Protocol.contexts); the last result is
+// kept (refCache), so a run that checks them before training (Run) does
+// not fit them again to assemble its report.
+func references(ds *track.Dataset, ts []int) (*Forecasters, error) {
+	refMu.Lock()
+	defer refMu.Unlock()
+	if refCache.f != nil && refCache.ds == ds && slices.Equal(refCache.ts, ts) {
+		return refCache.f.copy(), nil
+	}
+	f, err := fitReferences(ds, ts)
+	if err != nil {
+		return nil, err
+	}
+	refCache.ds, refCache.ts, refCache.f = ds, slices.Clone(ts), f
+	return f.copy(), nil
+}
+
+var (
+	refMu    sync.Mutex
+	refCache struct {
+		ds *track.Dataset
+		ts []int
+		f  *Forecasters
+	}
+)
+
+// copy returns a deep copy of f's measured fields (raw), so a cached
+// value is never shared with a report.
+func (f *Forecasters) copy() *Forecasters {
+	out := f.raw()
+	cp := func(x *float64) *float64 {
+		if x == nil {
+			return nil
+		}
+		v := *x
+		return &v
+	}
+	out.LinearCentred, out.SeasonalPersistence = cp(f.LinearCentred), cp(f.SeasonalPersistence)
+	out.LinearARPerChannel, out.LinearCentredPerChannel = cp(f.LinearARPerChannel), cp(f.LinearCentredPerChannel)
+	if out.Val != nil {
+		out.Val.SeasonalPersistence = cp(f.Val.SeasonalPersistence)
+		out.Val.LinearARPerChannel, out.Val.LinearCentredPerChannel = cp(f.Val.LinearARPerChannel), cp(f.Val.LinearCentredPerChannel)
+	}
+	if f.Contexts != nil {
+		out.Contexts = maps.Clone(f.Contexts)
+	}
+	return out
+}
+
+// fitReferences computes references.
+func fitReferences(ds *track.Dataset, ts []int) (*Forecasters, error) {
+	if len(ts) <= 1 {
+		if len(ts) == 1 {
+			ds = ds.At(ts[0])
+		}
 		return forecasters(ds)
 	}
 	var best *Forecasters

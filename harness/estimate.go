@@ -123,11 +123,20 @@ func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 		at := ds.At(t)
 		for _, s := range []*track.Split{&at.Train, &at.Val, &at.Test} {
 			if s.Per > 0 {
-				// The series layout holds rows, not windows.
-				e.DataBytes += 8 * float64(len(s.X)+len(s.Y))
+				// The series layout holds rows, not windows; X and Y
+				// are one buffer for univariate series.
+				n := len(s.X) + len(s.Y)
+				if len(s.X) > 0 && &s.X[0] == &s.Y[0] {
+					n = len(s.X)
+				}
+				e.DataBytes += 8 * float64(n)
 				continue
 			}
 			e.DataBytes += splitBytes(s.N, s.T, s.H, s.C)
+		}
+		if p.Arch.Skip && p.Arch.SkipStart != "" && at.Train.Per > 0 {
+			// perChannelSkip's offsets of every val and test window.
+			e.DataBytes += 8 * float64((at.Val.N+at.Test.N)*at.Val.H)
 		}
 	}
 	perSeed := len(p.Trials()) / max(1, len(p.Seeds))

@@ -410,22 +410,6 @@ func ConfigTrack(path string) (string, error) {
 	return v.Track, nil
 }
 
-// ConfigGives reports whether the JSON config file at path gives the
-// top-level key (e.g. "arch"); false when it cannot be read or parsed
-// (DecodeProtocolFile reports that).
-func ConfigGives(path, key string) bool {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	var v map[string]json.RawMessage
-	if json.Unmarshal(raw, &v) != nil {
-		return false
-	}
-	_, ok := v[key]
-	return ok
-}
-
 // DecodeProtocolFile reads a JSON config file over base as
 // ParseProtocol does, but leaves the result unvalidated, for a caller that
 // applies its own settings over it (command-line flags) and validates
@@ -684,6 +668,9 @@ func (p Protocol) Validate() error {
 		}
 	default:
 		bad("arch.skip_start = %q: unknown; use %q, %q or leave it out (the shared fit)", a.SkipStart, SkipStartPerChannel, SkipStartVal)
+	}
+	if several && a.Skip && a.Norm == transformer.NormRevIN {
+		bad("arch.norm = %q: the skip path's start on a track of several series is fitted in closed form from the series' rows, which each window's own statistics do not allow; use norm %q or none", a.Norm, transformer.NormLast)
 	}
 	if p.Track != "sequence" {
 		// The sequence block is not used.

@@ -112,6 +112,12 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	if err := p.Estimate(ds, len(trials)/shards).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, err
 	}
+	// The reference forecasters before any training: a track they cannot
+	// be fitted on fails now, not after the trials (the fits are kept
+	// for the report).
+	if _, err := references(ds, p.contexts()); err != nil {
+		return nil, err
+	}
 	results := make([]Result, len(trials))
 	o := &Outcome{Trials: trials, Results: results, Data: ds}
 	if opt.Store != nil {

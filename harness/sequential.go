@@ -216,6 +216,9 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 	if err := p.Estimate(d.Dataset, len(p.Trials())).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, err
 	}
+	if _, err := references(d.Dataset, p.contexts()); err != nil {
+		return nil, err
+	}
 	seeds := s.AllSeeds(p.Seeds)
 	sizes := s.LookSizes(len(p.Seeds))
 	rec := &SequentialReport{Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}

@@ -54,7 +54,10 @@ type CSVKey struct {
 	Split     string   `json:"split,omitempty"`
 	TrainFrac float64  `json:"train_frac,omitempty"`
 	ValFrac   float64  `json:"val_frac,omitempty"`
-	SHA256    string   `json:"sha256"`
+	// Channels is csv.channels: "independent" trains on every column's
+	// windows, so its trials are not the target's.
+	Channels string `json:"channels,omitempty"`
+	SHA256   string `json:"sha256"`
 }
 
 // Key is the store key of trial t of p under this build's training
@@ -78,7 +81,7 @@ func (p Protocol) KeyAt(t Trial, dataSHA, version string) TrialKey {
 		c := p.CSV
 		k.Sequence = track.SequenceConfig{}
 		k.CSV = &CSVKey{Target: c.Target, Features: c.Features, T: c.T, H: c.H, Split: c.Split,
-			TrainFrac: c.TrainFrac, ValFrac: c.ValFrac, SHA256: dataSHA}
+			TrainFrac: c.TrainFrac, ValFrac: c.ValFrac, Channels: c.Channels, SHA256: dataSHA}
 	}
 	return k
 }

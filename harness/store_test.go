@@ -371,3 +371,16 @@ func mustSequence(t *testing.T, p Protocol) *track.Dataset {
 	require.NoError(t, err)
 	return ds
 }
+
+// TestKeyChannels: the same file, target and look-back forecast alone or
+// as one of every column's series are different trials.
+func TestKeyChannels(t *testing.T) {
+	p := CIProfileFor("csv")
+	p.CSV = &track.CSVConfig{Path: "x.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
+	q := p
+	c := *p.CSV
+	c.Channels = track.ChannelsIndependent
+	q.CSV = &c
+	tr := Trial{Arm: "baseline", Cfg: 0, Seed: 1}
+	require.NotEqual(t, p.Key(tr, "sha").ID(), q.Key(tr, "sha").ID())
+}

@@ -252,7 +252,7 @@ func (v *verifier) inputsOf(r *Report, opt VerifyOptions) (Inputs, bool) {
 	if opt.Rerun {
 		if d, err := p.Data(); err != nil {
 			v.add("setup.protocol", "", err.Error(), "the track could not be rebuilt, so the reference forecasters and the data digest were taken from the report")
-		} else if f, err := references(d.Dataset); err != nil {
+		} else if f, err := references(d.Dataset, p.contexts()); err != nil {
 			bad("reference_forecasters", "present", err.Error())
 		} else {
 			in.References, in.DataSHA256, in.DataNotes = f, d.SHA256, d.Notes

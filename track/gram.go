@@ -51,7 +51,7 @@ func (g *gram) addSeries(z []float64, nWin int) {
 	for b := range k {
 		var sum float64
 		for n := range nWin {
-			sum += z[n] * z[n+b]
+			sum += float64(z[n] * z[n+b]) // no fused multiply-add: the same bits on every GOARCH
 		}
 		row[b] = sum
 	}
@@ -64,7 +64,7 @@ func (g *gram) addSeries(z []float64, nWin int) {
 		v := row[d]
 		for a := 0; a+d < k; a++ {
 			if a > 0 {
-				v += z[nWin+a-1]*z[nWin+a-1+d] - z[a-1]*z[a-1+d]
+				v += float64(z[nWin+a-1]*z[nWin+a-1+d]) - float64(z[a-1]*z[a-1+d])
 			}
 			g.S[a*k+a+d] += v
 			if d > 0 {
@@ -183,6 +183,10 @@ func seriesOf(s *Split, who string) (z [][]float64, per int) {
 	}
 	if s.Per == 0 {
 		panic(fmt.Sprintf("track: %s: a packed split; the normal-equation fits take the series layout (use FitLinear)", who))
+	}
+	if len(s.X) > 0 && &s.X[0] != &s.Y[0] {
+		// The sums run over one series of inputs and targets alike.
+		panic(fmt.Sprintf("track: %s: the split's inputs are not its target series (X and Y must be one buffer, as csv channels \"independent\" builds it)", who))
 	}
 	r := s.rows()
 	for k := range s.Series() {

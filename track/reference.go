@@ -305,6 +305,9 @@ func Univariate(s *Split, ch int) Split {
 	if ch < 0 || ch >= s.C {
 		panic(fmt.Sprintf("track: Univariate: channel %d outside [0,%d)", ch, s.C))
 	}
+	if s.Per > 0 && s.C == 1 {
+		return *s // already the one channel: a view
+	}
 	if s.Per > 0 {
 		// The series layout: channel ch of every row, windows unchanged.
 		u := Split{X: make([]float64, len(s.X)/s.C), Y: s.Y, N: s.N, T: s.T, H: s.H, C: 1, Per: s.Per}
