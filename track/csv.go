@@ -63,6 +63,7 @@ var timeLayouts = []string{
 	"2006-01-02T15:04:05",
 	"2006-01-02T15:04",
 	"2006-01-02",
+	"2006-01", // monthly rows
 	"2006/1/2 15:04:05",
 	"2006/1/2 15:04",
 	"2006/1/2",
@@ -80,7 +81,7 @@ func parseTime(s string) (time.Time, bool) {
 // ReadCSV parses a time-indexed CSV (such as the ETT-small files:
 // date,HUFL,HULL,MUFL,MULL,LUFL,LULL,OT). The first row is the header; the
 // first column holds timestamps (YYYY-MM-DD hh:mm[:ss], RFC 3339,
-// YYYY-MM-DD, or YYYY/M/D [h:mm[:ss]]), never decreasing (a repeated
+// YYYY-MM-DD, YYYY-MM, or YYYY/M/D [h:mm[:ss]]), never decreasing (a repeated
 // timestamp or a gap is kept and noted, Table.Notes); every other cell is
 // a finite decimal number. Errors name the file, the line and the column,
 // and say what to fix.
@@ -126,7 +127,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		line, _ := cr.FieldPos(0)
 		ts, ok := parseTime(strings.TrimSpace(rec[0]))
 		if !ok {
-			return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a timestamp; want YYYY-MM-DD hh:mm:ss (or YYYY-MM-DD hh:mm, YYYY-MM-DD, RFC 3339, or YYYY/M/D [h:mm[:ss]])", name, line, header[0], rec[0])
+			return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a timestamp; want YYYY-MM-DD hh:mm:ss (or YYYY-MM-DD hh:mm, YYYY-MM-DD, YYYY-MM, RFC 3339, or YYYY/M/D [h:mm[:ss]])", name, line, header[0], rec[0])
 		}
 		if n := len(tab.Times); n > 0 {
 			prev := tab.Times[n-1]

@@ -301,6 +301,9 @@ func TestReadCSVRowsAsUsersHaveThem(t *testing.T) {
 		// Months vary in length; a missing month is a gap.
 		{"monthly", head + "2020-01-01,1,2\n2020-02-01,1,2\n2020-03-01,1,2\n2020-04-01,1,2\n2020-06-01,1,2\n", 5,
 			[]string{"f.csv:6 comes 1464h0m0s after the row before, not the file's step of 744h0m0s"}},
+		// Months written as YYYY-MM, quoted, as time-series libraries
+		// publish them (the sunspot series).
+		{"year_month", "\"Month\",\"Sunspots\"\n\"1749-01\",58.0\n\"1749-02\",62.6\n\"1749-03\",70.0\n", 3, nil},
 		// A missing day of daily data is a gap.
 		{"daily_gap", head + "2020-01-01,1,2\n2020-01-02,1,2\n2020-01-03,1,2\n2020-01-05,1,2\n", 4, []string{"f.csv:5 comes 48h0m0s after"}},
 	} {
