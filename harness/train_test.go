@@ -680,3 +680,31 @@ func TestReferencesByLookBack(t *testing.T) {
 	require.Equal(t, at[12].Persistence, got.Persistence)
 	require.Equal(t, at[24].Persistence, got.Persistence)
 }
+
+// TestEpochWindows: an epoch of k windows is a seeded sample, the same
+// bits on a rerun and other bits than every window; k at or above the
+// train windows is every window.
+func TestEpochWindows(t *testing.T) {
+	p := tinyProtocol()
+	d, err := p.Data()
+	require.NoError(t, err)
+	c := p.Baseline[1]
+	train := func(k int) Result {
+		c := c
+		c.EpochWindows = k
+		r, err := RunTrial(context.Background(), p, d.Dataset, c, 3)
+		require.NoError(t, err)
+		return r
+	}
+	all, sample := train(0), train(24)
+	require.Equal(t, sample, train(24), "the same seed, the same sample")
+	require.NotEqual(t, all.EpochLoss, sample.EpochLoss)
+	require.Equal(t, all, train(d.Train.N), "k = N is every window")
+	require.Equal(t, all, train(10*d.Train.N))
+	// The estimate counts the sampled steps.
+	q := p
+	q.Baseline, q.Idea = []Cfg{c}, nil
+	full := q.Estimate(d.Dataset, 1).MaxFLOPs
+	q.Baseline[0].EpochWindows = 16
+	require.Less(t, q.Estimate(d.Dataset, 1).MaxFLOPs, full)
+}
