@@ -919,7 +919,8 @@ func (f *Forecasters) take(g *Forecasters, name string) {
 // seriesForecasters is forecasters on a track of several univariate
 // series (the series layout).
 func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
-	tr, va, te := &ds.Train, &ds.Val, &ds.Test
+	trs, vas, tes := track.TargetSeries(&ds.Train), track.TargetSeries(&ds.Val), track.TargetSeries(&ds.Test)
+	tr, va, te := &trs, &vas, &tes
 	f := &Forecasters{Persistence: track.Persistence(te, 0), Val: &ReferenceVal{Persistence: track.Persistence(va, 0)}}
 	for _, centred := range []bool{false, true} {
 		shared, err := track.FitSeries(tr, centred)

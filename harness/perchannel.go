@@ -32,9 +32,11 @@ type perChannel struct {
 	valMSE, sharedValMSE float64
 }
 
-// offset overwrites dst (H) with o of window n of s (series layout).
+// offset overwrites dst (H) with o of window n of s (series layout),
+// from the target channel's T inputs (the window's y[:T]).
 func (pc *perChannel) offset(dst []float64, s *track.Split, n int) {
-	x, _ := s.Window(n)
+	_, y := s.Window(n)
+	x := y[:s.T]
 	pc.maps[n/s.Per].Predict(dst, x)
 	if pc.centred {
 		last := x[len(x)-1]
@@ -46,11 +48,12 @@ func (pc *perChannel) offset(dst []float64, s *track.Split, n int) {
 
 // offsets returns o of every window of s (N,H).
 func (pc *perChannel) offsets(s *track.Split) []float64 {
-	out := track.PerSeriesForecast(pc.maps, s)
+	u := track.TargetSeries(s)
+	out := track.PerSeriesForecast(pc.maps, &u)
 	if pc.centred {
 		for n := range s.N {
-			x, _ := s.Window(n)
-			last := x[len(x)-1]
+			_, y := s.Window(n)
+			last := y[s.T-1]
 			for h := range s.H {
 				out[n*s.H+h] -= last
 			}
@@ -79,14 +82,14 @@ func (pc *perChannel) of(ds *track.Dataset, s *track.Split) []float64 {
 // fit). The trials of a run share it (cached as skipInit's fits).
 func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perChannel, error) {
 	mode := p.Arch.SkipStart
-	several := ds.Train.Per > 0 && ds.Train.C == 1
+	several := ds.Train.Per > 0
 	switch {
 	case mode == "" || !c.Skip:
 		return nil, nil
 	case mode == SkipStartVal && !several:
 		return nil, nil
 	case !several:
-		return nil, fmt.Errorf("harness: arch.skip_start %q needs a track of several series (csv channels %q)", mode, track.ChannelsIndependent)
+		return nil, fmt.Errorf("harness: arch.skip_start %q needs a track of several series (csv channels %q or %q)", mode, track.ChannelsIndependent, track.ChannelsMixed)
 	}
 	k := skipKey{ds, c.Norm}
 	pcMu.Lock()
@@ -99,17 +102,18 @@ func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perCh
 	}
 	if pc == nil {
 		centred := c.Norm == transformer.NormLast
-		maps, err := track.FitPerSeries(&ds.Train, centred)
+		tr, va := track.TargetSeries(&ds.Train), track.TargetSeries(&ds.Val)
+		maps, err := track.FitPerSeries(&tr, centred)
 		if err != nil {
 			return nil, fmt.Errorf("harness: the per-channel skip maps: %w", err)
 		}
-		shared, err := track.FitSeries(&ds.Train, centred)
+		shared, err := track.FitSeries(&tr, centred)
 		if err != nil {
 			return nil, fmt.Errorf("harness: the shared skip map: %w", err)
 		}
 		pc = &perChannel{maps: maps, centred: centred}
 		pc.val, pc.test = pc.offsets(&ds.Val), pc.offsets(&ds.Test)
-		pc.valMSE, pc.sharedValMSE = track.PerSeriesMSE(maps, &ds.Val), shared.MSE(&ds.Val)
+		pc.valMSE, pc.sharedValMSE = track.PerSeriesMSE(maps, &va), shared.MSE(&va)
 		pcCache = append(pcCache, pcEntry{k, pc})
 		pcCache = pcCache[max(0, len(pcCache)-skipCacheLen):]
 	}

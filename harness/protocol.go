@@ -651,7 +651,7 @@ func (p Protocol) Validate() error {
 	default:
 		bad("arch.loss = %q: unknown; use %q or %q", a.Loss, transformer.LossAll, transformer.LossLast)
 	}
-	several := p.Track == "csv" && p.CSV != nil && p.CSV.Channels == track.ChannelsIndependent
+	several := p.Track == "csv" && p.CSV != nil && p.CSV.Several()
 	switch a.SkipStart {
 	case "":
 	case SkipStartPerChannel, SkipStartVal:
@@ -660,7 +660,7 @@ func (p Protocol) Validate() error {
 		case !a.Skip:
 			bad("arch.skip_start = %q: needs arch.skip (it says where the skip path starts); set \"skip\": true", a.SkipStart)
 		case a.SkipStart == SkipStartPerChannel && !several:
-			bad("arch.skip_start = %q: needs a track of several series; use the csv track with csv.channels %q, or skip_start %q", a.SkipStart, track.ChannelsIndependent, SkipStartVal)
+			bad("arch.skip_start = %q: needs a track of several series; use the csv track with csv.channels %q or %q, or skip_start %q", a.SkipStart, track.ChannelsIndependent, track.ChannelsMixed, SkipStartVal)
 		case perChannel && a.Norm != "" && a.Norm != transformer.NormLast:
 			bad("arch.skip_start = %q: under norm %q the per-channel maps would need each window's statistics; use norm %q or none", a.SkipStart, a.Norm, transformer.NormLast)
 		case perChannel && a.Loss != transformer.LossLast:

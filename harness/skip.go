@@ -63,8 +63,8 @@ const skipCacheLen = 4
 
 // fitSkip computes skipInit's fit.
 func fitSkip(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {
-	tr := track.Univariate(&ds.Train, ds.Target)
-	if tr.Per > 0 {
+	if ds.Train.Per > 0 {
+		tr := track.TargetSeries(&ds.Train)
 		// The series layout: the same fits from the series' normal
 		// equations, without copying every window.
 		var l *track.Linear
@@ -79,6 +79,7 @@ func fitSkip(c transformer.Config, ds *track.Dataset) (w, b []float64, err error
 		}
 		return l.W, l.B, nil
 	}
+	tr := track.Univariate(&ds.Train, ds.Target)
 	n, t, h := tr.N, tr.T, tr.H
 	x, scale, level := tr.X, make([]float64, n), make([]float64, n)
 	for i := range scale {

@@ -597,6 +597,26 @@ func TestSkipPerChannel(t *testing.T) {
 	}
 	require.Empty(t, Verify(o.Report, VerifyOptions{Rerun: true}).Mismatches())
 
+	// Channel mixing: the model sees every column, the references (the
+	// target series' own maps) and the per-channel start are the same.
+	t.Run("mixed", func(t *testing.T) {
+		q := p
+		c := *p.CSV
+		c.Channels = track.ChannelsMixed
+		q.CSV = &c
+		require.NoError(t, q.Validate())
+		om, err := Run(context.Background(), q, Options{})
+		require.NoError(t, err)
+		fm := om.Report.ReferenceForecasters
+		require.Equal(t, *f.LinearCentredPerChannel, *fm.LinearCentredPerChannel)
+		require.Equal(t, f.LinearAR, fm.LinearAR)
+		require.Equal(t, 3, q.ModelConfig(q.Baseline[0], mustData(t, q)).CIn, "the model sees every column")
+		for i, res := range om.Results {
+			require.InDelta(t, *fm.LinearCentredPerChannel, res.StartTest, 1e-6*res.StartTest, "trial %d", i)
+		}
+		require.Empty(t, Verify(om.Report, VerifyOptions{Rerun: true}).Mismatches())
+	})
+
 	t.Run("val", func(t *testing.T) {
 		q := p
 		q.Arch.SkipStart = SkipStartVal
@@ -707,4 +727,12 @@ func TestEpochWindows(t *testing.T) {
 	full := q.Estimate(d.Dataset, 1).MaxFLOPs
 	q.Baseline[0].EpochWindows = 16
 	require.Less(t, q.Estimate(d.Dataset, 1).MaxFLOPs, full)
+}
+
+// mustData builds p's data or fails the test.
+func mustData(t *testing.T, p Protocol) *track.Dataset {
+	t.Helper()
+	d, err := p.Data()
+	require.NoError(t, err)
+	return d.Dataset
 }

@@ -271,7 +271,11 @@ type CSVConfig struct {
 	// shared model (channel independence, as PatchTST): the windows of all
 	// channels form one split in the series layout, and the metric is the
 	// MSE over channels, windows and steps, as the LTSF loaders score it.
-	// Target then only has to name a column when given.
+	// "mixed" forecasts every column too, through one shared model that
+	// sees every column: the windows of column k hold all columns, k
+	// first and the others after it in file order, wrapping round, so
+	// the model forecasts its first input channel from all of them
+	// (channel mixing). Target then only has to name a column when given.
 	Channels string `json:"channels,omitempty"`
 	// Period is the season, in rows, of the seasonal-persistence
 	// reference forecaster; 0 takes it from the file's step (PeriodOf):
@@ -283,7 +287,14 @@ type CSVConfig struct {
 const (
 	ChannelsTarget      = "target"
 	ChannelsIndependent = "independent"
+	ChannelsMixed       = "mixed"
 )
+
+// Several reports whether c forecasts every column (channels
+// "independent" or "mixed"): a track of several series.
+func (c CSVConfig) Several() bool {
+	return c.Channels == ChannelsIndependent || c.Channels == ChannelsMixed
+}
 
 // PeriodOf is the seasonal period a file's step implies: one day (24
 // hourly or 96 quarter-hourly rows, the daily cycle of load and
@@ -320,9 +331,9 @@ func (c CSVConfig) Validate() error {
 		if c.Target == "" {
 			bad("target is empty; name the column to forecast (e.g. OT), or set channels to %q to forecast every column", ChannelsIndependent)
 		}
-	case ChannelsIndependent:
+	case ChannelsIndependent, ChannelsMixed:
 	default:
-		bad("channels = %q is unknown; use %q (the target column) or %q (every column, one shared model)", c.Channels, ChannelsTarget, ChannelsIndependent)
+		bad("channels = %q is unknown; use %q (the target column), %q (every column, one shared model, each channel alone) or %q (every column, one shared model that sees all of them)", c.Channels, ChannelsTarget, ChannelsIndependent, ChannelsMixed)
 	}
 	if c.T <= 0 {
 		bad("t = %d must be >= 1 (e.g. 96)", c.T)
@@ -412,7 +423,7 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	}
 	independent := c.Channels == ChannelsIndependent
 	target := -1
-	if c.Target != "" || !independent {
+	if c.Target != "" || !c.Several() {
 		t, err := tab.Column(c.Target)
 		if err != nil {
 			return nil, err
@@ -499,6 +510,38 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 			Notes:    tab.Notes,
 			Period:   period,
 			Channels: []string{"x"},
+			Series:   chans,
+			Train:    stack(tr, ntr),
+			Val:      stack(va, nva),
+			Test:     stack(te, nte),
+			Norm:     norm,
+		}, nil
+	}
+	if c.Channels == ChannelsMixed {
+		// Column k's windows: every column, k first, the rest after it
+		// in file order, wrapping round; Y is column k.
+		stack := func(rows []float64, n int) Split {
+			r := len(rows) / nc
+			x, y := make([]float64, nc*r*nc), make([]float64, nc*r)
+			for k := range nc {
+				for i := range r {
+					for j := range nc {
+						x[(k*r+i)*nc+j] = rows[i*nc+(k+j)%nc]
+					}
+					y[k*r+i] = rows[i*nc+k]
+				}
+			}
+			return Split{X: x, Y: y, N: nc * n, T: t, H: h, C: nc, Per: n}
+		}
+		rel := make([]string, nc)
+		for j := range nc {
+			rel[j] = fmt.Sprintf("+%d", j)
+		}
+		return &Dataset{
+			Name:     name,
+			Notes:    tab.Notes,
+			Period:   period,
+			Channels: rel,
 			Series:   chans,
 			Train:    stack(tr, ntr),
 			Val:      stack(va, nva),

@@ -380,3 +380,33 @@ func TestCSVContextsShareTargets(t *testing.T) {
 		})
 	}
 }
+
+// TestCSVMixed: channels "mixed" gives every column's windows all the
+// columns, that column first and the others after it in file order,
+// wrapping round; the target is the first channel.
+func TestCSVMixed(t *testing.T) {
+	tab, err := LoadCSV("testdata/tiny.csv")
+	require.NoError(t, err)
+	ds, err := CSV(tab, CSVConfig{Path: "p", Channels: ChannelsMixed, T: 24, H: 6})
+	require.NoError(t, err)
+	a := 280
+	per := 320 - a - 6 + 1
+	require.Equal(t, []string{"HUFL", "MUFL", "OT"}, ds.Series)
+	require.Equal(t, 3, ds.Val.C)
+	require.Equal(t, 3*per, ds.Val.N)
+	require.Equal(t, 0, ds.Target)
+	z := func(row, ch int) float64 { return (tab.Values[row*3+ch] - ds.Norm.Mean[ch]) / ds.Norm.Std[ch] }
+	for k := range 3 {
+		x, y := ds.Val.Window(k*per + 5)
+		for j := range 3 {
+			require.Equal(t, z(a-24+5, (k+j)%3), x[j], "series %d, input channel %d", k, j)
+			require.Equal(t, z(a-24+5+23, (k+j)%3), x[23*3+j])
+		}
+		require.Equal(t, z(a+5, k), y[24], "the first target is column %d", k)
+		require.Equal(t, x[23*3], y[23], "y's inputs are the first channel")
+	}
+	// Its target series is the same as channels "independent"'s.
+	ind, err := CSV(tab, CSVConfig{Path: "p", Channels: ChannelsIndependent, T: 24, H: 6})
+	require.NoError(t, err)
+	require.Equal(t, ind.Test.Y, TargetSeries(&ds.Test).Y)
+}

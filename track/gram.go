@@ -195,6 +195,18 @@ func seriesOf(s *Split, who string) (z [][]float64, per int) {
 	return z, s.Per
 }
 
+// TargetSeries returns the univariate split of the target channel of a
+// series-layout split: its own windows, inputs and targets both read
+// from Y (so the normal-equation fits apply). For a univariate series
+// split whose X is Y (csv channels "independent") that is s itself.
+func TargetSeries(s *Split) Split {
+	s.check("TargetSeries")
+	if s.Per == 0 {
+		panic("track: TargetSeries: a packed split; use Univariate")
+	}
+	return Split{X: s.Y, Y: s.Y, N: s.N, T: s.T, H: s.H, C: 1, Per: s.Per}
+}
+
 // FitSeries fits, on a univariate train split in the series layout, the
 // least-squares map FitLinear (centred false) or FitLinearCentred
 // (centred true) fits, over the windows of all its series: one map

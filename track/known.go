@@ -138,13 +138,14 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Config is the csv track of k's usual protocol on the file at path:
-// the univariate target, or with independent every column as its own
-// series (the multivariate setting).
-func (k KnownData) Config(path string, independent bool) CSVConfig {
-	c := CSVConfig{Path: path, Target: k.Target, T: k.T, H: k.H, Split: k.Split}
-	if independent {
-		c.Channels, c.Target = ChannelsIndependent, ""
+// Config is the csv track of k's usual protocol on the file at path
+// with the given CSVConfig.Channels: the univariate target ("" or
+// "target"), or every column ("independent", "mixed": the multivariate
+// setting).
+func (k KnownData) Config(path, channels string) CSVConfig {
+	c := CSVConfig{Path: path, Target: k.Target, T: k.T, H: k.H, Split: k.Split, Channels: channels}
+	if c.Several() {
+		c.Target = ""
 	} else {
 		c.Features = []string{k.Target}
 	}

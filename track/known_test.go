@@ -51,9 +51,9 @@ func TestKnownFind(t *testing.T) {
 		assert.Contains(t, err.Error(), "--data")
 	})
 	t.Run("config", func(t *testing.T) {
-		c := k.Config("p.csv", false)
+		c := k.Config("p.csv", "")
 		assert.Equal(t, CSVConfig{Path: "p.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6, Split: "fractions"}, c)
-		m := k.Config("p.csv", true)
+		m := k.Config("p.csv", ChannelsIndependent)
 		assert.Equal(t, ChannelsIndependent, m.Channels)
 		require.NoError(t, m.Validate())
 	})
@@ -77,7 +77,7 @@ func TestKnownShared(t *testing.T) {
 			require.True(t, ok)
 			tab, err := LoadCSV(p)
 			require.NoError(t, err)
-			_, err = CSV(tab, k.Config(p, false))
+			_, err = CSV(tab, k.Config(p, ""))
 			require.NoError(t, err)
 		})
 	}

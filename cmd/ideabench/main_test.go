@@ -212,6 +212,7 @@ func TestProtocolFlags(t *testing.T) {
 		{"seeds_repeat", []string{"--seeds", "1,1"}, nil, "seeds[1] = 1: repeats seeds[0]"},
 		{"seeds_huge", []string{"--seeds", "0-100000"}, nil, "more than 4096 seeds"},
 		{"channels_independent", []string{"--track", "csv", "--data", csv, "--channels", "independent", "--context", "24", "--horizon", "6", "--patch", "4", "--seeds", "2"}, []uint64{0, 1}, ""},
+		{"channels_mixed", []string{"--track", "csv", "--data", csv, "--channels", "mixed", "--context", "24", "--horizon", "6", "--patch", "4", "--seeds", "2"}, []uint64{0, 1}, ""},
 		{"channels_unknown", []string{"--track", "csv", "--data", csv, "--channels", "all", "--context", "24", "--horizon", "6"}, nil, "csv.channels"},
 		{"channels_needs_csv", []string{"--channels", "independent"}, nil, "add --track csv"},
 		{"dataset_unknown", []string{"--dataset", "nope"}, nil, `--dataset "nope": not a known data set`},

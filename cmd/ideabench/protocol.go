@@ -36,7 +36,7 @@ func protocolFlags(fs *flag.FlagSet) *protoFlags {
 		h:        fs.Int("horizon", 0, "csv track: horizon, the config's csv.h (default 96)"),
 		dataset:  fs.String("dataset", "", "csv track on a known data set, found by name under --data-dir and verified by its SHA-256, with its papers' split, target, look-back and horizon: "+strings.Join(track.KnownNames(), ", ")+" (ideabench datasets lists them)"),
 		dataDir:  fs.String("data-dir", defaultDataDir(), "where --dataset looks for its file (default $IDEABENCH_DATA, else the current directory)"),
-		channels: fs.String("channels", "", "csv track: target (forecast the target column) or independent (forecast every column, each as its own series through one shared model: the multivariate setting)"),
+		channels: fs.String("channels", "", "csv track: target (forecast the target column), independent (forecast every column, each channel alone through one shared model: the multivariate setting) or mixed (every column, through one shared model that sees all of them)"),
 		patch:    fs.Int("patch", 0, "input positions per token, the config's arch.patch (must divide the context; e.g. 12 for --context 36)"),
 		seeds:    fs.String("seeds", "", "the training seeds, over the profile's and config's: N (seeds 0..N-1), A-B (A to B), or a list such as 0,1,5-7"),
 	}
@@ -178,11 +178,11 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 			if err != nil {
 				return p, err
 			}
-			c = k.Config(path, *f.channels == track.ChannelsIndependent)
+			c = k.Config(path, *f.channels)
 		}
 		if set["channels"] {
 			c.Channels = *f.channels
-			if c.Channels == track.ChannelsIndependent && !set["target"] && !set["features"] {
+			if c.Several() && !set["target"] && !set["features"] {
 				// Every column is forecast: the target's univariate
 				// features list does not apply.
 				c.Features = nil
