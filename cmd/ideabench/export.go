@@ -60,7 +60,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if p.Track == "csv" && p.CSV != nil && p.CSV.Several() && p.Arch.SkipStart != "" {
-		return fmt.Errorf("%w: arch.skip_start %q on a track of several series: the model may forecast with each channel's closed-form map beside it, so its checkpoint alone is not the forecaster; train and score it with ideabench run, or leave skip_start out", errUsage, p.Arch.SkipStart)
+		return fmt.Errorf("%w: arch.skip_start %q on a track of several series: the model may forecast with each channel's closed-form map beside it, so its checkpoint alone is not the forecaster; train and score it with ideabench run, or start the skip path at the shared fit with a config of {\"arch\": {\"skip_start\": \"\"}}", errUsage, p.Arch.SkipStart)
 	}
 	limits, err := machineLimits(defaultMaxHours)
 	if err != nil {
