@@ -94,3 +94,14 @@ func TestTrainDataEval(t *testing.T) {
 		}
 	})
 }
+
+// TestTrainRefusesPerChannelStart: a model that may forecast with the
+// per-channel maps beside it is not saved as a lone checkpoint; the
+// error names the config that lifts the refusal.
+func TestTrainRefusesPerChannelStart(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"train", "--profile", "ci", "--track", "csv", "--data", "../../track/testdata/tiny.csv",
+		"--channels", "independent", "--context", "24", "--horizon", "6", "--patch", "4", "--out", filepath.Join(t.TempDir(), "m.safetensors")}, &out, &errOut)
+	require.ErrorIs(t, err, errUsage)
+	require.ErrorContains(t, err, `"skip_start": ""`)
+}
