@@ -28,26 +28,7 @@ func (p Protocol) Data() (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
-		ds, err := track.CSV(tab, *p.CSV)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range p.contexts() {
-			if t == ds.Train.T {
-				continue
-			}
-			c := *p.CSV
-			c.T = t
-			o, err := track.CSV(tab, c)
-			if err != nil {
-				return nil, fmt.Errorf("harness: the look-back %d of the grid: %w", t, err)
-			}
-			if ds.Other == nil {
-				ds.Other = map[int]*track.Dataset{}
-			}
-			ds.Other[t] = o
-		}
-		return &Data{Dataset: ds, SHA256: tab.SHA256}, nil
+		return p.csvData(tab)
 	case "panel":
 		if p.Panel == nil {
 			return nil, fmt.Errorf("harness: the panel track needs a panel block")
@@ -64,6 +45,30 @@ func (p Protocol) Data() (*Data, error) {
 		}
 		return &Data{Dataset: ds}, nil
 	}
+}
+
+// csvData builds the csv track of p on the table tab (Data).
+func (p Protocol) csvData(tab *track.Table) (*Data, error) {
+	ds, err := track.CSV(tab, *p.CSV)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range p.contexts() {
+		if t == ds.Train.T {
+			continue
+		}
+		c := *p.CSV
+		c.T = t
+		o, err := track.CSV(tab, c)
+		if err != nil {
+			return nil, fmt.Errorf("harness: the look-back %d of the grid: %w", t, err)
+		}
+		if ds.Other == nil {
+			ds.Other = map[int]*track.Dataset{}
+		}
+		ds.Other[t] = o
+	}
+	return &Data{Dataset: ds, SHA256: tab.SHA256}, nil
 }
 
 // contexts lists the look-backs the grids name (Cfg.Context, 0 read as
@@ -92,7 +97,11 @@ func trackRationale(p Protocol) string {
 		return PanelRationale
 	}
 	if p.Track == "csv" && p.CSV != nil {
-		return fmt.Sprintf("Multivariate CSV forecast of %s (T=%d, H=%d): real series with daily and weekly cycles carry multi-token temporal correlations, where a per-token fading-memory gate can act.", p.CSV.Target, p.CSV.T, p.CSV.H)
+		what := p.CSV.Target
+		if p.CSV.Several() {
+			what = "every column (channels " + p.CSV.Channels + ")"
+		}
+		return fmt.Sprintf("Multivariate CSV forecast of %s (T=%d, H=%d): real series with daily and weekly cycles carry multi-token temporal correlations, where a per-token fading-memory gate can act.", what, p.CSV.T, p.CSV.H)
 	}
 	return TrackRationale
 }

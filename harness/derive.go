@@ -762,7 +762,8 @@ func keptEpoch(r Result, patience int) int {
 // (one per-channel map, DLinear-style; with one channel, the linear AR
 // forecaster) and the same map on last-value-centred windows (NLinear).
 //
-// On a track of several series (ds.Series: csv channels "independent")
+// On a track of several series (ds.Series: csv channels "independent"
+// or "mixed"; the maps read each series' target column)
 // the maps are fitted from the normal equations of the series
 // (track.FitSeries), linear_ar and linear_centred once for all channels
 // and again per channel (linear_ar_per_channel, linear_centred_per_channel).

@@ -179,7 +179,7 @@ type Arch struct {
 	Skip bool `json:"skip,omitempty"`
 	// SkipStart is where the skip path starts (with Skip): "" the
 	// least-squares fit shared by every window (skipInit); on a track of
-	// several series (csv channels "independent") "per_channel", each
+	// several series (csv channels "independent" or "mixed") "per_channel", each
 	// series' own closed-form map (linear_centred_per_channel under norm
 	// "last", linear_ar_per_channel without a norm), added to the forecast
 	// and held fixed while the shared skip path starts at zero, so the

@@ -54,8 +54,8 @@ type CSVKey struct {
 	Split     string   `json:"split,omitempty"`
 	TrainFrac float64  `json:"train_frac,omitempty"`
 	ValFrac   float64  `json:"val_frac,omitempty"`
-	// Channels is csv.channels: "independent" trains on every column's
-	// windows, so its trials are not the target's.
+	// Channels is csv.channels: "independent" and "mixed" train on every
+	// column's windows, so their trials are not the target's.
 	Channels string `json:"channels,omitempty"`
 	SHA256   string `json:"sha256"`
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -301,4 +302,25 @@ func ExampleProtocol_Validate() {
 	// Output:
 	// arch.heads = 3: must divide arch.d = 32; pick a divisor of 32 such as 2
 	// alpha = 0: must be in (0,1); use e.g. 0.05
+}
+
+// TestDataWithinCSV: a csv track whose windows would not fit the memory
+// at hand is refused from its file, before its windows are cut, with
+// the way out; the same file fits as every column's rows alone.
+func TestDataWithinCSV(t *testing.T) {
+	p := CIProfileFor("csv")
+	p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Channels: track.ChannelsMixed, T: 24, H: 6}
+	p.Arch.Patch = 4
+	tab, err := track.LoadCSV(p.CSV.Path)
+	require.NoError(t, err)
+	mixed := p.csvBytes(tab)
+	require.Equal(t, 8*400.0*3*4, mixed, "C(C+1) values a row: three rotated copies and the target")
+	_, err = p.DataWithin(Limits{MaxBytes: mixed / 2})
+	require.ErrorIs(t, err, ErrBeyondLimits)
+	require.ErrorContains(t, err, `csv.channels "independent"`)
+	p.CSV.Channels = track.ChannelsIndependent
+	require.Equal(t, 8*400.0*3, p.csvBytes(tab))
+	d, err := p.DataWithin(Limits{MaxBytes: mixed / 2})
+	require.NoError(t, err)
+	require.Equal(t, 3, d.Train.Series())
 }

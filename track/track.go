@@ -140,11 +140,14 @@ type Dataset struct {
 	// file's repeated timestamps or gaps, Table.Notes).
 	Notes []string
 	// Channels names the input channels in model order: the CSV
-	// columns, or "x" for the sequence track.
+	// columns, "x" for the sequence track and csv channels
+	// "independent", or "+0", "+1", … for csv channels "mixed" (the
+	// forecast column, then the ones after it in file order).
 	Channels []string
 	// Series names the series of the splits' series layout, in order,
-	// when the track forecasts several channels each as its own series
-	// (CSVConfig.Channels "independent"); empty otherwise.
+	// when the track forecasts every column (CSVConfig.Channels
+	// "independent" or "mixed"): series k forecasts column Series[k];
+	// empty otherwise.
 	Series []string
 	// Other holds the same track at other look-backs (a protocol whose
 	// grid tunes the context, harness Cfg.Context), keyed by T: the same

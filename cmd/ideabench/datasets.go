@@ -38,6 +38,6 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 	for _, k := range track.Known {
 		fmt.Fprintf(stdout, "  %s: %s\n", k.Name, k.Source)
 	}
-	fmt.Fprintln(stdout, "\nrun one: ideabench run --dataset NAME --data-dir DIR [--channels independent]")
+	fmt.Fprintln(stdout, "\nrun one: ideabench run --dataset NAME --data-dir DIR [--channels independent|mixed]")
 	return nil
 }

@@ -28,6 +28,7 @@ const (
 	metaTrial    = "ideabench.trial"      // JSON {"arm", "cfg", "seed", "val", "test"}
 	metaBatch    = "ideabench.eval_batch" // windows per forward pass in evaluation (the float64 sum runs batch by batch)
 	metaData     = "ideabench.data"       // the protocol's data id (harness.Protocol.DataID), stamped on exported windows too
+	metaSeries   = "ideabench.series"     // csv channels independent or mixed: JSON list of the forecast columns, series k forecasting the k-th
 )
 
 // cmdTrain trains one trial and saves its checkpoint.
@@ -86,6 +87,13 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%s cfg %d seed %d: %w", *arm, *cfg, *seed, err)
 	}
 	meta := map[string]string{metaTarget: strconv.Itoa(d.Target), metaBatch: strconv.Itoa(p.Arch.Batch), metaData: p.DataID(d.SHA256)}
+	if len(d.Series) > 0 {
+		b, err := json.Marshal(d.Series)
+		if err != nil {
+			return err
+		}
+		meta[metaSeries] = string(b)
+	}
 	for k, v := range map[string]any{
 		metaChannels: d.Channels,
 		metaNorm:     map[string][]float64{"mean": d.Norm.Mean, "std": d.Norm.Std},

@@ -38,7 +38,7 @@ func usage() string {
 protocol flags (run, train, data, control): --profile full|seed|ci, --config FILE,
   --track panel|sequence|csv, and for csv --data FILE --target COL [--features A,B,...]
   [--csv-split ett-hour|ett-minute|fractions] [--context 96] [--horizon 96]
-  [--channels target|independent], or --dataset NAME [--data-dir DIR] for a
+  [--channels target|independent|mixed], or --dataset NAME [--data-dir DIR] for a
   known data set (ideabench datasets)
 
 "ideabench help COMMAND" or "ideabench COMMAND --help" lists a command's flags.
