@@ -97,11 +97,7 @@ func trackRationale(p Protocol) string {
 		return PanelRationale
 	}
 	if p.Track == "csv" && p.CSV != nil {
-		what := p.CSV.Target
-		if p.CSV.Several() {
-			what = "every column (channels " + p.CSV.Channels + ")"
-		}
-		return fmt.Sprintf("Multivariate CSV forecast of %s (T=%d, H=%d): real series with daily and weekly cycles carry multi-token temporal correlations, where a per-token fading-memory gate can act.", what, p.CSV.T, p.CSV.H)
+		return fmt.Sprintf("Multivariate CSV forecast of %s (T=%d, H=%d): real series with daily and weekly cycles carry multi-token temporal correlations, where a per-token fading-memory gate can act.", p.CSV.Target, p.CSV.T, p.CSV.H)
 	}
 	return TrackRationale
 }
