@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
@@ -806,50 +805,21 @@ func forecasters(ds *track.Dataset) (*Forecasters, error) {
 // kept (refCache), so a run that checks them before training (Run) does
 // not fit them again to assemble its report.
 func references(ds *track.Dataset, ts []int) (*Forecasters, error) {
-	refMu.Lock()
-	defer refMu.Unlock()
-	if refCache.f != nil && refCache.ds == ds && slices.Equal(refCache.ts, ts) {
-		return refCache.f.copy(), nil
-	}
-	f, err := fitReferences(ds, ts)
+	f, err := refCache.get(refKey{ds, fmt.Sprint(ts)}, func() (*Forecasters, error) { return fitReferences(ds, ts) })
 	if err != nil {
 		return nil, err
 	}
-	refCache.ds, refCache.ts, refCache.f = ds, slices.Clone(ts), f
-	return f.copy(), nil
+	return f.raw(), nil // a copy: the kept value is never a report's
 }
 
-var (
-	refMu    sync.Mutex
-	refCache struct {
-		ds *track.Dataset
-		ts []int
-		f  *Forecasters
-	}
-)
-
-// copy returns a deep copy of f's measured fields (raw), so a cached
-// value is never shared with a report.
-func (f *Forecasters) copy() *Forecasters {
-	out := f.raw()
-	cp := func(x *float64) *float64 {
-		if x == nil {
-			return nil
-		}
-		v := *x
-		return &v
-	}
-	out.LinearCentred, out.SeasonalPersistence = cp(f.LinearCentred), cp(f.SeasonalPersistence)
-	out.LinearARPerChannel, out.LinearCentredPerChannel = cp(f.LinearARPerChannel), cp(f.LinearCentredPerChannel)
-	if out.Val != nil {
-		out.Val.SeasonalPersistence = cp(f.Val.SeasonalPersistence)
-		out.Val.LinearARPerChannel, out.Val.LinearCentredPerChannel = cp(f.Val.LinearARPerChannel), cp(f.Val.LinearCentredPerChannel)
-	}
-	if f.Contexts != nil {
-		out.Contexts = maps.Clone(f.Contexts)
-	}
-	return out
+// refKey identifies a track's references: the dataset (by identity) and
+// the grid's look-backs.
+type refKey struct {
+	ds *track.Dataset
+	ts string
 }
+
+var refCache = recent[refKey, *Forecasters]{n: 1}
 
 // fitReferences computes references.
 func fitReferences(ds *track.Dataset, ts []int) (*Forecasters, error) {
@@ -892,26 +862,20 @@ func fitReferences(ds *track.Dataset, ts []int) (*Forecasters, error) {
 // contextual are the references whose forecast depends on the look-back.
 var contextual = []string{"seasonal_persistence", "linear_ar", "linear_centred", "linear_ar_per_channel", "linear_centred_per_channel"}
 
-// take copies the test and val MSE of reference name from g into f.
+// take sets the test and val MSE of reference name in f to g's (a
+// fresh value, not shared with another).
 func (f *Forecasters) take(g *Forecasters, name string) {
-	cp := func(x *float64) *float64 {
-		if x == nil {
-			return nil
-		}
-		v := *x
-		return &v
-	}
 	switch name {
 	case "seasonal_persistence":
-		f.SeasonalPersistence, f.Val.SeasonalPersistence, f.SeasonalPeriod = cp(g.SeasonalPersistence), cp(g.Val.SeasonalPersistence), g.SeasonalPeriod
+		f.SeasonalPersistence, f.Val.SeasonalPersistence, f.SeasonalPeriod = g.SeasonalPersistence, g.Val.SeasonalPersistence, g.SeasonalPeriod
 	case "linear_ar":
 		f.LinearAR, f.Val.LinearAR = g.LinearAR, g.Val.LinearAR
 	case "linear_centred":
-		f.LinearCentred, f.Val.LinearCentred = cp(g.LinearCentred), g.Val.LinearCentred
+		f.LinearCentred, f.Val.LinearCentred = g.LinearCentred, g.Val.LinearCentred
 	case "linear_ar_per_channel":
-		f.LinearARPerChannel, f.Val.LinearARPerChannel = cp(g.LinearARPerChannel), cp(g.Val.LinearARPerChannel)
+		f.LinearARPerChannel, f.Val.LinearARPerChannel = g.LinearARPerChannel, g.Val.LinearARPerChannel
 	case "linear_centred_per_channel":
-		f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = cp(g.LinearCentredPerChannel), cp(g.Val.LinearCentredPerChannel)
+		f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = g.LinearCentredPerChannel, g.Val.LinearCentredPerChannel
 	default:
 		panic("harness: Forecasters.take: unknown reference " + name)
 	}
@@ -949,17 +913,29 @@ func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
 	return f, nil
 }
 
-// raw returns a copy of f's measured MSEs without the fields that judge
-// a baseline against them (Forecasters.judge sets those).
+// raw returns a deep copy of f's measured MSEs without the fields that
+// judge a baseline against them (Forecasters.judge sets those).
 func (f *Forecasters) raw() *Forecasters {
 	out := &Forecasters{Persistence: f.Persistence, LinearAR: f.LinearAR, NoiseFloor: f.NoiseFloor,
-		LinearCentred: f.LinearCentred, SeasonalPersistence: f.SeasonalPersistence, SeasonalPeriod: f.SeasonalPeriod,
-		LinearARPerChannel: f.LinearARPerChannel, LinearCentredPerChannel: f.LinearCentredPerChannel, Contexts: f.Contexts}
+		LinearCentred: clonePtr(f.LinearCentred), SeasonalPersistence: clonePtr(f.SeasonalPersistence), SeasonalPeriod: f.SeasonalPeriod,
+		LinearARPerChannel: clonePtr(f.LinearARPerChannel), LinearCentredPerChannel: clonePtr(f.LinearCentredPerChannel),
+		Contexts: maps.Clone(f.Contexts)}
 	if f.Val != nil {
 		v := *f.Val
+		v.SeasonalPersistence = clonePtr(v.SeasonalPersistence)
+		v.LinearARPerChannel, v.LinearCentredPerChannel = clonePtr(v.LinearARPerChannel), clonePtr(v.LinearCentredPerChannel)
 		out.Val = &v
 	}
 	return out
+}
+
+// clonePtr returns a pointer to a copy of *x, nil for nil.
+func clonePtr(x *float64) *float64 {
+	if x == nil {
+		return nil
+	}
+	v := *x
+	return &v
 }
 
 // trialsDigest is Setup.TrialsSHA256: the SHA-256 of the trial ids of

@@ -25,8 +25,10 @@ type perChannel struct {
 	maps    []*track.Linear
 	centred bool
 	// val and test hold the offsets of every val and test window (N,H),
-	// computed once: the model is scored on them every epoch.
+	// computed once (once), when a model first starts per channel: the
+	// model is scored on them every epoch.
 	val, test []float64
+	once      sync.Once
 	// valMSE and sharedValMSE are the val MSE of the per-channel maps
 	// and of the shared fit: skip_start "val" takes the lower.
 	valMSE, sharedValMSE float64
@@ -91,16 +93,7 @@ func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perCh
 	case !several:
 		return nil, fmt.Errorf("harness: arch.skip_start %q needs a track of several series (csv channels %q or %q)", mode, track.ChannelsIndependent, track.ChannelsMixed)
 	}
-	k := skipKey{ds, c.Norm}
-	pcMu.Lock()
-	defer pcMu.Unlock()
-	var pc *perChannel
-	for _, e := range pcCache {
-		if e.key == k {
-			pc = e.pc
-		}
-	}
-	if pc == nil {
+	pc, err := pcCache.get(skipKey{ds, c.Norm}, func() (*perChannel, error) {
 		centred := c.Norm == transformer.NormLast
 		tr, va := track.TargetSeries(&ds.Train), track.TargetSeries(&ds.Val)
 		maps, err := track.FitPerSeries(&tr, centred)
@@ -111,24 +104,20 @@ func perChannelSkip(p Protocol, c transformer.Config, ds *track.Dataset) (*perCh
 		if err != nil {
 			return nil, fmt.Errorf("harness: the shared skip map: %w", err)
 		}
-		pc = &perChannel{maps: maps, centred: centred}
-		pc.val, pc.test = pc.offsets(&ds.Val), pc.offsets(&ds.Test)
+		pc := &perChannel{maps: maps, centred: centred}
 		pc.valMSE, pc.sharedValMSE = track.PerSeriesMSE(maps, &va), shared.MSE(&va)
-		pcCache = append(pcCache, pcEntry{k, pc})
-		pcCache = pcCache[max(0, len(pcCache)-skipCacheLen):]
+		return pc, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if mode == SkipStartVal && !(pc.valMSE < pc.sharedValMSE) {
 		return nil, nil
 	}
+	// The offsets only once a model starts per channel: a "val" start
+	// that keeps the shared fit never holds them.
+	pc.once.Do(func() { pc.val, pc.test = pc.offsets(&ds.Val), pc.offsets(&ds.Test) })
 	return pc, nil
 }
 
-type pcEntry struct {
-	key skipKey
-	pc  *perChannel
-}
-
-var (
-	pcMu    sync.Mutex
-	pcCache []pcEntry
-)
+var pcCache = recent[skipKey, *perChannel]{n: skipCacheLen}

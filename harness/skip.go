@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
@@ -23,21 +22,11 @@ import (
 // look-back of its grid. (A few entries, so that the cache keeps at most
 // a few look-backs of one finished run alive.)
 func skipInit(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {
-	k := skipKey{ds, c.Norm}
-	skipMu.Lock()
-	defer skipMu.Unlock()
-	for _, e := range skipCache {
-		if e.key == k {
-			return e.w, e.b, nil
-		}
-	}
-	w, b, err = fitSkip(c, ds)
-	if err != nil {
-		return nil, nil, err
-	}
-	skipCache = append(skipCache, skipEntry{k, w, b})
-	skipCache = skipCache[max(0, len(skipCache)-skipCacheLen):]
-	return w, b, nil
+	fit, err := skipCache.get(skipKey{ds, c.Norm}, func() (skipFit, error) {
+		w, b, err := fitSkip(c, ds)
+		return skipFit{w, b}, err
+	})
+	return fit.w, fit.b, err
 }
 
 // skipKey identifies a skip start: the dataset (by identity: a run builds
@@ -47,19 +36,14 @@ type skipKey struct {
 	norm string
 }
 
-type skipEntry struct {
-	key  skipKey
-	w, b []float64 // shared read-only: SetSkip copies them
-}
-
-var (
-	skipMu    sync.Mutex
-	skipCache []skipEntry
-)
+// skipFit is a skip start, shared read-only: SetSkip copies it.
+type skipFit struct{ w, b []float64 }
 
 // skipCacheLen is how many fits skipCache keeps (and perChannelSkip's
 // cache): enough for a grid of four look-backs.
 const skipCacheLen = 4
+
+var skipCache = recent[skipKey, skipFit]{n: skipCacheLen}
 
 // fitSkip computes skipInit's fit.
 func fitSkip(c transformer.Config, ds *track.Dataset) (w, b []float64, err error) {
