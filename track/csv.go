@@ -421,7 +421,6 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("track: %w", err)
 	}
-	independent := c.Channels == ChannelsIndependent
 	target := -1
 	if c.Target != "" || !c.Several() {
 		t, err := tab.Column(c.Target)
@@ -492,10 +491,16 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 	if period == 0 && tab.Rows() >= 2 {
 		period = PeriodOf(tab.Step())
 	}
-	if independent {
-		// Each channel's rows of a region, channel after channel: a
-		// univariate split in the series layout, X and Y one buffer.
-		stack := func(rows []float64, n int) Split {
+	// windows cuts the n windows of a region's rows: copied one by one
+	// (the target forecast from the feature columns), or in the series
+	// layout for every column.
+	windows := func(rows []float64, n int) Split { return cut(rows, nc, tgt, n, t, h) }
+	channels, forecast := chans, []string(nil)
+	switch c.Channels {
+	case ChannelsIndependent:
+		// Each column's rows, column after column: a univariate split,
+		// X and Y one buffer.
+		windows = func(rows []float64, n int) Split {
 			r := len(rows) / nc
 			z := make([]float64, nc*r)
 			for ch := range nc {
@@ -505,22 +510,11 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 			}
 			return Split{X: z, Y: z, N: nc * n, T: t, H: h, C: 1, Per: n}
 		}
-		return &Dataset{
-			Name:     name,
-			Notes:    tab.Notes,
-			Period:   period,
-			Channels: []string{"x"},
-			Series:   chans,
-			Train:    stack(tr, ntr),
-			Val:      stack(va, nva),
-			Test:     stack(te, nte),
-			Norm:     norm,
-		}, nil
-	}
-	if c.Channels == ChannelsMixed {
+		channels, forecast, tgt = []string{"x"}, chans, 0
+	case ChannelsMixed:
 		// Column k's windows: every column, k first, the rest after it
 		// in file order, wrapping round; Y is column k.
-		stack := func(rows []float64, n int) Split {
+		windows = func(rows []float64, n int) Split {
 			r := len(rows) / nc
 			x, y := make([]float64, nc*r*nc), make([]float64, nc*r)
 			for k := range nc {
@@ -533,30 +527,21 @@ func CSV(tab *Table, c CSVConfig) (*Dataset, error) {
 			}
 			return Split{X: x, Y: y, N: nc * n, T: t, H: h, C: nc, Per: n}
 		}
-		rel := make([]string, nc)
+		channels = make([]string, nc)
 		for j := range nc {
-			rel[j] = fmt.Sprintf("+%d", j)
+			channels[j] = fmt.Sprintf("+%d", j)
 		}
-		return &Dataset{
-			Name:     name,
-			Notes:    tab.Notes,
-			Period:   period,
-			Channels: rel,
-			Series:   chans,
-			Train:    stack(tr, ntr),
-			Val:      stack(va, nva),
-			Test:     stack(te, nte),
-			Norm:     norm,
-		}, nil
+		forecast, tgt = chans, 0
 	}
 	return &Dataset{
 		Name:     name,
 		Notes:    tab.Notes,
 		Period:   period,
-		Channels: chans,
-		Train:    cut(tr, nc, tgt, ntr, t, h),
-		Val:      cut(va, nc, tgt, nva, t, h),
-		Test:     cut(te, nc, tgt, nte, t, h),
+		Channels: channels,
+		Series:   forecast,
+		Train:    windows(tr, ntr),
+		Val:      windows(va, nva),
+		Test:     windows(te, nte),
 		Norm:     norm,
 		Target:   tgt,
 	}, nil
