@@ -19,7 +19,8 @@ type Estimate struct {
 	// of the track's windows (track.Split: float64, (N,T,C) and (N,T+H)).
 	TrialBytes, DataBytes float64
 	// MinFLOPs and MaxFLOPs bound the work of every trial, training and
-	// evaluation (transformer.Config.FLOPsPerStep): at least until early
+	// evaluation (transformer.Config.StepFLOPs a step, a third of
+	// FLOPsPerStep a window evaluated): at least until early
 	// stopping can first stop, patience+1 epochs (and a sequential design's
 	// first look), at most every epoch (and every look).
 	MinFLOPs, MaxFLOPs float64
@@ -156,7 +157,7 @@ func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 			nWin = min(nWin, c.EpochWindows)
 		}
 		steps := math.Ceil(float64(nWin) / float64(p.Arch.Batch))
-		step, window := mc.FLOPsPerStep(p.Arch.Batch), mc.FLOPsPerStep(1)/3 // a forward pass is a third of a step
+		step, window := mc.StepFLOPs(p.Arch.Batch), mc.FLOPsPerStep(1)/3 // a forward pass is a third of a full step
 		epoch := steps*step + float64(ds.Val.N)*window
 		least := float64(c.Epochs)
 		if c.Patience > 0 {

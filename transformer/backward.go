@@ -27,62 +27,29 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	p, g := m.Params, m.Grads
 	dres, dln := s.dres[:bt*d], s.dln[:bt*d]
 
-	dhead := dpred
 	in, dxe := s.x, dx // the embedding's input and its gradient
 	if c.Norm != "" {
-		// The head's gradient now, the input's after the embedding.
-		dhead, in = s.dhead[:bt*c.H], s.xn[:b*c.T*c.CIn]
-		normDenormBackward(dhead, dpred, s.sd, b, t*c.H, c.CIn, c.Target)
+		in = s.xn[:b*c.T*c.CIn]
 		if dx != nil {
 			dxe = s.dxn[:b*c.T*c.CIn]
 		}
 	}
-	if m.site == idea.SiteHead {
-		m.ideaBackward(s, s.dsite[:bt*c.H], dhead, s.site, 0)
-		dhead = s.dsite[:bt*c.H]
-	}
+	// The head, the final LayerNorm and the last block's branches write
+	// dres (d of the last block's input through its residual) and datty
+	// (d of its attention output); the loop goes on from its attention.
+	tail := s.step && c.tailRows()
 	var dxs []F // the input gradient through the skip path
-	if c.Skip {
-		ds := s.dskip[:b*c.H]
-		for bi := range b {
-			copy(ds[bi*c.H:(bi+1)*c.H], dhead[(bi*t+t-1)*c.H:])
-		}
-		if dx != nil {
-			dxs = s.dxs[:b*c.T]
-		}
-		kernel.LinearBackward(dxs, g.SkipW, g.SkipB, ds, s.skipInput(c, in, b), p.SkipW, b, c.T, c.H)
+	if tail {
+		m.backwardTail(s, dpred, in)
+	} else {
+		dxs = m.backwardHead(s, dx, dpred, in)
 	}
-	last := s.resF[:bt*d]
-	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dhead, s.lnf[:bt*d], p.HeadW, bt, d, c.H)
-	clear(dres)
-	layerNormBackward(dres, g.LNFW, g.LNFB, dln, last, s.lnfM[:bt], s.lnfR[:bt], p.LNFW, s.lnG[:bt], s.lnGX[:bt], bt, d)
-
 	for l := len(s.blocks) - 1; l >= 0; l-- {
 		a, w, gw := &s.blocks[l], &p.Blocks[l], &g.Blocks[l]
-		if m.site == idea.SiteResidual {
-			// h_out = f(res2 + mlp): dres becomes d of f's input.
-			m.ideaBackward(s, s.dsite[:bt*d], dres, a.site, l)
-			copy(dres, s.dsite[:bt*d])
+		if !tail || l < len(s.blocks)-1 {
+			m.backwardBranches(s, l)
 		}
-		// h_out = res2 + fc2(gelu(fc1(ln2(res2)))): dres is d h_out.
-		// d fc1 = (dres·W2)⊙gelu', the product in the Gemm's epilogue.
-		dmlp := dres // d of fc2's output
-		if m.site == idea.SiteMLP {
-			m.ideaBackward(s, s.dsite[:bt*d], dres, a.site, l)
-			dmlp = s.dsite[:bt*d]
-		}
-		dfc := s.dfc[:bt*4*d]
-		kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dmlp, a.gelu[:bt*4*d], w.FC2W, a.geluGrad[:bt*4*d], bt, 4*d, d)
-		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
-		layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, s.lnG[:bt], s.lnGX[:bt], bt, d)
-		// res2 = res + f(proj(attn(ln1(res)))): dres is now d res2.
-		dproj, datty, dqkv := s.dproj[:bt*d], s.datty[:bt*d], s.dqkv[:bt*3*d]
-		if m.site == idea.SiteAttention {
-			m.ideaBackward(s, dproj, dres, a.site, l)
-		} else {
-			dproj = dres // d proj = d res2
-		}
-		kernel.LinearBackward(datty, gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
+		datty, dqkv := s.datty[:bt*d], s.dqkv[:bt*3*d]
 		attentionBackward(dqkv, s.datt, s.att2, s.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
 		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, s.lnG[:bt], s.lnGX[:bt], bt, d)
@@ -103,6 +70,75 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	if c.Norm != "" && dx != nil {
 		normInputBackward(c.Norm, dx, dxe, dpred, s.pred[:bt*c.H], in, s.mu, s.sd, b, c.T, t*c.H, c.CIn, c.Target)
 	}
+}
+
+// backwardHead runs the backward pass of the head, the skip path and the
+// final LayerNorm over every token: dres gets d of the last block's
+// output. It returns the input gradient through the skip path (B,T) when
+// dx is not nil.
+func (m *Model[F]) backwardHead(s *acts[F], dx, dpred, in []F) (dxs []F) {
+	c, b := m.Config, s.b
+	bt, d, t := b*c.Tokens(), c.D, c.Tokens()
+	p, g := m.Params, m.Grads
+	dres, dln := s.dres[:bt*d], s.dln[:bt*d]
+	dhead := dpred
+	if c.Norm != "" {
+		// The head's gradient now, the input's after the embedding.
+		dhead = s.dhead[:bt*c.H]
+		normDenormBackward(dhead, dpred, s.sd, b, t*c.H, c.CIn, c.Target)
+	}
+	if m.site == idea.SiteHead {
+		m.ideaBackward(s, s.dsite[:bt*c.H], dhead, s.site, 0)
+		dhead = s.dsite[:bt*c.H]
+	}
+	if c.Skip {
+		ds := s.dskip[:b*c.H]
+		for bi := range b {
+			copy(ds[bi*c.H:(bi+1)*c.H], dhead[(bi*t+t-1)*c.H:])
+		}
+		if dx != nil {
+			dxs = s.dxs[:b*c.T]
+		}
+		kernel.LinearBackward(dxs, g.SkipW, g.SkipB, ds, s.skipInput(c, in, b), p.SkipW, b, c.T, c.H)
+	}
+	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dhead, s.lnf[:bt*d], p.HeadW, bt, d, c.H)
+	clear(dres)
+	layerNormBackward(dres, g.LNFW, g.LNFB, dln, s.resF[:bt*d], s.lnfM[:bt], s.lnfR[:bt], p.LNFW, s.lnG[:bt], s.lnGX[:bt], bt, d)
+	return dxs
+}
+
+// backwardBranches runs the backward pass of block l's MLP branch, its
+// second LayerNorm and its attention projection: from dres, d of the
+// block's output, it leaves d of its input through the residual in dres
+// and d of the attention output in s.datty.
+func (m *Model[F]) backwardBranches(s *acts[F], l int) {
+	c, b := m.Config, s.b
+	bt, d := b*c.Tokens(), c.D
+	a, w, gw := &s.blocks[l], &m.Params.Blocks[l], &m.Grads.Blocks[l]
+	dres, dln := s.dres[:bt*d], s.dln[:bt*d]
+	if m.site == idea.SiteResidual {
+		// h_out = f(res2 + mlp): dres becomes d of f's input.
+		m.ideaBackward(s, s.dsite[:bt*d], dres, a.site, l)
+		copy(dres, s.dsite[:bt*d])
+	}
+	// h_out = res2 + fc2(gelu(fc1(ln2(res2)))): dres is d h_out.
+	// d fc1 = (dres·W2)⊙gelu', the product in the Gemm's epilogue.
+	dmlp := dres // d of fc2's output
+	if m.site == idea.SiteMLP {
+		m.ideaBackward(s, s.dsite[:bt*d], dres, a.site, l)
+		dmlp = s.dsite[:bt*d]
+	}
+	dfc := s.dfc[:bt*4*d]
+	kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dmlp, a.gelu[:bt*4*d], w.FC2W, a.geluGrad[:bt*4*d], bt, 4*d, d)
+	kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
+	layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, s.lnG[:bt], s.lnGX[:bt], bt, d)
+	// res2 = res + f(proj(attn(ln1(res)))): dres is now d res2.
+	dproj := dres // d proj = d res2
+	if m.site == idea.SiteAttention {
+		dproj = s.dproj[:bt*d]
+		m.ideaBackward(s, dproj, dres, a.site, l)
+	}
+	kernel.LinearBackward(s.datty[:bt*d], gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
 }
 
 // ideaBackward mirrors ideaForward at site instance l of the pass in s:

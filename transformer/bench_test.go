@@ -45,7 +45,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			perStep := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(perStep*1e3, "ms/step")
 			b.ReportMetric(1/perStep, "steps/s")
-			b.ReportMetric(c.FLOPsPerStep(m.MaxBatch)/perStep/1e9, "GFLOP/s")
+			b.ReportMetric(c.StepFLOPs(m.MaxBatch)/perStep/1e9, "GFLOP/s")
 		})
 	}
 }
@@ -67,7 +67,7 @@ var benchShapes = []struct {
 }
 
 // BenchmarkTrainStepShapes times one training step (batch 32, no idea)
-// at each of benchShapes, with its GFLOP/s (Config.FLOPsPerStep) and
+// at each of benchShapes, with its GFLOP/s (Config.StepFLOPs) and
 // that as a share of the FP32 peak of one core measured in the same
 // process (kernel.Peak), which it reports too (peak-GFLOP/s). With -cpu
 // N above 1 it also times the step with its products split among N
@@ -97,7 +97,7 @@ func benchShape(b *testing.B, c Config, peak float64) {
 		m.TrainStep(opt, x, y, m.MaxBatch, 1e-3)
 	}
 	perStep := b.Elapsed().Seconds() / float64(b.N)
-	gf := c.FLOPsPerStep(batch) / perStep / 1e9
+	gf := c.StepFLOPs(batch) / perStep / 1e9
 	b.ReportMetric(perStep*1e3, "ms/step")
 	b.ReportMetric(gf, "GFLOP/s")
 	if peak > 0 {

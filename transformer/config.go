@@ -193,3 +193,15 @@ func (c Config) MemoryBytes(maxBatch int) float64 {
 	}
 	return 4 * (5*params + perWindow*float64(maxBatch+TrainChunk))
 }
+
+// StepFLOPs is FLOPsPerStep as TrainStep runs it: with the tail on the
+// last tokens (Config.tailRows) the last block's projection and MLP and
+// the head count one row a window instead of one a token.
+func (c Config) StepFLOPs(b int) float64 {
+	f := c.FLOPsPerStep(b)
+	if !c.tailRows() {
+		return f
+	}
+	n, d := float64(b*(c.Tokens()-1)), float64(c.D)
+	return f - 3*2*n*(d*d+d*4*d+4*d*d+d*float64(c.H))
+}

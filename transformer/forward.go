@@ -81,6 +81,8 @@ type acts[F Float] struct {
 
 	dsite   []F // (B,T,C) the idea: gradient of its input
 	scratch []F // the idea's backward scratch
+
+	tail tailActs[F] // loss "last": TrainStep's tail on the last tokens (tail.go)
 }
 
 // In the activations T is the token count N (Config.Tokens).
@@ -125,6 +127,9 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	s.lnG, s.lnGX = mk(bt), mk(bt)
 	if c.Norm != "" {
 		s.xn, s.dxn, s.mu, s.sd, s.dhead = mk(n*c.T*c.CIn), mk(n*c.T*c.CIn), mk(n*c.CIn), mk(n*c.CIn), mk(bt*c.H)
+	}
+	if c.lastOnly() {
+		s.tail = newTailActs[F](c, n)
 	}
 	if c.Skip {
 		s.skip, s.dskip, s.dxs = mk(n*c.H), mk(n*c.H), mk(n*c.T)
@@ -407,6 +412,9 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
 		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
 		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
+		if s.step && l == len(s.blocks)-1 && c.tailRows() {
+			return m.forwardTail(s, h, in, b)
+		}
 		res2 := a.res2[:bt*d]
 		switch {
 		case m.site == idea.SiteAttention:

@@ -275,16 +275,25 @@ func TestBaselineGateIsIdentity(t *testing.T) {
 }
 
 // sineBatch returns b windows cut from one sinusoid sin((i+phase)·freq):
-// inputs x (B,T,1) and targets y (B,T+H), where x is the first T values of
-// each window of y.
+// inputs x (B,T,CIn) and targets y (B,T+H), where x's target channel is
+// the first T values of each window of y and each other channel ci a
+// cosine of (ci+2) times the frequency.
 func sineBatch(c Config, b int, phase, freq float64) (x, y []float32) {
 	y = make([]float32, b*(c.T+c.H))
 	for i := range y {
 		y[i] = float32(math.Sin((float64(i) + phase) * freq))
 	}
-	x = make([]float32, b*c.T)
+	x = make([]float32, b*c.T*c.CIn)
 	for bi := range b {
-		copy(x[bi*c.T:(bi+1)*c.T], y[bi*(c.T+c.H):])
+		for ti := range c.T {
+			for ci := range c.CIn {
+				v := y[bi*(c.T+c.H)+ti] // the target channel; the others lead it
+				if ci != c.Target {
+					v = float32(math.Cos((float64(bi*(c.T+c.H)+ti) + phase) * freq * float64(ci+2)))
+				}
+				x[(bi*c.T+ti)*c.CIn+ci] = v
+			}
+		}
 	}
 	return x, y
 }
