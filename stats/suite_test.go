@@ -1,0 +1,291 @@
+package stats
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// oneCfg is an arm of one cfg whose val and test metrics are test.
+func oneCfg(test ...float64) Arm {
+	return Arm{Val: [][]float64{test}, Test: [][]float64{append([]float64(nil), test...)}}
+}
+
+// expOf returns exp(-d_i): a test metric whose log ratio against 1 is d_i.
+func expOf(d ...float64) []float64 {
+	out := make([]float64, len(d))
+	for i, v := range d {
+		out[i] = math.Exp(-v)
+	}
+	return out
+}
+
+// quickSuite is DefaultSuiteOptions with few resamples, for speed.
+func quickSuite() SuiteOptions {
+	o := DefaultSuiteOptions(1)
+	o.Boot, o.Bayes = 400, 2000
+	return o
+}
+
+func TestSuiteHandDerived(t *testing.T) {
+	ones := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = 1
+		}
+		return x
+	}
+	t.Run("two_tracks", func(t *testing.T) {
+		// Baseline 1, idea exp(-d): effects d. Track 1 d = (0.1, 0.3),
+		// track 2 d = (0.2, -0.1): E = ½(0.2 + 0.05) = 0.125, and
+		// E(s) = (0.1s1 + 0.3s2 + 0.2s3 - 0.1s4)/4. Flipping a set F of
+		// the |terms| (0.1, 0.3, 0.2, 0.1), sum 0.7, gives 0.7 - 2ΣF;
+		// |E(s)| >= 0.125 iff ΣF <= 0.1 or ΣF >= 0.6: {}, {0.1}, {0.1'}
+		// and their complements, 6 of 16.
+		tracks := []SuiteTrack{
+			{oneCfg(ones(2)...), oneCfg(expOf(0.1, 0.3)...)},
+			{oneCfg(ones(2)...), oneCfg(expOf(0.2, -0.1)...)},
+		}
+		r, err := Suite(tracks, LowerIsBetter, quickSuite())
+		require.NoError(t, err)
+		require.InDelta(t, 0.125, r.Mean, 1e-12)
+		require.InDelta(t, 100*(math.Exp(0.125)-1), r.MeanPct, 1e-9)
+		require.InDeltaSlice(t, []float64{0.2, 0.05}, r.TrackMeans, 1e-12)
+		require.Equal(t, MethodExact, r.Method)
+		require.InDelta(t, 6.0/16, r.PValue, 1e-12)
+		// IQM of (0.1, 0.3, 0.2, -0.1): drop one each end, (0.1+0.2)/2.
+		require.InDelta(t, 0.15, r.IQM, 1e-12)
+		// PoI: track 1 the idea beats 1 on both seeds (1), track 2 on
+		// one of two (½): ¾.
+		require.InDelta(t, 0.75, r.PoI, 1e-12)
+		require.Equal(t, SuiteUndecided, r.Verdict)
+	})
+	t.Run("one_track_is_the_sign_flip_test", func(t *testing.T) {
+		// One cfg a arm: no selection, so the suite's test is the
+		// sign-flip test of the log ratios.
+		b := []float64{0.21, 0.19, 0.2, 0.22, 0.18, 0.2, 0.205, 0.195}
+		x := []float64{0.2, 0.185, 0.199, 0.21, 0.181, 0.19, 0.2, 0.19}
+		r, err := Suite([]SuiteTrack{{oneCfg(b...), oneCfg(x...)}}, LowerIsBetter, quickSuite())
+		require.NoError(t, err)
+		lb, lx := make([]float64, len(b)), make([]float64, len(x))
+		for i := range b {
+			lb[i], lx[i] = math.Log(b[i]), math.Log(x[i])
+		}
+		c, err := Compare(lb, lx, LowerIsBetter, nil)
+		require.NoError(t, err)
+		require.InDelta(t, c.PValue, r.PValue, 1e-12)
+		require.InDelta(t, -c.DeltaMean, r.Mean, 1e-12)
+		require.Equal(t, SuiteBetter, r.Verdict) // 7 of 8 better, p = 2·2/256
+		require.Greater(t, r.Lo, 0.0)
+	})
+	t.Run("higher_is_better", func(t *testing.T) {
+		tracks := []SuiteTrack{{oneCfg(1, 1, 1), oneCfg(2, 2, 2)}}
+		r, err := Suite(tracks, HigherIsBetter, quickSuite())
+		require.NoError(t, err)
+		require.InDelta(t, math.Log(2), r.Mean, 1e-12)
+		require.InDelta(t, 100.0, r.MeanPct, 1e-9)
+	})
+	t.Run("equivalent", func(t *testing.T) {
+		// Effects of ±0.001 around 0 on 3 tracks of 6 seeds: the 90%
+		// interval sits well inside a 1% ROPE (ln 1.01 = 0.00995).
+		var tracks []SuiteTrack
+		for range 3 {
+			tracks = append(tracks, SuiteTrack{oneCfg(ones(6)...), oneCfg(expOf(0.001, -0.001, 0.0005, -0.0005, 0.001, -0.001)...)})
+		}
+		r, err := Suite(tracks, LowerIsBetter, quickSuite())
+		require.NoError(t, err)
+		require.Equal(t, SuiteEquivalent, r.Verdict)
+		require.Greater(t, r.PEquivalent, 0.9)
+	})
+}
+
+// TestSuiteSelection: with several cfgs, the test reselects each arm's
+// cfg under every relabelling, as brute force over fresh copies does.
+func TestSuiteSelection(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	arm := func(g, n int) Arm {
+		a := Arm{}
+		for range g {
+			v, x := make([]float64, n), make([]float64, n)
+			for i := range n {
+				v[i], x[i] = 0.2+0.02*r.NormFloat64(), 0.2+0.02*r.NormFloat64()
+			}
+			a.Val, a.Test = append(a.Val, v), append(a.Test, x)
+		}
+		return a
+	}
+	tracks := []SuiteTrack{{arm(3, 4), arm(3, 4)}, {arm(3, 3), arm(3, 3)}, {arm(3, 5), arm(3, 5)}}
+	got, err := Suite(tracks, LowerIsBetter, quickSuite())
+	require.NoError(t, err)
+
+	// Brute force: every relabelling of the 12 seeds from fresh copies.
+	type ref struct{ k, i int }
+	var seeds []ref
+	for k, tr := range tracks {
+		for i := range tr.Baseline.Val[0] {
+			seeds = append(seeds, ref{k, i})
+		}
+	}
+	stat := func(s int) float64 {
+		var e float64
+		for k, tr := range tracks {
+			b, x := clone(tr.Baseline), clone(tr.Idea)
+			for q, sr := range seeds {
+				if sr.k == k && s>>q&1 == 1 {
+					for j := range b.Val {
+						b.Val[j][sr.i], x.Val[j][sr.i] = x.Val[j][sr.i], b.Val[j][sr.i]
+						b.Test[j][sr.i], x.Test[j][sr.i] = x.Test[j][sr.i], b.Test[j][sr.i]
+					}
+				}
+			}
+			jb, jx := b.Select(LowerIsBetter), x.Select(LowerIsBetter)
+			var m float64
+			for i := range b.Test[jb] {
+				m += math.Log(b.Test[jb][i]) - math.Log(x.Test[jx][i])
+			}
+			e += m / float64(len(b.Test[jb]))
+		}
+		return math.Abs(e / float64(len(tracks)))
+	}
+	obs, hits := stat(0), 0
+	for s := range 1 << len(seeds) {
+		if stat(s) >= obs-1e-12 {
+			hits++
+		}
+	}
+	require.InDelta(t, float64(hits)/float64(int(1)<<len(seeds)), got.PValue, 1e-12)
+	require.InDelta(t, obs, math.Abs(got.Mean), 1e-12)
+
+	// Monte Carlo agrees within its error.
+	o := quickSuite()
+	o.ExactMaxN = 0
+	mc, err := Suite(tracks, LowerIsBetter, o)
+	require.NoError(t, err)
+	require.Equal(t, MethodMonteCarlo, mc.Method)
+	require.InDelta(t, got.PValue, mc.PValue, 4*math.Sqrt(got.PValue*(1-got.PValue)/float64(o.Draws))+1e-3)
+	// The inputs are left as they were.
+	again, err := Suite(tracks, LowerIsBetter, quickSuite())
+	require.NoError(t, err)
+	require.Equal(t, got, again)
+}
+
+// TestSuiteAAHoldsAlpha: when both arms draw from one distribution and
+// pick among 3 cfgs on val, the suite's test rejects at most about alpha
+// of the time.
+func TestSuiteAAHoldsAlpha(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	o := quickSuite()
+	o.Boot, o.Bayes = 10, 10
+	const reps = 300
+	rejects := 0
+	for range reps {
+		var tracks []SuiteTrack
+		for range 3 {
+			var b, x Arm
+			for j := range 3 {
+				lvl := 0.2 + 0.01*float64(j) // cfgs differ; the arms do not
+				for _, a := range []*Arm{&b, &x} {
+					v, te := make([]float64, 4), make([]float64, 4)
+					for i := range v {
+						noise := 0.01 * r.NormFloat64()
+						v[i], te[i] = lvl+noise+0.005*r.NormFloat64(), lvl+noise+0.005*r.NormFloat64()
+					}
+					a.Val, a.Test = append(a.Val, v), append(a.Test, te)
+				}
+			}
+			tracks = append(tracks, SuiteTrack{b, x})
+		}
+		res, err := Suite(tracks, LowerIsBetter, o)
+		require.NoError(t, err)
+		if res.PValue < o.Alpha {
+			rejects++
+		}
+	}
+	// Binomial(300, 0.05): mean 15, sd 3.8.
+	require.LessOrEqual(t, rejects, 27, "A/A rejections %d of %d", rejects, reps)
+}
+
+func TestIQM(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		x    []float64
+		want float64
+	}{
+		{"eight", []float64{8, 1, 7, 2, 6, 3, 5, 4}, 4.5}, // 3,4,5,6
+		{"three", []float64{1, 2, 30}, 11},                // ⌊3/4⌋ = 0: the mean
+		{"five", []float64{0, 10, 1, 2, 3}, 2},            // drop 0 and 10
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.InDelta(t, tc.want, iqm(tc.x), 1e-12) })
+	}
+}
+
+// TestBayesSignedRank checks the posterior against closed forms. With one
+// effect z_1 far right of the ROPE, θ_rope = w_0² (the pseudo-observation
+// paired with itself) and θ_right = 1 - w_0², w_0 ~ Beta(½, 1) with CDF
+// x^½: P(rope wins) = P(w_0² > ½) = 1 - 2^(-1/4) ≈ 0.1591.
+func TestBayesSignedRank(t *testing.T) {
+	const n = 50000
+	se := 4 * math.Sqrt(0.25/n)
+	r := BayesSignedRank([]float64{1}, 0.01, n, 1)
+	want := 1 - math.Pow(2, -0.25)
+	require.InDelta(t, want, r.ROPE, se)
+	require.InDelta(t, 1-want, r.Right, se)
+	require.Zero(t, r.Left)
+	r = BayesSignedRank([]float64{-1}, 0.01, n, 1)
+	require.InDelta(t, 1-want, r.Left, se)
+	// Every effect inside the ROPE: the ROPE always wins.
+	r = BayesSignedRank([]float64{0.001, -0.002, 0}, 0.01, 1000, 1)
+	require.Equal(t, BayesResult{0, 1, 0}, r)
+	// Symmetric effects: left and right alike.
+	r = BayesSignedRank([]float64{0.5, -0.5, 0.4, -0.4}, 0.01, n, 1)
+	require.InDelta(t, r.Left, r.Right, 2*se)
+	require.InDelta(t, 1, r.Left+r.ROPE+r.Right, 1e-9)
+}
+
+func TestSuiteVerdict(t *testing.T) {
+	o := DefaultSuiteOptions(1) // ROPE ln 1.01
+	for _, tc := range []struct {
+		name               string
+		p, mean, eqLo, eqHi float64
+		want               string
+	}{
+		{"better", 0.01, 0.05, 0.02, 0.08, SuiteBetter},
+		{"worse", 0.01, -0.05, -0.08, -0.02, SuiteWorse},
+		{"equivalent", 0.6, 0.001, -0.005, 0.007, SuiteEquivalent},
+		{"significant_but_negligible", 0.001, 0.004, 0.002, 0.006, SuiteEquivalent},
+		{"undecided", 0.2, 0.03, -0.01, 0.07, SuiteUndecided},
+		{"edge_of_rope", 0.6, 0, -math.Log(1.01), 0, SuiteUndecided},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, SuiteVerdict(tc.p, tc.mean, tc.eqLo, tc.eqHi, o))
+		})
+	}
+}
+
+func TestSuiteErrors(t *testing.T) {
+	good := SuiteTrack{oneCfg(1, 1), oneCfg(1, 1)}
+	for _, tc := range []struct {
+		name   string
+		tracks []SuiteTrack
+		o      func(*SuiteOptions)
+		want   string
+	}{
+		{"none", nil, nil, "no tracks"},
+		{"one_seed", []SuiteTrack{{oneCfg(1), oneCfg(1)}}, nil, "at least 2"},
+		{"grids", []SuiteTrack{{oneCfg(1, 1), Arm{Val: [][]float64{{1, 1}, {1, 1}}, Test: [][]float64{{1, 1}, {1, 1}}}}}, nil, "paired grids"},
+		{"zero_metric", []SuiteTrack{{oneCfg(1, 0), oneCfg(1, 1)}}, nil, "metrics > 0"},
+		{"rope", []SuiteTrack{good}, func(o *SuiteOptions) { o.ROPE = 0 }, "ROPE"},
+		{"alpha", []SuiteTrack{good}, func(o *SuiteOptions) { o.Alpha = 0.5 }, "Alpha"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := quickSuite()
+			if tc.o != nil {
+				tc.o(&o)
+			}
+			_, err := Suite(tc.tracks, LowerIsBetter, o)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
