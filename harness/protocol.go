@@ -410,6 +410,13 @@ func ConfigTrack(path string) (string, error) {
 	return v.Track, nil
 }
 
+// DecodeProtocol is ParseProtocol without the validation: raw (from name,
+// used in messages) decoded over base, for a caller that applies more
+// settings over it and validates after.
+func DecodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
+	return decodeProtocol(raw, name, base)
+}
+
 // DecodeProtocolFile reads a JSON config file over base as
 // ParseProtocol does, but leaves the result unvalidated, for a caller that
 // applies its own settings over it (command-line flags) and validates

@@ -15,12 +15,13 @@ var errHelp = errors.New("help printed")
 // order.
 var synopses = []struct{ name, args, does string }{
 	{"run", "[protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--until-decided MAX]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
+	{"suite", "[--suite default|ci|FILE.json] [--data-dir DIR] [--out FILE] [--workers N] [--shard I/N]", "run the comparison on every track of a suite and give one verdict over them (each track's report beside it)"},
 	{"merge", "[--out FILE] DIR...", "merge the results directories of a sharded run into one report"},
 	{"plot", "REPORT.json [--out DIR] [--unverified]", "verify a report and draw its figures"},
 	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},
 	{"data", "[protocol flags] [--split train|val|test] [--out FILE.csv]", "export a split's windows as CSV, stamped with the protocol's hash"},
 	{"eval", "--checkpoint FILE --data FILE.csv", "score a checkpoint on exported windows"},
-	{"verify", "[--results DIR] REPORT.json", "rebuild a report from its inputs and compare it leaf by leaf (with --results, from the trial records)"},
+	{"verify", "[--results DIR] REPORT.json", "rebuild a report (or a suite report and its tracks') from its inputs and compare it leaf by leaf (with --results, from the trial records)"},
 	{"control", "[protocol flags] [--idea aa|NAME:k=v,...] [--blocks N] [--seed-base B] [--out FILE] [--results DIR] [--workers N]", "rerun the comparison on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
 	{"datasets", "[--data-dir DIR]", "list the known data sets (--dataset NAME): source, licence, protocol, and whether each is found and verified under DIR"},
 	{"version", "", "print the version"},

@@ -38,6 +38,7 @@ import (
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/suite"
 )
 
 // errUsage marks a command-line or config error (exit status 2).
@@ -87,6 +88,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch args[0] {
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "suite":
+		return cmdSuite(ctx, args[1:], stdout, stderr)
 	case "merge":
 		return cmdMerge(args[1:], stdout, stderr)
 	case "plot":
@@ -663,6 +666,9 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("%w: --results %s: not a results directory (it has no trials/ folder); give the directory `ideabench run` wrote, by default the report's path with .trials for .json", errUsage, d)
 			}
 		}
+	}
+	if raw, err := os.ReadFile(report); err == nil && suite.IsReport(raw) {
+		return verifySuite(report, dirs, stdout)
 	}
 	r, err := harness.ReadReport(report)
 	if err != nil {

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/suite"
+)
+
+// cmdSuite runs a suite: the comparison on every track of it, then one
+// verdict over them.
+func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("suite")
+	name := fs.String("suite", "default", "the suite: default (panel, sequence, and the known data sets found under --data-dir), ci (seconds), or a suite file (JSON, see suite.Spec)")
+	out := fs.String("out", "ideabench-suite.json", "where to write the suite report; each track's report and trials go into the folder of the same name without .json")
+	dataDir := fs.String("data-dir", defaultDataDir(), "where the suite's data sets are looked for by name (default $IDEABENCH_DATA, else the current directory); absent ones are skipped")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
+	shard := fs.String("shard", "", "I/N: run only shard I of every track's trials, without reports; when every shard is done, rerun without --shard (it reuses every trial) (default from $"+envIndex+" and $"+envShards+")")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse a track whose every epoch of every trial would take longer than this even at the fastest core's peak rate")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: suite takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("suite"))
+	}
+	var spec suite.Spec
+	var err error
+	if strings.HasSuffix(*name, ".json") {
+		spec, err = suite.Load(*name)
+	} else {
+		spec, err = suite.Named(*name)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: --suite: %v", errUsage, err)
+	}
+	if *workers < 1 {
+		return fmt.Errorf("%w: --workers = %d must be >= 1", errUsage, *workers)
+	}
+	si, sn, err := parseShard(*shard, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	limits, err := machineLimits(*maxHours)
+	if err != nil {
+		return err
+	}
+	if sn == 1 {
+		if err := checkWritable(*out); err != nil {
+			return err
+		}
+	}
+	bar := &progress{w: stderr, quiet: *quiet}
+	start := time.Now()
+	r, err := suite.Run(ctx, spec, suite.Options{
+		Out: *out, DataDir: *dataDir, Workers: *workers, Shard: si, Shards: sn, Limits: limits,
+		Warn: func(msg string) { bar.warn(msg) }, Version: version(),
+		Start: func(name string, i, n int) {
+			bar.finish()
+			if !*quiet {
+				fmt.Fprintf(stderr, "track %d/%d: %s\n", i+1, n, name)
+			}
+			*bar = progress{w: stderr, quiet: *quiet}
+		},
+		Progress: func(done, reused, total int) { bar.update(done, reused, total) },
+	})
+	bar.finish()
+	if errors.Is(err, harness.ErrBeyondLimits) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if errors.Is(err, harness.ErrInterrupted) {
+		fmt.Fprintf(stderr, "interrupted: the finished trials are saved under %s; rerun the same command to resume\n", suite.Dir(*out))
+	}
+	if err != nil {
+		return err
+	}
+	if sn > 1 {
+		fmt.Fprintf(stdout, "shard %d/%d of every track done in %.1fs (trials under %s); when every shard is done, rerun without --shard to write the reports\n", si, sn, time.Since(start).Seconds(), suite.Dir(*out))
+		return nil
+	}
+	printSuite(stdout, r)
+	fmt.Fprintf(stdout, "\nsuite report: %s (%.1fs); track reports in %s\n", *out, r.WallSeconds, suite.Dir(*out))
+	return nil
+}
+
+// printSuite writes a suite report's tables: one row a track, then each
+// aggregate.
+func printSuite(w io.Writer, r *suite.Report) {
+	fmt.Fprintf(w, "suite %s: %s\n\n", r.Name, r.Verdict)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "track\tbaseline\tidea\tidea better by\ttrack verdict (p)\tcan judge\taggregate")
+	for _, t := range r.Tracks {
+		agg := "no"
+		switch {
+		case t.InAggregate && t.Confirm:
+			agg = "confirmation"
+		case t.InAggregate:
+			agg = "development"
+		}
+		fmt.Fprintf(tw, "%s\t%.4g\t%.4g\t%+.2f%%\t%s (%.3g)\t%v\t%s\n", t.Name, t.Baseline, t.Idea, t.EffectPct, t.Verdict, t.PValue, t.CanJudge, agg)
+	}
+	tw.Flush()
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "skipped %s: %s\n", s.Name, s.Reason)
+	}
+	for _, t := range r.Tracks {
+		if !t.InAggregate && len(t.Reasons) > 0 {
+			fmt.Fprintf(w, "%s left out of the aggregate: %s\n", t.Name, strings.Join(t.Reasons, "; "))
+		}
+	}
+	for _, a := range []struct {
+		name string
+		agg  *suite.Aggregate
+	}{{"development", r.Development}, {"confirmation", r.Confirmation}} {
+		if a.agg == nil {
+			continue
+		}
+		g := a.agg
+		pc := func(e float64) float64 { return 100 * math.Expm1(e) }
+		fmt.Fprintf(w, "\n%s (%s): %s\n", a.name, strings.Join(g.Tracks, ", "), g.Verdict)
+		fmt.Fprintf(w, "  idea better by %+.2f%% (mean log ratio over tracks), 95%% interval [%+.2f%%, %+.2f%%], p = %.3g (stratified, selection-aware)\n",
+			g.MeanPct, pc(g.Lo), pc(g.Hi), g.PValue)
+		fmt.Fprintf(w, "  practically equivalent within ±%.2f%%: 90%% interval [%+.2f%%, %+.2f%%]\n", pc(g.ROPE), pc(g.EqLo), pc(g.EqHi))
+		fmt.Fprintf(w, "  IQM %+.2f%% [%+.2f%%, %+.2f%%]; probability of improvement %.2f [%.2f, %.2f]\n",
+			pc(g.IQM), pc(g.IQMLo), pc(g.IQMHi), g.PoI, g.PoILo, g.PoIHi)
+		fmt.Fprintf(w, "  Bayesian signed-rank over tracks: P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f\n", g.PWorse, g.PEquivalent, g.PBetter)
+	}
+}
+
+// verifySuite verifies a suite report (suite.Verify).
+func verifySuite(path string, dirs []string, stdout io.Writer) error {
+	r, err := suite.ReadReport(path)
+	if err != nil {
+		return err
+	}
+	fs, n := suite.Verify(r, path, harness.VerifyOptions{Rerun: true, Results: dirs})
+	for _, f := range fs {
+		fmt.Fprintf(stdout, "MISMATCH %s\n", f)
+	}
+	fmt.Fprintf(stdout, "%s: %d fields checked over %d track reports, %d mismatches\n", path, n, len(r.Tracks), len(fs))
+	if len(fs) > 0 {
+		return fmt.Errorf("%s: %d mismatches", path, len(fs))
+	}
+	return nil
+}

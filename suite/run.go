@@ -1,0 +1,139 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/track"
+)
+
+// Options set how a suite runs.
+type Options struct {
+	// Out is the suite report's path; each track's report is written
+	// beside it as <Out without .json>/<track>.json and its trials kept
+	// in <Out without .json>/<track>.trials.
+	Out string
+	// DataDir is where the data sets are looked for by name.
+	DataDir string
+	// Workers, Shard, Shards, Limits and Warn are harness.Options' for
+	// every track. A sharded call runs its shard of every track and
+	// writes no report: when every shard is done, the same call without
+	// a shard reuses every trial and writes the reports.
+	Workers       int
+	Shard, Shards int
+	Limits        harness.Limits
+	Warn          func(msg string)
+	// Progress, when not nil, is told each track as it starts, and its
+	// trials' progress (harness.Options.Progress).
+	Start    func(name string, i, n int)
+	Progress func(done, reused, total int)
+	// Finish, when not nil, is given each track's report as it is
+	// written.
+	Finish func(name string, r *harness.Report)
+	// Version is the build's version, written into each track report's
+	// run block.
+	Version string
+}
+
+// Dir is the directory of a suite report's track reports and trials.
+func Dir(out string) string {
+	return out[:len(out)-len(filepath.Ext(out))]
+}
+
+// Run runs every track of s in order (development, then confirmation),
+// each as `ideabench run` would with its trials stored under the suite's
+// directory, so a killed suite resumes where it stopped, writes each
+// track's report, and returns the suite report (nil for a sharded call).
+// A data set absent from the data directory is skipped with a note; any
+// other error stops the suite, after the finished tracks' reports are
+// written.
+func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("suite: %w", err)
+	}
+	start := time.Now()
+	dir := Dir(opt.Out)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("suite: %w", err)
+	}
+	// Every protocol first: a bad track fails before any training.
+	type planned struct {
+		spec TrackSpec
+		p    harness.Protocol
+	}
+	var plan []planned
+	var skipped []Skipped
+	for _, t := range s.ordered() {
+		p, err := s.TrackProtocol(t, opt.DataDir)
+		if errors.Is(err, track.ErrNotFound) {
+			skipped = append(skipped, Skipped{Name: t.Name, Reason: err.Error()})
+			if opt.Warn != nil {
+				opt.Warn(fmt.Sprintf("track %s skipped: %v", t.Name, err))
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, planned{t, p})
+	}
+	var reports []*harness.Report
+	var specs []TrackSpec
+	var paths, sums []string
+	for i, pl := range plan {
+		if opt.Start != nil {
+			opt.Start(pl.spec.Name, i, len(plan))
+		}
+		store, err := harness.OpenStore(filepath.Join(dir, pl.spec.Name+".trials"))
+		if err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		o, err := harness.Run(ctx, pl.p, harness.Options{
+			Workers: opt.Workers, Progress: opt.Progress, Store: store, Shard: opt.Shard, Shards: opt.Shards,
+			Warn: opt.Warn, Limits: opt.Limits,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("suite: track %s: %w", pl.spec.Name, err)
+		}
+		if opt.Shards > 1 {
+			continue
+		}
+		o.Report.SetRun(harness.RunInfo{
+			WallSeconds: time.Since(t0).Seconds(), Workers: min(max(opt.Workers, 1), len(o.Trials)),
+			GoVersion: runtime.Version(), Version: opt.Version,
+			TrialsReused: o.Reused, TrialsRun: o.Computed, Results: store.Dir,
+		})
+		rel := filepath.Join(filepath.Base(dir), pl.spec.Name+".json")
+		path := filepath.Join(filepath.Dir(opt.Out), rel)
+		if err := o.Report.WriteFile(path); err != nil {
+			return nil, err
+		}
+		r, sum, err := readTrack(path)
+		if err != nil {
+			return nil, fmt.Errorf("suite: track %s: reading back %s: %w", pl.spec.Name, path, err)
+		}
+		if opt.Finish != nil {
+			opt.Finish(pl.spec.Name, r)
+		}
+		reports, specs, paths, sums = append(reports, r), append(specs, pl.spec), append(paths, rel), append(sums, sum)
+	}
+	if opt.Shards > 1 {
+		return nil, nil
+	}
+	rep, err := assemble(s, specs, reports, paths, sums, skipped)
+	if err != nil {
+		return nil, err
+	}
+	rep.WallSeconds = time.Since(start).Seconds()
+	if err := rep.WriteFile(opt.Out); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}

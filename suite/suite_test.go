@@ -1,0 +1,176 @@
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/track"
+	"github.com/stretchr/testify/require"
+)
+
+// ciSpec is the CI suite with a csv track on the tiny file of package
+// track and a data set that is not there.
+func ciSpec(t *testing.T) Spec {
+	s := CI()
+	tiny, err := filepath.Abs("../track/testdata/tiny.csv")
+	require.NoError(t, err)
+	cfg, _ := json.Marshal(map[string]any{"csv": map[string]any{
+		"path": tiny, "target": "OT", "features": []string{"OT"}, "t": 24, "h": 8, "split": "fractions",
+	}, "seeds": []int{0, 1, 2, 3}, "arch": map[string]any{"patch": 8}})
+	s.Tracks = append(s.Tracks,
+		TrackSpec{Name: "tiny", Track: "csv", Protocol: cfg, Confirm: true},
+		TrackSpec{Name: "illness", Dataset: "illness"})
+	return s
+}
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "suite.json")
+	var started []string
+	opt := Options{Out: out, DataDir: filepath.Join(dir, "no-data"), Workers: 2,
+		Start: func(name string, i, n int) { started = append(started, name) }}
+	r, err := Run(context.Background(), ciSpec(t), opt)
+	require.NoError(t, err)
+
+	// Development first, then confirmation; the absent data set skipped.
+	require.Equal(t, []string{"panel", "sequence", "tiny"}, started)
+	require.Len(t, r.Skipped, 1)
+	require.Equal(t, "illness", r.Skipped[0].Name)
+	require.Contains(t, r.Skipped[0].Reason, "download it from")
+	require.Len(t, r.Tracks, 3)
+	require.True(t, r.Tracks[2].Confirm)
+
+	// The aggregates hold the tracks that can judge, and are stats.Suite
+	// of those tracks' arms, derived here from the track reports.
+	var dev []stats.SuiteTrack
+	var devNames []string
+	for _, tr := range r.Tracks {
+		require.Equal(t, tr.CanJudge, tr.InAggregate, tr.Name)
+		rep, err := harness.ReadReport(filepath.Join(dir, tr.Report))
+		require.NoError(t, err)
+		require.Equal(t, rep.Baseline.Full.Mean, tr.Baseline)
+		require.Equal(t, rep.Comparison.Verdict, tr.Verdict)
+		if tr.InAggregate && !tr.Confirm {
+			a, err := trackArms(rep)
+			require.NoError(t, err)
+			dev, devNames = append(dev, a), append(devNames, tr.Name)
+		}
+	}
+	if len(dev) > 0 {
+		want, err := stats.Suite(dev, stats.LowerIsBetter, stats.DefaultSuiteOptions(1))
+		require.NoError(t, err)
+		require.Equal(t, devNames, r.Development.Tracks)
+		require.Equal(t, want, r.Development.SuiteResult)
+		require.True(t, strings.HasPrefix(r.Verdict, want.Verdict), r.Verdict)
+	} else {
+		require.Nil(t, r.Development)
+	}
+
+	// Verify: clean, then a changed track report is named.
+	back, err := ReadReport(out)
+	require.NoError(t, err)
+	fs, n := Verify(back, out, harness.VerifyOptions{})
+	require.Empty(t, fs)
+	require.Greater(t, n, 100)
+
+	// A rerun reuses every trial and writes the same reports.
+	first, err := os.ReadFile(filepath.Join(dir, r.Tracks[0].Report))
+	require.NoError(t, err)
+	var computed int
+	opt.Finish = func(_ string, r *harness.Report) { computed += r.Run.TrialsRun }
+	r2, err := Run(context.Background(), ciSpec(t), opt)
+	require.NoError(t, err)
+	require.Zero(t, computed)
+	r2.WallSeconds = r.WallSeconds
+	require.Equal(t, r.Development, r2.Development)
+	require.Equal(t, r.Confirmation, r2.Confirmation)
+	_ = first
+
+	// Tampering: a track report's number, and the suite's own.
+	trackPath := filepath.Join(dir, r2.Tracks[0].Report)
+	raw, err := os.ReadFile(trackPath)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(trackPath, []byte(strings.Replace(string(raw), `"n_seeds": `, `"n_seeds": 1`, 1)), 0o644))
+	back, err = ReadReport(out)
+	require.NoError(t, err)
+	fs, _ = Verify(back, out, harness.VerifyOptions{})
+	require.NotEmpty(t, fs)
+	require.Contains(t, fs[0].String(), "SHA-256")
+	require.NoError(t, os.WriteFile(trackPath, raw, 0o644))
+
+	if back.Development != nil {
+		back.Development.Mean += 1e-9
+		fs, _ = Verify(back, out, harness.VerifyOptions{})
+		require.Len(t, fs, 1)
+		require.Equal(t, ".development.mean", fs[0].Path)
+	}
+}
+
+func TestSpecValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Spec
+		want string
+	}{
+		{"no_tracks", Spec{Name: "x"}, "tracks: empty"},
+		{"bad_name", Spec{Tracks: []TrackSpec{{Name: "a/b", Track: "panel"}}}, "tracks[0].name"},
+		{"twice", Spec{Tracks: []TrackSpec{{Name: "a", Track: "panel"}, {Name: "A", Track: "sequence"}}}, "names must differ"},
+		{"unknown_dataset", Spec{Tracks: []TrackSpec{{Name: "a", Dataset: "nope"}}}, "not a known data set"},
+		{"nothing", Spec{Tracks: []TrackSpec{{Name: "a"}}}, "neither track nor dataset"},
+		{"profile", Spec{Profile: "seed", Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "profile"},
+		{"min_effect", Spec{MinEffectPct: -1, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "min_effect_pct"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.ErrorContains(t, tc.s.Validate(), tc.want) })
+	}
+	require.NoError(t, Default().Validate())
+	require.NoError(t, CI().Validate())
+}
+
+func TestTrackProtocol(t *testing.T) {
+	s := Default()
+	_, err := s.TrackProtocol(s.Tracks[2], t.TempDir()) // ETTh1, absent
+	require.True(t, errors.Is(err, track.ErrNotFound), "%v", err)
+	p, err := s.TrackProtocol(s.Tracks[0], "")
+	require.NoError(t, err)
+	require.Equal(t, "panel", p.Track)
+	// The suite's protocol, then the track's, over the profile.
+	s.Protocol = json.RawMessage(`{"seeds": [0, 1, 2]}`)
+	s.Tracks[0].Protocol = json.RawMessage(`{"alpha": 0.1}`)
+	p, err = s.TrackProtocol(s.Tracks[0], "")
+	require.NoError(t, err)
+	require.Equal(t, []uint64{0, 1, 2}, p.Seeds)
+	require.Equal(t, 0.1, p.Alpha)
+	s.Tracks[0].Protocol = json.RawMessage(`{"sequential": {"max_seeds": 16}}`)
+	_, err = s.TrackProtocol(s.Tracks[0], "")
+	require.ErrorContains(t, err, "sequential")
+	s.Tracks[0].Protocol = json.RawMessage(`{"nope": 1}`)
+	_, err = s.TrackProtocol(s.Tracks[0], "")
+	require.ErrorContains(t, err, "nope")
+}
+
+// TestDefaultOnSharedData builds every track of the default suite from
+// ../shared/data when it is there.
+func TestDefaultOnSharedData(t *testing.T) {
+	dir := "../../shared/data"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("no ../shared/data")
+	}
+	s := Default()
+	for _, tr := range s.Tracks {
+		p, err := s.TrackProtocol(tr, dir)
+		if errors.Is(err, track.ErrNotFound) {
+			continue
+		}
+		require.NoError(t, err, tr.Name)
+		if tr.Dataset != "" {
+			require.Equal(t, "csv", p.Track)
+		}
+	}
+}
