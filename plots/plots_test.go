@@ -19,6 +19,7 @@ import (
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/suite"
 )
 
 var tiny struct {
@@ -342,4 +343,29 @@ func TestCfgLabels(t *testing.T) {
 			require.Equal(t, slices.Max(g)+1, n)
 		})
 	}
+}
+
+// TestWriteSuite draws the forest plot of a CI suite and refuses a
+// suite report with a non-finite effect.
+func TestWriteSuite(t *testing.T) {
+	dir := t.TempDir()
+	r, err := suite.Run(context.Background(), suite.CI(), suite.Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
+	require.NoError(t, err)
+	paths, err := WriteSuite(r, filepath.Join(dir, "plots"), Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{filepath.Join(dir, "plots", "forest.png"), filepath.Join(dir, "plots", "forest.svg")}, paths)
+	svg, err := os.ReadFile(paths[1])
+	require.NoError(t, err)
+	for _, want := range []string{"suite ci: " + r.Verdict, "panel", "sequence", "development: "} {
+		require.Contains(t, string(svg), want)
+	}
+	again, err := WriteSuite(r, filepath.Join(dir, "again"), Options{})
+	require.NoError(t, err)
+	b, err := os.ReadFile(again[1])
+	require.NoError(t, err)
+	require.Equal(t, svg, b, "the same report gives the same bytes")
+
+	r.Tracks[0].EffectHiPct = math.NaN()
+	_, err = WriteSuite(r, filepath.Join(dir, "bad"), Options{})
+	require.ErrorContains(t, err, "tracks[0] (panel)")
 }

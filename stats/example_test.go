@@ -32,3 +32,28 @@ func Example() {
 	// no significant win
 	// warning: stats: effect below MDE: |delta_mean| = 0.007387 is below MDE = 0.03801; the seeds cannot resolve an effect this small, run more seeds
 }
+
+// One idea against the baseline on two tracks of three seeds, one cfg an
+// arm: the suite's effect is the mean over tracks of the mean log ratio
+// of the test metrics (positive: the idea is better).
+func ExampleSuite() {
+	arm := func(test ...float64) stats.Arm {
+		return stats.Arm{Val: [][]float64{test}, Test: [][]float64{test}}
+	}
+	tracks := []stats.SuiteTrack{
+		{Baseline: arm(0.50, 0.52, 0.51), Idea: arm(0.48, 0.50, 0.50)},
+		{Baseline: arm(1.10, 1.05, 1.08), Idea: arm(1.02, 1.00, 1.04)},
+	}
+	r, err := stats.Suite(tracks, stats.LowerIsBetter, stats.DefaultSuiteOptions(1))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("idea better by %.2f%%, p = %.4f (%s)\n", r.MeanPct, r.PValue, r.Method)
+	fmt.Printf("probability of improvement %.2f\n", r.PoI)
+	fmt.Println(r.Verdict)
+	// Output:
+	// idea better by 4.46%, p = 0.0312 (exact)
+	// probability of improvement 0.94
+	// better
+}

@@ -60,9 +60,15 @@ type TrackResult struct {
 	// names the metric.
 	Baseline float64 `json:"baseline"`
 	Idea     float64 `json:"idea"`
-	// EffectPct is the track's mean log ratio as a percent improvement
-	// of the idea (stats.SuiteResult.TrackMeans).
-	EffectPct float64 `json:"effect_pct"`
+	// Effects are the track's per-seed log ratios of the chosen cfgs'
+	// test metrics (positive: the idea is better), EffectPct their mean
+	// as a percent improvement of the idea, 100·(exp(mean)-1), and
+	// EffectLoPct and EffectHiPct the paired-t interval of the mean at
+	// level 1 - alpha (mean ∓ stats.MDE), in percent alike.
+	Effects     []float64 `json:"effects"`
+	EffectPct   float64   `json:"effect_pct"`
+	EffectLoPct float64   `json:"effect_lo_pct"`
+	EffectHiPct float64   `json:"effect_hi_pct"`
 	// PValue and Verdict are the track report's own headline.
 	PValue  float64 `json:"p_value"`
 	Verdict string  `json:"verdict"`
@@ -177,9 +183,12 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 		tr := TrackResult{
 			Name: t.Name, Track: r.Track, Dataset: t.Dataset, Confirm: t.Confirm,
 			Report: paths[i], ReportSHA256: sums[i],
-			Baseline: r.Baseline.Full.Mean, Idea: r.Idea.Mean, EffectPct: one.MeanPct,
+			Baseline: r.Baseline.Full.Mean, Idea: r.Idea.Mean,
+			Effects: one.Effects[0], EffectPct: one.MeanPct,
 			PValue: r.Comparison.PValue, Verdict: r.Comparison.Verdict,
 		}
+		half := stats.MDE(one.Effects[0], o.Alpha)
+		tr.EffectLoPct, tr.EffectHiPct = 100*math.Expm1(one.Mean-half), 100*math.Expm1(one.Mean+half)
 		if inf := r.Informativeness; inf != nil {
 			tr.CanJudge, tr.Reasons = inf.CanJudge, inf.Reasons
 		}

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/plots"
+	"github.com/ideabench/ideabench/suite"
 )
 
 // cmdPlot draws a report's figures: ideabench plot REPORT.json [--out DIR].
@@ -30,6 +32,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: plot takes one report file (got also %q)", errUsage, fs.Args())
 	}
+	if raw, err := os.ReadFile(report); err == nil && suite.IsReport(raw) {
+		return plotSuite(report, *out, *unverified, stdout, stderr)
+	}
 	r, err := harness.ReadReport(report)
 	if err != nil {
 		return err
@@ -50,6 +55,32 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 // an error. run --plots DIR calls it with the report it just wrote.
 func writePlots(r *harness.Report, dir string, stdout io.Writer) error {
 	paths, err := plots.Write(r, dir, plots.Options{})
+	for _, p := range paths {
+		fmt.Fprintln(stdout, "plot:", p)
+	}
+	return err
+}
+
+// plotSuite draws a suite report's forest plot after verifying it (as
+// plot does a report).
+func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) error {
+	r, err := suite.ReadReport(report)
+	if err != nil {
+		return err
+	}
+	if bad, _ := suite.Verify(r, report, harness.VerifyOptions{}); len(bad) > 0 {
+		if !unverified {
+			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], report)
+		}
+		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified\n", report, len(bad))
+	}
+	return writeSuitePlots(r, dir, stdout)
+}
+
+// writeSuitePlots draws a suite report's figures into dir and prints
+// "plot: PATH" for each file written.
+func writeSuitePlots(r *suite.Report, dir string, stdout io.Writer) error {
+	paths, err := plots.WriteSuite(r, dir, plots.Options{})
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "plot:", p)
 	}

@@ -26,6 +26,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
 	shard := fs.String("shard", "", "I/N: run only shard I of every track's trials, without reports; when every shard is done, rerun without --shard (it reuses every trial) (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	plotDir := fs.String("plots", "", "also draw the suite's forest plot (PNG and SVG) into this directory")
 	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse a track whose every epoch of every trial would take longer than this even at the fastest core's peak rate")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -58,6 +59,11 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := checkWritable(*out); err != nil {
 			return err
 		}
+		if *plotDir != "" {
+			if err := checkDir(*plotDir); err != nil {
+				return err
+			}
+		}
 	}
 	bar := &progress{w: stderr, quiet: *quiet}
 	start := time.Now()
@@ -89,6 +95,9 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	printSuite(stdout, r)
 	fmt.Fprintf(stdout, "\nsuite report: %s (%.1fs); track reports in %s\n", *out, r.WallSeconds, suite.Dir(*out))
+	if *plotDir != "" {
+		return writeSuitePlots(r, *plotDir, stdout)
+	}
 	return nil
 }
 

@@ -1,0 +1,157 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/suite"
+)
+
+// WriteSuite draws a suite report's forest plot into dir, forest.png and
+// forest.svg, and returns their paths: one row a track (its mean effect,
+// the idea's improvement in percent, with its paired-t interval; gray
+// when it is not in an aggregate), then a row for each aggregate (its
+// effect with the stratified bootstrap interval, a square), around zero
+// and the region of practical equivalence (shaded). The title carries
+// the suite's verdict.
+func WriteSuite(r *suite.Report, dir string, opt Options) ([]string, error) {
+	if r == nil {
+		return nil, errors.New("plots: no suite report")
+	}
+	if opt.Width == 0 {
+		opt.Width = DefaultWidth
+	}
+	if opt.Height == 0 {
+		opt.Height = DefaultHeight
+	}
+	fig, err := forest(r)
+	if err != nil {
+		return nil, fmt.Errorf("plots: forest: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plots: creating %s: %w", dir, err)
+	}
+	var paths []string
+	for _, format := range formats {
+		c := newCanvas(format, opt.Width, opt.Height)
+		fig.draw(draw.New(c))
+		path := filepath.Join(dir, "forest."+format)
+		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
+			return paths, fmt.Errorf("plots: writing %s: %w", path, err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// xErr is points with horizontal error bars.
+type xErr struct {
+	plotter.XYs
+	plotter.XErrors
+}
+
+func (e xErr) Len() int { return len(e.XYs) }
+
+// forest builds the forest plot of r.
+func forest(r *suite.Report) (*figure, error) {
+	type row struct {
+		label        string
+		mid, lo, hi  float64
+		in, agg, two bool
+	}
+	var rows []row
+	for i, t := range r.Tracks {
+		if !finite(t.EffectPct, t.EffectLoPct, t.EffectHiPct) {
+			return nil, fmt.Errorf("tracks[%d] (%s): effect %v [%v, %v] is not finite", i, t.Name, t.EffectPct, t.EffectLoPct, t.EffectHiPct)
+		}
+		label := t.Name
+		if t.Confirm {
+			label += " (held out)"
+		}
+		if !t.InAggregate {
+			label += " (cannot judge)"
+		}
+		rows = append(rows, row{label: label, mid: t.EffectPct, lo: t.EffectLoPct, hi: t.EffectHiPct, in: t.InAggregate})
+	}
+	var rope float64
+	for _, a := range []struct {
+		name string
+		g    *suite.Aggregate
+	}{{"development", r.Development}, {"confirmation", r.Confirmation}} {
+		if a.g == nil {
+			continue
+		}
+		pc := func(e float64) float64 { return 100 * math.Expm1(e) }
+		if !finite(a.g.Mean, a.g.Lo, a.g.Hi) {
+			return nil, fmt.Errorf("%s: effect %v [%v, %v] is not finite", a.name, a.g.Mean, a.g.Lo, a.g.Hi)
+		}
+		rows = append(rows, row{label: fmt.Sprintf("%s: %s", a.name, a.g.Verdict), mid: pc(a.g.Mean), lo: pc(a.g.Lo), hi: pc(a.g.Hi), in: true, agg: true})
+		rope = pc(a.g.ROPE)
+	}
+	if len(rows) == 0 {
+		return nil, errors.New("the report has no tracks")
+	}
+	p := newPanel("", "idea better than the baseline by (% of test MSE, 95% interval)", "")
+	n := len(rows)
+	y := func(i int) float64 { return float64(n - i) }
+	lo, hi := 0.0, 0.0
+	var ticks []plot.Tick
+	for i, rw := range rows {
+		lo, hi = math.Min(lo, rw.lo), math.Max(hi, rw.hi)
+		ticks = append(ticks, plot.Tick{Value: y(i), Label: rw.label})
+	}
+	if rope > 0 {
+		lo, hi = math.Min(lo, -rope), math.Max(hi, rope)
+		band, err := plotter.NewPolygon(plotter.XYs{{X: -rope, Y: 0.3}, {X: rope, Y: 0.3}, {X: rope, Y: float64(n) + 0.7}, {X: -rope, Y: float64(n) + 0.7}})
+		if err != nil {
+			return nil, err
+		}
+		band.Color, band.LineStyle.Width = colBand, 0
+		p.Add(band)
+	}
+	p.Add(line(plotter.XYs{{X: 0, Y: 0.3}, {X: 0, Y: float64(n) + 0.7}}, colBlack, vg.Points(0.8), dashed))
+	for i, rw := range rows {
+		c := color.Color(colIdea)
+		switch {
+		case rw.agg:
+			c = colBlack
+		case !rw.in:
+			c = colGray
+		}
+		e := xErr{XYs: plotter.XYs{{X: rw.mid, Y: y(i)}}, XErrors: plotter.XErrors{{Low: rw.mid - rw.lo, High: rw.hi - rw.mid}}}
+		bars, err := plotter.NewXErrorBars(e)
+		if err != nil {
+			return nil, err
+		}
+		bars.LineStyle.Color, bars.LineStyle.Width = c, vg.Points(1.2)
+		var shape draw.GlyphDrawer = draw.CircleGlyph{}
+		radius := vg.Points(3)
+		if rw.agg {
+			shape, radius = draw.BoxGlyph{}, vg.Points(4)
+		}
+		p.Add(bars, dots(plotter.XYs{{X: rw.mid, Y: y(i)}}, c, shape, radius))
+	}
+	pad := 0.05 * (hi - lo)
+	if pad == 0 {
+		pad = 1
+	}
+	p.X.Min, p.X.Max = lo-pad, hi+pad
+	p.Y.Min, p.Y.Max = 0.3, float64(n)+0.7
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	title := fmt.Sprintf("suite %s: %s", r.Name, r.Verdict)
+	if rope > 0 {
+		title += fmt.Sprintf(" (shaded: effects within ±%.2g%% do not matter)", rope)
+	}
+	return &figure{title: title, panels: [][]*plot.Plot{{p}}}, nil
+}
