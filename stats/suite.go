@@ -147,6 +147,7 @@ type SuiteResult struct {
 //     over seeded draws; tol as in Compare. This is SelectionPValue with
 //     the relabelling stratified by track (the stratified permutation
 //     test of Good 2005, §3.5) and E as the statistic.
+//
 //   - Intervals of E and of the IQM from a stratified bootstrap (Agarwal et
 //     al. 2021, "Deep Reinforcement Learning at the Edge of the
 //     Statistical Precipice", §4): the tracks are kept, each track's seeds
@@ -154,8 +155,10 @@ type SuiteResult struct {
 //     choice of cfgs. The IQM is the mean of the pooled effects after
 //     dropping ⌊N/4⌋ from each end (N = Σ n_k), as scipy's
 //     trim_mean(x, 0.25).
+//
 //   - Equivalence by two one-sided tests at Alpha each (Schuirmann 1987):
 //     the 1 - 2·Alpha interval [EqLo, EqHi] lies inside (-ROPE, ROPE).
+//
 //   - The Bayesian signed-rank test on the track means (BayesSignedRank).
 //
 // The verdict: "practically equivalent" when the equivalence test holds

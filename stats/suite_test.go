@@ -247,9 +247,9 @@ func TestBayesSignedRank(t *testing.T) {
 func TestSuiteVerdict(t *testing.T) {
 	o := DefaultSuiteOptions(1) // ROPE ln 1.01
 	for _, tc := range []struct {
-		name               string
+		name                string
 		p, mean, eqLo, eqHi float64
-		want               string
+		want                string
 	}{
 		{"better", 0.01, 0.05, 0.02, 0.08, SuiteBetter},
 		{"worse", 0.01, -0.05, -0.08, -0.02, SuiteWorse},
