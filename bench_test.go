@@ -15,6 +15,7 @@ import (
 	"github.com/ideabench/ideabench/golden"
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/suite"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,6 +46,27 @@ func TestControlAA(t *testing.T) {
 	data, err := json.Marshal(res)
 	require.NoError(t, err)
 	golden.Match(t, "control_aa", data)
+}
+
+// TestBenchSuiteCI runs the ci suite (the panel and sequence tracks in
+// the ci profile), verifies it and compares its report with
+// golden/suite_ci_1.snap.json, without its volatile fields (the wall
+// time, and the track reports' SHA-256, which covers their run blocks).
+func TestBenchSuiteCI(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "suite.json")
+	r, err := suite.Run(context.Background(), suite.CI(), suite.Options{Out: out, Workers: 2})
+	require.NoError(t, err)
+	back, err := suite.ReadReport(out)
+	require.NoError(t, err)
+	fs, _ := suite.Verify(back, out, harness.VerifyOptions{})
+	require.Empty(t, fs)
+	r.WallSeconds = 0
+	for i := range r.Tracks {
+		r.Tracks[i].ReportSHA256 = ""
+	}
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	golden.Match(t, "suite_ci", data)
 }
 
 // TestBenchFull runs the default protocol; it needs -full.

@@ -203,6 +203,7 @@ func TestSuiteAAHoldsAlpha(t *testing.T) {
 			rejects++
 		}
 	}
+	t.Logf("A/A: %d of %d suites rejected at alpha %v", rejects, reps, o.Alpha)
 	// Binomial(300, 0.05): mean 15, sd 3.8.
 	require.LessOrEqual(t, rejects, 27, "A/A rejections %d of %d", rejects, reps)
 }
