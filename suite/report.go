@@ -91,61 +91,117 @@ type Aggregate struct {
 	// Tracks names the tracks in it, in order.
 	Tracks []string `json:"tracks"`
 	stats.SuiteResult
+	// Ideas is present when the tracks' protocols compare several ideas
+	// with the baseline (harness.Protocol.Ideas): every idea arm against
+	// the baseline over the tracks, Holm-adjusted, and the Friedman test
+	// of all arms. The fields above are the first idea's.
+	Ideas *IdeaArms `json:"ideas,omitempty"`
 }
 
-// trackArms returns a track report's two arms as the suite's statistics
-// take them: each cfg's per-seed val and test metrics (diverged trials
-// already carry the report's substitute) and which seeds diverged.
+// IdeaArms compares several idea arms over a suite's tracks, as Demšar
+// (2006) recommends for several methods over many data sets.
+type IdeaArms struct {
+	// Arms names the arms: "baseline", "idea", then the further ones.
+	Arms []string `json:"arms"`
+	// Comparisons holds each idea arm against the baseline: its suite
+	// effect and p-value (stats.Suite), the p-value Holm-adjusted over
+	// the idea arms (stats.Holm) and the verdict with it
+	// (stats.SuiteVerdict).
+	Comparisons []IdeaComparison `json:"comparisons"`
+	// Friedman ranks every arm on each track by its chosen cfg's mean
+	// test metric: average ranks, the Friedman test and the Nemenyi
+	// critical difference (stats.FriedmanTest).
+	Friedman stats.Friedman `json:"friedman"`
+}
+
+// IdeaComparison is one idea arm against the baseline over the tracks.
+type IdeaComparison struct {
+	Name        string  `json:"name"`
+	MeanPct     float64 `json:"mean_pct"`
+	PValue      float64 `json:"p_value"`
+	PValueHolm  float64 `json:"p_value_holm"`
+	Verdict     string  `json:"verdict"`
+	VerdictHolm string  `json:"verdict_holm"`
+}
+
+// trackArms returns a track report's baseline and first idea arm as the
+// suite's statistics take them (see armsOf).
 func trackArms(r *harness.Report) (stats.SuiteTrack, error) {
+	arms, _, err := armsOf(r)
+	if err != nil {
+		return stats.SuiteTrack{}, err
+	}
+	return stats.SuiteTrack{Baseline: arms[0], Idea: arms[1]}, nil
+}
+
+// armsOf returns every arm of a track report, the baseline first, then
+// the idea, then the further idea arms (harness.Protocol.Ideas), each as
+// its cfgs' per-seed val and test metrics (diverged trials already carry
+// the report's substitute) and which seeds diverged; and their names
+// ("baseline", "idea", then each further arm's).
+func armsOf(r *harness.Report) ([]stats.Arm, []string, error) {
 	if r.Setup == nil {
-		return stats.SuiteTrack{}, errors.New("the report has no setup block (its protocol)")
+		return nil, nil, errors.New("the report has no setup block (its protocol)")
 	}
 	if r.Sequential != nil {
-		return stats.SuiteTrack{}, errors.New("a sequential report: the suite takes fixed-seed runs")
+		return nil, nil, errors.New("a sequential report: the suite takes fixed-seed runs")
 	}
 	seeds := r.Setup.Protocol.Seeds
-	var t stats.SuiteTrack
-	for j, row := range r.Baseline.Sweep {
-		if row.Val == nil || len(row.PerSeed) != len(seeds) || len(row.Val.PerSeed) != len(seeds) {
-			return t, fmt.Errorf("baseline.sweep[%d]: needs the per-seed val and test metrics of its %d seeds", j, len(seeds))
+	arms := make([]stats.Arm, 2+len(r.Ideas))
+	names := []string{"baseline", "idea"}
+	add := func(a *stats.Arm, field string, j int, val *harness.Summary, test []float64) error {
+		if val == nil || len(test) != len(seeds) || len(val.PerSeed) != len(seeds) {
+			return fmt.Errorf("%s[%d]: needs the per-seed val and test metrics of its %d seeds", field, j, len(seeds))
 		}
-		t.Baseline.Val = append(t.Baseline.Val, row.Val.PerSeed)
-		t.Baseline.Test = append(t.Baseline.Test, row.PerSeed)
+		a.Val, a.Test = append(a.Val, val.PerSeed), append(a.Test, test)
+		return nil
+	}
+	for j, row := range r.Baseline.Sweep {
+		if err := add(&arms[0], "baseline.sweep", j, row.Val, row.PerSeed); err != nil {
+			return nil, nil, err
+		}
 	}
 	for j, row := range r.MechanismSignature.IdeaSweep {
-		if row.Val == nil || len(row.Result.PerSeed) != len(seeds) || len(row.Val.PerSeed) != len(seeds) {
-			return t, fmt.Errorf("mechanism_signature.idea_sweep[%d]: needs the per-seed val and test metrics of its %d seeds", j, len(seeds))
-		}
-		t.Idea.Val = append(t.Idea.Val, row.Val.PerSeed)
-		t.Idea.Test = append(t.Idea.Test, row.Result.PerSeed)
-	}
-	mark := func(a *stats.Arm) {
-		a.Diverged = make([][]bool, len(a.Val))
-		for j := range a.Diverged {
-			a.Diverged[j] = make([]bool, len(seeds))
+		if err := add(&arms[1], "mechanism_signature.idea_sweep", j, row.Val, row.Result.PerSeed); err != nil {
+			return nil, nil, err
 		}
 	}
-	mark(&t.Baseline)
-	mark(&t.Idea)
+	for k, ir := range r.Ideas {
+		names = append(names, ir.Name)
+		for j, row := range ir.Sweep {
+			if err := add(&arms[2+k], fmt.Sprintf("ideas[%d].sweep", k), j, row.Val, row.Result.PerSeed); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for a := range arms {
+		arms[a].Diverged = make([][]bool, len(arms[a].Val))
+		for j := range arms[a].Diverged {
+			arms[a].Diverged[j] = make([]bool, len(seeds))
+		}
+	}
 	if r.Diverged != nil {
 		for _, d := range r.Diverged.Trials {
-			i := slices.Index(seeds, d.Seed)
-			var a *stats.Arm
-			switch d.Arm {
-			case "baseline":
-				a = &t.Baseline
-			case "idea":
-				a = &t.Idea
+			a := -1
+			switch {
+			case d.Arm == "baseline":
+				a = 0
+			case d.Arm == "idea":
+				a = 1
 			default:
-				continue // a further idea arm
+				var k int
+				if _, err := fmt.Sscanf(d.Arm, "ideas[%d]", &k); err == nil && k >= 0 && k < len(r.Ideas) {
+					a = 2 + k
+				}
 			}
-			if i < 0 || d.Cfg < 0 || d.Cfg >= len(a.Diverged) {
-				return t, fmt.Errorf("diverged: trial %s cfg %d seed %d is not in the sweep", d.Arm, d.Cfg, d.Seed)
+			i := slices.Index(seeds, d.Seed)
+			if a < 0 || i < 0 || d.Cfg < 0 || d.Cfg >= len(arms[a].Diverged) {
+				return nil, nil, fmt.Errorf("diverged: trial %s cfg %d seed %d is not in the sweeps", d.Arm, d.Cfg, d.Seed)
 			}
-			a.Diverged[d.Cfg][i] = true
+			arms[a].Diverged[d.Cfg][i] = true
 		}
 	}
-	return t, nil
+	return arms, names, nil
 }
 
 // direction is the report's metric direction.
@@ -162,6 +218,8 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 	var dir stats.Direction
 	groups := map[bool][]int{} // confirm -> indices of the tracks in the aggregate
 	arms := make([]stats.SuiteTrack, len(reports))
+	all := make([][]stats.Arm, len(reports)) // every arm of each track
+	names := make([][]string, len(reports))
 	for i, r := range reports {
 		t := specs[i]
 		d, err := direction(r)
@@ -173,9 +231,10 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 		} else if d != dir {
 			return nil, fmt.Errorf("suite: track %s: metric direction %s, but track %s's is %s; a suite compares one direction", t.Name, d, specs[0].Name, dir)
 		}
-		if arms[i], err = trackArms(r); err != nil {
+		if all[i], names[i], err = armsOf(r); err != nil {
 			return nil, fmt.Errorf("suite: track %s (%s): %w", t.Name, paths[i], err)
 		}
+		arms[i] = stats.SuiteTrack{Baseline: all[i][0], Idea: all[i][1]}
 		one, err := stats.Suite([]stats.SuiteTrack{arms[i]}, dir, quick(o))
 		if err != nil {
 			return nil, fmt.Errorf("suite: track %s: %w", t.Name, err)
@@ -214,6 +273,9 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 			return nil, fmt.Errorf("suite: aggregate: %w", err)
 		}
 		agg.SuiteResult = res
+		if agg.Ideas, err = ideaArms(specs, idx, all, names, dir, o, res); err != nil {
+			return nil, fmt.Errorf("suite: aggregate: %w", err)
+		}
 		if confirm {
 			out.Confirmation = agg
 		} else {
@@ -222,6 +284,69 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 	}
 	out.Verdict = verdict(out)
 	return out, nil
+}
+
+// ideaArms compares every idea arm of the tracks idx with the baseline
+// and ranks all arms (nil when the tracks have one idea arm); first is
+// the first idea's aggregate, already computed.
+func ideaArms(specs []TrackSpec, idx []int, all [][]stats.Arm, names [][]string, dir stats.Direction, o stats.SuiteOptions, first stats.SuiteResult) (*IdeaArms, error) {
+	arms := names[idx[0]]
+	for _, i := range idx[1:] {
+		if !slices.Equal(names[i], arms) {
+			return nil, fmt.Errorf("track %s has the arms %v, track %s %v; a suite compares the same arms on every track", specs[i].Name, names[i], specs[idx[0]].Name, arms)
+		}
+	}
+	if len(arms) <= 2 {
+		return nil, nil
+	}
+	out := &IdeaArms{Arms: arms}
+	results := []stats.SuiteResult{first}
+	for a := 2; a < len(arms); a++ {
+		var ts []stats.SuiteTrack
+		for _, i := range idx {
+			ts = append(ts, stats.SuiteTrack{Baseline: all[i][0], Idea: all[i][a]})
+		}
+		res, err := stats.Suite(ts, dir, o)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	ps := make([]float64, len(results))
+	for j, res := range results {
+		ps[j] = res.PValue
+	}
+	for j, q := range stats.Holm(ps) {
+		res := results[j]
+		out.Comparisons = append(out.Comparisons, IdeaComparison{
+			Name: arms[j+1], MeanPct: res.MeanPct, PValue: res.PValue, Verdict: res.Verdict,
+			// The equivalence interval is the arm's own; only the
+			// test's p changes.
+			PValueHolm: q, VerdictHolm: stats.SuiteVerdict(q, res.Mean, res.EqLo, res.EqHi, o),
+		})
+	}
+	var scores [][]float64
+	for _, i := range idx {
+		row := make([]float64, len(arms))
+		for a, arm := range all[i] {
+			row[a] = meanOf(arm.Test[arm.Select(dir)])
+		}
+		scores = append(scores, row)
+	}
+	f, err := stats.FriedmanTest(scores, dir)
+	if err != nil {
+		return nil, err
+	}
+	out.Friedman = f
+	return out, nil
+}
+
+func meanOf(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
 }
 
 // quick is o for one track's effect alone: only its mean is read.

@@ -174,3 +174,49 @@ func TestDefaultOnSharedData(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralIdeas: tracks whose protocols compare a further idea arm
+// give each idea's aggregate against the baseline, Holm-adjusted, and
+// the Friedman ranks of every arm.
+func TestSeveralIdeas(t *testing.T) {
+	s := CI()
+	s.IncludeAll = true
+	for i := range s.Tracks {
+		grid := harness.CIProfileFor(s.Tracks[i].Track).Baseline
+		for j := range grid {
+			grid[j].Idea = "conv"
+		}
+		raw, err := json.Marshal(map[string]any{"ideas": []harness.IdeaArm{{Name: "conv", Grid: grid}}})
+		require.NoError(t, err)
+		s.Tracks[i].Protocol = raw
+	}
+	dir := t.TempDir()
+	r, err := Run(context.Background(), s, Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
+	require.NoError(t, err)
+	d := r.Development
+	require.NotNil(t, d)
+	require.NotNil(t, d.Ideas)
+	require.Equal(t, []string{"baseline", "idea", "conv"}, d.Ideas.Arms)
+	require.Len(t, d.Ideas.Comparisons, 2)
+	first := d.Ideas.Comparisons[0]
+	require.Equal(t, d.PValue, first.PValue)
+	require.Equal(t, d.MeanPct, first.MeanPct)
+	holm := stats.Holm([]float64{first.PValue, d.Ideas.Comparisons[1].PValue})
+	require.Equal(t, holm, []float64{first.PValueHolm, d.Ideas.Comparisons[1].PValueHolm})
+	require.Len(t, d.Ideas.Friedman.Ranks, 3)
+	var sum float64
+	for _, rk := range d.Ideas.Friedman.Ranks {
+		sum += rk
+	}
+	require.InDelta(t, 6, sum, 1e-12) // ranks 1..3 on every track
+
+	back, err := ReadReport(filepath.Join(dir, "s.json"))
+	require.NoError(t, err)
+	fs, _ := Verify(back, filepath.Join(dir, "s.json"), harness.VerifyOptions{})
+	require.Empty(t, fs)
+
+	// Arms that differ between the tracks of one aggregate are refused.
+	s.Tracks[1].Protocol = nil
+	_, err = Run(context.Background(), s, Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
+	require.ErrorContains(t, err, "the same arms on every track")
+}

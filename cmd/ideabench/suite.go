@@ -142,6 +142,18 @@ func printSuite(w io.Writer, r *suite.Report) {
 		fmt.Fprintf(w, "  IQM %+.2f%% [%+.2f%%, %+.2f%%]; probability of improvement %.2f [%.2f, %.2f]\n",
 			pc(g.IQM), pc(g.IQMLo), pc(g.IQMHi), g.PoI, g.PoILo, g.PoIHi)
 		fmt.Fprintf(w, "  Bayesian signed-rank over tracks: P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f\n", g.PWorse, g.PEquivalent, g.PBetter)
+		if ia := g.Ideas; ia != nil {
+			fmt.Fprintf(w, "  idea arms against the baseline (Holm over %d):\n", len(ia.Comparisons))
+			for _, c := range ia.Comparisons {
+				fmt.Fprintf(w, "    %-12s %+.2f%%  p = %.3g, Holm %.3g: %s\n", c.Name, c.MeanPct, c.PValue, c.PValueHolm, c.VerdictHolm)
+			}
+			f := ia.Friedman
+			var ranks []string
+			for a, name := range ia.Arms {
+				ranks = append(ranks, fmt.Sprintf("%s %.2f", name, f.Ranks[a]))
+			}
+			fmt.Fprintf(w, "  average ranks (1 best): %s; Friedman p = %.3g, critical difference %.2f\n", strings.Join(ranks, ", "), f.PValue, f.CD)
+		}
 	}
 }
 
