@@ -19,6 +19,7 @@ import (
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
 )
 
@@ -368,4 +369,28 @@ func TestWriteSuite(t *testing.T) {
 	r.Tracks[0].EffectHiPct = math.NaN()
 	_, err = WriteSuite(r, filepath.Join(dir, "bad"), Options{})
 	require.ErrorContains(t, err, "tracks[0] (panel)")
+}
+
+// TestWriteSuiteRanks: an aggregate of several idea arms adds the
+// critical-difference figure.
+func TestWriteSuiteRanks(t *testing.T) {
+	r := &suite.Report{Name: "x", Verdict: "better",
+		Tracks: []suite.TrackResult{{Name: "a", EffectPct: 2, EffectLoPct: 1, EffectHiPct: 3, InAggregate: true}},
+		Development: &suite.Aggregate{Tracks: []string{"a"},
+			SuiteResult: stats.SuiteResult{Mean: 0.02, Lo: 0.01, Hi: 0.03, ROPE: 0.00995, Verdict: "better"},
+			Ideas: &suite.IdeaArms{Arms: []string{"baseline", "idea", "conv"},
+				Friedman: stats.Friedman{Ranks: []float64{2.5, 2, 1.5}, CD: 1.2, PValue: 0.04}}}}
+	dir := t.TempDir()
+	paths, err := WriteSuite(r, dir, Options{})
+	require.NoError(t, err)
+	require.Len(t, paths, 4)
+	require.Equal(t, filepath.Join(dir, "ranks.svg"), paths[3])
+	svg, err := os.ReadFile(paths[3])
+	require.NoError(t, err)
+	for _, want := range []string{"Friedman p = 0.04", "CD/2 = 0.60", "baseline", "conv"} {
+		require.Contains(t, string(svg), want)
+	}
+	r.Development.Ideas.Friedman.Ranks = r.Development.Ideas.Friedman.Ranks[:2]
+	_, err = WriteSuite(r, dir, Options{})
+	require.ErrorContains(t, err, "2 ranks for 3 arms")
 }

@@ -35,24 +35,89 @@ func WriteSuite(r *suite.Report, dir string, opt Options) ([]string, error) {
 	if opt.Height == 0 {
 		opt.Height = DefaultHeight
 	}
+	type named struct {
+		name string
+		fig  *figure
+	}
 	fig, err := forest(r)
 	if err != nil {
 		return nil, fmt.Errorf("plots: forest: %w", err)
+	}
+	figs := []named{{"forest", fig}}
+	for _, a := range []struct {
+		name string
+		g    *suite.Aggregate
+	}{{"ranks", r.Development}, {"ranks-confirmation", r.Confirmation}} {
+		if a.g == nil || a.g.Ideas == nil {
+			continue
+		}
+		fig, err := ranks(r.Name, a.g)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %s: %w", a.name, err)
+		}
+		figs = append(figs, named{a.name, fig})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plots: creating %s: %w", dir, err)
 	}
 	var paths []string
-	for _, format := range formats {
-		c := newCanvas(format, opt.Width, opt.Height)
-		fig.draw(draw.New(c))
-		path := filepath.Join(dir, "forest."+format)
-		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
-			return paths, fmt.Errorf("plots: writing %s: %w", path, err)
+	for _, f := range figs {
+		for _, format := range formats {
+			c := newCanvas(format, opt.Width, opt.Height)
+			f.fig.draw(draw.New(c))
+			path := filepath.Join(dir, f.name+"."+format)
+			if err := atomicfile.Write(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
+				return paths, fmt.Errorf("plots: writing %s: %w", path, err)
+			}
+			paths = append(paths, path)
 		}
-		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// ranks is the critical-difference figure of an aggregate's arms: each
+// arm's average rank over the tracks (1 the best) with a bar of half the
+// Nemenyi critical difference either side, so two arms whose bars do not
+// overlap differ at level 0.05 (Demšar 2006, §3.2.2).
+func ranks(name string, g *suite.Aggregate) (*figure, error) {
+	ia := g.Ideas
+	f := ia.Friedman
+	if len(f.Ranks) != len(ia.Arms) {
+		return nil, fmt.Errorf("ideas.friedman.ranks has %d ranks for %d arms", len(f.Ranks), len(ia.Arms))
+	}
+	if !finite(append([]float64{f.CD, f.PValue}, f.Ranks...)...) {
+		return nil, errors.New("ideas.friedman holds a value that is not finite")
+	}
+	p := newPanel("", "average rank over the tracks (1 the best)", "")
+	k := len(ia.Arms)
+	var ticks []plot.Tick
+	for a, arm := range ia.Arms {
+		y := float64(k - a)
+		ticks = append(ticks, plot.Tick{Value: y, Label: arm})
+		c := color.Color(colIdea)
+		if a == 0 {
+			c = colBaseline
+		}
+		if f.CD > 0 {
+			e := xErr{XYs: plotter.XYs{{X: f.Ranks[a], Y: y}}, XErrors: plotter.XErrors{{Low: f.CD / 2, High: f.CD / 2}}}
+			bars, err := plotter.NewXErrorBars(e)
+			if err != nil {
+				return nil, err
+			}
+			bars.LineStyle.Color, bars.LineStyle.Width = c, vg.Points(1.2)
+			p.Add(bars)
+		}
+		p.Add(dots(plotter.XYs{{X: f.Ranks[a], Y: y}}, c, draw.CircleGlyph{}, vg.Points(3)))
+	}
+	p.X.Min, p.X.Max = 1-f.CD/2-0.1, float64(k)+f.CD/2+0.1
+	p.Y.Min, p.Y.Max = 0.4, float64(k)+0.6
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+	tracks := fmt.Sprintf("%d tracks", len(g.Tracks))
+	if len(g.Tracks) == 1 {
+		tracks = "1 track"
+	}
+	title := fmt.Sprintf("suite %s, %s: Friedman p = %.3g; bars ± CD/2 = %.2f (no overlap: different at 0.05)", name, tracks, f.PValue, f.CD/2)
+	return &figure{title: title, panels: [][]*plot.Plot{{p}}}, nil
 }
 
 // xErr is points with horizontal error bars.
