@@ -220,3 +220,23 @@ func TestSeveralIdeas(t *testing.T) {
 	_, err = Run(context.Background(), s, Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
 	require.ErrorContains(t, err, "the same arms on every track")
 }
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, "s.json")
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	s, err := Load(write(`{"name": "mine", "min_effect_pct": 2, "tracks": [{"name": "ILI", "dataset": "illness", "patch": 12}, {"name": "sun", "dataset": "sunspots", "confirm": true}]}`))
+	require.NoError(t, err)
+	require.Equal(t, 2.0, s.minEffectPct())
+	require.Equal(t, "full", s.profile())
+	require.Equal(t, []string{"ILI", "sun"}, []string{s.ordered()[0].Name, s.ordered()[1].Name})
+	_, err = Load(write(`{"name": "x", "tracks": [{"name": "a", "track": "panel", "lr": 1}]}`))
+	require.ErrorContains(t, err, `unknown field "lr"`)
+	_, err = Load(write(`{"name": "x", "tracks": []}`))
+	require.ErrorContains(t, err, "tracks: empty")
+	_, err = Load(filepath.Join(dir, "nope.json"))
+	require.ErrorContains(t, err, "nope.json")
+}
