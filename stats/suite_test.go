@@ -1,8 +1,10 @@
 package stats
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -287,6 +289,37 @@ func TestSuiteErrors(t *testing.T) {
 			}
 			_, err := Suite(tc.tracks, LowerIsBetter, o)
 			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// TestBayesSignedRankReference compares BayesSignedRank with an
+// independent numpy implementation of the same test on stored cases
+// (testdata/bayes_signed_rank.py, its output in
+// testdata/bayes_signed_rank.json), within the two Monte Carlo errors.
+func TestBayesSignedRankReference(t *testing.T) {
+	raw, err := os.ReadFile("testdata/bayes_signed_rank.json")
+	require.NoError(t, err)
+	var cases []struct {
+		Name    string
+		Z       []float64
+		Rope    float64
+		Samples int
+		Left    float64
+		RopeP   float64 `json:"rope_p"`
+		Right   float64
+	}
+	require.NoError(t, json.Unmarshal(raw, &cases))
+	require.Len(t, cases, 5)
+	const n = 200000
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			got := BayesSignedRank(c.Z, c.Rope, n, 7)
+			for _, pair := range [][2]float64{{c.Left, got.Left}, {c.RopeP, got.ROPE}, {c.Right, got.Right}} {
+				want := pair[0]
+				se := math.Sqrt(want * (1 - want) * (1.0/n + 1.0/float64(c.Samples)))
+				require.InDelta(t, want, pair[1], 4*se+1e-4, "%+v: got %+v", c, got)
+			}
 		})
 	}
 }

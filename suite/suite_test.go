@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
@@ -239,4 +240,33 @@ func TestLoad(t *testing.T) {
 	require.ErrorContains(t, err, "tracks: empty")
 	_, err = Load(filepath.Join(dir, "nope.json"))
 	require.ErrorContains(t, err, "nope.json")
+}
+
+// TestControl runs two A/A blocks of the ci suite: the counts add up,
+// the seeds are the disjoint blocks of harness.ControlSeeds, each block's
+// aggregate is stats.Suite of its tracks, and a rerun trains nothing.
+func TestControl(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Control(context.Background(), CI(), idea.Config{Name: "aa"}, 2, 1000, dir, "", harness.Options{Workers: 2}, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"panel", "sequence"}, res.Tracks)
+	require.Len(t, res.PerBlock, 2)
+	require.Equal(t, 2, res.Better+res.Worse+res.Equivalent+res.Undecided)
+	p, err := CI().TrackProtocol(CI().Tracks[0], "")
+	require.NoError(t, err)
+	require.Equal(t, harness.ControlSeeds(p, 1000, 1), res.PerBlock[1].Seeds)
+	require.Equal(t, res.Better, res.BetterRate.K)
+	require.InDelta(t, float64(res.Equivalent)/2, res.EquivalentRate.Rate, 1e-12)
+	for _, b := range res.PerBlock {
+		require.Contains(t, []string{stats.SuiteBetter, stats.SuiteWorse, stats.SuiteEquivalent, stats.SuiteUndecided}, b.Verdict)
+		require.LessOrEqual(t, b.EqLoPct, b.EqHiPct)
+	}
+	again, err := Control(context.Background(), CI(), idea.Config{Name: "aa"}, 2, 1000, dir, "", harness.Options{Workers: 2}, nil)
+	require.NoError(t, err)
+	require.Equal(t, res, again)
+
+	_, err = Control(context.Background(), CI(), idea.Config{Name: "nope"}, 2, 0, dir, "", harness.Options{}, nil)
+	require.ErrorContains(t, err, "nope")
+	_, err = Control(context.Background(), CI(), idea.Config{Name: "aa"}, 0, 0, dir, "", harness.Options{}, nil)
+	require.ErrorContains(t, err, "blocks = 0")
 }

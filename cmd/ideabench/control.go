@@ -15,6 +15,7 @@ import (
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/internal/num"
+	"github.com/ideabench/ideabench/suite"
 )
 
 // cmdControl runs a control experiment (harness.Control): the protocol's
@@ -32,11 +33,15 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse an experiment whose every epoch of every trial would take longer than this even at the fastest core's peak rate")
+	suiteName := fs.String("suite", "", "run the control at the suite level instead: default, ci or a suite file; every block runs every track and the suite's aggregate (the protocol flags do not apply; --data-dir finds its data sets)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: control takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("control"))
+	}
+	if *suiteName != "" {
+		return suiteControl(ctx, *suiteName, *pf.dataDir, *spec, *blocks, *base, *out, *results, *workers, *quiet, *maxHours, stdout, stderr)
 	}
 	p, err := pf.protocol()
 	if err != nil {
@@ -143,4 +148,73 @@ func parseIdea(s string) (idea.Config, error) {
 		return idea.Config{}, err
 	}
 	return c, nil
+}
+
+// suiteControl is control --suite (suite.Control).
+func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks int, base uint64, out, results string, workers int, quiet bool, maxHours float64, stdout, stderr io.Writer) error {
+	var spec suite.Spec
+	var err error
+	if strings.HasSuffix(name, ".json") {
+		spec, err = suite.Load(name)
+	} else {
+		spec, err = suite.Named(name)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: --suite: %v", errUsage, err)
+	}
+	ic, err := parseIdea(ideaSpec)
+	if err != nil {
+		return fmt.Errorf("%w: --idea %s: %v", errUsage, ideaSpec, err)
+	}
+	if workers < 1 {
+		return fmt.Errorf("%w: --workers = %d must be >= 1", errUsage, workers)
+	}
+	if blocks < 1 || blocks > harness.MaxBlocks {
+		return fmt.Errorf("%w: --blocks = %d: must be in [1, %d] (e.g. 100)", errUsage, blocks, harness.MaxBlocks)
+	}
+	if err := checkWritable(out); err != nil {
+		return err
+	}
+	limits, err := machineLimits(maxHours)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := suite.Control(ctx, spec, ic, blocks, base, resultsDir(results, out), dataDir, harness.Options{Workers: workers, Limits: limits}, func(done int) {
+		if !quiet {
+			fmt.Fprintf(stderr, "\rblock %d/%d  %s elapsed ", done, blocks, time.Since(start).Round(time.Second))
+		}
+	})
+	if !quiet {
+		fmt.Fprintln(stderr)
+	}
+	if errors.Is(err, harness.ErrBeyondLimits) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if errors.Is(err, harness.ErrInterrupted) {
+		fmt.Fprintf(stderr, "interrupted: finished trials are saved in %s; rerun the same command to resume\n", resultsDir(results, out))
+	}
+	if err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(out, func(w io.Writer) error { _, err := w.Write(append(raw, '\n')); return err }); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "control %s on suite %s (%s): %d blocks from --seed-base %d, alpha %g\n", ic.Name, spec.Name, strings.Join(res.Tracks, ", "), res.Blocks, res.SeedBase, res.Alpha)
+	for _, r := range []struct {
+		name string
+		r    suite.Rate
+	}{{"better", res.BetterRate}, {"practically equivalent", res.EquivalentRate}, {"test rejects (p < alpha, either way)", res.RejectRate}} {
+		fmt.Fprintf(stdout, "%s: %d/%d = %.3f, 95%% interval [%.3f, %.3f] (Clopper-Pearson)\n", r.name, r.r.K, res.Blocks, r.r.Rate, r.r.Lo, r.r.Hi)
+	}
+	fmt.Fprintf(stdout, "verdicts: %d better, %d worse, %d practically equivalent, %d undecided\n", res.Better, res.Worse, res.Equivalent, res.Undecided)
+	for _, s := range res.Skipped {
+		fmt.Fprintf(stdout, "skipped %s: %s\n", s.Name, s.Reason)
+	}
+	fmt.Fprintf(stdout, "per block: %s (%.1fs)\n", out, time.Since(start).Seconds())
+	return nil
 }

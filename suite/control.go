@@ -1,0 +1,183 @@
+package suite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+
+	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/track"
+)
+
+// ControlResult is a control experiment at the suite level: on each of
+// Blocks disjoint seed blocks, every track's baseline grid against the
+// same grid with one idea (harness.WithIdea), and the suite's aggregate
+// over every track that ran. Under the A/A control ("aa": the baseline
+// on disjoint streams) every "better" or "worse" is a false positive; for
+// an idea known to help, the share of "better" is the suite's power.
+type ControlResult struct {
+	Idea     idea.Config `json:"idea"`
+	Blocks   int         `json:"blocks"`
+	SeedBase uint64      `json:"seed_base"`
+	Tracks   []string    `json:"tracks"`
+	// Skipped are the tracks whose data is absent.
+	Skipped []Skipped `json:"skipped,omitempty"`
+	// Counts of the aggregate verdicts over the blocks.
+	Better     int `json:"better"`
+	Worse      int `json:"worse"`
+	Equivalent int `json:"equivalent"`
+	Undecided  int `json:"undecided"`
+	// BetterRate is Better/Blocks with its Clopper-Pearson 95% interval,
+	// EquivalentRate Equivalent/Blocks; RejectRate is the share of
+	// blocks whose permutation test rejects at alpha, whatever the
+	// verdict (a rejection inside the region of practical equivalence is
+	// "practically equivalent"): the two-sided test's rejection rate.
+	BetterRate     Rate           `json:"better_rate"`
+	EquivalentRate Rate           `json:"equivalent_rate"`
+	RejectRate     Rate           `json:"reject_rate"`
+	Alpha          float64        `json:"alpha"`
+	PerBlock       []ControlBlock `json:"per_block"`
+}
+
+// Rate is a share of blocks with its Clopper-Pearson 95% interval.
+type Rate struct {
+	K    int     `json:"k"`
+	Rate float64 `json:"rate"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+}
+
+func rateOf(k, n int) Rate {
+	lo, hi := stats.ClopperPearson(k, n, 0.95)
+	return Rate{K: k, Rate: float64(k) / float64(n), Lo: lo, Hi: hi}
+}
+
+// ControlBlock is one block's aggregate.
+type ControlBlock struct {
+	// Seeds are track 0's seeds (each track shifts its own protocol's
+	// seeds the same way, harness.ControlSeeds).
+	Seeds   []uint64 `json:"seeds"`
+	MeanPct float64  `json:"mean_pct"`
+	PValue  float64  `json:"p_value"`
+	EqLoPct float64  `json:"equivalence_lo_pct"`
+	EqHiPct float64  `json:"equivalence_hi_pct"`
+	Verdict string   `json:"verdict"`
+}
+
+// Control runs the control experiment of idea ic on blocks seed blocks of
+// suite s: block k runs every track (development and confirmation alike)
+// with harness.ControlSeeds(p, base, k) and the idea grid WithIdea of each
+// baseline cfg, its trials stored under dir/NAME.trials, and aggregates
+// every track that ran (whether or not it can judge an idea: the control
+// measures the aggregate's test, not the tracks). progress, when not nil,
+// is called after each block.
+func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint64, dir, dataDir string, opt harness.Options, progress func(done int)) (*ControlResult, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("suite: %w", err)
+	}
+	if blocks < 1 || blocks > harness.MaxBlocks {
+		return nil, fmt.Errorf("suite: control: blocks = %d; run 1 to %d (e.g. 100)", blocks, harness.MaxBlocks)
+	}
+	if _, err := idea.New(ic); err != nil {
+		return nil, fmt.Errorf("suite: control: %w", err)
+	}
+	res := &ControlResult{Idea: ic, Blocks: blocks, SeedBase: base}
+	type planned struct {
+		spec  TrackSpec
+		p     harness.Protocol
+		store *harness.Store
+	}
+	var plan []planned
+	for _, t := range s.ordered() {
+		p, err := s.TrackProtocol(t, dataDir)
+		if errors.Is(err, track.ErrNotFound) {
+			res.Skipped = append(res.Skipped, Skipped{Name: t.Name, Reason: err.Error()})
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if last := harness.ControlSeeds(p, base, blocks-1); slices.Max(last) > harness.MaxControlSeed || slices.Max(last) < base {
+			return nil, fmt.Errorf("suite: control: track %s: seed base %d and %d blocks reach seeds beyond %d; use a smaller base or fewer blocks", t.Name, base, blocks, uint64(harness.MaxControlSeed))
+		}
+		p.Idea, p.Ideas = nil, nil
+		for _, c := range p.Baseline {
+			p.Idea = append(p.Idea, harness.WithIdea(c, ic))
+		}
+		store, err := harness.OpenStore(filepath.Join(dir, t.Name+".trials"))
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, planned{t, p, store})
+		res.Tracks = append(res.Tracks, t.Name)
+	}
+	if len(plan) == 0 {
+		return nil, errors.New("suite: control: no track ran (every data set is absent)")
+	}
+	o := stats.DefaultSuiteOptions(s.minEffectPct())
+	res.Alpha = o.Alpha
+	rejects := 0
+	var dir0 stats.Direction
+	for k := range blocks {
+		var ts []stats.SuiteTrack
+		var seeds0 []uint64
+		for i, pl := range plan {
+			q := pl.p
+			q.Seeds = harness.ControlSeeds(pl.p, base, k)
+			if i == 0 {
+				seeds0 = q.Seeds
+			}
+			opt.Store = pl.store
+			out, err := harness.Run(ctx, q, opt)
+			if err != nil {
+				return nil, fmt.Errorf("suite: control block %d, track %s: %w", k, pl.spec.Name, err)
+			}
+			t, err := trackArms(out.Report)
+			if err != nil {
+				return nil, fmt.Errorf("suite: control block %d, track %s: %w", k, pl.spec.Name, err)
+			}
+			d, err := direction(out.Report)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				dir0 = d
+			}
+			ts = append(ts, t)
+		}
+		agg, err := stats.Suite(ts, dir0, o)
+		if err != nil {
+			return nil, fmt.Errorf("suite: control block %d: %w", k, err)
+		}
+		res.PerBlock = append(res.PerBlock, ControlBlock{Seeds: seeds0, MeanPct: agg.MeanPct, PValue: agg.PValue,
+			EqLoPct: pct(agg.EqLo), EqHiPct: pct(agg.EqHi), Verdict: agg.Verdict})
+		if agg.PValue < o.Alpha {
+			rejects++
+		}
+		switch agg.Verdict {
+		case stats.SuiteBetter:
+			res.Better++
+		case stats.SuiteWorse:
+			res.Worse++
+		case stats.SuiteEquivalent:
+			res.Equivalent++
+		default:
+			res.Undecided++
+		}
+		if progress != nil {
+			progress(k + 1)
+		}
+	}
+	res.BetterRate = rateOf(res.Better, blocks)
+	res.EquivalentRate = rateOf(res.Equivalent, blocks)
+	res.RejectRate = rateOf(rejects, blocks)
+	return res, nil
+}
+
+// pct is 100·(exp(e)-1).
+func pct(e float64) float64 { return 100 * math.Expm1(e) }
