@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -25,6 +26,12 @@ type Spec struct {
 	// file) applied over every track's profile: the idea's grid, seeds,
 	// alpha. A track's own Protocol is applied after it.
 	Protocol json.RawMessage `json:"protocol,omitempty"`
+	// Ideas adds an idea arm per entry to every track: the idea as the
+	// command line writes it (name or name:k=v,...: conv,
+	// gate:rho=0.9,beta=0.5), trained on the track's baseline grid
+	// (harness.WithIdea of each baseline cfg), so its grid pairs with the
+	// baseline's. The aggregates then compare every idea arm (Aggregate.Ideas).
+	Ideas []string `json:"ideas,omitempty"`
 	// MinEffectPct is the smallest improvement that matters, in percent:
 	// the region of practical equivalence is ±ln(1 + MinEffectPct/100)
 	// on the log ratio. Default 1.
@@ -135,6 +142,11 @@ func (s Spec) Validate() error {
 	if len(s.Tracks) == 0 {
 		bad("tracks: empty; name at least one track, e.g. {\"name\": \"panel\", \"track\": \"panel\"}")
 	}
+	for i, name := range s.Ideas {
+		if _, err := idea.Parse(name); err != nil {
+			bad("ideas[%d] = %q: %v", i, name, err)
+		}
+	}
 	seen := map[string]bool{}
 	for i, t := range s.Tracks {
 		at := fmt.Sprintf("tracks[%d]", i)
@@ -228,6 +240,17 @@ func (s Spec) TrackProtocol(t TrackSpec, dataDir string) (harness.Protocol, erro
 		if p, err = harness.DecodeProtocol(c.raw, c.name, p); err != nil {
 			return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
 		}
+	}
+	for _, name := range s.Ideas {
+		ic, err := idea.Parse(name)
+		if err != nil {
+			return p, fmt.Errorf("suite: ideas: %q: %w", name, err)
+		}
+		arm := harness.IdeaArm{Name: name}
+		for _, c := range p.Baseline {
+			arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
+		}
+		p.Ideas = append(p.Ideas, arm)
 	}
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("suite: track %s: %w", t.Name, err)

@@ -127,6 +127,7 @@ func TestSpecValidate(t *testing.T) {
 		{"nothing", Spec{Tracks: []TrackSpec{{Name: "a"}}}, "neither track nor dataset"},
 		{"profile", Spec{Profile: "seed", Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "profile"},
 		{"min_effect", Spec{MinEffectPct: -1, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "min_effect_pct"},
+		{"idea", Spec{Ideas: []string{"nope"}, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, `ideas[0] = "nope"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.ErrorContains(t, tc.s.Validate(), tc.want) })
 	}
@@ -148,6 +149,17 @@ func TestTrackProtocol(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []uint64{0, 1, 2}, p.Seeds)
 	require.Equal(t, 0.1, p.Alpha)
+	// Ideas add arms on the baseline's grid.
+	s.Ideas = []string{"conv", "gate:rho=0.8,beta=0.5"}
+	p, err = s.TrackProtocol(s.Tracks[0], "")
+	require.NoError(t, err)
+	require.Len(t, p.Ideas, 2)
+	require.Equal(t, "gate:rho=0.8,beta=0.5", p.Ideas[1].Name)
+	require.Len(t, p.Ideas[0].Grid, len(p.Baseline))
+	require.Equal(t, "conv", p.Ideas[0].Grid[0].Idea)
+	require.Equal(t, 0.8, p.Ideas[1].Grid[0].Rho)
+	require.Equal(t, p.Baseline[1].LR, p.Ideas[0].Grid[1].LR)
+	s.Ideas = nil
 	s.Tracks[0].Protocol = json.RawMessage(`{"sequential": {"max_seeds": 16}}`)
 	_, err = s.TrackProtocol(s.Tracks[0], "")
 	require.ErrorContains(t, err, "sequential")

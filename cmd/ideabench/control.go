@@ -14,7 +14,6 @@ import (
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
-	"github.com/ideabench/ideabench/internal/num"
 	"github.com/ideabench/ideabench/suite"
 )
 
@@ -118,37 +117,8 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// parseIdea reads name or name:k=v,k=v into an idea config and checks it
-// against the registry: each value a finite decimal number, each name
-// once.
-func parseIdea(s string) (idea.Config, error) {
-	name, kvs, _ := strings.Cut(s, ":")
-	m := map[string]float64{}
-	if kvs != "" {
-		for _, kv := range strings.Split(kvs, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || k == "" {
-				return idea.Config{}, fmt.Errorf("parameter %q: want name=number", kv)
-			}
-			x, err := num.ParseDecimal(v)
-			if err != nil {
-				return idea.Config{}, fmt.Errorf("parameter %s: %v; give a finite number such as %s=0.5", k, err, k)
-			}
-			if _, dup := m[k]; dup {
-				return idea.Config{}, fmt.Errorf("parameter %s is given twice; give each parameter once", k)
-			}
-			if strings.ContainsAny(k, "=;") {
-				return idea.Config{}, fmt.Errorf("parameter name %q: names hold no '=' or ';'", k)
-			}
-			m[k] = x
-		}
-	}
-	c := idea.Config{Name: name, Params: idea.NewParams(m)}
-	if _, err := idea.New(c); err != nil {
-		return idea.Config{}, err
-	}
-	return c, nil
-}
+// parseIdea reads name or name:k=v,k=v (idea.Parse).
+func parseIdea(s string) (idea.Config, error) { return idea.Parse(s) }
 
 // suiteControl is control --suite (suite.Control).
 func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks int, base uint64, out, results string, workers int, quiet bool, maxHours float64, stdout, stderr io.Writer) error {

@@ -27,6 +27,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shard := fs.String("shard", "", "I/N: run only shard I of every track's trials, without reports; when every shard is done, rerun without --shard (it reuses every trial) (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	plotDir := fs.String("plots", "", "also draw the suite's forest plot (PNG and SVG) into this directory")
+	ideas := fs.String("ideas", "", "further idea arms on every track, ';'-separated, each on the track's baseline grid: e.g. 'conv;ema;gate:rho=0.9,beta=0.5' (added to the suite's own)")
 	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse a track whose every epoch of every trial would take longer than this even at the fastest core's peak rate")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -43,6 +44,12 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err != nil {
 		return fmt.Errorf("%w: --suite: %v", errUsage, err)
+	}
+	if *ideas != "" {
+		spec.Ideas = append(spec.Ideas, strings.Split(*ideas, ";")...)
+		if err := spec.Validate(); err != nil {
+			return fmt.Errorf("%w: --ideas: %v", errUsage, err)
+		}
 	}
 	if *workers < 1 {
 		return fmt.Errorf("%w: --workers = %d must be >= 1", errUsage, *workers)

@@ -44,11 +44,15 @@ func TestSuiteVerify(t *testing.T) {
 	// Bad suites are usage errors naming the fix.
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"name": "x", "tracks": [{"name": "a"}]}`), 0o644))
-	for _, tc := range []struct{ arg, want string }{
-		{"huge", "no built-in suite"},
-		{bad, "neither track nor dataset"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--suite", "huge"}, "no built-in suite"},
+		{[]string{"--suite", bad}, "neither track nor dataset"},
+		{[]string{"--suite", "ci", "--ideas", "conv;nope"}, `ideas[1] = "nope"`},
 	} {
-		err := run(context.Background(), []string{"suite", "--suite", tc.arg, "--out", out}, &stdout, &stderr)
+		err := run(context.Background(), append(append([]string{"suite"}, tc.args...), "--out", out), &stdout, &stderr)
 		require.ErrorIs(t, err, errUsage)
 		require.True(t, strings.Contains(err.Error(), tc.want), err.Error())
 	}
