@@ -16,8 +16,9 @@ import (
 
 // ControlResult is a control experiment at the suite level: on each of
 // Blocks disjoint seed blocks, every track's baseline grid against the
-// same grid with one idea (harness.WithIdea), and the suite's aggregate
-// over every track that ran. Under the A/A control ("aa": the baseline
+// same grid with one idea (harness.WithIdea), and the suite's development
+// aggregate as the suite report forms it (the development tracks whose
+// report says they can judge an idea, every one with include_all). Under the A/A control ("aa": the baseline
 // on disjoint streams) every "better" or "worse" is a false positive; for
 // an idea known to help, the share of "better" is the suite's power.
 type ControlResult struct {
@@ -27,11 +28,13 @@ type ControlResult struct {
 	Tracks   []string    `json:"tracks"`
 	// Skipped are the tracks whose data is absent.
 	Skipped []Skipped `json:"skipped,omitempty"`
-	// Counts of the aggregate verdicts over the blocks.
-	Better     int `json:"better"`
-	Worse      int `json:"worse"`
-	Equivalent int `json:"equivalent"`
-	Undecided  int `json:"undecided"`
+	// Counts of the aggregate verdicts over the blocks; NoAggregate the
+	// blocks where no development track could judge (no verdict).
+	NoAggregate int `json:"no_aggregate"`
+	Better      int `json:"better"`
+	Worse       int `json:"worse"`
+	Equivalent  int `json:"equivalent"`
+	Undecided   int `json:"undecided"`
 	// BetterRate is Better/Blocks with its Clopper-Pearson 95% interval,
 	// EquivalentRate Equivalent/Blocks; RejectRate is the share of
 	// blocks whose permutation test rejects at alpha, whatever the
@@ -61,7 +64,9 @@ func rateOf(k, n int) Rate {
 type ControlBlock struct {
 	// Seeds are track 0's seeds (each track shifts its own protocol's
 	// seeds the same way, harness.ControlSeeds).
-	Seeds   []uint64 `json:"seeds"`
+	Seeds []uint64 `json:"seeds"`
+	// Tracks are the tracks in the block's aggregate.
+	Tracks  []string `json:"tracks"`
 	MeanPct float64  `json:"mean_pct"`
 	PValue  float64  `json:"p_value"`
 	EqLoPct float64  `json:"equivalence_lo_pct"`
@@ -70,12 +75,12 @@ type ControlBlock struct {
 }
 
 // Control runs the control experiment of idea ic on blocks seed blocks of
-// suite s: block k runs every track (development and confirmation alike)
-// with harness.ControlSeeds(p, base, k) and the idea grid WithIdea of each
+// suite s: block k runs every development track with
+// harness.ControlSeeds(p, base, k) and the idea grid WithIdea of each
 // baseline cfg, its trials stored under dir/NAME.trials, and aggregates
-// every track that ran (whether or not it can judge an idea: the control
-// measures the aggregate's test, not the tracks). progress, when not nil,
-// is called after each block.
+// the tracks the suite report would (informativeness is the baseline's,
+// so it is decided per block). progress, when not nil, is called after
+// each block.
 func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint64, dir, dataDir string, opt harness.Options, progress func(done int)) (*ControlResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
@@ -94,6 +99,9 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 	}
 	var plan []planned
 	for _, t := range s.ordered() {
+		if t.Confirm {
+			continue
+		}
 		p, err := s.TrackProtocol(t, dataDir)
 		if errors.Is(err, track.ErrNotFound) {
 			res.Skipped = append(res.Skipped, Skipped{Name: t.Name, Reason: err.Error()})
@@ -117,7 +125,7 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 		res.Tracks = append(res.Tracks, t.Name)
 	}
 	if len(plan) == 0 {
-		return nil, errors.New("suite: control: no track ran (every data set is absent)")
+		return nil, errors.New("suite: control: no development track to run (every data set is absent)")
 	}
 	o := stats.DefaultSuiteOptions(s.minEffectPct())
 	res.Alpha = o.Alpha
@@ -125,6 +133,7 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 	var dir0 stats.Direction
 	for k := range blocks {
 		var ts []stats.SuiteTrack
+		var names []string
 		var seeds0 []uint64
 		for i, pl := range plan {
 			q := pl.p
@@ -148,13 +157,23 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 			if i == 0 {
 				dir0 = d
 			}
-			ts = append(ts, t)
+			if inf := out.Report.Informativeness; s.IncludeAll || inf != nil && inf.CanJudge {
+				ts, names = append(ts, t), append(names, pl.spec.Name)
+			}
+		}
+		if len(ts) == 0 {
+			res.NoAggregate++
+			res.PerBlock = append(res.PerBlock, ControlBlock{Seeds: seeds0, Verdict: "no aggregate: no track can judge"})
+			if progress != nil {
+				progress(k + 1)
+			}
+			continue
 		}
 		agg, err := stats.Suite(ts, dir0, o)
 		if err != nil {
 			return nil, fmt.Errorf("suite: control block %d: %w", k, err)
 		}
-		res.PerBlock = append(res.PerBlock, ControlBlock{Seeds: seeds0, MeanPct: agg.MeanPct, PValue: agg.PValue,
+		res.PerBlock = append(res.PerBlock, ControlBlock{Seeds: seeds0, Tracks: names, MeanPct: agg.MeanPct, PValue: agg.PValue,
 			EqLoPct: pct(agg.EqLo), EqHiPct: pct(agg.EqHi), Verdict: agg.Verdict})
 		if agg.PValue < o.Alpha {
 			rejects++

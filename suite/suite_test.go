@@ -263,19 +263,28 @@ func TestControl(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"panel", "sequence"}, res.Tracks)
 	require.Len(t, res.PerBlock, 2)
-	require.Equal(t, 2, res.Better+res.Worse+res.Equivalent+res.Undecided)
+	require.Equal(t, 2, res.Better+res.Worse+res.Equivalent+res.Undecided+res.NoAggregate)
 	p, err := CI().TrackProtocol(CI().Tracks[0], "")
 	require.NoError(t, err)
 	require.Equal(t, harness.ControlSeeds(p, 1000, 1), res.PerBlock[1].Seeds)
 	require.Equal(t, res.Better, res.BetterRate.K)
 	require.InDelta(t, float64(res.Equivalent)/2, res.EquivalentRate.Rate, 1e-12)
 	for _, b := range res.PerBlock {
+		if len(b.Tracks) == 0 {
+			continue // no track could judge
+		}
 		require.Contains(t, []string{stats.SuiteBetter, stats.SuiteWorse, stats.SuiteEquivalent, stats.SuiteUndecided}, b.Verdict)
 		require.LessOrEqual(t, b.EqLoPct, b.EqHiPct)
 	}
 	again, err := Control(context.Background(), CI(), idea.Config{Name: "aa"}, 2, 1000, dir, "", harness.Options{Workers: 2}, nil)
 	require.NoError(t, err)
 	require.Equal(t, res, again)
+	// include_all aggregates every development track.
+	all := CI()
+	all.IncludeAll = true
+	res, err = Control(context.Background(), all, idea.Config{Name: "aa"}, 2, 1000, dir, "", harness.Options{Workers: 2}, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"panel", "sequence"}, res.PerBlock[0].Tracks)
 
 	_, err = Control(context.Background(), CI(), idea.Config{Name: "nope"}, 2, 0, dir, "", harness.Options{}, nil)
 	require.ErrorContains(t, err, "nope")

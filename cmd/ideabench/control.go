@@ -181,7 +181,7 @@ func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks in
 	}{{"better", res.BetterRate}, {"practically equivalent", res.EquivalentRate}, {"test rejects (p < alpha, either way)", res.RejectRate}} {
 		fmt.Fprintf(stdout, "%s: %d/%d = %.3f, 95%% interval [%.3f, %.3f] (Clopper-Pearson)\n", r.name, r.r.K, res.Blocks, r.r.Rate, r.r.Lo, r.r.Hi)
 	}
-	fmt.Fprintf(stdout, "verdicts: %d better, %d worse, %d practically equivalent, %d undecided\n", res.Better, res.Worse, res.Equivalent, res.Undecided)
+	fmt.Fprintf(stdout, "verdicts: %d better, %d worse, %d practically equivalent, %d undecided, %d without a track that can judge\n", res.Better, res.Worse, res.Equivalent, res.Undecided, res.NoAggregate)
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stdout, "skipped %s: %s\n", s.Name, s.Reason)
 	}
