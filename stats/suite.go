@@ -50,13 +50,18 @@ type SuiteOptions struct {
 	// number of posterior samples of the Bayesian signed-rank test.
 	Boot, Bayes int
 	Seed        uint64
+	// Hier sets the sampler of the hierarchical model; Hier.Samples 0
+	// leaves the model out.
+	Hier HierarchicalOptions
 }
 
 // DefaultSuiteOptions are Alpha 0.05, a ROPE of minEffectPct percent,
 // the permutation test exact up to 20 seeds and 20000 draws above,
-// 10000 bootstrap resamples, 50000 posterior samples, seed 1.
+// 10000 bootstrap resamples, 50000 posterior samples, the hierarchical
+// model's DefaultHierarchicalOptions, seed 1.
 func DefaultSuiteOptions(minEffectPct float64) SuiteOptions {
-	return SuiteOptions{Alpha: 0.05, ROPE: math.Log1p(minEffectPct / 100), ExactMaxN: 20, Draws: 20000, Boot: 10000, Bayes: 50000, Seed: 1}
+	return SuiteOptions{Alpha: 0.05, ROPE: math.Log1p(minEffectPct / 100), ExactMaxN: 20, Draws: 20000, Boot: 10000, Bayes: 50000, Seed: 1,
+		Hier: DefaultHierarchicalOptions()}
 }
 
 func (o SuiteOptions) validate() error {
@@ -124,6 +129,10 @@ type SuiteResult struct {
 	PWorse      float64 `json:"p_worse"`
 	PEquivalent float64 `json:"p_equivalent"`
 	PBetter     float64 `json:"p_better"`
+	// Hierarchical is the hierarchical model of seeds within tracks
+	// (HierarchicalModel) on the effects, present from 2 tracks on when
+	// the effects vary within some track.
+	Hierarchical *Hierarchical `json:"hierarchical,omitempty"`
 
 	// ROPE is SuiteOptions.ROPE; Verdict is the three-way answer with
 	// "undecided" (see Suite).
@@ -159,7 +168,9 @@ type SuiteResult struct {
 //   - Equivalence by two one-sided tests at Alpha each (Schuirmann 1987):
 //     the 1 - 2·Alpha interval [EqLo, EqHi] lies inside (-ROPE, ROPE).
 //
-//   - The Bayesian signed-rank test on the track means (BayesSignedRank).
+//   - The Bayesian signed-rank test on the track means (BayesSignedRank),
+//     and from 2 tracks on the hierarchical model of seeds within tracks
+//     (HierarchicalModel).
 //
 // The verdict: "practically equivalent" when the equivalence test holds
 // (even where the permutation test also rejects: a detectable effect too
@@ -325,6 +336,13 @@ func Suite(tracks []SuiteTrack, dir Direction, o SuiteOptions) (SuiteResult, err
 
 	br := BayesSignedRank(r.TrackMeans, o.ROPE, o.Bayes, o.Seed)
 	r.PWorse, r.PEquivalent, r.PBetter = br.Left, br.ROPE, br.Right
+	if o.Hier.Samples > 0 && len(per) >= 2 {
+		h := o.Hier
+		h.Seed = o.Seed
+		if hm, err := HierarchicalModel(per, o.ROPE, h); err == nil {
+			r.Hierarchical = &hm
+		}
+	}
 	r.Verdict = SuiteVerdict(r.PValue, r.Mean, r.EqLo, r.EqHi, o)
 	return r, nil
 }

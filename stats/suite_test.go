@@ -28,6 +28,7 @@ func expOf(d ...float64) []float64 {
 func quickSuite() SuiteOptions {
 	o := DefaultSuiteOptions(1)
 	o.Boot, o.Bayes = 400, 2000
+	o.Hier.Burn, o.Hier.Samples = 200, 1000
 	return o
 }
 
@@ -179,7 +180,7 @@ func TestSuiteSelection(t *testing.T) {
 func TestSuiteAAHoldsAlpha(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	o := quickSuite()
-	o.Boot, o.Bayes = 10, 10
+	o.Boot, o.Bayes, o.Hier.Samples = 10, 10, 0
 	const reps = 300
 	rejects := 0
 	for range reps {
