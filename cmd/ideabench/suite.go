@@ -149,6 +149,10 @@ func printSuite(w io.Writer, r *suite.Report) {
 		fmt.Fprintf(w, "  IQM %+.2f%% [%+.2f%%, %+.2f%%]; probability of improvement %.2f [%.2f, %.2f]\n",
 			pc(g.IQM), pc(g.IQMLo), pc(g.IQMHi), g.PoI, g.PoILo, g.PoIHi)
 		fmt.Fprintf(w, "  Bayesian signed-rank over tracks: P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f\n", g.PWorse, g.PEquivalent, g.PBetter)
+		if h := g.Hierarchical; h != nil {
+			fmt.Fprintf(w, "  hierarchical model (seeds in tracks), next track: P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f; mean effect %+.2f%%\n",
+				h.PWorse, h.PEquivalent, h.PBetter, pc(h.Delta0))
+		}
 		if ia := g.Ideas; ia != nil {
 			fmt.Fprintf(w, "  idea arms against the baseline (Holm over %d):\n", len(ia.Comparisons))
 			for _, c := range ia.Comparisons {
