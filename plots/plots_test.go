@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ideabench/ideabench/harness"
@@ -354,7 +355,11 @@ func TestWriteSuite(t *testing.T) {
 	require.NoError(t, err)
 	paths, err := WriteSuite(r, filepath.Join(dir, "plots"), Options{})
 	require.NoError(t, err)
-	require.Equal(t, []string{filepath.Join(dir, "plots", "forest.png"), filepath.Join(dir, "plots", "forest.svg")}, paths)
+	want := []string{filepath.Join(dir, "plots", "forest.png"), filepath.Join(dir, "plots", "forest.svg")}
+	if r.Development != nil {
+		want = append(want, filepath.Join(dir, "plots", "profile.png"), filepath.Join(dir, "plots", "profile.svg"))
+	}
+	require.Equal(t, want, paths)
 	svg, err := os.ReadFile(paths[1])
 	require.NoError(t, err)
 	for _, want := range []string{"suite ci: " + r.Verdict, "panel", "sequence", "development: "} {
@@ -383,7 +388,7 @@ func TestWriteSuiteRanks(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := WriteSuite(r, dir, Options{})
 	require.NoError(t, err)
-	require.Len(t, paths, 4)
+	require.Len(t, paths, 4) // no reference MSE on the track: no profile
 	require.Equal(t, filepath.Join(dir, "ranks.svg"), paths[3])
 	svg, err := os.ReadFile(paths[3])
 	require.NoError(t, err)
@@ -393,4 +398,31 @@ func TestWriteSuiteRanks(t *testing.T) {
 	r.Development.Ideas.Friedman.Ranks = r.Development.Ideas.Friedman.Ranks[:2]
 	_, err = WriteSuite(r, dir, Options{})
 	require.ErrorContains(t, err, "2 ranks for 3 arms")
+}
+
+func TestProfileSteps(t *testing.T) {
+	// Two tracks of two seeds, weights ¼ each: scores 20, 0, 10, 40.
+	got := profileSteps([]float64{20, 0, 10, 40}, []float64{0.25, 0.25, 0.25, 0.25}, -5, 45)
+	want := plotter.XYs{{X: -5, Y: 1}, {X: 0, Y: 1}, {X: 0, Y: 0.75}, {X: 10, Y: 0.75}, {X: 10, Y: 0.5},
+		{X: 20, Y: 0.5}, {X: 20, Y: 0.25}, {X: 40, Y: 0.25}, {X: 40, Y: 0}, {X: 45, Y: 0}}
+	require.Equal(t, want, got)
+}
+
+// TestWriteSuiteProfile: a development aggregate over tracks with a
+// reference draws the performance profile.
+func TestWriteSuiteProfile(t *testing.T) {
+	r := &suite.Report{Name: "x", Verdict: "better",
+		Tracks: []suite.TrackResult{{Name: "a", EffectPct: 2, EffectLoPct: 1, EffectHiPct: 3, InAggregate: true,
+			BaselineTest: []float64{0.5, 0.4}, IdeaTest: []float64{0.3, 0.45}, BestReferenceMSE: 0.5}},
+		Development: &suite.Aggregate{Tracks: []string{"a"},
+			SuiteResult: stats.SuiteResult{Mean: 0.02, Lo: 0.01, Hi: 0.03, ROPE: 0.00995, Verdict: "better"}}}
+	paths, err := WriteSuite(r, t.TempDir(), Options{})
+	require.NoError(t, err)
+	require.Len(t, paths, 4)
+	svg, err := os.ReadFile(paths[3])
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "performance profile")
+	r.Tracks[0].IdeaTest[0] = math.Inf(1)
+	_, err = WriteSuite(r, t.TempDir(), Options{})
+	require.ErrorContains(t, err, "tracks[0].idea_test[0]")
 }

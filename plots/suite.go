@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
@@ -8,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -44,6 +47,11 @@ func WriteSuite(r *suite.Report, dir string, opt Options) ([]string, error) {
 		return nil, fmt.Errorf("plots: forest: %w", err)
 	}
 	figs := []named{{"forest", fig}}
+	if prof, err := profile(r); err != nil {
+		return nil, fmt.Errorf("plots: profile: %w", err)
+	} else if prof != nil {
+		figs = append(figs, named{"profile", prof})
+	}
 	for _, a := range []struct {
 		name string
 		g    *suite.Aggregate
@@ -219,4 +227,95 @@ func forest(r *suite.Report) (*figure, error) {
 		title += fmt.Sprintf(" (shaded: effects within ±%.2g%% do not matter)", rope)
 	}
 	return &figure{title: title, panels: [][]*plot.Plot{{p}}}, nil
+}
+
+// profile is the performance profile of both arms over the development
+// aggregate's tracks (Agarwal et al. 2021, §4.2): for each threshold τ,
+// the share of runs (a track's seed, each track weighing the same) whose
+// test metric beats the track's best reference forecaster by at least τ
+// percent, 100·(1 - mse/reference). nil without a development aggregate
+// or a reference on its tracks.
+func profile(r *suite.Report) (*figure, error) {
+	if r.Development == nil {
+		return nil, nil
+	}
+	in := map[string]bool{}
+	for _, name := range r.Development.Tracks {
+		in[name] = true
+	}
+	type run struct{ score, weight float64 }
+	var arms [2][]run
+	for i, t := range r.Tracks {
+		if !in[t.Name] || t.Confirm {
+			continue
+		}
+		if !(t.BestReferenceMSE > 0) {
+			return nil, nil
+		}
+		for a, test := range [][]float64{t.BaselineTest, t.IdeaTest} {
+			if len(test) == 0 {
+				return nil, fmt.Errorf("tracks[%d] (%s): no per-seed test metrics", i, t.Name)
+			}
+			if err := checkFinite(fmt.Sprintf("tracks[%d].%s_test", i, []string{"baseline", "idea"}[a]), test); err != nil {
+				return nil, err
+			}
+			for _, v := range test {
+				arms[a] = append(arms[a], run{100 * (1 - v/t.BestReferenceMSE), 1 / float64(len(r.Development.Tracks)*len(test))})
+			}
+		}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, a := range arms {
+		for _, x := range a {
+			lo, hi = math.Min(lo, x.score), math.Max(hi, x.score)
+		}
+	}
+	pad := 0.05 * (hi - lo)
+	if pad == 0 {
+		pad = 1
+	}
+	lo, hi = lo-pad, hi+pad
+	p := newPanel("", "τ: better than the track's best reference by at least (% of its test MSE)", "share of runs (tracks weigh the same)")
+	leg := newLegend()
+	for a, name := range []string{"baseline", "idea"} {
+		var scores, weights []float64
+		for _, x := range arms[a] {
+			scores, weights = append(scores, x.score), append(weights, x.weight)
+		}
+		xys := profileSteps(scores, weights, lo, hi)
+		c := color.Color(colBaseline)
+		if a == 1 {
+			c = colIdea
+		}
+		l := line(xys, c, vg.Points(1.5), nil)
+		if a == 1 {
+			l.Dashes = dashed
+		}
+		p.Add(l)
+		leg.Add(name, l)
+	}
+	p.Add(line(plotter.XYs{{X: 0, Y: 0}, {X: 0, Y: 1}}, colGray, vg.Points(0.8), dotted))
+	p.X.Min, p.X.Max = lo, hi
+	p.Y.Min, p.Y.Max = 0, 1.02
+	title := fmt.Sprintf("suite %s, development tracks %s: performance profile", r.Name, strings.Join(r.Development.Tracks, ", "))
+	return &figure{title: title, panels: [][]*plot.Plot{{p}}, legend: leg}, nil
+}
+
+// profileSteps is the step curve of a performance profile on [lo, hi]:
+// F(τ) = Σ weights of the scores >= τ, which falls by a score's weight at
+// that score.
+func profileSteps(scores, weights []float64, lo, hi float64) plotter.XYs {
+	idx := make([]int, len(scores))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[a], scores[b]) })
+	xys := plotter.XYs{{X: lo, Y: 1}}
+	left := 1.0
+	for _, i := range idx {
+		xys = append(xys, plotter.XY{X: scores[i], Y: left})
+		left = math.Max(left-weights[i], 0)
+		xys = append(xys, plotter.XY{X: scores[i], Y: left})
+	}
+	return append(xys, plotter.XY{X: hi, Y: left})
 }

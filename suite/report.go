@@ -56,10 +56,16 @@ type TrackResult struct {
 	// directory, and ReportSHA256 the SHA-256 of its bytes.
 	Report       string `json:"report"`
 	ReportSHA256 string `json:"report_sha256"`
-	// Baseline and Idea are the chosen cfgs' mean test metrics, Metric
-	// names the metric.
-	Baseline float64 `json:"baseline"`
-	Idea     float64 `json:"idea"`
+	// Baseline and Idea are the chosen cfgs' mean test metrics, and
+	// BaselineTest and IdeaTest their per-seed test metrics.
+	Baseline     float64   `json:"baseline"`
+	Idea         float64   `json:"idea"`
+	BaselineTest []float64 `json:"baseline_test"`
+	IdeaTest     []float64 `json:"idea_test"`
+	// BestReference and BestReferenceMSE are the track's best reference
+	// forecaster on test (reference_forecasters), absent without one.
+	BestReference    string  `json:"best_reference,omitempty"`
+	BestReferenceMSE float64 `json:"best_reference_mse,omitempty"`
 	// Effects are the track's per-seed log ratios of the chosen cfgs'
 	// test metrics (positive: the idea is better), EffectPct their mean
 	// as a percent improvement of the idea, 100·(exp(mean)-1), and
@@ -245,6 +251,11 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 			Baseline: r.Baseline.Full.Mean, Idea: r.Idea.Mean,
 			Effects: one.Effects[0], EffectPct: one.MeanPct,
 			PValue: r.Comparison.PValue, Verdict: r.Comparison.Verdict,
+		}
+		tr.BaselineTest = arms[i].Baseline.Test[arms[i].Baseline.Select(dir)]
+		tr.IdeaTest = arms[i].Idea.Test[arms[i].Idea.Select(dir)]
+		if f := r.ReferenceForecasters; f != nil {
+			tr.BestReference, tr.BestReferenceMSE = f.Best()
 		}
 		half := stats.MDE(one.Effects[0], o.Alpha)
 		tr.EffectLoPct, tr.EffectHiPct = 100*math.Expm1(one.Mean-half), 100*math.Expm1(one.Mean+half)

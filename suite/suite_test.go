@@ -57,6 +57,11 @@ func TestRun(t *testing.T) {
 		rep, err := harness.ReadReport(filepath.Join(dir, tr.Report))
 		require.NoError(t, err)
 		require.Equal(t, rep.Baseline.Full.Mean, tr.Baseline)
+		require.Equal(t, rep.Baseline.Full.PerSeed, tr.BaselineTest)
+		require.Equal(t, rep.Idea.PerSeed, tr.IdeaTest)
+		name, mse := rep.ReferenceForecasters.Best()
+		require.Equal(t, name, tr.BestReference)
+		require.Equal(t, mse, tr.BestReferenceMSE)
 		require.Equal(t, rep.Comparison.Verdict, tr.Verdict)
 		if tr.InAggregate && !tr.Confirm {
 			a, err := trackArms(rep)
