@@ -1,7 +1,6 @@
 package stats
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -83,10 +82,13 @@ func HierarchicalModel(x [][]float64, rope float64, o HierarchicalOptions) (Hier
 				return Hierarchical{}, fmt.Errorf("stats: hierarchical model: track %d: effect %v is not finite", i, v)
 			}
 		}
-		sbar += math.Sqrt(sumSquaredDev(row, mean(row))/float64(len(row))) / float64(k)
-	}
-	if sbar == 0 {
-		return Hierarchical{}, errors.New("stats: hierarchical model: every track's effects are constant; the model needs spread within tracks")
+		sd := math.Sqrt(sumSquaredDev(row, mean(row)) / float64(len(row)))
+		if sd == 0 {
+			// σ_k ~ U(0, ·) with no spread leaves an improper posterior
+			// (σ_k → 0).
+			return Hierarchical{}, fmt.Errorf("stats: hierarchical model: track %d's effects are all %v; the model needs spread within every track", i, row[0])
+		}
+		sbar += sd / float64(k)
 	}
 	z := make([][]float64, k)
 	means := make([]float64, k)

@@ -131,7 +131,8 @@ type SuiteResult struct {
 	PBetter     float64 `json:"p_better"`
 	// Hierarchical is the hierarchical model of seeds within tracks
 	// (HierarchicalModel) on the effects, present from 2 tracks on when
-	// the effects vary within some track.
+	// the effects vary within every track (an idea that is exactly the
+	// baseline on a track leaves the model out).
 	Hierarchical *Hierarchical `json:"hierarchical,omitempty"`
 
 	// ROPE is SuiteOptions.ROPE; Verdict is the three-way answer with

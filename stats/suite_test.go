@@ -211,6 +211,26 @@ func TestSuiteAAHoldsAlpha(t *testing.T) {
 	require.LessOrEqual(t, rejects, 27, "A/A rejections %d of %d", rejects, reps)
 }
 
+// TestHierarchicalErrors: a track without spread leaves the posterior
+// improper, and the model refuses it (Suite then leaves it out).
+func TestHierarchicalErrors(t *testing.T) {
+	o := DefaultHierarchicalOptions()
+	_, err := HierarchicalModel([][]float64{{0.01, 0.02}}, 0.01, o)
+	require.ErrorContains(t, err, "at least 2")
+	_, err = HierarchicalModel([][]float64{{0.01, 0.02}, {0, 0, 0}}, 0.01, o)
+	require.ErrorContains(t, err, "track 1's effects are all 0")
+	_, err = HierarchicalModel([][]float64{{0.01, 0.02}, {0.01}}, 0.01, o)
+	require.ErrorContains(t, err, "track 1 has 1 seeds")
+	tracks := []SuiteTrack{{oneCfg(1, 1, 1), oneCfg(expOf(0.01, 0.02, 0.0)...)}, {oneCfg(1, 1, 1), oneCfg(1, 1, 1)}}
+	r, err := Suite(tracks, LowerIsBetter, quickSuite())
+	require.NoError(t, err)
+	require.Nil(t, r.Hierarchical)
+	tracks[1].Idea = oneCfg(expOf(0.01, -0.01, 0.005)...)
+	r, err = Suite(tracks, LowerIsBetter, quickSuite())
+	require.NoError(t, err)
+	require.NotNil(t, r.Hierarchical)
+}
+
 func TestIQM(t *testing.T) {
 	for _, tc := range []struct {
 		name string

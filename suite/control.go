@@ -35,10 +35,11 @@ type ControlResult struct {
 	Worse       int `json:"worse"`
 	Equivalent  int `json:"equivalent"`
 	Undecided   int `json:"undecided"`
-	// BetterRate is Better/Blocks with its Clopper-Pearson 95% interval,
-	// EquivalentRate Equivalent/Blocks; RejectRate is the share of
-	// blocks whose permutation test rejects at alpha, whatever the
-	// verdict (a rejection inside the region of practical equivalence is
+	// BetterRate is Better over the blocks with an aggregate (Blocks -
+	// NoAggregate), with its Clopper-Pearson 95% interval, EquivalentRate
+	// Equivalent alike; RejectRate is the share of those blocks whose
+	// permutation test rejects at alpha, whatever the verdict (a
+	// rejection inside the region of practical equivalence is
 	// "practically equivalent"): the two-sided test's rejection rate.
 	BetterRate     Rate           `json:"better_rate"`
 	EquivalentRate Rate           `json:"equivalent_rate"`
@@ -128,6 +129,7 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 		return nil, errors.New("suite: control: no development track to run (every data set is absent)")
 	}
 	o := stats.DefaultSuiteOptions(s.minEffectPct())
+	o.Hier.Samples = 0 // not part of the verdict, and not reported per block
 	res.Alpha = o.Alpha
 	rejects := 0
 	var dir0 stats.Direction
@@ -154,8 +156,10 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 			if err != nil {
 				return nil, err
 			}
-			if i == 0 {
+			if i == 0 && k == 0 {
 				dir0 = d
+			} else if d != dir0 {
+				return nil, fmt.Errorf("suite: control: track %s: metric direction %s, but track %s's is %s; a suite compares one direction", pl.spec.Name, d, plan[0].spec.Name, dir0)
 			}
 			if inf := out.Report.Informativeness; s.IncludeAll || inf != nil && inf.CanJudge {
 				ts, names = append(ts, t), append(names, pl.spec.Name)
@@ -192,9 +196,11 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 			progress(k + 1)
 		}
 	}
-	res.BetterRate = rateOf(res.Better, blocks)
-	res.EquivalentRate = rateOf(res.Equivalent, blocks)
-	res.RejectRate = rateOf(rejects, blocks)
+	if n := blocks - res.NoAggregate; n > 0 {
+		res.BetterRate = rateOf(res.Better, n)
+		res.EquivalentRate = rateOf(res.Equivalent, n)
+		res.RejectRate = rateOf(rejects, n)
+	}
 	return res, nil
 }
 

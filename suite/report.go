@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
@@ -245,6 +247,11 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 		if err != nil {
 			return nil, fmt.Errorf("suite: track %s: %w", t.Name, err)
 		}
+		for a := 2; a < len(all[i]); a++ { // the further idea arms, checked here to name them
+			if _, err := stats.Suite([]stats.SuiteTrack{{Baseline: all[i][0], Idea: all[i][a]}}, dir, quick(o)); err != nil {
+				return nil, fmt.Errorf("suite: track %s, idea arm %s: %w", t.Name, names[i][a], err)
+			}
+		}
 		tr := TrackResult{
 			Name: t.Name, Track: r.Track, Dataset: t.Dataset, Confirm: t.Confirm,
 			Report: paths[i], ReportSHA256: sums[i],
@@ -319,7 +326,7 @@ func ideaArms(specs []TrackSpec, idx []int, all [][]stats.Arm, names [][]string,
 		}
 		res, err := stats.Suite(ts, dir, o)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("idea arm %s: %w", arms[a], err)
 		}
 		results = append(results, res)
 	}
@@ -398,8 +405,10 @@ func ReadReport(path string) (*Report, error) {
 		return nil, fmt.Errorf("suite: %w", err)
 	}
 	var r Report
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("suite: %s: %w", path, err)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("suite: %s: %w (a suite report of another build, or edited)", path, err)
 	}
 	if r.SuiteVersion != Version {
 		return nil, fmt.Errorf("suite: %s: suite_version %d; this build reads %d", path, r.SuiteVersion, Version)
@@ -451,6 +460,36 @@ func Verify(r *Report, path string, opt harness.VerifyOptions) ([]Finding, int) 
 	for _, t := range r.Spec.Tracks {
 		byName[t.Name] = t
 	}
+	// Every track of the spec ran or was skipped, once, in run order;
+	// only a data set can be skipped (its file was absent).
+	var ran []string
+	for _, t := range r.Tracks {
+		ran = append(ran, t.Name)
+	}
+	skipped := map[string]bool{}
+	for _, sk := range r.Skipped {
+		checked++
+		t, ok := byName[sk.Name]
+		switch {
+		case !ok:
+			out = append(out, Finding{"skipped", fmt.Sprintf("%s is not a track of the report's spec", sk.Name)})
+		case t.Dataset == "":
+			out = append(out, Finding{"skipped", fmt.Sprintf("%s is not a data set; only a data set whose file is absent is skipped", sk.Name)})
+		case skipped[sk.Name]:
+			out = append(out, Finding{"skipped", fmt.Sprintf("%s is listed twice", sk.Name)})
+		}
+		skipped[sk.Name] = true
+	}
+	var want []string
+	for _, t := range r.Spec.ordered() {
+		if !skipped[t.Name] {
+			want = append(want, t.Name)
+		}
+	}
+	checked++
+	if !slices.Equal(ran, want) {
+		out = append(out, Finding{"tracks", fmt.Sprintf("the tracks that ran are %v; the spec, less the skipped, runs %v in this order", ran, want)})
+	}
 	for i, t := range r.Tracks {
 		at := fmt.Sprintf("tracks[%d] (%s)", i, t.Name)
 		spec, ok := byName[t.Name]
@@ -491,6 +530,20 @@ func Verify(r *Report, path string, opt harness.VerifyOptions) ([]Finding, int) 
 	return out, checked
 }
 
+// Tolerances of Verify's comparison. A float derived again must equal
+// the report's within relTol relative (a fused multiply-add in another
+// build's arithmetic moves the last bits, as harness.Verify allows). The
+// hierarchical model's sampler is a Markov chain: one such bit can turn
+// an accept into a reject, after which another build's chain takes
+// another path, so its probabilities must agree within hierProbTol and
+// its means within hierRelTol of the largest |effect| (its Monte Carlo
+// error; TestHierarchicalReference shows two samplers agree within 0.004).
+const (
+	relTol      = 1e-12
+	hierProbTol = 0.02
+	hierRelTol  = 0.05
+)
+
 // diff appends a finding for every leaf where got (the file) differs
 // from want (derived again).
 func diff(out *[]Finding, checked *int, path string, got, want any) {
@@ -527,7 +580,7 @@ func diff(out *[]Finding, checked *int, path string, got, want any) {
 	default:
 		*checked++
 		if gf, ok := got.(float64); ok {
-			if wf, ok := want.(float64); ok && (gf == wf || math.IsNaN(gf) && math.IsNaN(wf)) {
+			if wf, ok := want.(float64); ok && near(path, gf, wf) {
 				return
 			}
 		} else if got == want {
@@ -535,4 +588,23 @@ func diff(out *[]Finding, checked *int, path string, got, want any) {
 		}
 		*out = append(*out, Finding{path, fmt.Sprintf("is %v, derived %v", got, want)})
 	}
+}
+
+// near reports whether a float of the report at path agrees with its
+// value derived again (see relTol).
+func near(path string, got, want float64) bool {
+	if got == want {
+		return true
+	}
+	if i := strings.Index(path, ".hierarchical."); i >= 0 {
+		switch field := path[i+len(".hierarchical."):]; {
+		case strings.HasPrefix(field, "p_"):
+			return math.Abs(got-want) <= hierProbTol
+		case field == "samples" || field == "burn":
+			return false
+		default: // delta0, tracks[k]
+			return math.Abs(got-want) <= hierRelTol*math.Max(math.Abs(want), 1e-12)+1e-9
+		}
+	}
+	return math.Abs(got-want) <= relTol*math.Max(math.Abs(got), math.Abs(want))
 }

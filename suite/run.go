@@ -41,9 +41,19 @@ type Options struct {
 	Version string
 }
 
-// Dir is the directory of a suite report's track reports and trials.
+// Dir is the directory of a suite report's track reports and trials: its
+// path without the .json.
 func Dir(out string) string {
 	return out[:len(out)-len(filepath.Ext(out))]
+}
+
+// CheckOut refuses a suite report path that does not end in .json: the
+// track reports and trials go into the path without it.
+func CheckOut(out string) error {
+	if filepath.Ext(out) != ".json" {
+		return fmt.Errorf("suite: report path %q: it must end in .json (its tracks go into the folder of the same name without it), e.g. %s.json", out, out)
+	}
+	return nil
 }
 
 // Run runs every track of s in order (development, then confirmation),
@@ -56,6 +66,9 @@ func Dir(out string) string {
 func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
+	}
+	if err := CheckOut(opt.Out); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	dir := Dir(opt.Out)

@@ -137,15 +137,22 @@ func (s Spec) Validate() error {
 		bad("profile = %q: use full or ci", s.Profile)
 	}
 	if s.MinEffectPct < 0 || s.MinEffectPct > 1000 {
-		bad("min_effect_pct = %v: use a percent in (0, 1000], e.g. 1", s.MinEffectPct)
+		bad("min_effect_pct = %v: use a percent in (0, 1000], e.g. 1, or leave it out for 1", s.MinEffectPct)
 	}
 	if len(s.Tracks) == 0 {
 		bad("tracks: empty; name at least one track, e.g. {\"name\": \"panel\", \"track\": \"panel\"}")
 	}
+	seenIdea := map[string]bool{}
 	for i, name := range s.Ideas {
-		if _, err := idea.Parse(name); err != nil {
+		switch _, err := idea.Parse(name); {
+		case err != nil:
 			bad("ideas[%d] = %q: %v", i, name, err)
+		case name == "baseline" || name == "idea":
+			bad("ideas[%d] = %q: the name of an arm every track has; name a registered idea", i, name)
+		case seenIdea[name]:
+			bad("ideas[%d] = %q: given twice; give each idea once", i, name)
 		}
+		seenIdea[name] = true
 	}
 	seen := map[string]bool{}
 	for i, t := range s.Tracks {
@@ -200,9 +207,11 @@ func (s Spec) ordered() []TrackSpec {
 	return append(dev, conf...)
 }
 
-// TrackProtocol returns track t's protocol: the suite's profile on its track,
-// the data set's csv block (its file found under dataDir and verified),
-// the suite's protocol config, the track's, validated. A data set whose
+// TrackProtocol returns track t's protocol, in this order: the suite's
+// profile on its track; the data set's csv block (its file found under
+// dataDir and verified); the suite's protocol config; the track's patch;
+// the track's protocol config; the track's channels (over any csv block
+// the configs gave); the idea arms of Ideas; validated. A data set whose
 // file is absent gives an error wrapping track.ErrNotFound.
 func (s Spec) TrackProtocol(t TrackSpec, dataDir string) (harness.Protocol, error) {
 	trk := t.Track
@@ -221,25 +230,34 @@ func (s Spec) TrackProtocol(t TrackSpec, dataDir string) (harness.Protocol, erro
 		}
 		c := k.Config(path, t.Channels)
 		p.CSV, p.Track = &c, "csv"
-	} else if t.Channels != "" {
-		if p.CSV == nil {
-			return p, fmt.Errorf("suite: track %s: channels %q needs a csv track", t.Name, t.Channels)
+	}
+	decode := func(raw json.RawMessage, name string) error {
+		if len(raw) == 0 {
+			return nil
 		}
-		p.CSV.Channels = t.Channels
+		q, err := harness.DecodeProtocol(raw, name, p)
+		if err != nil {
+			return fmt.Errorf("suite: track %s: %w", t.Name, err)
+		}
+		p = q
+		return nil
+	}
+	if err := decode(s.Protocol, "suite protocol"); err != nil {
+		return p, err
 	}
 	if t.Patch != 0 {
 		p.Arch.Patch = t.Patch
 	}
-	for _, c := range []struct {
-		raw  json.RawMessage
-		name string
-	}{{s.Protocol, "suite protocol"}, {t.Protocol, "track " + t.Name + " protocol"}} {
-		if len(c.raw) == 0 {
-			continue
+	if err := decode(t.Protocol, "track "+t.Name+" protocol"); err != nil {
+		return p, err
+	}
+	if t.Channels != "" && t.Dataset == "" {
+		if p.CSV == nil {
+			return p, fmt.Errorf("suite: track %s: channels %q needs a csv track: a dataset, or a csv block in its protocol", t.Name, t.Channels)
 		}
-		if p, err = harness.DecodeProtocol(c.raw, c.name, p); err != nil {
-			return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
-		}
+		c := *p.CSV
+		c.Channels = t.Channels
+		p.CSV = &c
 	}
 	for _, name := range s.Ideas {
 		ic, err := idea.Parse(name)

@@ -116,6 +116,48 @@ func TestRun(t *testing.T) {
 		fs, _ = Verify(back, out, harness.VerifyOptions{})
 		require.Len(t, fs, 1)
 		require.Equal(t, ".development.mean", fs[0].Path)
+		back.Development.Mean -= 1e-9
+	}
+
+	// A track moved from the tracks to the skipped ones, or listed
+	// twice, is named.
+	moved, err := ReadReport(out)
+	require.NoError(t, err)
+	moved.Skipped = append(moved.Skipped, Skipped{Name: moved.Tracks[1].Name, Reason: "absent"})
+	moved.Tracks = append(moved.Tracks[:1], moved.Tracks[2:]...)
+	fs, _ = Verify(moved, out, harness.VerifyOptions{})
+	require.NotEmpty(t, fs)
+	require.Contains(t, fs[0].String(), "not a data set")
+	twice, err := ReadReport(out)
+	require.NoError(t, err)
+	twice.Tracks = append(twice.Tracks, twice.Tracks[0])
+	fs, _ = Verify(twice, out, harness.VerifyOptions{})
+	require.NotEmpty(t, fs)
+	require.Contains(t, fs[0].String(), "in this order")
+
+	// A report path without .json is refused before anything runs.
+	_, err = Run(context.Background(), ciSpec(t), Options{Out: filepath.Join(dir, "noext")})
+	require.ErrorContains(t, err, "must end in .json")
+}
+
+// TestNear: Verify's tolerances.
+func TestNear(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		path      string
+		got, want float64
+		agree     bool
+	}{
+		{"exact", ".development.mean", 0.1, 0.1, true},
+		{"last_bits", ".development.mean", 0.1, 0.1 * (1 + 1e-14), true},
+		{"moved", ".development.mean", 0.1, 0.1 * (1 + 1e-9), false},
+		{"hier_p", ".development.hierarchical.p_better", 0.80, 0.81, true},
+		{"hier_p_far", ".development.hierarchical.p_better", 0.80, 0.85, false},
+		{"hier_delta0", ".development.hierarchical.delta0", 0.0100, 0.0102, true},
+		{"hier_delta0_far", ".development.hierarchical.delta0", 0.0100, 0.0120, false},
+		{"hier_samples", ".development.hierarchical.samples", 20000, 20001, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.agree, near(tc.path, tc.got, tc.want)) })
 	}
 }
 
@@ -133,6 +175,7 @@ func TestSpecValidate(t *testing.T) {
 		{"profile", Spec{Profile: "seed", Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "profile"},
 		{"min_effect", Spec{MinEffectPct: -1, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "min_effect_pct"},
 		{"idea", Spec{Ideas: []string{"nope"}, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, `ideas[0] = "nope"`},
+		{"idea_twice", Spec{Ideas: []string{"conv", "conv"}, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "given twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.ErrorContains(t, tc.s.Validate(), tc.want) })
 	}
@@ -165,6 +208,28 @@ func TestTrackProtocol(t *testing.T) {
 	require.Equal(t, 0.8, p.Ideas[1].Grid[0].Rho)
 	require.Equal(t, p.Baseline[1].LR, p.Ideas[0].Grid[1].LR)
 	s.Ideas = nil
+	// The track's patch over the suite's protocol; its own protocol last.
+	s.Protocol = json.RawMessage(`{"arch": {"patch": 8}}`)
+	s.Tracks[0].Patch, s.Tracks[0].Protocol = 4, nil
+	p, err = s.TrackProtocol(s.Tracks[0], "")
+	require.NoError(t, err)
+	require.Equal(t, 4, p.Arch.Patch)
+	s.Tracks[0].Protocol = json.RawMessage(`{"arch": {"patch": 2}}`)
+	p, err = s.TrackProtocol(s.Tracks[0], "")
+	require.NoError(t, err)
+	require.Equal(t, 2, p.Arch.Patch)
+	s.Protocol, s.Tracks[0].Patch = nil, 0
+	// Channels over a csv block the track's protocol gives.
+	tiny, err := filepath.Abs("../track/testdata/tiny.csv")
+	require.NoError(t, err)
+	csv := TrackSpec{Name: "c", Track: "csv", Channels: "independent",
+		Protocol: json.RawMessage(`{"csv": {"path": "` + tiny + `", "t": 24, "h": 8, "split": "fractions"}, "arch": {"patch": 8}}`)}
+	p, err = s.TrackProtocol(csv, "")
+	require.NoError(t, err)
+	require.Equal(t, "independent", p.CSV.Channels)
+	csv.Protocol = nil
+	_, err = s.TrackProtocol(csv, "")
+	require.ErrorContains(t, err, "needs a csv track")
 	s.Tracks[0].Protocol = json.RawMessage(`{"sequential": {"max_seeds": 16}}`)
 	_, err = s.TrackProtocol(s.Tracks[0], "")
 	require.ErrorContains(t, err, "sequential")

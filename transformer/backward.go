@@ -38,6 +38,9 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	// dres (d of the last block's input through its residual) and datty
 	// (d of its attention output); the loop goes on from its attention.
 	tail := s.step && c.tailRows()
+	if tail && dx != nil {
+		panic("transformer: the tail pass (TrainStep) keeps no input gradient")
+	}
 	var dxs []F // the input gradient through the skip path
 	if tail {
 		m.backwardTail(s, dpred, in)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -40,6 +41,17 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%w: control takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("control"))
 	}
 	if *suiteName != "" {
+		var protoSet []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "suite", "idea", "blocks", "seed-base", "out", "results", "workers", "quiet", "max-hours", "data-dir":
+			default:
+				protoSet = append(protoSet, "--"+f.Name)
+			}
+		})
+		if len(protoSet) > 0 {
+			return fmt.Errorf("%w: control --suite takes each track's protocol from the suite; %s does not apply (put it in a suite file's protocol)", errUsage, strings.Join(protoSet, ", "))
+		}
 		return suiteControl(ctx, *suiteName, *pf.dataDir, *spec, *blocks, *base, *out, *results, *workers, *quiet, *maxHours, stdout, stderr)
 	}
 	p, err := pf.protocol()
@@ -179,7 +191,10 @@ func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks in
 		name string
 		r    suite.Rate
 	}{{"better", res.BetterRate}, {"practically equivalent", res.EquivalentRate}, {"test rejects (p < alpha, either way)", res.RejectRate}} {
-		fmt.Fprintf(stdout, "%s: %d/%d = %.3f, 95%% interval [%.3f, %.3f] (Clopper-Pearson)\n", r.name, r.r.K, res.Blocks, r.r.Rate, r.r.Lo, r.r.Hi)
+		fmt.Fprintf(stdout, "%s: %d/%d = %.3f, 95%% interval [%.3f, %.3f] (Clopper-Pearson)\n", r.name, r.r.K, res.Blocks-res.NoAggregate, r.r.Rate, r.r.Lo, r.r.Hi)
+	}
+	if n := res.Blocks - res.NoAggregate; n < res.Blocks {
+		fmt.Fprintf(stdout, "(rates over the %d blocks with a track that can judge)\n", n)
 	}
 	fmt.Fprintf(stdout, "verdicts: %d better, %d worse, %d practically equivalent, %d undecided, %d without a track that can judge\n", res.Better, res.Worse, res.Equivalent, res.Undecided, res.NoAggregate)
 	for _, s := range res.Skipped {

@@ -62,6 +62,9 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := suite.CheckOut(*out); err != nil {
+		return fmt.Errorf("%w: --out: %v", errUsage, err)
+	}
 	if sn == 1 {
 		if err := checkWritable(*out); err != nil {
 			return err

@@ -41,6 +41,11 @@ func TestSuiteVerify(t *testing.T) {
 	require.ErrorContains(t, err, "1 mismatches")
 	require.Contains(t, stdout.String(), "MISMATCH .verdict")
 
+	// control --suite refuses protocol flags.
+	err = run(context.Background(), []string{"control", "--suite", "ci", "--track", "panel", "--out", filepath.Join(dir, "c.json")}, &stdout, &stderr)
+	require.ErrorIs(t, err, errUsage)
+	require.ErrorContains(t, err, "--track does not apply")
+
 	// Bad suites are usage errors naming the fix.
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"name": "x", "tracks": [{"name": "a"}]}`), 0o644))
@@ -51,8 +56,9 @@ func TestSuiteVerify(t *testing.T) {
 		{[]string{"--suite", "huge"}, "no built-in suite"},
 		{[]string{"--suite", bad}, "neither track nor dataset"},
 		{[]string{"--suite", "ci", "--ideas", "conv;nope"}, `ideas[1] = "nope"`},
+		{[]string{"--suite", "ci", "--out", filepath.Join(dir, "noext")}, "must end in .json"},
 	} {
-		err := run(context.Background(), append(append([]string{"suite"}, tc.args...), "--out", out), &stdout, &stderr)
+		err := run(context.Background(), append([]string{"suite", "--out", out}, tc.args...), &stdout, &stderr)
 		require.ErrorIs(t, err, errUsage)
 		require.True(t, strings.Contains(err.Error(), tc.want), err.Error())
 	}
