@@ -26,7 +26,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
 	shard := fs.String("shard", "", "I/N: run only shard I of every track's trials, without reports; when every shard is done, rerun without --shard (it reuses every trial) (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
-	plotDir := fs.String("plots", "", "also draw the suite's forest plot (PNG and SVG) into this directory")
+	plotDir := fs.String("plots", "", "also draw the suite's figures (forest plot, performance profile, ranks of several ideas; PNG and SVG) into this directory")
 	ideas := fs.String("ideas", "", "further idea arms on every track, ';'-separated, each on the track's baseline grid: e.g. 'conv;ema;gate:rho=0.9,beta=0.5' (added to the suite's own)")
 	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse a track whose every epoch of every trial would take longer than this even at the fastest core's peak rate")
 	if err := parseFlags(fs, args, stdout); err != nil {
