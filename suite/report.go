@@ -42,6 +42,9 @@ type Report struct {
 	// Verdict is the development aggregate's verdict, then the
 	// confirmation's where there is one ("better; confirmed: better").
 	Verdict string `json:"verdict"`
+	// Warnings name what weakens the verdict: a held-out track reported
+	// under more than one protocol (TrackResult.HeldOutRuns).
+	Warnings []string `json:"warnings,omitempty"`
 	// WallSeconds is the time the call that wrote the report took
 	// (trials reused from the store cost next to nothing); volatile,
 	// nothing is derived from it.
@@ -85,6 +88,12 @@ type TrackResult struct {
 	Reasons  []string `json:"reasons,omitempty"`
 	// InAggregate says whether the track enters its aggregate.
 	InAggregate bool `json:"in_aggregate"`
+	// HeldOutRuns, on a confirmation track, is how many different
+	// protocols (their trials, harness.Setup.TrialsSHA256) this suite's
+	// folder has reported the track under, this one included: a second
+	// one means its result was seen before the settings changed, so it
+	// no longer confirms anything (Report.Warnings says so).
+	HeldOutRuns int `json:"held_out_runs,omitempty"`
 }
 
 // Skipped is a track that did not run.
@@ -220,7 +229,7 @@ func direction(r *harness.Report) (stats.Direction, error) {
 // assemble builds a suite report from the track reports (in run order,
 // with their paths relative to the suite report and their bytes'
 // SHA-256): each track's row, and the two aggregates.
-func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, sums []string, skipped []Skipped) (*Report, error) {
+func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, sums []string, heldOut []int, skipped []Skipped) (*Report, error) {
 	out := &Report{SuiteVersion: Version, Name: spec.Name, Spec: spec, Skipped: skipped}
 	o := stats.DefaultSuiteOptions(spec.minEffectPct())
 	var dir stats.Direction
@@ -270,6 +279,9 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 			tr.CanJudge, tr.Reasons = inf.CanJudge, inf.Reasons
 		}
 		tr.InAggregate = tr.CanJudge || spec.IncludeAll
+		if t.Confirm {
+			tr.HeldOutRuns = heldOut[i]
+		}
 		if tr.InAggregate {
 			groups[t.Confirm] = append(groups[t.Confirm], i)
 		}
@@ -301,6 +313,11 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 		}
 	}
 	out.Verdict = verdict(out)
+	for _, t := range out.Tracks {
+		if t.HeldOutRuns > 1 {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("held-out track %s was reported under %d protocols in this suite's folder: its result was seen before the settings changed, so it confirms nothing; hold out a track nobody has run yet", t.Name, t.HeldOutRuns))
+		}
+	}
 	return out, nil
 }
 
@@ -456,6 +473,7 @@ func Verify(r *Report, path string, opt harness.VerifyOptions) ([]Finding, int) 
 	var reports []*harness.Report
 	var paths, sums []string
 	var specs []TrackSpec
+	var heldOut []int
 	byName := map[string]TrackSpec{}
 	for _, t := range r.Spec.Tracks {
 		byName[t.Name] = t
@@ -512,11 +530,12 @@ func Verify(r *Report, path string, opt harness.VerifyOptions) ([]Finding, int) 
 		}
 		checked += res.Checked
 		reports, paths, sums, specs = append(reports, tr), append(paths, t.Report), append(sums, t.ReportSHA256), append(specs, spec)
+		heldOut = append(heldOut, t.HeldOutRuns) // the folder's history: taken as recorded
 	}
 	if len(reports) != len(r.Tracks) {
 		return out, checked
 	}
-	again, err := assemble(r.Spec, specs, reports, paths, sums, r.Skipped)
+	again, err := assemble(r.Spec, specs, reports, paths, sums, heldOut, r.Skipped)
 	if err != nil {
 		return append(out, Finding{"suite", err.Error()}), checked
 	}

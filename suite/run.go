@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/ideabench/ideabench/internal/atomicfile"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/track"
@@ -99,6 +104,7 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 	var reports []*harness.Report
 	var specs []TrackSpec
 	var paths, sums []string
+	var heldOut []int
 	for i, pl := range plan {
 		if opt.Start != nil {
 			opt.Start(pl.spec.Name, i, len(plan))
@@ -135,12 +141,18 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 		if opt.Finish != nil {
 			opt.Finish(pl.spec.Name, r)
 		}
-		reports, specs, paths, sums = append(reports, r), append(specs, pl.spec), append(paths, rel), append(sums, sum)
+		n := 0
+		if pl.spec.Confirm {
+			if n, err = ledger(filepath.Join(dir, pl.spec.Name+".heldout"), r.Setup.TrialsSHA256); err != nil {
+				return nil, fmt.Errorf("suite: track %s: %w", pl.spec.Name, err)
+			}
+		}
+		reports, specs, paths, sums, heldOut = append(reports, r), append(specs, pl.spec), append(paths, rel), append(sums, sum), append(heldOut, n)
 	}
 	if opt.Shards > 1 {
 		return nil, nil
 	}
-	rep, err := assemble(s, specs, reports, paths, sums, skipped)
+	rep, err := assemble(s, specs, reports, paths, sums, heldOut, skipped)
 	if err != nil {
 		return nil, err
 	}
@@ -149,4 +161,23 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// ledger records that a held-out track was reported under the protocol
+// whose trials have digest sum: path holds one digest a line, each once,
+// in the order first reported. It returns how many it holds.
+func ledger(path, sum string) (int, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return 0, err
+	}
+	lines := strings.Fields(string(raw))
+	if !slices.Contains(lines, sum) {
+		lines = append(lines, sum)
+		data := []byte(strings.Join(lines, "\n") + "\n")
+		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return 0, err
+		}
+	}
+	return len(lines), nil
 }

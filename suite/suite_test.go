@@ -135,6 +135,26 @@ func TestRun(t *testing.T) {
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "in this order")
 
+	// The held-out track: reported once under this protocol, so no
+	// warning; run under another protocol, it confirms nothing.
+	require.Equal(t, 1, r2.Tracks[2].HeldOutRuns)
+	require.Empty(t, r2.Warnings)
+	changed := ciSpec(t)
+	changed.Tracks[2].Protocol = json.RawMessage(strings.Replace(string(changed.Tracks[2].Protocol), `"seeds":[0,1,2,3]`, `"seeds":[0,1,2,3,4]`, 1))
+	require.NotEqual(t, ciSpec(t).Tracks[2].Protocol, changed.Tracks[2].Protocol)
+	r3, err := Run(context.Background(), changed, Options{Out: out, DataDir: opt.DataDir, Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, 2, r3.Tracks[2].HeldOutRuns)
+	require.Len(t, r3.Warnings, 1)
+	require.Contains(t, r3.Warnings[0], "held-out track tiny was reported under 2 protocols")
+	back3, err := ReadReport(out)
+	require.NoError(t, err)
+	fs, _ = Verify(back3, out, harness.VerifyOptions{})
+	require.Empty(t, fs)
+	back3.Warnings = nil
+	fs, _ = Verify(back3, out, harness.VerifyOptions{})
+	require.NotEmpty(t, fs)
+
 	// A report path without .json is refused before anything runs.
 	_, err = Run(context.Background(), ciSpec(t), Options{Out: filepath.Join(dir, "noext")})
 	require.ErrorContains(t, err, "must end in .json")

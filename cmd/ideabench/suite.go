@@ -114,7 +114,11 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // printSuite writes a suite report's tables: one row a track, then each
 // aggregate.
 func printSuite(w io.Writer, r *suite.Report) {
-	fmt.Fprintf(w, "suite %s: %s\n\n", r.Name, r.Verdict)
+	fmt.Fprintf(w, "suite %s: %s\n", r.Name, r.Verdict)
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "track\tbaseline\tidea\tidea better by\ttrack verdict (p)\tcan judge\taggregate")
 	for _, t := range r.Tracks {
