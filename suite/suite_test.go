@@ -381,3 +381,29 @@ func TestControl(t *testing.T) {
 	_, err = Control(context.Background(), CI(), idea.Config{Name: "aa"}, 0, 0, dir, "", harness.Options{}, nil)
 	require.ErrorContains(t, err, "blocks = 0")
 }
+
+// TestShards: a suite run in two shards into one folder, then once
+// without a shard, trains nothing more and writes the report of a run
+// in one go.
+func TestShards(t *testing.T) {
+	dir := t.TempDir()
+	sharded := filepath.Join(dir, "a", "s.json")
+	for i := range 2 {
+		r, err := Run(context.Background(), CI(), Options{Out: sharded, Workers: 2, Shard: i, Shards: 2})
+		require.NoError(t, err)
+		require.Nil(t, r)
+	}
+	computed := 0
+	merged, err := Run(context.Background(), CI(), Options{Out: sharded, Workers: 2,
+		Finish: func(_ string, r *harness.Report) { computed += r.Run.TrialsRun }})
+	require.NoError(t, err)
+	require.Zero(t, computed, "the unsharded call reuses every trial")
+	whole, err := Run(context.Background(), CI(), Options{Out: filepath.Join(dir, "b", "s.json"), Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, whole.Development, merged.Development)
+	for i := range whole.Tracks {
+		w, m := whole.Tracks[i], merged.Tracks[i]
+		w.ReportSHA256, m.ReportSHA256 = "", "" // the run blocks differ
+		require.Equal(t, w, m)
+	}
+}
