@@ -33,6 +33,10 @@ type Report struct {
 	// Skipped are the tracks that did not run (their data set is not
 	// under the data directory), with the reason.
 	Skipped []Skipped `json:"skipped,omitempty"`
+	// HeldOut names the confirmation tracks not run in this report:
+	// they run with Options.Confirm (ideabench suite --confirm), once the
+	// idea's settings are settled on the development tracks.
+	HeldOut []string `json:"held_out,omitempty"`
 	// Development is the aggregate over the development tracks that can
 	// judge an idea (every development track with Spec.IncludeAll);
 	// Confirmation over the confirmation tracks alike. Nil where no
@@ -40,7 +44,8 @@ type Report struct {
 	Development  *Aggregate `json:"development,omitempty"`
 	Confirmation *Aggregate `json:"confirmation,omitempty"`
 	// Verdict is the development aggregate's verdict, then the
-	// confirmation's where there is one ("better; confirmed: better").
+	// confirmation's where there is one ("better; confirmed: better"),
+	// or "; confirmation held out" where its tracks did not run.
 	Verdict string `json:"verdict"`
 	// Warnings name what weakens the verdict: a held-out track reported
 	// under more than one protocol (TrackResult.HeldOutRuns).
@@ -229,8 +234,8 @@ func direction(r *harness.Report) (stats.Direction, error) {
 // assemble builds a suite report from the track reports (in run order,
 // with their paths relative to the suite report and their bytes'
 // SHA-256): each track's row, and the two aggregates.
-func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, sums []string, heldOut []int, skipped []Skipped) (*Report, error) {
-	out := &Report{SuiteVersion: Version, Name: spec.Name, Spec: spec, Skipped: skipped}
+func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, sums []string, heldOut []int, skipped []Skipped, held []string) (*Report, error) {
+	out := &Report{SuiteVersion: Version, Name: spec.Name, Spec: spec, Skipped: skipped, HeldOut: held}
 	o := stats.DefaultSuiteOptions(spec.minEffectPct())
 	var dir stats.Direction
 	groups := map[bool][]int{} // confirm -> indices of the tracks in the aggregate
@@ -396,8 +401,11 @@ func verdict(r *Report) string {
 	if r.Development != nil {
 		v = r.Development.Verdict
 	}
-	if r.Confirmation != nil {
+	switch {
+	case r.Confirmation != nil:
 		v += "; confirmed: " + r.Confirmation.Verdict
+	case len(r.HeldOut) > 0:
+		v += "; confirmation held out"
 	}
 	return v
 }
@@ -498,9 +506,21 @@ func Verify(r *Report, path string, opt harness.VerifyOptions) ([]Finding, int) 
 		}
 		skipped[sk.Name] = true
 	}
+	held := map[string]bool{}
+	for _, name := range r.HeldOut {
+		checked++
+		t, ok := byName[name]
+		switch {
+		case !ok || !t.Confirm:
+			out = append(out, Finding{"held_out", fmt.Sprintf("%s is not a confirmation track of the report's spec", name)})
+		case held[name] || skipped[name]:
+			out = append(out, Finding{"held_out", fmt.Sprintf("%s is listed twice", name)})
+		}
+		held[name] = true
+	}
 	var want []string
 	for _, t := range r.Spec.ordered() {
-		if !skipped[t.Name] {
+		if !skipped[t.Name] && !held[t.Name] {
 			want = append(want, t.Name)
 		}
 	}
@@ -535,7 +555,7 @@ func Verify(r *Report, path string, opt harness.VerifyOptions) ([]Finding, int) 
 	if len(reports) != len(r.Tracks) {
 		return out, checked
 	}
-	again, err := assemble(r.Spec, specs, reports, paths, sums, heldOut, r.Skipped)
+	again, err := assemble(r.Spec, specs, reports, paths, sums, heldOut, r.Skipped, r.HeldOut)
 	if err != nil {
 		return append(out, Finding{"suite", err.Error()}), checked
 	}

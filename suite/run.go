@@ -44,6 +44,10 @@ type Options struct {
 	// Version is the build's version, written into each track report's
 	// run block.
 	Version string
+	// Confirm runs the confirmation tracks too, after the development
+	// tracks. Without it they are held out (Report.HeldOut): settle the
+	// idea's settings on the development tracks first, then confirm once.
+	Confirm bool
 }
 
 // Dir is the directory of a suite report's track reports and trials: its
@@ -61,7 +65,8 @@ func CheckOut(out string) error {
 	return nil
 }
 
-// Run runs every track of s in order (development, then confirmation),
+// Run runs every development track of s, then with opt.Confirm every
+// confirmation track,
 // each as `ideabench run` would with its trials stored under the suite's
 // directory, so a killed suite resumes where it stopped, writes each
 // track's report, and returns the suite report (nil for a sharded call).
@@ -87,7 +92,12 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 	}
 	var plan []planned
 	var skipped []Skipped
+	var held []string
 	for _, t := range s.ordered() {
+		if t.Confirm && !opt.Confirm {
+			held = append(held, t.Name)
+			continue
+		}
 		p, err := s.TrackProtocol(t, opt.DataDir)
 		if errors.Is(err, track.ErrNotFound) {
 			skipped = append(skipped, Skipped{Name: t.Name, Reason: err.Error()})
@@ -152,7 +162,7 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 	if opt.Shards > 1 {
 		return nil, nil
 	}
-	rep, err := assemble(s, specs, reports, paths, sums, heldOut, skipped)
+	rep, err := assemble(s, specs, reports, paths, sums, heldOut, skipped, held)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "suite.json")
 	var started []string
-	opt := Options{Out: out, DataDir: filepath.Join(dir, "no-data"), Workers: 2,
+	opt := Options{Out: out, DataDir: filepath.Join(dir, "no-data"), Workers: 2, Confirm: true,
 		Start: func(name string, i, n int) { started = append(started, name) }}
 	r, err := Run(context.Background(), ciSpec(t), opt)
 	require.NoError(t, err)
@@ -142,7 +142,7 @@ func TestRun(t *testing.T) {
 	changed := ciSpec(t)
 	changed.Tracks[2].Protocol = json.RawMessage(strings.Replace(string(changed.Tracks[2].Protocol), `"seeds":[0,1,2,3]`, `"seeds":[0,1,2,3,4]`, 1))
 	require.NotEqual(t, ciSpec(t).Tracks[2].Protocol, changed.Tracks[2].Protocol)
-	r3, err := Run(context.Background(), changed, Options{Out: out, DataDir: opt.DataDir, Workers: 2})
+	r3, err := Run(context.Background(), changed, Options{Out: out, DataDir: opt.DataDir, Workers: 2, Confirm: true})
 	require.NoError(t, err)
 	require.Equal(t, 2, r3.Tracks[2].HeldOutRuns)
 	require.Len(t, r3.Warnings, 1)
@@ -406,4 +406,27 @@ func TestShards(t *testing.T) {
 		w.ReportSHA256, m.ReportSHA256 = "", "" // the run blocks differ
 		require.Equal(t, w, m)
 	}
+}
+
+// TestHeldOut: without Confirm the confirmation tracks do not run; the
+// report names them and verifies, and its verdict says so.
+func TestHeldOut(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.json")
+	r, err := Run(context.Background(), ciSpec(t), Options{Out: out, DataDir: dir, Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, []string{"tiny"}, r.HeldOut)
+	require.Len(t, r.Tracks, 2)
+	require.Nil(t, r.Confirmation)
+	require.True(t, strings.HasSuffix(r.Verdict, "; confirmation held out"), r.Verdict)
+	_, err = os.Stat(filepath.Join(dir, "s", "tiny.trials"))
+	require.True(t, os.IsNotExist(err), "a held-out track trains nothing")
+	back, err := ReadReport(out)
+	require.NoError(t, err)
+	fs, _ := Verify(back, out, harness.VerifyOptions{})
+	require.Empty(t, fs)
+	back.HeldOut = []string{"panel"}
+	fs, _ = Verify(back, out, harness.VerifyOptions{})
+	require.NotEmpty(t, fs)
+	require.Contains(t, fs[0].String(), "not a confirmation track")
 }

@@ -15,7 +15,7 @@ var errHelp = errors.New("help printed")
 // order.
 var synopses = []struct{ name, args, does string }{
 	{"run", "[protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--until-decided MAX]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
-	{"suite", "[--suite default|ci|FILE.json] [--data-dir DIR] [--ideas 'A;B;...'] [--out FILE] [--workers N] [--shard I/N] [--plots DIR]", "run the comparison on every track of a suite and give one verdict over them (each track's report beside it)"},
+	{"suite", "[--suite default|ci|FILE.json] [--data-dir DIR] [--confirm] [--ideas 'A;B;...'] [--out FILE] [--workers N] [--shard I/N] [--plots DIR]", "run the comparison on every track of a suite and give one verdict over them (each track's report beside it)"},
 	{"merge", "[--out FILE] DIR...", "merge the results directories of a sharded run into one report"},
 	{"plot", "REPORT.json [--out DIR] [--unverified]", "verify a report (or a suite report) and draw its figures"},
 	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},

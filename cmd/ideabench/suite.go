@@ -27,6 +27,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shard := fs.String("shard", "", "I/N: run only shard I of every track's trials, without reports; when every shard is done, rerun without --shard (it reuses every trial) (default from $"+envIndex+" and $"+envShards+")")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	plotDir := fs.String("plots", "", "also draw the suite's figures (forest plot, performance profile, ranks of several ideas; PNG and SVG) into this directory")
+	confirm := fs.Bool("confirm", false, "also run the confirmation (held-out) tracks, after the development tracks: do it once the idea's settings are settled on the development tracks (a held-out track reported under changed settings is flagged)")
 	ideas := fs.String("ideas", "", "further idea arms on every track, ';'-separated, each on the track's baseline grid: e.g. 'conv;ema;gate:rho=0.9,beta=0.5' (added to the suite's own)")
 	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse a track whose every epoch of every trial would take longer than this even at the fastest core's peak rate")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -79,7 +80,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	start := time.Now()
 	r, err := suite.Run(ctx, spec, suite.Options{
 		Out: *out, DataDir: *dataDir, Workers: *workers, Shard: si, Shards: sn, Limits: limits,
-		Warn: func(msg string) { bar.warn(msg) }, Version: version(),
+		Warn: func(msg string) { bar.warn(msg) }, Version: version(), Confirm: *confirm,
 		Start: func(name string, i, n int) {
 			bar.finish()
 			if !*quiet {
@@ -134,6 +135,9 @@ func printSuite(w io.Writer, r *suite.Report) {
 	tw.Flush()
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s: %s\n", s.Name, s.Reason)
+	}
+	if len(r.HeldOut) > 0 {
+		fmt.Fprintf(w, "held out (confirmation, run with --confirm once the settings are settled): %s\n", strings.Join(r.HeldOut, ", "))
 	}
 	for _, t := range r.Tracks {
 		if !t.InAggregate && len(t.Reasons) > 0 {
