@@ -281,6 +281,32 @@ func Interval(diffs []float64) (lo, hi float64, err error) {
 	return sm.Mean - half, sm.Mean + half, nil
 }
 
+// offScale reports where a reference level y lies against data spanning
+// [lo, hi]: "" when drawing it keeps the data readable (within one span
+// of the data, at least 10% of the larger end), else "above" or "below".
+// A line far from the data would stretch the axis until the data sit on
+// top of each other; such a level goes into the legend only, with its
+// value.
+func offScale(y, lo, hi float64) string {
+	span := math.Max(hi-lo, 0.1*math.Max(math.Abs(lo), math.Abs(hi)))
+	switch {
+	case y > hi+span:
+		return "above"
+	case y < lo-span:
+		return "below"
+	}
+	return ""
+}
+
+// offNote is a legend's note for a level offScale left out: "\n(above,
+// off the scale)".
+func offNote(where string) string {
+	if where == "" {
+		return ""
+	}
+	return "\n(" + where + ", off the scale)"
+}
+
 // headroom raises p's y maximum by frac of the data's span, room for
 // labels above the data.
 func headroom(p *plot.Plot, frac float64) {
@@ -382,20 +408,41 @@ func paired(r *harness.Report) (*figure, error) {
 		left.Add(dots(xys, col, draw.CircleGlyph{}, vg.Points(2.5)))
 	}
 
+	// The data's range, against which a reference level is drawn or only
+	// named (offScale).
+	dlo, dhi := math.Inf(1), math.Inf(-1)
+	for _, vs := range [][]float64{b, x} {
+		for _, v := range vs {
+			dlo, dhi = math.Min(dlo, v), math.Max(dhi, v)
+		}
+	}
+	for _, a := range r.Ideas {
+		for _, v := range a.Result.PerSeed {
+			if finite(v) {
+				dlo, dhi = math.Min(dlo, v), math.Max(dhi, v)
+			}
+		}
+	}
 	var ref *plotter.Line
+	refOff := ""
 	if f := r.ReferenceForecasters; f != nil && f.BestReference != "" {
 		if !finite(f.BestReferenceMSE) {
 			return nil, fmt.Errorf("reference_forecasters.best_reference_mse is %v", f.BestReferenceMSE)
 		}
 		ref = line(plotter.XYs{{X: left.X.Min, Y: f.BestReferenceMSE}, {X: left.X.Max, Y: f.BestReferenceMSE}}, colBlack, vg.Points(1), dotted)
-		left.Add(ref)
+		if refOff = offScale(f.BestReferenceMSE, dlo, dhi); refOff == "" {
+			left.Add(ref)
+		}
 	}
 	// The noise floor, where the track has one: how far both arms are
 	// from the best possible forecast.
 	var floor *plotter.Line
+	floorOff := ""
 	if f := r.ReferenceForecasters; f != nil && f.NoiseFloor > 0 && finite(f.NoiseFloor) {
 		floor = line(plotter.XYs{{X: left.X.Min, Y: f.NoiseFloor}, {X: left.X.Max, Y: f.NoiseFloor}}, colSeedGray, vg.Points(1), dashed)
-		left.Add(floor)
+		if floorOff = offScale(f.NoiseFloor, dlo, dhi); floorOff == "" {
+			left.Add(floor)
+		}
 	}
 
 	right := newPanel("idea − baseline per seed", "seed", "difference of test MSE")
@@ -461,10 +508,10 @@ func paired(r *harness.Report) (*figure, error) {
 	}
 	if ref != nil {
 		f := r.ReferenceForecasters
-		fig.legend.Add(fmt.Sprintf("best reference:\n%s %.4g", f.BestReference, f.BestReferenceMSE), ref)
+		fig.legend.Add(fmt.Sprintf("best reference:\n%s %.4g%s", f.BestReference, f.BestReferenceMSE, offNote(refOff)), ref)
 	}
 	if floor != nil {
-		fig.legend.Add(fmt.Sprintf("noise floor %.4g", r.ReferenceForecasters.NoiseFloor), floor)
+		fig.legend.Add(fmt.Sprintf("noise floor %.4g%s", r.ReferenceForecasters.NoiseFloor, offNote(floorOff)), floor)
 	}
 	fig.legend.Add("mean difference", mean)
 	if band != nil {
@@ -592,6 +639,18 @@ func sweep(r *harness.Report) (*figure, error) {
 			ref = line(plotter.XYs{{X: lo / 1.6, Y: y}, {X: hi * 1.6, Y: y}}, colBlack, vg.Points(1), dotted)
 		}
 	}
+	// The sweep's range (mean ± std of every cfg): a reference far from
+	// it is named in the legend only (offScale).
+	refOff := ""
+	if ref != nil {
+		dlo, dhi := math.Inf(1), math.Inf(-1)
+		for _, rows := range arms {
+			for _, rw := range rows {
+				dlo, dhi = math.Min(dlo, rw.mean-rw.std), math.Max(dhi, rw.mean+rw.std)
+			}
+		}
+		refOff = offScale(refY, dlo, dhi)
+	}
 	var panels []*plot.Plot
 	for a, rows := range arms {
 		var cfgs []harness.Cfg
@@ -671,14 +730,14 @@ func sweep(r *harness.Report) (*figure, error) {
 			p.Add(lb)
 		}
 		fig.legend.Add([]string{"baseline", "idea"}[a], dots(nil, col, draw.CircleGlyph{}, vg.Points(2.5)))
-		if ref != nil {
+		if ref != nil && refOff == "" {
 			p.Add(ref)
 		}
 		panels = append(panels, p)
 	}
 	fig.legend.Add("chosen cfg", ring)
 	if ref != nil {
-		fig.legend.Add(fmt.Sprintf("best reference, %s:\n%s %.4g", refSplit, refName, refY), ref)
+		fig.legend.Add(fmt.Sprintf("best reference, %s:\n%s %.4g%s", refSplit, refName, refY, offNote(refOff)), ref)
 	}
 	// One y range for both panels, with room above for the labels.
 	ymin, ymax := math.Inf(1), math.Inf(-1)

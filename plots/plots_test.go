@@ -426,3 +426,22 @@ func TestWriteSuiteProfile(t *testing.T) {
 	_, err = WriteSuite(r, t.TempDir(), Options{})
 	require.ErrorContains(t, err, "tracks[0].idea_test[0]")
 }
+
+// TestOffScale: a reference level more than the data's span away (at
+// least 10% of the data's larger end) is named, not drawn.
+func TestOffScale(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		y, lo, hi float64
+		want      string
+	}{
+		{"inside", 0.165, 0.16, 0.17, ""},
+		{"near_above", 0.18, 0.16, 0.17, ""}, // span max(0.01, 0.017)
+		{"far_above", 0.6485, 0.16, 0.17, "above"},
+		{"far_below", 0.0397, 0.16, 0.17, "below"},
+		{"one_value", 0.105, 0.1, 0.1, ""}, // span 10% of 0.1
+		{"one_value_far", 0.2, 0.1, 0.1, "above"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, offScale(tc.y, tc.lo, tc.hi)) })
+	}
+}
