@@ -949,7 +949,13 @@ func gate(r *harness.Report) (*figure, error) {
 		legend: newLegend(),
 	}
 	gain := newPanel("gain by position (dotted: predicted steady gain)", "", "gain g (1 = open)")
-	state := newPanel("", "position t in the window", "state s (attention energy)")
+	xLabel := "token t in the window"
+	if r.Setup != nil {
+		if pl := r.Setup.Protocol.Arch.Patch; pl > 1 {
+			xLabel = fmt.Sprintf("token t in the window (a token is %d positions)", pl)
+		}
+	}
+	state := newPanel("", xLabel, "state s (attention energy)")
 	for _, p := range []*plot.Plot{gain, state} {
 		p.X.Min, p.X.Max = 0, max(1, float64(t-1))
 	}

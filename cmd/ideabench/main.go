@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
@@ -603,13 +604,7 @@ func printSummary(w io.Writer, r *harness.Report) {
 		fmt.Fprintf(w, " stopped at %d seeds (%d saved): %s\n", sq.StoppedAt, sq.SeedsSaved, sq.Verdict)
 	}
 	if s := r.MechanismSignature.MechanismSignature; len(s.Laws) > 0 {
-		held := 0
-		for _, l := range s.Laws {
-			if l.Holds() {
-				held++
-			}
-		}
-		fmt.Fprintf(w, "mechanism laws: %d of %d hold (confirmed: %v)\n", held, len(s.Laws), s.Confirmed)
+		fmt.Fprintln(w, lawsLine(s.Laws, s.Confirmed))
 	}
 }
 
@@ -688,4 +683,27 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %d mismatches", report, bad)
 	}
 	return nil
+}
+
+// lawsLine is the summary's line of the mechanism laws: how many hold,
+// and each one that fails with what it got and wanted.
+func lawsLine(laws []idea.Law, confirmed bool) string {
+	held := 0
+	var failed []string
+	for _, l := range laws {
+		if l.Holds() {
+			held++
+			continue
+		}
+		want := fmt.Sprintf("%.4g ± %.2g", l.Want, l.Tol)
+		if l.AtLeast {
+			want = fmt.Sprintf(">= %.4g", l.Want)
+		}
+		failed = append(failed, fmt.Sprintf("%s: got %.4g, want %s", l.Name, l.Got, want))
+	}
+	line := fmt.Sprintf("mechanism laws: %d of %d hold (confirmed: %v)", held, len(laws), confirmed)
+	if len(failed) > 0 {
+		line += "; failed: " + strings.Join(failed, "; ")
+	}
+	return line
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
@@ -250,4 +251,16 @@ func TestDatasetsCommand(t *testing.T) {
 	}
 	require.Contains(t, out.String(), "differs from the published file")
 	require.Contains(t, out.String(), "missing")
+}
+
+// TestLawsLine: the summary names each law that fails.
+func TestLawsLine(t *testing.T) {
+	laws := []idea.Law{
+		{Name: "steady gain", Got: 0.81, Want: 0.8, Tol: 0.05},
+		{Name: "state pole", Got: 0.7, Want: 0.9, Tol: 0.05},
+		{Name: "gain below one", Got: 0.4, Want: 0.5, AtLeast: true},
+	}
+	require.Equal(t, "mechanism laws: 1 of 3 hold (confirmed: false); failed: state pole: got 0.7, want 0.9 ± 0.05; gain below one: got 0.4, want >= 0.5",
+		lawsLine(laws, false))
+	require.Equal(t, "mechanism laws: 1 of 1 hold (confirmed: true)", lawsLine(laws[:1], true))
 }
