@@ -17,7 +17,7 @@ const BenchVersion = 1
 
 // Report is the JSON report. Every field of the seed report
 // (../shared/seed/seed-report.json) keeps its name, nesting and meaning;
-// additions stand under new keys (see README).
+// additions stand under new keys (see docs/report.md).
 type Report struct {
 	BenchVersion       int         `json:"bench_version"`
 	Track              string      `json:"track"`

@@ -94,7 +94,7 @@ type jsonValue struct {
 }
 
 // jsonPath writes a path as a config or report field is named in the
-// README: keys joined by dots, indices in brackets ("idea[1].epochs"). A key
+// docs: keys joined by dots, indices in brackets ("idea[1].epochs"). A key
 // that is not a plain identifier is quoted in brackets (`["a b"]`).
 func jsonPath(path []any) string {
 	var b strings.Builder

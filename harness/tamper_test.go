@@ -107,7 +107,7 @@ func tamper(raw []byte, keys []any) ([]byte, error) {
 // input it covers; a change the decoder refuses must name the leaf too.
 // No leaf is exempt: every derived leaf is rebuilt by Derive and
 // compared, every input is covered by its digest (Setup.Digests), the run
-// block by its own (README, "What verify checks").
+// block by its own (docs/report.md, the report and verify).
 func sweepLeaves(t *testing.T, r *Report) (total, named int) {
 	t.Helper()
 	raw, err := r.Marshal()
