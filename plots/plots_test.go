@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -443,5 +444,68 @@ func TestOffScale(t *testing.T) {
 		{"one_value_far", 0.2, 0.1, 0.1, "above"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, offScale(tc.y, tc.lo, tc.hi)) })
+	}
+}
+
+// TestWriteHTML: the report page is one self-contained file that opens
+// with the verdict and the trust signals, holds every figure inline as
+// SVG, loads nothing and runs nothing, and is the same bytes for the same
+// report.
+func TestWriteHTML(t *testing.T) {
+	r := report(t)
+	dir := t.TempDir()
+	path := HTMLPath(dir)
+	require.NoError(t, WriteHTML(r, path))
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	page := string(raw)
+	v := strings.Index(page, `id="verdict">`+r.Comparison.Verdict+`<`)
+	require.Greater(t, v, 0, "the verdict")
+	trust := strings.Index(page, "How far to trust it")
+	first := strings.Index(page, "<svg")
+	require.Greater(t, trust, v)
+	require.Greater(t, first, trust, "figures come after the verdict and the trust signals")
+	for _, want := range []string{"competent", "judge an idea", "Power at the protocol", "Reference forecasters"} {
+		require.True(t, strings.Contains(page, want), "the page lacks %q", want)
+	}
+	for _, name := range []string{"paired", "sweep", "budget"} {
+		require.True(t, strings.Contains(page, `<figure id="`+name+`">`), "no %s figure", name)
+	}
+	for _, bad := range []string{"<script", `src="http`, `href="http`, "url(http", "@import", "<?xml"} {
+		require.False(t, strings.Contains(page, bad), "the page holds %q: it must load and run nothing, its SVGs inline", bad)
+	}
+	require.NoError(t, WriteHTML(r, path))
+	again, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, raw, again)
+
+	// In a real browser where one is installed: it renders without a
+	// console error, and a screenshot is kept.
+	var browser string
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no headless Chromium installed (Debian: apt-get install chromium)")
+	}
+	shot := filepath.Join(dir, "report.png")
+	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--enable-logging=stderr", "--v=0", "--window-size=1280,2400", "--screenshot="+shot, "file://"+path)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, line := range strings.Split(string(out), "\n") {
+		require.NotContains(t, line, "CONSOLE", "a console message: %s", line)
+		require.NotContains(t, line, "Uncaught", line)
+	}
+	st, err := os.Stat(shot)
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(10000), "a screenshot of the rendered page")
+	if keep := os.Getenv("IDEABENCH_SCREENSHOT"); keep != "" {
+		png, err := os.ReadFile(shot)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(keep, png, 0o644))
 	}
 }

@@ -52,13 +52,23 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 
 // writePlots draws r's figures into dir at the default size (plots.Write)
 // and prints "plot: PATH" for each file written, also those written before
-// an error. run --plots DIR calls it with the report it just wrote.
+// an error, then writes the report's page (plots.WriteHTML, report.html)
+// and prints "page: PATH". run --plots DIR calls it with the report it
+// just wrote.
 func writePlots(r *harness.Report, dir string, stdout io.Writer) error {
 	paths, err := plots.Write(r, dir, plots.Options{})
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "plot:", p)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	page := plots.HTMLPath(dir)
+	if err := plots.WriteHTML(r, page); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "page:", page)
+	return nil
 }
 
 // plotSuite draws a suite report's forest plot after verifying it (as

@@ -16,12 +16,20 @@ import (
 
 var figureFiles = []string{"paired.png", "paired.svg", "sweep.png", "sweep.svg", "gate.png", "gate.svg", "loss.png", "loss.svg", "budget.png", "budget.svg"}
 
-// plotLines are the paths cmdPlot printed, base names only.
+// plotLines are the paths cmdPlot printed, base names only: the
+// figures, then the page (report.html) last.
 func plotLines(t *testing.T, stdout string) []string {
 	t.Helper()
 	var got []string
-	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	for i, l := range lines {
 		p, ok := strings.CutPrefix(l, "plot: ")
+		if i == len(lines)-1 {
+			p, ok = strings.CutPrefix(l, "page: ")
+			require.True(t, ok, "the last line names the page: %s", l)
+			require.Equal(t, "report.html", filepath.Base(p))
+			break
+		}
 		require.True(t, ok, l)
 		got = append(got, filepath.Base(p))
 	}
