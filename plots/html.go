@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/suite"
 )
 
 // WriteHTML writes one self-contained HTML page of the report to path:
@@ -200,6 +202,158 @@ figure svg { width: 100%; height: auto; }
 {{if .References}}<h2>Reference forecasters (test)</h2>
 <table><tr><th>forecaster</th><th>test MSE</th></tr>
 {{range .References}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
+<h2>Figures</h2>
+{{range .Figures}}<figure id="{{.Name}}">{{.SVG}}<figcaption>{{.Name}}</figcaption></figure>
+{{end}}</body>
+</html>
+`))
+
+// WriteSuiteHTML writes one self-contained HTML page of a suite report
+// to path, as WriteHTML does for a track's: the suite's verdict and its
+// warnings first, then each aggregate's statistics (and its idea arms),
+// every track's row with why it is in an aggregate or not, and the
+// figures of WriteSuite inline as SVG.
+func WriteSuiteHTML(r *suite.Report, path string) error {
+	if r == nil {
+		return errors.New("plots: no suite report")
+	}
+	var figs []htmlFigure
+	add := func(name string, fig *figure, err error) error {
+		if err != nil {
+			return fmt.Errorf("plots: %s: %w", name, err)
+		}
+		if fig == nil {
+			return nil
+		}
+		c := newCanvas("svg", DefaultWidth, DefaultHeight)
+		fig.draw(draw.New(c))
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			return fmt.Errorf("plots: %s: %w", name, err)
+		}
+		svg := buf.String()
+		if i := strings.Index(svg, "<svg"); i > 0 {
+			svg = svg[i:]
+		}
+		figs = append(figs, htmlFigure{Name: name, SVG: template.HTML(svg)})
+		return nil
+	}
+	fig, err := forest(r)
+	if err := add("forest", fig, err); err != nil {
+		return err
+	}
+	fig, err = profile(r)
+	if err := add("profile", fig, err); err != nil {
+		return err
+	}
+	for _, a := range []struct {
+		name string
+		g    *suite.Aggregate
+	}{{"ranks", r.Development}, {"ranks-confirmation", r.Confirmation}} {
+		if a.g != nil && a.g.Ideas != nil {
+			fig, err := ranks(r.Name, a.g)
+			if err := add(a.name, fig, err); err != nil {
+				return err
+			}
+		}
+	}
+	pc := func(e float64) string { return fmt.Sprintf("%+.2f%%", 100*math.Expm1(e)) }
+	type agg struct {
+		Name, Verdict string
+		Rows          []htmlRow
+		Ideas         []htmlRow
+	}
+	data := struct {
+		Title, Verdict string
+		Warnings       []string
+		Notes          []string
+		Aggregates     []agg
+		Tracks         []htmlRow
+		Figures        []htmlFigure
+	}{Title: "ideabench suite " + r.Name, Verdict: r.Verdict, Warnings: r.Warnings, Figures: figs}
+	for _, s := range r.Skipped {
+		data.Notes = append(data.Notes, "skipped "+s.Name+": "+s.Reason)
+	}
+	if len(r.HeldOut) > 0 {
+		data.Notes = append(data.Notes, "held out, not yet run (ideabench suite --confirm): "+strings.Join(r.HeldOut, ", "))
+	}
+	for _, a := range []struct {
+		name string
+		g    *suite.Aggregate
+	}{{"development", r.Development}, {"confirmation", r.Confirmation}} {
+		if a.g == nil {
+			continue
+		}
+		g := a.g
+		x := agg{Name: fmt.Sprintf("%s (%s)", a.name, strings.Join(g.Tracks, ", ")), Verdict: g.Verdict}
+		x.Rows = []htmlRow{
+			{[]string{"idea better by (mean log ratio over tracks)", fmt.Sprintf("%s, 95%% interval [%s, %s]", pc(g.Mean), pc(g.Lo), pc(g.Hi))}},
+			{[]string{"p (stratified, selection-aware)", fmt.Sprintf("%.3g (%s)", g.PValue, g.Method)}},
+			{[]string{"practically equivalent within", fmt.Sprintf("±%s: 90%% interval [%s, %s]", strings.TrimPrefix(pc(g.ROPE), "+"), pc(g.EqLo), pc(g.EqHi))}},
+			{[]string{"interquartile mean", fmt.Sprintf("%s [%s, %s]", pc(g.IQM), pc(g.IQMLo), pc(g.IQMHi))}},
+			{[]string{"probability of improvement", fmt.Sprintf("%.2f [%.2f, %.2f]", g.PoI, g.PoILo, g.PoIHi)}},
+			{[]string{"Bayesian signed-rank: P(worse, equivalent, better)", fmt.Sprintf("%.2f, %.2f, %.2f", g.PWorse, g.PEquivalent, g.PBetter)}},
+		}
+		if h := g.Hierarchical; h != nil {
+			x.Rows = append(x.Rows, htmlRow{[]string{"hierarchical model, next track: P(worse, equivalent, better)", fmt.Sprintf("%.2f, %.2f, %.2f; mean effect %s", h.PWorse, h.PEquivalent, h.PBetter, pc(h.Delta0))}})
+		}
+		if ia := g.Ideas; ia != nil {
+			for _, c := range ia.Comparisons {
+				x.Ideas = append(x.Ideas, htmlRow{[]string{c.Name, fmt.Sprintf("%+.2f%%", c.MeanPct), fmt.Sprintf("%.3g", c.PValue), fmt.Sprintf("%.3g", c.PValueHolm), c.VerdictHolm}})
+			}
+		}
+		data.Aggregates = append(data.Aggregates, x)
+	}
+	for _, t := range r.Tracks {
+		in := "no: " + strings.Join(t.Reasons, "; ")
+		switch {
+		case t.InAggregate && t.Confirm:
+			in = "confirmation"
+		case t.InAggregate:
+			in = "development"
+		}
+		data.Tracks = append(data.Tracks, htmlRow{[]string{t.Name, fmt.Sprintf("%.4g", t.Baseline), fmt.Sprintf("%.4g", t.Idea),
+			fmt.Sprintf("%+.2f%% [%+.2f, %+.2f]", t.EffectPct, t.EffectLoPct, t.EffectHiPct), fmt.Sprintf("%s (p %.3g)", t.Verdict, t.PValue), in}})
+	}
+	var buf bytes.Buffer
+	if err := suitePageTemplate.Execute(&buf, data); err != nil {
+		return fmt.Errorf("plots: html: %w", err)
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+		return fmt.Errorf("plots: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+var suitePageTemplate = template.Must(template.New("suite").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: 'Liberation Serif', 'Times New Roman', Times, serif; max-width: 52rem; margin: 1.5rem auto; padding: 0 1rem; color: #111; }
+.verdict { font-size: 1.6rem; font-weight: bold; margin: 0.3rem 0 1rem 0; }
+.warnings { color: #8a1c1c; }
+table { border-collapse: collapse; margin: 0.5rem 0 1rem 0; }
+td, th { border-bottom: 1px solid #ccc; padding: 0.2rem 0.6rem; text-align: left; vertical-align: top; }
+figure { margin: 1rem 0; page-break-inside: avoid; }
+figure svg { width: 100%; height: auto; }
+@media print { body { max-width: none; } }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="verdict" id="verdict">{{.Verdict}}</p>
+{{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Notes}}<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{range .Aggregates}}<h2>{{.Name}}: {{.Verdict}}</h2>
+<table>{{range .Rows}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>
+{{if .Ideas}}<table><tr><th>idea arm</th><th>effect</th><th>p</th><th>Holm p</th><th>verdict (Holm)</th></tr>
+{{range .Ideas}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
+{{end}}<h2>Tracks</h2>
+<table><tr><th>track</th><th>baseline</th><th>idea</th><th>idea better by</th><th>track's verdict</th><th>aggregate</th></tr>
+{{range .Tracks}}<tr>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>
 <h2>Figures</h2>
 {{range .Figures}}<figure id="{{.Name}}">{{.SVG}}<figcaption>{{.Name}}</figcaption></figure>
 {{end}}</body>

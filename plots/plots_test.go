@@ -509,3 +509,37 @@ func TestWriteHTML(t *testing.T) {
 		require.NoError(t, os.WriteFile(keep, png, 0o644))
 	}
 }
+
+// TestWriteSuiteHTML: a suite's page opens with its verdict, holds each
+// aggregate, every track and the figures inline, and loads and runs
+// nothing; in a real browser where one is installed it renders without a
+// console message.
+func TestWriteSuiteHTML(t *testing.T) {
+	dir := t.TempDir()
+	s := suite.CI()
+	s.IncludeAll = true
+	r, err := suite.Run(context.Background(), s, suite.Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
+	require.NoError(t, err)
+	path := HTMLPath(dir)
+	require.NoError(t, WriteSuiteHTML(r, path))
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	page := string(raw)
+	v := strings.Index(page, `id="verdict">`+r.Verdict+`<`)
+	require.Greater(t, v, 0, "the verdict")
+	for _, want := range []string{"development (panel, sequence)", "stratified, selection-aware", "probability of improvement", "<h2>Tracks</h2>", `<figure id="forest">`, `<figure id="profile">`} {
+		i := strings.Index(page, want)
+		require.Greater(t, i, v, "the page lacks %q after the verdict", want)
+	}
+	for _, bad := range []string{"<script", `src="http`, `href="http`, "url(http", "@import", "<?xml"} {
+		require.False(t, strings.Contains(page, bad), "the page holds %q", bad)
+	}
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no headless Chromium installed (Debian: apt-get install chromium)")
+	}
+	out, err := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+		"--window-size=1280,2400", "--screenshot="+filepath.Join(dir, "suite.png"), "file://"+path).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.False(t, strings.Contains(string(out), "CONSOLE"), "%s", out)
+}

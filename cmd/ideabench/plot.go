@@ -88,11 +88,20 @@ func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) er
 }
 
 // writeSuitePlots draws a suite report's figures into dir and prints
-// "plot: PATH" for each file written.
+// "plot: PATH" for each file written, then its page (report.html,
+// plots.WriteSuiteHTML) and "page: PATH".
 func writeSuitePlots(r *suite.Report, dir string, stdout io.Writer) error {
 	paths, err := plots.WriteSuite(r, dir, plots.Options{})
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "plot:", p)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	page := plots.HTMLPath(dir)
+	if err := plots.WriteSuiteHTML(r, page); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "page:", page)
+	return nil
 }
