@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
 )
 
@@ -27,28 +27,15 @@ func WriteHTML(r *harness.Report, path string) error {
 	if r == nil {
 		return errors.New("plots: no report")
 	}
-	var figs []htmlFigure
-	for _, name := range figures {
-		fig, err := builders[name](r)
-		if err != nil {
-			return fmt.Errorf("plots: %s: %w", name, err)
-		}
-		if fig == nil {
-			continue
-		}
-		c := newCanvas("svg", DefaultWidth, DefaultHeight)
-		fig.draw(draw.New(c))
-		var buf bytes.Buffer
-		if _, err := c.WriteTo(&buf); err != nil {
-			return fmt.Errorf("plots: %s: %w", name, err)
-		}
-		svg := buf.String()
-		if i := strings.Index(svg, "<svg"); i > 0 {
-			svg = svg[i:] // drop the XML declaration: the SVG sits inside HTML
-		}
-		figs = append(figs, htmlFigure{Name: name, SVG: template.HTML(svg)})
+	figs, err := reportFigures(r)
+	if err != nil {
+		return err
 	}
-	page, err := htmlPage(r, figs)
+	inline, err := inlineFigures(figs)
+	if err != nil {
+		return err
+	}
+	page, err := htmlPage(r, inline)
 	if err != nil {
 		return err
 	}
@@ -56,6 +43,26 @@ func WriteHTML(r *harness.Report, path string) error {
 		return fmt.Errorf("plots: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// inlineFigures draws each figure as SVG at the default size, for a page:
+// the XML declaration dropped, the SVG sits inside HTML.
+func inlineFigures(figs []named) ([]htmlFigure, error) {
+	var out []htmlFigure
+	for _, f := range figs {
+		c := newCanvas("svg", DefaultWidth, DefaultHeight)
+		f.fig.draw(draw.New(c))
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
+			return nil, fmt.Errorf("plots: %s: %w", f.name, err)
+		}
+		svg := buf.String()
+		if i := strings.Index(svg, "<svg"); i > 0 {
+			svg = svg[i:]
+		}
+		out = append(out, htmlFigure{Name: f.name, SVG: template.HTML(svg)})
+	}
+	return out, nil
 }
 
 // htmlFigure is one figure of the page, its SVG inline.
@@ -217,47 +224,15 @@ func WriteSuiteHTML(r *suite.Report, path string) error {
 	if r == nil {
 		return errors.New("plots: no suite report")
 	}
-	var figs []htmlFigure
-	add := func(name string, fig *figure, err error) error {
-		if err != nil {
-			return fmt.Errorf("plots: %s: %w", name, err)
-		}
-		if fig == nil {
-			return nil
-		}
-		c := newCanvas("svg", DefaultWidth, DefaultHeight)
-		fig.draw(draw.New(c))
-		var buf bytes.Buffer
-		if _, err := c.WriteTo(&buf); err != nil {
-			return fmt.Errorf("plots: %s: %w", name, err)
-		}
-		svg := buf.String()
-		if i := strings.Index(svg, "<svg"); i > 0 {
-			svg = svg[i:]
-		}
-		figs = append(figs, htmlFigure{Name: name, SVG: template.HTML(svg)})
-		return nil
-	}
-	fig, err := forest(r)
-	if err := add("forest", fig, err); err != nil {
+	built, err := suiteFigures(r)
+	if err != nil {
 		return err
 	}
-	fig, err = profile(r)
-	if err := add("profile", fig, err); err != nil {
+	figs, err := inlineFigures(built)
+	if err != nil {
 		return err
 	}
-	for _, a := range []struct {
-		name string
-		g    *suite.Aggregate
-	}{{"ranks", r.Development}, {"ranks-confirmation", r.Confirmation}} {
-		if a.g != nil && a.g.Ideas != nil {
-			fig, err := ranks(r.Name, a.g)
-			if err := add(a.name, fig, err); err != nil {
-				return err
-			}
-		}
-	}
-	pc := func(e float64) string { return fmt.Sprintf("%+.2f%%", 100*math.Expm1(e)) }
+	pc := func(e float64) string { return fmt.Sprintf("%+.2f%%", stats.Pct(e)) }
 	type agg struct {
 		Name, Verdict string
 		Rows          []htmlRow

@@ -108,10 +108,22 @@ func Write(r *harness.Report, dir string, opt Options) ([]string, error) {
 	if !(opt.Width > 0 && opt.Height > 0 && opt.Width <= maxSize && opt.Height <= maxSize) {
 		return nil, fmt.Errorf("plots: figure size %.5gpt x %.5gpt; need each in (0, 1 m]", float64(opt.Width), float64(opt.Height))
 	}
-	type named struct {
-		name string
-		fig  *figure
+	figs, err := reportFigures(r)
+	if err != nil {
+		return nil, err
 	}
+	return writeFigures(dir, figs, opt)
+}
+
+// named is a figure with its file name.
+type named struct {
+	name string
+	fig  *figure
+}
+
+// reportFigures builds every figure of figures the report has data for,
+// in that order.
+func reportFigures(r *harness.Report) ([]named, error) {
 	var figs []named
 	for _, name := range figures {
 		fig, err := builders[name](r)
@@ -122,6 +134,13 @@ func Write(r *harness.Report, dir string, opt Options) ([]string, error) {
 			figs = append(figs, named{name, fig})
 		}
 	}
+	return figs, nil
+}
+
+// writeFigures draws each figure into dir (created if needed) as
+// NAME.FORMAT for every one of formats, each file written atomically, and
+// returns the paths written, also those before an error.
+func writeFigures(dir string, figs []named, opt Options) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plots: creating %s: %w", dir, err)
 	}

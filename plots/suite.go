@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
 )
 
@@ -38,10 +35,17 @@ func WriteSuite(r *suite.Report, dir string, opt Options) ([]string, error) {
 	if opt.Height == 0 {
 		opt.Height = DefaultHeight
 	}
-	type named struct {
-		name string
-		fig  *figure
+	figs, err := suiteFigures(r)
+	if err != nil {
+		return nil, err
 	}
+	return writeFigures(dir, figs, opt)
+}
+
+// suiteFigures builds a suite report's figures: the forest plot, the
+// performance profile where there is one, and the ranks of each
+// aggregate of several idea arms.
+func suiteFigures(r *suite.Report) ([]named, error) {
 	fig, err := forest(r)
 	if err != nil {
 		return nil, fmt.Errorf("plots: forest: %w", err)
@@ -65,22 +69,7 @@ func WriteSuite(r *suite.Report, dir string, opt Options) ([]string, error) {
 		}
 		figs = append(figs, named{a.name, fig})
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("plots: creating %s: %w", dir, err)
-	}
-	var paths []string
-	for _, f := range figs {
-		for _, format := range formats {
-			c := newCanvas(format, opt.Width, opt.Height)
-			f.fig.draw(draw.New(c))
-			path := filepath.Join(dir, f.name+"."+format)
-			if err := atomicfile.Write(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
-				return paths, fmt.Errorf("plots: writing %s: %w", path, err)
-			}
-			paths = append(paths, path)
-		}
-	}
-	return paths, nil
+	return figs, nil
 }
 
 // ranks is the critical-difference figure of an aggregate's arms: each
@@ -165,12 +154,11 @@ func forest(r *suite.Report) (*figure, error) {
 		if a.g == nil {
 			continue
 		}
-		pc := func(e float64) float64 { return 100 * math.Expm1(e) }
 		if !finite(a.g.Mean, a.g.Lo, a.g.Hi) {
 			return nil, fmt.Errorf("%s: effect %v [%v, %v] is not finite", a.name, a.g.Mean, a.g.Lo, a.g.Hi)
 		}
-		rows = append(rows, row{label: fmt.Sprintf("%s: %s", a.name, a.g.Verdict), mid: pc(a.g.Mean), lo: pc(a.g.Lo), hi: pc(a.g.Hi), in: true, agg: true})
-		rope = pc(a.g.ROPE)
+		rows = append(rows, row{label: fmt.Sprintf("%s: %s", a.name, a.g.Verdict), mid: stats.Pct(a.g.Mean), lo: stats.Pct(a.g.Lo), hi: stats.Pct(a.g.Hi), in: true, agg: true})
+		rope = stats.Pct(a.g.ROPE)
 	}
 	if len(rows) == 0 {
 		return nil, errors.New("the report has no tracks")

@@ -232,7 +232,7 @@ func Suite(tracks []SuiteTrack, dir Direction, o SuiteOptions) (SuiteResult, err
 		return e / k, scale / k, per
 	}
 	mean, scale, per := effects(true)
-	r := SuiteResult{Effects: per, Mean: mean, MeanPct: pct(mean), ROPE: o.ROPE}
+	r := SuiteResult{Effects: per, Mean: mean, MeanPct: Pct(mean), ROPE: o.ROPE}
 	for _, e := range per {
 		r.TrackMeans = append(r.TrackMeans, meanOf(e))
 	}
@@ -395,8 +395,9 @@ func checkPaired(b, x Arm) error {
 	return nil
 }
 
-// pct is 100·(exp(e)-1): a log ratio as a percent change.
-func pct(e float64) float64 { return 100 * math.Expm1(e) }
+// Pct is 100·(exp(e)-1): a log ratio e of a suite (SuiteResult) as the
+// percent change it stands for.
+func Pct(e float64) float64 { return 100 * math.Expm1(e) }
 
 func meanOf(x []float64) float64 {
 	var s float64

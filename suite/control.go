@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 
@@ -178,7 +177,7 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 			return nil, fmt.Errorf("suite: control block %d: %w", k, err)
 		}
 		res.PerBlock = append(res.PerBlock, ControlBlock{Seeds: seeds0, Tracks: names, MeanPct: agg.MeanPct, PValue: agg.PValue,
-			EqLoPct: pct(agg.EqLo), EqHiPct: pct(agg.EqHi), Verdict: agg.Verdict})
+			EqLoPct: stats.Pct(agg.EqLo), EqHiPct: stats.Pct(agg.EqHi), Verdict: agg.Verdict})
 		if agg.PValue < o.Alpha {
 			rejects++
 		}
@@ -203,6 +202,3 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 	}
 	return res, nil
 }
-
-// pct is 100·(exp(e)-1).
-func pct(e float64) float64 { return 100 * math.Expm1(e) }

@@ -279,7 +279,7 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 			tr.BestReference, tr.BestReferenceMSE = f.Best()
 		}
 		half := stats.MDE(one.Effects[0], o.Alpha)
-		tr.EffectLoPct, tr.EffectHiPct = 100*math.Expm1(one.Mean-half), 100*math.Expm1(one.Mean+half)
+		tr.EffectLoPct, tr.EffectHiPct = stats.Pct(one.Mean-half), stats.Pct(one.Mean+half)
 		if inf := r.Informativeness; inf != nil {
 			tr.CanJudge, tr.Reasons = inf.CanJudge, inf.Reasons
 		}

@@ -134,15 +134,9 @@ func parseIdea(s string) (idea.Config, error) { return idea.Parse(s) }
 
 // suiteControl is control --suite (suite.Control).
 func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks int, base uint64, out, results string, workers int, quiet bool, maxHours float64, stdout, stderr io.Writer) error {
-	var spec suite.Spec
-	var err error
-	if strings.HasSuffix(name, ".json") {
-		spec, err = suite.Load(name)
-	} else {
-		spec, err = suite.Named(name)
-	}
+	spec, err := loadSuite(name)
 	if err != nil {
-		return fmt.Errorf("%w: --suite: %v", errUsage, err)
+		return err
 	}
 	ic, err := parseIdea(ideaSpec)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
 )
 
@@ -36,15 +36,9 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: suite takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("suite"))
 	}
-	var spec suite.Spec
-	var err error
-	if strings.HasSuffix(*name, ".json") {
-		spec, err = suite.Load(*name)
-	} else {
-		spec, err = suite.Named(*name)
-	}
+	spec, err := loadSuite(*name)
 	if err != nil {
-		return fmt.Errorf("%w: --suite: %v", errUsage, err)
+		return err
 	}
 	if *ideas != "" {
 		spec.Ideas = append(spec.Ideas, strings.Split(*ideas, ";")...)
@@ -112,6 +106,20 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// loadSuite is --suite: a suite file (NAME.json, suite.Load) or a
+// built-in suite (suite.Named); errors wrap errUsage.
+func loadSuite(name string) (suite.Spec, error) {
+	load := suite.Named
+	if strings.HasSuffix(name, ".json") {
+		load = suite.Load
+	}
+	spec, err := load(name)
+	if err != nil {
+		return spec, fmt.Errorf("%w: --suite: %v", errUsage, err)
+	}
+	return spec, nil
+}
+
 // printSuite writes a suite report's tables: one row a track, then each
 // aggregate.
 func printSuite(w io.Writer, r *suite.Report) {
@@ -152,17 +160,16 @@ func printSuite(w io.Writer, r *suite.Report) {
 			continue
 		}
 		g := a.agg
-		pc := func(e float64) float64 { return 100 * math.Expm1(e) }
 		fmt.Fprintf(w, "\n%s (%s): %s\n", a.name, strings.Join(g.Tracks, ", "), g.Verdict)
 		fmt.Fprintf(w, "  idea better by %+.2f%% (mean log ratio over tracks), 95%% interval [%+.2f%%, %+.2f%%], p = %.3g (stratified, selection-aware)\n",
-			g.MeanPct, pc(g.Lo), pc(g.Hi), g.PValue)
-		fmt.Fprintf(w, "  practically equivalent within ±%.2f%%: 90%% interval [%+.2f%%, %+.2f%%]\n", pc(g.ROPE), pc(g.EqLo), pc(g.EqHi))
+			g.MeanPct, stats.Pct(g.Lo), stats.Pct(g.Hi), g.PValue)
+		fmt.Fprintf(w, "  practically equivalent within ±%.2f%%: 90%% interval [%+.2f%%, %+.2f%%]\n", stats.Pct(g.ROPE), stats.Pct(g.EqLo), stats.Pct(g.EqHi))
 		fmt.Fprintf(w, "  IQM %+.2f%% [%+.2f%%, %+.2f%%]; probability of improvement %.2f [%.2f, %.2f]\n",
-			pc(g.IQM), pc(g.IQMLo), pc(g.IQMHi), g.PoI, g.PoILo, g.PoIHi)
+			stats.Pct(g.IQM), stats.Pct(g.IQMLo), stats.Pct(g.IQMHi), g.PoI, g.PoILo, g.PoIHi)
 		fmt.Fprintf(w, "  Bayesian signed-rank over tracks: P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f\n", g.PWorse, g.PEquivalent, g.PBetter)
 		if h := g.Hierarchical; h != nil {
 			fmt.Fprintf(w, "  hierarchical model (seeds in tracks), next track: P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f; mean effect %+.2f%%\n",
-				h.PWorse, h.PEquivalent, h.PBetter, pc(h.Delta0))
+				h.PWorse, h.PEquivalent, h.PBetter, stats.Pct(h.Delta0))
 		}
 		if ia := g.Ideas; ia != nil {
 			fmt.Fprintf(w, "  idea arms against the baseline (Holm over %d):\n", len(ia.Comparisons))
