@@ -187,27 +187,14 @@ func Suite(tracks []SuiteTrack, dir Direction, o SuiteOptions) (SuiteResult, err
 	logs := make([]SuiteTrack, len(tracks))
 	total := 0
 	for k, t := range tracks {
-		if err := checkPaired(t.Baseline, t.Idea); err != nil {
+		l, err := logTrack(t)
+		if err != nil {
 			return SuiteResult{}, fmt.Errorf("stats: Suite: track %d: %w", k, err)
 		}
-		b, x := clone(t.Baseline), clone(t.Idea)
-		for _, a := range []Arm{b, x} {
-			for j := range a.Test {
-				for i, v := range a.Test[j] {
-					if !(v > 0) || math.IsInf(v, 0) {
-						return SuiteResult{}, fmt.Errorf("stats: Suite: track %d, cfg %d, seed %d: test metric %v; a log ratio needs finite metrics > 0", k, j, i, v)
-					}
-					a.Test[j][i] = math.Log(v)
-				}
-			}
-		}
-		logs[k] = SuiteTrack{b, x}
-		total += len(b.Val[0])
+		logs[k] = l
+		total += len(l.Baseline.Val[0])
 	}
-	sign := 1.0 // e = sign·(ln b - ln x)
-	if dir == HigherIsBetter {
-		sign = -1
-	}
+	sign := effectSign(dir)
 	// effects returns E and, with keep, each track's per-seed effects.
 	effects := func(keep bool) (float64, float64, [][]float64) {
 		var e, scale float64
@@ -346,6 +333,52 @@ func Suite(tracks []SuiteTrack, dir Direction, o SuiteOptions) (SuiteResult, err
 	}
 	r.Verdict = SuiteVerdict(r.PValue, r.Mean, r.EqLo, r.EqHi, o)
 	return r, nil
+}
+
+// TrackEffects returns one track's per-seed effects as Suite computes
+// them (e_ki above: each arm's cfg chosen by Arm.Select, the signed log
+// ratio of their test metrics), after the same checks.
+func TrackEffects(t SuiteTrack, dir Direction) ([]float64, error) {
+	l, err := logTrack(t)
+	if err != nil {
+		return nil, fmt.Errorf("stats: TrackEffects: %w", err)
+	}
+	b, x := l.Baseline.Test[l.Baseline.Select(dir)], l.Idea.Test[l.Idea.Select(dir)]
+	e := make([]float64, len(b))
+	for i := range b {
+		e[i] = effectSign(dir) * (b[i] - x[i])
+	}
+	return e, nil
+}
+
+// effectSign is the sign of an effect ln b - ln x: positive when the
+// idea is better in dir.
+func effectSign(dir Direction) float64 {
+	if dir == HigherIsBetter {
+		return -1
+	}
+	return 1
+}
+
+// logTrack checks t (paired grids, finite val metrics, finite test
+// metrics > 0) and returns a copy with the logarithms of its test
+// metrics.
+func logTrack(t SuiteTrack) (SuiteTrack, error) {
+	if err := checkPaired(t.Baseline, t.Idea); err != nil {
+		return SuiteTrack{}, err
+	}
+	b, x := clone(t.Baseline), clone(t.Idea)
+	for _, a := range []Arm{b, x} {
+		for j := range a.Test {
+			for i, v := range a.Test[j] {
+				if !(v > 0) || math.IsInf(v, 0) {
+					return SuiteTrack{}, fmt.Errorf("cfg %d, seed %d: test metric %v; a log ratio needs finite metrics > 0", j, i, v)
+				}
+				a.Test[j][i] = math.Log(v)
+			}
+		}
+	}
+	return SuiteTrack{b, x}, nil
 }
 
 // SuiteVerdict is Suite's verdict from its p-value, its effect E and the

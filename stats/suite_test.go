@@ -386,3 +386,25 @@ func TestHierarchicalReference(t *testing.T) {
 		})
 	}
 }
+
+// TestTrackEffects: one track's effects are those Suite reports for it,
+// after the same checks.
+func TestTrackEffects(t *testing.T) {
+	tr := SuiteTrack{Baseline: Arm{Val: [][]float64{{0.3, 0.31}, {0.2, 0.21}}, Test: [][]float64{{0.3, 0.32}, {0.2, 0.22}}},
+		Idea: Arm{Val: [][]float64{{0.25, 0.24}, {0.26, 0.27}}, Test: [][]float64{{0.19, 0.2}, {0.3, 0.3}}}}
+	for _, dir := range []Direction{LowerIsBetter, HigherIsBetter} {
+		e, err := TrackEffects(tr, dir)
+		require.NoError(t, err)
+		r, err := Suite([]SuiteTrack{tr}, dir, quickSuite())
+		require.NoError(t, err)
+		require.Equal(t, r.Effects[0], e)
+	}
+	// Lower is better: cfg 1 of the baseline (val 0.205), cfg 0 of the
+	// idea (val 0.245): e = ln(0.2/0.19), ln(0.22/0.2).
+	e, err := TrackEffects(tr, LowerIsBetter)
+	require.NoError(t, err)
+	require.InDeltaSlice(t, []float64{math.Log(0.2 / 0.19), math.Log(0.22 / 0.2)}, e, 1e-15)
+	tr.Idea.Test[0][1] = 0
+	_, err = TrackEffects(tr, LowerIsBetter)
+	require.ErrorContains(t, err, "cfg 0, seed 1: test metric 0")
+}

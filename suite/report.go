@@ -257,20 +257,21 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 			return nil, fmt.Errorf("suite: track %s (%s): %w", t.Name, paths[i], err)
 		}
 		arms[i] = stats.SuiteTrack{Baseline: all[i][0], Idea: all[i][1]}
-		one, err := stats.Suite([]stats.SuiteTrack{arms[i]}, dir, quick(o))
+		effects, err := stats.TrackEffects(arms[i], dir)
 		if err != nil {
 			return nil, fmt.Errorf("suite: track %s: %w", t.Name, err)
 		}
 		for a := 2; a < len(all[i]); a++ { // the further idea arms, checked here to name them
-			if _, err := stats.Suite([]stats.SuiteTrack{{Baseline: all[i][0], Idea: all[i][a]}}, dir, quick(o)); err != nil {
+			if _, err := stats.TrackEffects(stats.SuiteTrack{Baseline: all[i][0], Idea: all[i][a]}, dir); err != nil {
 				return nil, fmt.Errorf("suite: track %s, idea arm %s: %w", t.Name, names[i][a], err)
 			}
 		}
+		mean := meanOf(effects)
 		tr := TrackResult{
 			Name: t.Name, Track: r.Track, Dataset: t.Dataset, Confirm: t.Confirm,
 			Report: paths[i], ReportSHA256: sums[i],
 			Baseline: r.Baseline.Full.Mean, Idea: r.Idea.Mean,
-			Effects: one.Effects[0], EffectPct: one.MeanPct,
+			Effects: effects, EffectPct: stats.Pct(mean),
 			PValue: r.Comparison.PValue, Verdict: r.Comparison.Verdict,
 		}
 		tr.BaselineTest = arms[i].Baseline.Test[arms[i].Baseline.Select(dir)]
@@ -278,8 +279,8 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 		if f := r.ReferenceForecasters; f != nil {
 			tr.BestReference, tr.BestReferenceMSE = f.Best()
 		}
-		half := stats.MDE(one.Effects[0], o.Alpha)
-		tr.EffectLoPct, tr.EffectHiPct = stats.Pct(one.Mean-half), stats.Pct(one.Mean+half)
+		half := stats.MDE(effects, o.Alpha)
+		tr.EffectLoPct, tr.EffectHiPct = stats.Pct(mean-half), stats.Pct(mean+half)
 		if inf := r.Informativeness; inf != nil {
 			tr.CanJudge, tr.Reasons = inf.CanJudge, inf.Reasons
 		}
@@ -387,12 +388,6 @@ func meanOf(x []float64) float64 {
 		s += v
 	}
 	return s / float64(len(x))
-}
-
-// quick is o for one track's effect alone: only its mean is read.
-func quick(o stats.SuiteOptions) stats.SuiteOptions {
-	o.ExactMaxN, o.Draws, o.Boot, o.Bayes = 0, 1, 1, 1
-	return o
 }
 
 // verdict is the report's headline from its aggregates.
