@@ -218,10 +218,10 @@ func Suite(tracks []SuiteTrack, dir Direction, o SuiteOptions) (SuiteResult, err
 		k := float64(len(logs))
 		return e / k, scale / k, per
 	}
-	mean, scale, per := effects(true)
-	r := SuiteResult{Effects: per, Mean: mean, MeanPct: Pct(mean), ROPE: o.ROPE}
+	obsMean, scale, per := effects(true)
+	r := SuiteResult{Effects: per, Mean: obsMean, MeanPct: Pct(obsMean), ROPE: o.ROPE}
 	for _, e := range per {
-		r.TrackMeans = append(r.TrackMeans, meanOf(e))
+		r.TrackMeans = append(r.TrackMeans, mean(e))
 	}
 
 	// The permutation test. Seeds are numbered across tracks, track by
@@ -241,7 +241,7 @@ func Suite(tracks []SuiteTrack, dir Direction, o SuiteOptions) (SuiteResult, err
 			t.Baseline.Diverged[j][i], t.Idea.Diverged[j][i] = t.Idea.Diverged[j][i], t.Baseline.Diverged[j][i]
 		}
 	}
-	obs := math.Abs(mean)
+	obs := math.Abs(obsMean)
 	tol := tieRelTol * scale
 	hits := 0
 	if total <= o.ExactMaxN {
@@ -432,21 +432,13 @@ func checkPaired(b, x Arm) error {
 // percent change it stands for.
 func Pct(e float64) float64 { return 100 * math.Expm1(e) }
 
-func meanOf(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
-
 // iqm is the interquartile mean of x: the mean after dropping ⌊n/4⌋
 // values from each end of the sorted x (x itself is left unchanged).
 func iqm(x []float64) float64 {
 	s := slices.Clone(x)
 	slices.Sort(s)
 	cut := len(s) / 4
-	return meanOf(s[cut : len(s)-cut])
+	return mean(s[cut : len(s)-cut])
 }
 
 // BayesResult holds the posterior probabilities of the Bayesian

@@ -266,7 +266,7 @@ func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, su
 				return nil, fmt.Errorf("suite: track %s, idea arm %s: %w", t.Name, names[i][a], err)
 			}
 		}
-		mean := meanOf(effects)
+		mean := stats.Summarize(effects).Mean
 		tr := TrackResult{
 			Name: t.Name, Track: r.Track, Dataset: t.Dataset, Confirm: t.Confirm,
 			Report: paths[i], ReportSHA256: sums[i],
@@ -370,7 +370,7 @@ func ideaArms(specs []TrackSpec, idx []int, all [][]stats.Arm, names [][]string,
 	for _, i := range idx {
 		row := make([]float64, len(arms))
 		for a, arm := range all[i] {
-			row[a] = meanOf(arm.Test[arm.Select(dir)])
+			row[a] = stats.Summarize(arm.Test[arm.Select(dir)]).Mean
 		}
 		scores = append(scores, row)
 	}
@@ -380,14 +380,6 @@ func ideaArms(specs []TrackSpec, idx []int, all [][]stats.Arm, names [][]string,
 	}
 	out.Friedman = f
 	return out, nil
-}
-
-func meanOf(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }
 
 // verdict is the report's headline from its aggregates.
