@@ -252,15 +252,8 @@ func WriteSuiteHTML(r *suite.Report, path string) error {
 	if len(r.HeldOut) > 0 {
 		data.Notes = append(data.Notes, "held out, not yet run (ideabench suite --confirm): "+strings.Join(r.HeldOut, ", "))
 	}
-	for _, a := range []struct {
-		name string
-		g    *suite.Aggregate
-	}{{"development", r.Development}, {"confirmation", r.Confirmation}} {
-		if a.g == nil {
-			continue
-		}
-		g := a.g
-		x := agg{Name: fmt.Sprintf("%s (%s)", a.name, strings.Join(g.Tracks, ", ")), Verdict: g.Verdict}
+	for _, g := range r.Aggregates() {
+		x := agg{Name: fmt.Sprintf("%s (%s)", g.Name, strings.Join(g.Tracks, ", ")), Verdict: g.Verdict}
 		x.Rows = []htmlRow{
 			{[]string{"idea better by (mean log ratio over tracks)", fmt.Sprintf("%s, 95%% interval [%s, %s]", pc(g.Mean), pc(g.Lo), pc(g.Hi))}},
 			{[]string{"p (stratified, selection-aware)", fmt.Sprintf("%.3g (%s)", g.PValue, g.Method)}},

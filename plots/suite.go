@@ -56,18 +56,19 @@ func suiteFigures(r *suite.Report) ([]named, error) {
 	} else if prof != nil {
 		figs = append(figs, named{"profile", prof})
 	}
-	for _, a := range []struct {
-		name string
-		g    *suite.Aggregate
-	}{{"ranks", r.Development}, {"ranks-confirmation", r.Confirmation}} {
-		if a.g == nil || a.g.Ideas == nil {
+	for _, g := range r.Aggregates() {
+		if g.Ideas == nil {
 			continue
 		}
-		fig, err := ranks(r.Name, a.g)
-		if err != nil {
-			return nil, fmt.Errorf("plots: %s: %w", a.name, err)
+		name := "ranks" // the development aggregate's
+		if g.Name != "development" {
+			name += "-" + g.Name
 		}
-		figs = append(figs, named{a.name, fig})
+		fig, err := ranks(r.Name, g.Aggregate)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %s: %w", name, err)
+		}
+		figs = append(figs, named{name, fig})
 	}
 	return figs, nil
 }
@@ -147,18 +148,12 @@ func forest(r *suite.Report) (*figure, error) {
 		rows = append(rows, row{label: label, mid: t.EffectPct, lo: t.EffectLoPct, hi: t.EffectHiPct, in: t.InAggregate})
 	}
 	var rope float64
-	for _, a := range []struct {
-		name string
-		g    *suite.Aggregate
-	}{{"development", r.Development}, {"confirmation", r.Confirmation}} {
-		if a.g == nil {
-			continue
+	for _, g := range r.Aggregates() {
+		if !finite(g.Mean, g.Lo, g.Hi) {
+			return nil, fmt.Errorf("%s: effect %v [%v, %v] is not finite", g.Name, g.Mean, g.Lo, g.Hi)
 		}
-		if !finite(a.g.Mean, a.g.Lo, a.g.Hi) {
-			return nil, fmt.Errorf("%s: effect %v [%v, %v] is not finite", a.name, a.g.Mean, a.g.Lo, a.g.Hi)
-		}
-		rows = append(rows, row{label: fmt.Sprintf("%s: %s", a.name, a.g.Verdict), mid: stats.Pct(a.g.Mean), lo: stats.Pct(a.g.Lo), hi: stats.Pct(a.g.Hi), in: true, agg: true})
-		rope = stats.Pct(a.g.ROPE)
+		rows = append(rows, row{label: fmt.Sprintf("%s: %s", g.Name, g.Verdict), mid: stats.Pct(g.Mean), lo: stats.Pct(g.Lo), hi: stats.Pct(g.Hi), in: true, agg: true})
+		rope = stats.Pct(g.ROPE)
 	}
 	if len(rows) == 0 {
 		return nil, errors.New("the report has no tracks")

@@ -101,6 +101,24 @@ type TrackResult struct {
 	HeldOutRuns int `json:"held_out_runs,omitempty"`
 }
 
+// NamedAggregate is one of a report's aggregates with its name.
+type NamedAggregate struct {
+	Name string // "development" or "confirmation"
+	*Aggregate
+}
+
+// Aggregates returns the report's aggregates that are present,
+// development first.
+func (r *Report) Aggregates() []NamedAggregate {
+	var out []NamedAggregate
+	for _, a := range []NamedAggregate{{"development", r.Development}, {"confirmation", r.Confirmation}} {
+		if a.Aggregate != nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // Skipped is a track that did not run.
 type Skipped struct {
 	Name   string `json:"name"`

@@ -152,15 +152,8 @@ func printSuite(w io.Writer, r *suite.Report) {
 			fmt.Fprintf(w, "%s left out of the aggregate: %s\n", t.Name, strings.Join(t.Reasons, "; "))
 		}
 	}
-	for _, a := range []struct {
-		name string
-		agg  *suite.Aggregate
-	}{{"development", r.Development}, {"confirmation", r.Confirmation}} {
-		if a.agg == nil {
-			continue
-		}
-		g := a.agg
-		fmt.Fprintf(w, "\n%s (%s): %s\n", a.name, strings.Join(g.Tracks, ", "), g.Verdict)
+	for _, g := range r.Aggregates() {
+		fmt.Fprintf(w, "\n%s (%s): %s\n", g.Name, strings.Join(g.Tracks, ", "), g.Verdict)
 		fmt.Fprintf(w, "  idea better by %+.2f%% (mean log ratio over tracks), 95%% interval [%+.2f%%, %+.2f%%], p = %.3g (stratified, selection-aware)\n",
 			g.MeanPct, stats.Pct(g.Lo), stats.Pct(g.Hi), g.PValue)
 		fmt.Fprintf(w, "  practically equivalent within ±%.2f%%: 90%% interval [%+.2f%%, %+.2f%%]\n", stats.Pct(g.ROPE), stats.Pct(g.EqLo), stats.Pct(g.EqHi))
