@@ -2,12 +2,8 @@ package harness
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -15,7 +11,6 @@ import (
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
-	"github.com/ideabench/ideabench/track"
 )
 
 // DeriveVersion names the derivation: what Derive computes from its
@@ -139,14 +134,14 @@ func deriveSequential(in Inputs) (*Report, error) {
 		if r, err = derive(sub); err != nil {
 			return nil, err
 		}
-		if rec.add(r, p.Alpha) || m == n {
+		if addLook(rec, r, p.Alpha) || m == n {
 			break
 		}
 	}
 	if got := rec.Looks[len(rec.Looks)-1].NSeeds; got != n {
 		return nil, fmt.Errorf("harness: derive: the design stopped at %d seeds, but the trials run to %d", got, n)
 	}
-	rec.finish(p.Alpha)
+	finish(rec, p.Alpha)
 	r.Setup.Protocol = p
 	r.Sequential, r.EarlyStop = rec, nil // the looks answer what early_stop would
 	r.seal()
@@ -206,7 +201,7 @@ func derive(in Inputs) (*Report, error) {
 	r.MechanismSignature.TrackRationale = trackRationale(p)
 
 	minEff := p.minEffect(r.Baseline.Full.Mean, dir)
-	cmp, err := p.comparison("idea", base, bBest, ideaArm, iBest, p.Idea, dir, minEff, !in.look)
+	cmp, err := comparison(p, "idea", base, bBest, ideaArm, iBest, p.Idea, dir, minEff, !in.look)
 	if err != nil {
 		return nil, err
 	}
@@ -214,13 +209,13 @@ func derive(in Inputs) (*Report, error) {
 	for k, a := range p.Ideas {
 		arm := armTable(trials, results, ideasArm(k), len(a.Grid))
 		sweep, best := ideaSweep(a.Grid, arm, dir)
-		c, err := p.comparison(a.Name, base, bBest, arm, best, a.Grid, dir, minEff, !in.look)
+		c, err := comparison(p, a.Name, base, bBest, arm, best, a.Grid, dir, minEff, !in.look)
 		if err != nil {
 			return nil, err
 		}
 		r.Ideas = append(r.Ideas, IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
 	}
-	r.holm(dir)
+	holm(r, dir)
 	for _, n := range in.DataNotes {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, "data: "+n)
 	}
@@ -306,7 +301,7 @@ func derive(in Inputs) (*Report, error) {
 		}
 	}
 	if !in.look {
-		if es, err := p.earlyStop(base, ideaArm); err == nil {
+		if es, err := earlyStop(p, base, ideaArm); err == nil {
 			r.EarlyStop = es
 		}
 	}
@@ -347,7 +342,7 @@ func signatureOf(c Cfg, seed uint64, res Result) SignatureJSON {
 // selectionAware reports whether the protocol's headline test is the
 // selection-aware one: in every profile but seed, which keeps the seed
 // report's sign-flip test.
-func (p Protocol) selectionAware() bool { return p.Profile != "seed" }
+func selectionAware(p Protocol) bool { return p.Profile != "seed" }
 
 // ideaSweep summarizes an idea arm's grid from its per-cfg val and test
 // metrics and picks its cfg (stats.Arm.Select).
@@ -368,7 +363,7 @@ func ideaSweep(grid []Cfg, a stats.Arm, dir stats.Direction) ([]IdeaRow, int) {
 // the selection-aware test when the grids pair, the sign-flip test
 // otherwise, with a warning saying why. estimates false leaves out the
 // intervals and power.
-func (p Protocol) comparison(name string, b stats.Arm, bBest int, x stats.Arm, xBest int, xGrid []Cfg, dir stats.Direction, minEffect float64, estimates bool) (Comparison, error) {
+func comparison(p Protocol, name string, b stats.Arm, bBest int, x stats.Arm, xBest int, xGrid []Cfg, dir stats.Direction, minEffect float64, estimates bool) (Comparison, error) {
 	opt := stats.DefaultOptions()
 	opt.Alpha = p.Alpha
 	bs, xs := b.Test[bBest], x.Test[xBest]
@@ -385,12 +380,12 @@ func (p Protocol) comparison(name string, b stats.Arm, bBest int, x stats.Arm, x
 		out.Warnings = append(out.Warnings, w.Error())
 	}
 	if estimates {
-		if err := out.estimate(bs, xs, dir, minEffect); err != nil {
+		if err := estimate(&out, bs, xs, dir, minEffect); err != nil {
 			return Comparison{}, err
 		}
 	}
 	switch {
-	case len(b.Val) != len(x.Val) && p.selectionAware():
+	case len(b.Val) != len(x.Val) && selectionAware(p):
 		out.Warnings = append(out.Warnings, fmt.Sprintf(
 			"unpaired grids: the baseline has %d cfgs and %s %d, so the selection-aware test cannot pair them and the verdict is the sign-flip test on the chosen cfgs, conditional on each arm's choice: when the arms choose different cfgs it calls an idea that does nothing significant more often than alpha; give both arms grids of the same length, cfg j against cfg j",
 			len(b.Val), name, len(x.Val)))
@@ -400,7 +395,7 @@ func (p Protocol) comparison(name string, b stats.Arm, bBest int, x stats.Arm, x
 			return Comparison{}, fmt.Errorf("harness: selection-aware test: %w", err)
 		}
 		vs := stats.VerdictOf(sel, out.DeltaMean, p.Alpha, dir, out.NPairs)
-		if p.selectionAware() {
+		if selectionAware(p) {
 			pc := out.PValue
 			out.PValueConditional, out.VerdictConditional = &pc, out.Verdict
 			out.PValue, out.Verdict, out.Test = sel, vs, TestSelection
@@ -430,7 +425,7 @@ const StatsSeed = 1
 // estimate adds the interval estimates and the power analysis to c (from
 // two or more pairs): stats.IntervalsOf and stats.PowerOf at c.Alpha,
 // seeded with StatsSeed, with minEffect as the effect of interest.
-func (c *Comparison) estimate(b, x []float64, dir stats.Direction, minEffect float64) error {
+func estimate(c *Comparison, b, x []float64, dir stats.Direction, minEffect float64) error {
 	if len(b) < 2 {
 		return nil
 	}
@@ -449,7 +444,7 @@ func (c *Comparison) estimate(b, x []float64, dir stats.Direction, minEffect flo
 // holm adjusts the headline p-values of every idea arm (the idea and
 // Ideas) with Holm's step-down method and sets their Holm verdicts; a
 // run of one idea has nothing to adjust.
-func (r *Report) holm(dir stats.Direction) {
+func holm(r *Report, dir stats.Direction) {
 	if len(r.Ideas) == 0 {
 		return
 	}
@@ -752,339 +747,6 @@ func keptEpoch(r Result, patience int) int {
 		}
 	}
 	return best
-}
-
-// forecasters evaluates the reference forecasters on the test and val
-// windows, each fitted in closed form on the train windows of the target
-// channel: persistence, seasonal persistence (when the track has a period
-// that fits in the context), the least-squares linear map of the window
-// (one per-channel map, DLinear-style; with one channel, the linear AR
-// forecaster) and the same map on last-value-centred windows (NLinear).
-//
-// On a track of several series (ds.Series: csv channels "independent"
-// or "mixed"; the maps read each series' target column)
-// the maps are fitted from the normal equations of the series
-// (track.FitSeries), linear_ar and linear_centred once for all channels
-// and again per channel (linear_ar_per_channel, linear_centred_per_channel).
-func forecasters(ds *track.Dataset) (*Forecasters, error) {
-	if len(ds.Series) > 0 {
-		return seriesForecasters(ds)
-	}
-	tr := track.Univariate(&ds.Train, ds.Target)
-	va, te := track.Univariate(&ds.Val, ds.Target), track.Univariate(&ds.Test, ds.Target)
-	lin, err := track.FitLinear(&tr)
-	if err != nil {
-		return nil, fmt.Errorf("harness: linear reference forecaster: %w", err)
-	}
-	cen, err := track.FitLinearCentred(&tr)
-	if err != nil {
-		return nil, fmt.Errorf("harness: centred linear reference forecaster: %w", err)
-	}
-	lc := cen.MSE(&te)
-	f := &Forecasters{Persistence: track.Persistence(&te, 0), LinearAR: lin.MSE(&te), LinearCentred: &lc,
-		Val: &ReferenceVal{Persistence: track.Persistence(&va, 0), LinearAR: lin.MSE(&va), LinearCentred: cen.MSE(&va)}}
-	if p := ds.Period; p >= 1 && p <= te.T {
-		s, v := track.SeasonalPersistence(&te, 0, p), track.SeasonalPersistence(&va, 0, p)
-		f.SeasonalPersistence, f.SeasonalPeriod, f.Val.SeasonalPersistence = &s, p, &v
-	}
-	if ds.HasNoiseFloor {
-		f.NoiseFloor = ds.NoiseFloor
-	}
-	return f, nil
-}
-
-// references is forecasters on a track built at one look-back; on a
-// track built at several (the grid tunes Cfg.Context) each reference
-// that reads the window's length (the linear maps; seasonal persistence
-// needs its period inside the window) is fitted at every look-back and
-// takes the one of least val MSE, ties to the shorter, the way the arms
-// choose their cfgs: the reference gets the same tuning as the models.
-// Forecasters.Contexts records the choices.
-//
-// ts are the grid's look-backs (Protocol.contexts); the last result is
-// kept (refCache), so a run that checks them before training (Run) does
-// not fit them again to assemble its report.
-func references(ds *track.Dataset, ts []int) (*Forecasters, error) {
-	f, err := refCache.get(refKey{ds, fmt.Sprint(ts)}, func() (*Forecasters, error) { return fitReferences(ds, ts) })
-	if err != nil {
-		return nil, err
-	}
-	return f.raw(), nil // a copy: the kept value is never a report's
-}
-
-// refKey identifies a track's references: the dataset (by identity) and
-// the grid's look-backs.
-type refKey struct {
-	ds *track.Dataset
-	ts string
-}
-
-var refCache = recent[refKey, *Forecasters]{n: 1}
-
-// fitReferences computes references.
-func fitReferences(ds *track.Dataset, ts []int) (*Forecasters, error) {
-	if len(ts) <= 1 {
-		if len(ts) == 1 {
-			ds = ds.At(ts[0])
-		}
-		return forecasters(ds)
-	}
-	var best *Forecasters
-	for _, t := range ts {
-		f, err := forecasters(ds.At(t))
-		if err != nil {
-			return nil, fmt.Errorf("harness: at look-back %d: %w", t, err)
-		}
-		if best == nil {
-			best = f
-			best.Contexts = map[string]int{}
-			for _, name := range contextual {
-				if _, ok := f.ValMSE(name); ok {
-					best.Contexts[name] = t
-				}
-			}
-			continue
-		}
-		for _, name := range contextual {
-			v, ok := f.ValMSE(name)
-			if !ok {
-				continue
-			}
-			if bv, had := best.ValMSE(name); !had || v < bv {
-				best.take(f, name)
-				best.Contexts[name] = t
-			}
-		}
-	}
-	return best, nil
-}
-
-// contextual are the references whose forecast depends on the look-back.
-var contextual = []string{"seasonal_persistence", "linear_ar", "linear_centred", "linear_ar_per_channel", "linear_centred_per_channel"}
-
-// take sets the test and val MSE of reference name in f to g's (a
-// fresh value, not shared with another).
-func (f *Forecasters) take(g *Forecasters, name string) {
-	switch name {
-	case "seasonal_persistence":
-		f.SeasonalPersistence, f.Val.SeasonalPersistence, f.SeasonalPeriod = g.SeasonalPersistence, g.Val.SeasonalPersistence, g.SeasonalPeriod
-	case "linear_ar":
-		f.LinearAR, f.Val.LinearAR = g.LinearAR, g.Val.LinearAR
-	case "linear_centred":
-		f.LinearCentred, f.Val.LinearCentred = g.LinearCentred, g.Val.LinearCentred
-	case "linear_ar_per_channel":
-		f.LinearARPerChannel, f.Val.LinearARPerChannel = g.LinearARPerChannel, g.Val.LinearARPerChannel
-	case "linear_centred_per_channel":
-		f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = g.LinearCentredPerChannel, g.Val.LinearCentredPerChannel
-	default:
-		panic("harness: Forecasters.take: unknown reference " + name)
-	}
-}
-
-// seriesForecasters is forecasters on a track of several univariate
-// series (the series layout).
-func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
-	trs, vas, tes := track.TargetSeries(&ds.Train), track.TargetSeries(&ds.Val), track.TargetSeries(&ds.Test)
-	tr, va, te := &trs, &vas, &tes
-	f := &Forecasters{Persistence: track.Persistence(te, 0), Val: &ReferenceVal{Persistence: track.Persistence(va, 0)}}
-	for _, centred := range []bool{false, true} {
-		shared, err := track.FitSeries(tr, centred)
-		if err != nil {
-			return nil, fmt.Errorf("harness: linear reference forecaster (shared, centred %v): %w", centred, err)
-		}
-		per, err := track.FitPerSeries(tr, centred)
-		if err != nil {
-			return nil, fmt.Errorf("harness: linear reference forecaster (per channel, centred %v): %w", centred, err)
-		}
-		st, sv := shared.MSE(te), shared.MSE(va)
-		pt, pv := track.PerSeriesMSE(per, te), track.PerSeriesMSE(per, va)
-		if centred {
-			f.LinearCentred, f.Val.LinearCentred = &st, sv
-			f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = &pt, &pv
-		} else {
-			f.LinearAR, f.Val.LinearAR = st, sv
-			f.LinearARPerChannel, f.Val.LinearARPerChannel = &pt, &pv
-		}
-	}
-	if p := ds.Period; p >= 1 && p <= te.T {
-		s, v := track.SeasonalPersistence(te, 0, p), track.SeasonalPersistence(va, 0, p)
-		f.SeasonalPersistence, f.SeasonalPeriod, f.Val.SeasonalPersistence = &s, p, &v
-	}
-	return f, nil
-}
-
-// raw returns a deep copy of f's measured MSEs without the fields that
-// judge a baseline against them (Forecasters.judge sets those).
-func (f *Forecasters) raw() *Forecasters {
-	out := &Forecasters{Persistence: f.Persistence, LinearAR: f.LinearAR, NoiseFloor: f.NoiseFloor,
-		LinearCentred: clonePtr(f.LinearCentred), SeasonalPersistence: clonePtr(f.SeasonalPersistence), SeasonalPeriod: f.SeasonalPeriod,
-		LinearARPerChannel: clonePtr(f.LinearARPerChannel), LinearCentredPerChannel: clonePtr(f.LinearCentredPerChannel),
-		Contexts: maps.Clone(f.Contexts)}
-	if f.Val != nil {
-		v := *f.Val
-		v.SeasonalPersistence = clonePtr(v.SeasonalPersistence)
-		v.LinearARPerChannel, v.LinearCentredPerChannel = clonePtr(v.LinearARPerChannel), clonePtr(v.LinearCentredPerChannel)
-		out.Val = &v
-	}
-	return out
-}
-
-// clonePtr returns a pointer to a copy of *x, nil for nil.
-func clonePtr(x *float64) *float64 {
-	if x == nil {
-		return nil
-	}
-	v := *x
-	return &v
-}
-
-// trialsDigest is Setup.TrialsSHA256: the SHA-256 of the trial ids of
-// p's trials (Protocol.KeyAt), one per line, in order.
-func trialsDigest(p Protocol, trials []Trial, dataSHA, version string) string {
-	h := sha256.New()
-	for _, t := range trials {
-		fmt.Fprintln(h, p.KeyAt(t, dataSHA, version).ID())
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// digest is the first 16 bytes of the SHA-256 of v's JSON, in hex.
-func digest(v any) string {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // a report holds no NaN or Inf
-	}
-	s := sha256.Sum256(raw)
-	return hex.EncodeToString(s[:16])
-}
-
-// seal sets the report's input digests (Setup.Digests) from its
-// inputGroups.
-func (r *Report) seal() {
-	if r.Setup == nil {
-		return
-	}
-	r.Setup.Digests = r.inputDigests()
-}
-
-// inputDigests are the digests of the report's inputGroups as they stand.
-func (r *Report) inputDigests() map[string]string {
-	d := map[string]string{}
-	for path, v := range r.inputGroups() {
-		d[path] = digest(v)
-	}
-	return d
-}
-
-// SetRun records the run block (volatile facts of the process that
-// wrote the report) with its digest (RunInfo.Digest).
-func (r *Report) SetRun(info RunInfo) {
-	info.Digest = info.digest()
-	r.Run = &info
-}
-
-// digest is the digest of the run block's other fields.
-func (ri RunInfo) digest() string {
-	ri.Digest = ""
-	return digest(ri)
-}
-
-// inputGroups returns the report's inputs by the JSON path where each
-// stands: the values Derive takes rather than computes. Each has a
-// digest in Setup.Digests, so verify names an edited input even where
-// nothing derived from it shows the edit:
-//
-//   - setup.protocol.<key>, setup.training_version, setup.data_sha256:
-//     what the trials ran (their keys);
-//   - each sweep row's per-seed test and val metrics (of diverged seeds,
-//     the substitutes), and diverged.trials;
-//   - each seed's training.<arm>.epoch_losses and .val_curves, and the
-//     starting models' val metrics;
-//   - the baseline's starting models' test metrics and its skip path's
-//     alone (informativeness);
-//   - the gate's per-block measurements (gain and state by position, the
-//     pole fit), or another idea's measured laws;
-//   - the reference forecasters' MSEs.
-//
-// The run block, volatile, carries its own digest (RunInfo.Digest), so
-// setup.digests is the same whatever process wrote the report.
-func (r *Report) inputGroups() map[string]any {
-	g := map[string]any{}
-	var prot map[string]json.RawMessage
-	raw, _ := json.Marshal(r.Setup.Protocol)
-	json.Unmarshal(raw, &prot)
-	for k, v := range prot {
-		g["setup.protocol."+k] = v
-	}
-	g["setup.training_version"] = r.Setup.TrainingVersion
-	g["setup.data_sha256"] = r.Setup.DataSHA256
-	if r.Setup.DataNotes != nil {
-		g["setup.data_notes"] = r.Setup.DataNotes
-	}
-	for j, row := range r.Baseline.Sweep {
-		g[fmt.Sprintf("baseline.sweep[%d].per_seed", j)] = row.PerSeed
-		if row.Val != nil {
-			g[fmt.Sprintf("baseline.sweep[%d].val.per_seed", j)] = row.Val.PerSeed
-		}
-	}
-	rows := func(at string, rs []IdeaRow) {
-		for j, row := range rs {
-			g[fmt.Sprintf("%s[%d].result.per_seed", at, j)] = row.Result.PerSeed
-			if row.Val != nil {
-				g[fmt.Sprintf("%s[%d].val.per_seed", at, j)] = row.Val.PerSeed
-			}
-		}
-	}
-	rows("mechanism_signature.idea_sweep", r.MechanismSignature.IdeaSweep)
-	for k, a := range r.Ideas {
-		rows(fmt.Sprintf("ideas[%d].sweep", k), a.Sweep)
-	}
-	if r.Diverged != nil {
-		g["diverged.trials"] = r.Diverged.Trials
-	}
-	if tr := r.Training; tr != nil {
-		for _, a := range []struct {
-			name string
-			ac   ArmCurves
-		}{{"baseline", tr.Baseline}, {"idea", tr.Idea}} {
-			for i, c := range a.ac.EpochLosses {
-				g[fmt.Sprintf("training.%s.epoch_losses[%d]", a.name, i)] = c
-			}
-			for i, c := range a.ac.ValCurves {
-				g[fmt.Sprintf("training.%s.val_curves[%d]", a.name, i)] = c
-			}
-			g["training."+a.name+".start_vals"] = a.ac.StartVals
-		}
-	}
-	s := r.MechanismSignature.MechanismSignature
-	for l, ls := range s.Layers {
-		at := fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d].", l)
-		g[at+"gain_by_position"] = ls.GainByPosition
-		g[at+"state_by_position"] = ls.StateByPosition
-		g[at+"fitted_state_pole"] = ls.FittedStatePole
-		g[at+"fitted_drive"] = ls.FittedDrive
-	}
-	if len(s.Layers) == 0 && len(s.Laws) > 0 {
-		g["mechanism_signature.mechanism_signature.laws"] = s.Laws
-	}
-	if inf := r.Informativeness; inf != nil {
-		g["informativeness.start_test"] = inf.StartTest
-		if inf.LinearTest != nil {
-			g["informativeness.linear_part_test"] = inf.LinearTest
-		}
-	}
-	if f := r.ReferenceForecasters; f != nil {
-		raw, _ := json.Marshal(f.raw())
-		var m map[string]json.RawMessage
-		json.Unmarshal(raw, &m)
-		for k, v := range m {
-			if k != "baseline_beats_linear" && k != "idea_beats_linear" && k != "best_reference" && k != "best_reference_mse" &&
-				k != "baseline_margin" && k != "baseline_margin_pct" && k != "baseline_competent" {
-				g["reference_forecasters."+k] = v
-			}
-		}
-	}
-	return g
 }
 
 // informativeness measures how far the baseline's chosen cfg (bBest) gets

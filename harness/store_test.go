@@ -13,27 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestTrialIDPinned: the content address of a trial key is part of the
-// store's format; changing the key's encoding orphans every stored trial.
-func TestTrialIDPinned(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		p    Protocol
-		id   string
-	}{
-		// The cfg fields added after beta are left out at zero, so the
-		// seed profile's keys are those of the protocol it came from.
-		{"seed", SeedProfile(), "5b6e203f7c43821df71076bd099ca87b"},
-		{"full", DefaultProtocol(), "2703bd5d64d54ab502598ee6e6e7ad40"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			k := tc.p.Key(tc.p.Trials()[0], "")
-			k.TrainingVersion = "pinned"
-			require.Equal(t, tc.id, k.ID())
-		})
-	}
-}
-
 // trainingPins maps TrainingVersion to the SHA-256 of one tiny trial's
 // stored result. A change of the training path that moves bits fails here
 // until TrainingVersion is changed and its pin added, so that no stored
@@ -43,100 +22,6 @@ var trainingPins = map[string]string{
 	"train-2026-12-04a": "fe7d0f5b8dc91108f801d1a24cff6346db0b268d3240792666e18aea0c69096a",
 	"train-2026-12-04b": "9e4d8aa4530d5e6798b7fc123bca22865371003e38a4e697916d182b0cb7e435",
 	"train-2026-12-05":  "e11cbfd64a95d8143f4482bf8fa12e7b7aede668e81ca5ddfc4197afbf279310",
-}
-
-func TestTrainingVersionPinned(t *testing.T) {
-	p := tinyProtocol()
-	tr := Trial{Arm: "idea", Cfg: 1, Seed: 2}
-	ds := mustSequence(t, p)
-	r, err := RunTrial(context.Background(), p, ds, p.cfg(tr), tr.Seed)
-	require.NoError(t, err)
-	data, err := encodeRecord(p.Key(tr, ""), r)
-	require.NoError(t, err)
-	var rec record
-	require.NoError(t, json.Unmarshal(data, &rec))
-	want, ok := trainingPins[TrainingVersion]
-	require.True(t, ok, "no pin for TrainingVersion %q", TrainingVersion)
-	require.Equal(t, want, rec.SHA256,
-		"the training path's bits moved: set TrainingVersion in store.go to a new name and pin %s for it", rec.SHA256)
-}
-
-func TestStoreRoundTrip(t *testing.T) {
-	p := tinyProtocol()
-	ds := mustSequence(t, p)
-	s, err := OpenStore(t.TempDir())
-	require.NoError(t, err)
-	tr := Trial{Arm: "idea", Cfg: 0, Seed: 1}
-	r, err := RunTrial(context.Background(), p, ds, p.cfg(tr), tr.Seed)
-	require.NoError(t, err)
-	require.NotNil(t, r.Signature)
-	k := p.Key(tr, "")
-	_, ok, err := s.Load(k)
-	require.NoError(t, err)
-	require.False(t, ok, "empty store")
-	require.NoError(t, s.Save(k, r))
-	got, ok, err := s.Load(k)
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.Equal(t, r, got, "stored floats round-trip exactly")
-
-	d := Result{EpochLoss: []float64{0.5}, Diverged: true, DivergedStep: 7, Val: math.Inf(1), Test: math.Inf(1)}
-	k2 := p.Key(Trial{Arm: "baseline", Cfg: 1, Seed: 0}, "")
-	require.NoError(t, s.Save(k2, d))
-	got, ok, err = s.Load(k2)
-	require.NoError(t, err)
-	require.True(t, ok)
-	require.Equal(t, d, got, "a diverged trial stores null metrics and loads +Inf")
-
-	require.ErrorContains(t, s.Save(k2, Result{Val: math.NaN()}), "NaN or Inf")
-}
-
-func TestStoreCorrupt(t *testing.T) {
-	p := tinyProtocol()
-	k := p.Key(Trial{Arm: "baseline", Cfg: 0, Seed: 0}, "")
-	other := p.Key(Trial{Arm: "baseline", Cfg: 0, Seed: 1}, "")
-	good, err := encodeRecord(k, Result{Val: 0.25, Test: 0.5, EpochLoss: []float64{1, 0.75}})
-	require.NoError(t, err)
-	otherRec, err := encodeRecord(other, Result{Val: 0.25, Test: 0.5})
-	require.NoError(t, err)
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"truncated", good[:len(good)/2], "truncated"},
-		{"empty", nil, "truncated"},
-		{"edited_value", []byte(strings.Replace(string(good), `"val":0.25`, `"val":0.24`, 1)), "checksum mismatch"},
-		{"edited_checksum", []byte(strings.Replace(string(good), `"sha256":"`, `"sha256":"0`, 1)), "checksum mismatch"},
-		{"other_trial", otherRec, "holds trial"},
-		{"not_json", []byte("\x00\x01garbage"), "truncated or not JSON"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := OpenStore(t.TempDir())
-			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(s.path(k.ID()), tc.data, 0o644))
-			_, ok, err := s.Load(k)
-			require.False(t, ok)
-			require.ErrorIs(t, err, ErrCorrupt)
-			require.ErrorContains(t, err, tc.want)
-			require.ErrorContains(t, err, k.ID()+".json", "names the file")
-		})
-	}
-}
-
-func TestOpenStoreUnwritable(t *testing.T) {
-	if os.Getuid() == 0 {
-		// root writes through permission bits; a file in the way still fails.
-		f := filepath.Join(t.TempDir(), "file")
-		require.NoError(t, os.WriteFile(f, nil, 0o644))
-		_, err := OpenStore(filepath.Join(f, "results"))
-		require.ErrorContains(t, err, "results directory")
-		return
-	}
-	dir := t.TempDir()
-	require.NoError(t, os.Chmod(dir, 0o500))
-	_, err := OpenStore(filepath.Join(dir, "results"))
-	require.ErrorContains(t, err, "results directory")
 }
 
 func marshal(t *testing.T, o *Outcome) string {
@@ -370,17 +255,4 @@ func mustSequence(t *testing.T, p Protocol) *track.Dataset {
 	ds, err := track.Sequence(p.Sequence)
 	require.NoError(t, err)
 	return ds
-}
-
-// TestKeyChannels: the same file, target and look-back forecast alone or
-// as one of every column's series are different trials.
-func TestKeyChannels(t *testing.T) {
-	p := CIProfileFor("csv")
-	p.CSV = &track.CSVConfig{Path: "x.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
-	q := p
-	c := *p.CSV
-	c.Channels = track.ChannelsIndependent
-	q.CSV = &c
-	tr := Trial{Arm: "baseline", Cfg: 0, Seed: 1}
-	require.NotEqual(t, p.Key(tr, "sha").ID(), q.Key(tr, "sha").ID())
 }

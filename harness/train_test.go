@@ -1,9 +1,9 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
@@ -13,108 +13,6 @@ import (
 	"github.com/ideabench/ideabench/transformer"
 	"github.com/stretchr/testify/require"
 )
-
-func TestLRAt(t *testing.T) {
-	const lr, total = 0.1, 10
-	for _, tc := range []struct {
-		name string
-		c    Cfg
-		step int
-		want float64
-	}{
-		{"constant", Cfg{LR: lr}, 7, lr},
-		{"constant_named", Cfg{LR: lr, Schedule: ScheduleConstant}, 9, lr},
-		// Warmup 0.25 of 10 steps is ⌈2.5⌉ = 3 steps: lr/3, 2lr/3, lr.
-		{"warmup_first", Cfg{LR: lr, Warmup: 0.25, Schedule: ScheduleCosine}, 0, lr / 3},
-		{"warmup_last", Cfg{LR: lr, Warmup: 0.25, Schedule: ScheduleCosine}, 2, lr},
-		// After warmup u = (s-3)/7: u = 0 at s = 3.
-		{"cosine_start", Cfg{LR: lr, Warmup: 0.25, Schedule: ScheduleCosine}, 3, lr},
-		{"cosine_half", Cfg{LR: lr, Schedule: ScheduleCosine}, 5, lr / 2}, // u = 1/2: (1+cos(π/2))/2
-		// u = 1/5: cos(π/5) = (1+√5)/4.
-		{"cosine_fifth", Cfg{LR: lr, Schedule: ScheduleCosine}, 2, lr * (1 + (1+math.Sqrt(5))/4) / 2},
-		{"linear_half", Cfg{LR: lr, Schedule: ScheduleLinear}, 5, lr / 2},
-		{"linear_last", Cfg{LR: lr, Schedule: ScheduleLinear}, 9, lr / 10},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			require.InDelta(t, tc.want, tc.c.LRAt(tc.step, total), 1e-15)
-		})
-	}
-}
-
-// TestEarlyStopping: the kept weights are those of the first epoch of
-// least val metric, scored again they give the trial's val metric, and
-// training stops once Patience epochs bring no new best.
-func TestEarlyStopping(t *testing.T) {
-	p := tinyProtocol()
-	ds := mustSequence(t, p)
-	for _, tc := range []struct {
-		name string
-		c    Cfg
-		stop bool // the run must stop before its last epoch
-	}{
-		{"off", Cfg{LR: 0.01, Epochs: 4}, false},
-		// A high rate on 64 windows overfits within a few epochs.
-		{"stops", Cfg{LR: 0.05, Epochs: 12, Schedule: ScheduleConstant, Patience: 1}, true},
-		{"patience_3", Cfg{LR: 0.01, Epochs: 6, WeightDecay: 0.1, Schedule: ScheduleCosine, Warmup: 0.1, Clip: 1, Patience: 3}, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m, r, err := TrainTrial(context.Background(), p, ds, tc.c, 1)
-			require.NoError(t, err)
-			require.Len(t, r.EpochLoss, len(r.ValCurve))
-			require.Equal(t, r.ValCurve[r.BestEpoch-1], r.Val)
-			x := make([]float32, p.Arch.Batch*ds.Val.T*ds.Val.C)
-			y := make([]float32, p.Arch.Batch*(ds.Val.T+ds.Val.H))
-			require.Equal(t, r.Val, evaluate(m, &ds.Val, x, y, nil, nil), "the model holds the kept weights")
-			if tc.c.Patience == 0 {
-				require.Equal(t, tc.c.Epochs, r.BestEpoch)
-				require.Len(t, r.ValCurve, tc.c.Epochs)
-				return
-			}
-			for e, v := range r.ValCurve {
-				if e+1 < r.BestEpoch {
-					require.Greater(t, v, r.Val, "epoch %d", e+1)
-				} else {
-					require.GreaterOrEqual(t, v, r.Val, "epoch %d", e+1)
-				}
-			}
-			if len(r.ValCurve) < tc.c.Epochs {
-				require.Equal(t, tc.c.Patience, len(r.ValCurve)-r.BestEpoch, "stops after Patience epochs without a new best")
-			}
-			require.Equal(t, tc.stop, len(r.ValCurve) < tc.c.Epochs, "val curve %v", r.ValCurve)
-		})
-	}
-}
-
-func TestGridEdges(t *testing.T) {
-	grid := []Cfg{{LR: 0.001, Epochs: 5}, {LR: 0.003, Epochs: 5}, {LR: 0.01, Epochs: 10}}
-	for _, tc := range []struct {
-		name string
-		cs   []Cfg
-		best int
-		want []string // substrings, one warning each
-	}{
-		{"inside", grid[:2:2], 0, []string{"lr = 0.001, the smallest of its grid {0.001, 0.003}"}},
-		// lr inside its range, epochs at its smallest.
-		{"middle", grid, 1, []string{"epochs = 5, the smallest of its grid {5, 5, 10}"}},
-		// lr and epochs both at their largest.
-		{"top", grid, 2, []string{"lr = 0.01, the largest", "epochs = 10, the largest of its grid {5, 5, 10}"}},
-		{"single", grid[:1], 0, nil}, // nothing varies
-		// An idea's parameter is a grid field like any other.
-		{"params", []Cfg{
-			{LR: 0.003, Epochs: 5, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.5})},
-			{LR: 0.003, Epochs: 5, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.9})},
-		}, 1, []string{"params.lambda = 0.9, the largest of its grid {0.5, 0.9}"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := gridEdges("baseline", tc.cs, tc.best)
-			require.Len(t, got, len(tc.want), "%q", got)
-			for i, w := range tc.want {
-				require.Contains(t, got[i], w)
-				require.Contains(t, got[i], "the baseline arm's chosen cfg")
-			}
-		})
-	}
-}
 
 // TestCompetence: the report names the best reference forecaster, flags
 // a baseline that does not beat it and says so in the warnings; verify
@@ -163,45 +61,6 @@ func TestCompetence(t *testing.T) {
 				fs = append(fs, m.Field)
 			}
 			requireNamed(t, fs, tc.field)
-		})
-	}
-}
-
-// TestKeptWarnings: what the kept epochs of an arm's chosen cfg say, on
-// hand-made curves.
-func TestKeptWarnings(t *testing.T) {
-	es := Cfg{LR: 0.001, Epochs: 20, Patience: 5}
-	curve := func(vals ...float64) []float64 { return vals }
-	flat := [][]float64{curve(1, 1, 1), curve(1, 1, 1), curve(1, 1, 1)}
-	falling := Cfg{LR: 0.001, Epochs: 3, Patience: 2}
-	down := [][]float64{curve(3, 2, 1), curve(3, 2.5, 2)}
-	for _, tc := range []struct {
-		name string
-		ac   ArmCurves
-		skip bool
-		want string // substring; "" for no warning
-	}{
-		{"all_first", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{1, 1, 1}}, false, "overfits the train split after one epoch"},
-		{"all_first_skip", ArmCurves{Cfg: es, ValCurves: flat[:2], BestEpochs: []int{1, 1}}, true, "stay close to the skip path's least-squares start"},
-		{"all_start", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{0, 0, 0}}, false, "kept its starting model on every seed"},
-		{"one_later", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{1, 2, 1}}, false, ""},
-		// A diverged seed (-1) does not count either way.
-		{"diverged_seed", ArmCurves{Cfg: es, ValCurves: flat, BestEpochs: []int{1, -1, 1}}, false, "after one epoch"},
-		// Without early stopping the last epoch is kept, whatever it is.
-		{"no_patience", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1}, ValCurves: flat[:2], BestEpochs: []int{1, 1}}, false, ""},
-		{"one_epoch", ArmCurves{Cfg: Cfg{LR: 0.001, Epochs: 1, Patience: 2}, ValCurves: flat[:2], BestEpochs: []int{1, 1}}, false, ""},
-		// Every seed ran every epoch and was still falling at the end.
-		{"still_improving", ArmCurves{Cfg: falling, ValCurves: down, BestEpochs: []int{3, 3}}, false, "kept its last of 3 epochs on every seed while the val metric was still falling"},
-		{"one_flat_end", ArmCurves{Cfg: falling, ValCurves: [][]float64{curve(3, 2, 1), curve(3, 2, 2)}, BestEpochs: []int{3, 2}}, false, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := strings.Join(keptWarnings("idea", tc.ac, tc.skip), "\n")
-			if tc.want == "" {
-				require.Empty(t, got)
-				return
-			}
-			require.Contains(t, got, "the idea arm's chosen cfg kept")
-			require.Contains(t, got, tc.want)
 		})
 	}
 }
@@ -463,72 +322,17 @@ func TestGateLawsInReport(t *testing.T) {
 	requireNamed(t, fields, "mechanism_signature.mechanism_signature.laws[0].got")
 }
 
-// TestBlownUp: a cfg whose test mean is over BlowUpFactor times
-// persistence's is named in the warnings; a working grid has none.
-func TestBlownUp(t *testing.T) {
-	p := tinyProtocol()
-	p.Idea[0].LR = 50 // Adam steps of 50: finite, and far from any forecast
-	o, err := Run(context.Background(), p, Options{})
-	require.NoError(t, err)
-	r := o.Report
-	require.Nil(t, r.Diverged, "blown up, not diverged")
-	pers := r.ReferenceForecasters.Persistence
-	require.Greater(t, r.MechanismSignature.IdeaSweep[0].Result.Mean, BlowUpFactor*pers)
-	w := strings.Join(r.Comparison.Warnings, "\n")
-	require.Contains(t, w, "blown up: the idea arm's cfg 0 (lr 50)")
-	require.NotContains(t, w, "the baseline arm's cfg", "the baseline's cfgs train")
-	for _, c := range []struct {
-		mean float64
-		want bool
-	}{{99 * pers, false}, {100 * pers, false}, {101 * pers, true}} {
-		require.Equal(t, c.want, BlownUp(c.mean, pers))
-	}
-}
-
-// TestBudgetWarning: the winner of the expected test metric of the pick
-// may change with the number of cfgs tried; the warning says so, with
-// each k.
-func TestBudgetWarning(t *testing.T) {
-	// The idea's grid has one excellent cfg among bad ones: with one cfg
-	// tried it usually loses, with all three it wins.
-	b, err := stats.Budget([]float64{1.0, 1.1, 1.2}, []float64{1.0, 1.1, 1.2}, stats.LowerIsBetter)
-	require.NoError(t, err)
-	x, err := stats.Budget([]float64{0.8, 1.3, 1.3}, []float64{0.8, 1.3, 1.3}, stats.LowerIsBetter)
-	require.NoError(t, err)
-	require.True(t, winnerChanges(b, x, stats.LowerIsBetter))
-	w := budgetWarning("wide", b, x, stats.LowerIsBetter)
-	require.Contains(t, w, "k = 1: baseline")
-	require.Contains(t, w, "k = 3: wide")
-	require.False(t, winnerChanges(b, b[:2], stats.LowerIsBetter), "equal curves: neither leads anywhere")
-	require.Empty(t, budgetWarning("same", b, b, stats.LowerIsBetter))
-
+// TestTuningBudgetInReport: a run's report carries both arms' budget
+// curves and whether the winner changes along them.
+func TestTuningBudgetInReport(t *testing.T) {
 	o, err := Run(context.Background(), tinyProtocol(), Options{})
 	require.NoError(t, err)
 	tb := o.Report.TuningBudget
 	require.NotNil(t, tb)
 	require.Len(t, tb.Baseline, 2)
 	require.Len(t, tb.Idea, 2)
-	require.Equal(t, winnerChanges(tb.Baseline, tb.Idea, stats.LowerIsBetter), tb.WinnerChanges)
-}
-
-// TestNegligibleEffect: a significant difference smaller than the
-// protocol's min_effect is flagged as negligible; one larger is not.
-func TestNegligibleEffect(t *testing.T) {
-	b := []float64{1, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98, 1}
-	x := make([]float64, len(b))
-	for i := range b {
-		x[i] = b[i] - 0.001 - 0.0001*float64(i)
-	}
-	p := tinyProtocol()
-	one := func(v []float64) stats.Arm { return stats.Arm{Val: [][]float64{v}, Test: [][]float64{v}} }
-	c, err := p.comparison("idea", one(b), 0, one(x), 0, p.Idea[:1], stats.LowerIsBetter, -0.01, true)
-	require.NoError(t, err)
-	require.Equal(t, stats.VerdictWin, c.Verdict)
-	require.Equal(t, TestSelection, c.Test)
-	require.Contains(t, strings.Join(c.Warnings, "\n"), "negligible effect: a significant win, but")
-	c, err = p.comparison("idea", one(b), 0, one(x), 0, p.Idea[:1], stats.LowerIsBetter, -0.001, true)
-	require.NoError(t, err)
-	require.NotContains(t, strings.Join(c.Warnings, "\n"), "negligible")
+	sign := func(k int) int { return cmp.Compare(tb.Idea[k].Test, tb.Baseline[k].Test) }
+	require.Equal(t, sign(0) != sign(1), tb.WinnerChanges, "the winner at k = 1 and k = 2")
 }
 
 // tamperedFields applies edit to a copy of r, read back from its JSON, and
@@ -659,74 +463,6 @@ func TestSkipPerChannel(t *testing.T) {
 	q.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Target: "OT", T: 24, H: 6}
 	q.Arch.SkipStart = SkipStartVal
 	require.NoError(t, q.Validate())
-}
-
-// TestReferencesByLookBack: with a grid of two look-backs every
-// reference that reads the window's length takes, test and val alike,
-// the look-back of its lower val MSE, computed here from each look-back's
-// own references.
-func TestReferencesByLookBack(t *testing.T) {
-	p := CIProfileFor("csv")
-	p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
-	p.Arch.Patch = 4
-	c := p.Baseline[0]
-	c.Context = 12
-	p.Baseline = append(p.Baseline, c)
-	d, err := p.Data()
-	require.NoError(t, err)
-	require.Equal(t, []int{12, 24}, p.contexts())
-	got, err := references(d.Dataset, p.contexts())
-	require.NoError(t, err)
-	at := map[int]*Forecasters{}
-	for _, k := range []int{12, 24} {
-		at[k], err = forecasters(d.Dataset.At(k))
-		require.NoError(t, err)
-	}
-	for _, name := range []string{"linear_ar", "linear_centred"} {
-		v12, _ := at[12].ValMSE(name)
-		v24, _ := at[24].ValMSE(name)
-		want := 12
-		if v24 < v12 {
-			want = 24
-		}
-		require.Equal(t, want, got.Contexts[name], name)
-		gv, _ := got.ValMSE(name)
-		wv, _ := at[want].ValMSE(name)
-		require.Equal(t, wv, gv, name)
-	}
-	require.Equal(t, at[got.Contexts["linear_ar"]].LinearAR, got.LinearAR)
-	require.Equal(t, *at[got.Contexts["linear_centred"]].LinearCentred, *got.LinearCentred)
-	// Persistence does not read the look-back: the same at both.
-	require.Equal(t, at[12].Persistence, got.Persistence)
-	require.Equal(t, at[24].Persistence, got.Persistence)
-}
-
-// TestEpochWindows: an epoch of k windows is a seeded sample, the same
-// bits on a rerun and other bits than every window; k at or above the
-// train windows is every window.
-func TestEpochWindows(t *testing.T) {
-	p := tinyProtocol()
-	d, err := p.Data()
-	require.NoError(t, err)
-	c := p.Baseline[1]
-	train := func(k int) Result {
-		c := c
-		c.EpochWindows = k
-		r, err := RunTrial(context.Background(), p, d.Dataset, c, 3)
-		require.NoError(t, err)
-		return r
-	}
-	all, sample := train(0), train(24)
-	require.Equal(t, sample, train(24), "the same seed, the same sample")
-	require.NotEqual(t, all.EpochLoss, sample.EpochLoss)
-	require.Equal(t, all, train(d.Train.N), "k = N is every window")
-	require.Equal(t, all, train(10*d.Train.N))
-	// The estimate counts the sampled steps.
-	q := p
-	q.Baseline, q.Idea = []Cfg{c}, nil
-	full := q.Estimate(d.Dataset, 1).MaxFLOPs
-	q.Baseline[0].EpochWindows = 16
-	require.Less(t, q.Estimate(d.Dataset, 1).MaxFLOPs, full)
 }
 
 // mustData builds p's data or fails the test.

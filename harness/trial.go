@@ -51,14 +51,6 @@ func RunTrial(ctx context.Context, p Protocol, ds *track.Dataset, c Cfg, seed ui
 	return res, err
 }
 
-// ModelConfig is the transformer of cfg c on the dataset's windows: the
-// protocol's arch, the windows' T, H and channels, the dataset's target
-// channel, the cfg's gate.
-func (p Protocol) ModelConfig(c Cfg, ds *track.Dataset) transformer.Config {
-	s := &ds.At(c.Context).Train
-	return p.Arch.model(c, s.T, s.H, s.C, ds.Target)
-}
-
 // TrainTrial is RunTrial that also returns the trained model (nil when
 // the model could not be built). Training runs c.Epochs passes over the
 // train windows (or c.EpochWindows of them per epoch) in a seeded order, one AdamW step per batch at the rate

@@ -2,10 +2,7 @@ package harness
 
 import (
 	"bufio"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -203,27 +200,6 @@ func Evaluate(m *transformer.Model[float32], s *track.Split) (float64, error) {
 	x := make([]float32, b*s.T*s.C)
 	y := make([]float32, b*(s.T+s.H))
 	return evaluate(m, s, x, y, nil, nil), nil
-}
-
-// DataID identifies the windows a protocol trains and scores on: a hash of
-// the track, its config and, for the csv track, the file's SHA-256
-// (dataSHA), the parts of a trial's key that choose the data. A
-// checkpoint records it, and ideabench data stamps it on the windows CSV
-// it writes (WriteStamp), so that eval can refuse windows of another
-// protocol.
-func (p Protocol) DataID(dataSHA string) string {
-	k := p.Key(Trial{Arm: "baseline"}, dataSHA)
-	b, err := json.Marshal(struct {
-		Track    string               `json:"track"`
-		Sequence track.SequenceConfig `json:"sequence"`
-		CSV      *CSVKey              `json:"csv,omitempty"`
-		Panel    *track.PanelConfig   `json:"panel,omitempty"`
-	}{k.Track, k.Sequence, k.CSV, k.Panel})
-	if err != nil {
-		panic(err) // a validated protocol holds no NaN
-	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:16])
 }
 
 // stampPrefix starts the comment line that WriteStamp puts above a

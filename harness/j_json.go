@@ -12,34 +12,6 @@ import (
 	"unicode/utf8"
 )
 
-// ParseReport decodes a report read from the file name (used only in
-// messages). Malformed JSON is an error naming the file and the line:column
-// of the fault, a value of the wrong type also names its JSON path, input
-// that ends inside the JSON is said to look truncated, and a key given
-// twice is refused. Unknown keys are set aside: the report reads, and
-// Verify names each, since nothing checks them. ParseReport never panics,
-// and Verify accepts every report it returns.
-func ParseReport(raw []byte, name string) (*Report, error) {
-	if err := checkJSONObject(raw, name, "report"); err != nil {
-		return nil, err
-	}
-	missing, err := schemaCheck(raw, name)
-	if err != nil {
-		return nil, err
-	}
-	var r Report
-	vals, _ := jsonValues(raw) // raw is valid JSON, so the walk cannot fail
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, decodeError(raw, vals, name, "report", err)
-	}
-	if err := duplicateKey(raw, vals, name); err != nil {
-		return nil, err
-	}
-	r.missing = missing
-	r.unknown = unknownKeys(vals, reflect.TypeFor[Report]())
-	return &r, nil
-}
-
 // duplicateKey refuses an object that gives a key twice (encoding/json
 // would keep the last, so the first would pass unseen).
 func duplicateKey(raw []byte, vals []jsonValue, name string) error {

@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Merge assembles the report of the protocol that the results
+// directories' manifests name from the trial records found in them. It
+// refuses, naming the files, when the manifests disagree on the protocol
+// or the training version, when this build's TrainingVersion differs,
+// when a trial is missing (naming the shard that runs it), when one trial
+// has records with different results, or when a record is corrupt.
+func Merge(dirs []string) (*Outcome, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("harness: merge: no results directories given")
+	}
+	var (
+		p        Protocol
+		shards   int
+		first    string
+		haveProt bool
+		dataSHA  string
+	)
+	for _, dir := range dirs {
+		ms, err := readManifests(dir)
+		if err != nil {
+			return nil, err
+		}
+		if len(ms) == 0 {
+			return nil, fmt.Errorf("harness: merge: %s has no protocol.json or shard-*.json manifest; is it an ideabench results directory (run --results)?", dir)
+		}
+		for _, name := range slices.Sorted(maps.Keys(ms)) {
+			m := ms[name]
+			if m.TrainingVersion != TrainingVersion {
+				return nil, fmt.Errorf("harness: merge: %s was written by training version %s, this build is %s; rerun that shard with this build", name, m.TrainingVersion, TrainingVersion)
+			}
+			if !haveProt {
+				p, first, haveProt, dataSHA = m.Protocol, name, true, m.DataSHA256
+			} else if m.ProtocolID != p.ID() || m.DataSHA256 != dataSHA {
+				return nil, fmt.Errorf("harness: merge: %s is protocol %s but %s is protocol %s; merge only shards of one protocol", name, m.ProtocolID, first, p.ID())
+			}
+			shards = max(shards, m.Shards)
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("harness: merge: protocol of %s: %w", first, err)
+	}
+	d, err := p.Data()
+	if err != nil {
+		return nil, fmt.Errorf("harness: merge: %w", err)
+	}
+	if dataSHA != d.SHA256 {
+		return nil, fmt.Errorf("harness: merge: %s ran on data with SHA-256 %s, but %s now has %s; merge where the shards' data file is", first, dataSHA, p.CSV.Path, d.SHA256)
+	}
+	trials := p.Trials()
+	results := make([]Result, len(trials))
+	var missing []string
+	for i, t := range trials {
+		k := p.Key(t, d.SHA256)
+		var found []byte
+		var from string
+		for _, dir := range dirs {
+			st := &Store{Dir: dir}
+			path := st.path(k.ID())
+			rec, res, ok, err := st.read(k.ID())
+			if err != nil {
+				return nil, fmt.Errorf("harness: merge: %s: %w; delete it and rerun its shard", path, err)
+			}
+			if !ok {
+				continue
+			}
+			if found != nil && !bytes.Equal(found, rec.Result) {
+				return nil, fmt.Errorf("harness: merge: trial %s (%s cfg %d seed %d) has different results in %s and %s", k.ID(), t.Arm, t.Cfg, t.Seed, from, path)
+			}
+			found, from, results[i] = rec.Result, path, res
+		}
+		if found == nil {
+			missing = append(missing, fmt.Sprintf("%s cfg %d seed %d (trial %d, --shard %d/%d)", t.Arm, t.Cfg, t.Seed, i, i%max(shards, 1), max(shards, 1)))
+		}
+	}
+	if n := len(missing); n > 0 {
+		const show = 5
+		more := ""
+		if n > show {
+			more = fmt.Sprintf("; and %d more", n-show)
+			missing = missing[:show]
+		}
+		return nil, fmt.Errorf("harness: merge: %d of %d trials missing: %s%s; run the missing shards into these directories", n, len(trials), strings.Join(missing, "; "), more)
+	}
+	r, err := Assemble(p, d, trials, results)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Report: r, Trials: trials, Results: results, Data: d.Dataset}, nil
+}

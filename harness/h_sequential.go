@@ -1,0 +1,73 @@
+package harness
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+)
+
+// runSequential runs p's looks (see Sequential): look k runs the
+// protocol on its first n_k seeds (Run, reusing the earlier looks'
+// trials) and decides on that look's report; the report of the last
+// look's trials is then derived with the design (Derive).
+func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
+	s := p.Sequential
+	if opt.Store == nil {
+		// Looks share their trials through a store.
+		dir, err := os.MkdirTemp("", "ideabench-looks-")
+		if err != nil {
+			return nil, fmt.Errorf("harness: a sequential run without a results directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		if opt.Store, err = OpenStore(dir); err != nil {
+			return nil, err
+		}
+	}
+	d, err := p.DataWithin(opt.Limits)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Estimate(d.Dataset, len(p.Trials())).Check(opt.Limits, opt.workers()); err != nil {
+		return nil, err
+	}
+	if _, err := references(d.Dataset, p.contexts()); err != nil {
+		return nil, err
+	}
+	seeds := s.AllSeeds(p.Seeds)
+	sizes := s.LookSizes(len(p.Seeds))
+	rec := &SequentialReport{Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
+	var last *Outcome
+	computed := 0
+	for _, n := range sizes {
+		q := p
+		q.Seeds, q.Sequential = seeds[:n], nil
+		o, err := Run(ctx, q, opt)
+		earlier := computed // trained by earlier looks, reused by this one
+		if o != nil {
+			computed += o.Computed
+		}
+		if err != nil {
+			if o != nil {
+				o.Reused, o.Computed = max(0, o.Reused-earlier), computed
+			}
+			return o, err
+		}
+		last = o
+		if addLook(rec, o.Report, p.Alpha) {
+			break
+		}
+	}
+	lr := last.Report
+	r, err := Derive(Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes,
+		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results})
+	if err != nil {
+		return nil, err
+	}
+	last.Report = r
+	last.Reused, last.Computed = len(last.Trials)-computed, computed
+	if last.Reused < 0 {
+		last.Reused = 0
+	}
+	return last, nil
+}
