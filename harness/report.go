@@ -440,3 +440,11 @@ func ReadReport(path string) (*Report, error) {
 	}
 	return ParseReport(raw, path)
 }
+
+// MissingFields lists the seed-schema fields the parsed file lacked
+// (ParseReport); nil for a report built here.
+func (r *Report) MissingFields() []string { return r.missing }
+
+// UnknownKeys lists the keys of the parsed file that are no field of a
+// report (ParseReport); nil for a report built here.
+func (r *Report) UnknownKeys() []string { return r.unknown }

@@ -141,7 +141,7 @@ func Verify(r *Report, opt VerifyOptions) Findings {
 // unknown names the keys of the parsed file that are no field of a
 // report: nothing derives or checks them.
 func (v *verifier) unknown(r *Report) {
-	for _, k := range r.unknown {
+	for _, k := range r.UnknownKeys() {
 		v.checked++
 		v.add(k, "present", "absent: not a field of this build's report, so nothing checks it", "")
 	}
@@ -206,7 +206,7 @@ func (v *verifier) keptEpochs(r *Report, want *Report) {
 type verifier struct {
 	checked int
 	found   []Finding
-	missing []string // fields the report lacks (Report.missing)
+	missing []string // fields the report lacks (Report.MissingFields)
 }
 
 func (v *verifier) add(field, got, want, note string) {

@@ -20,11 +20,11 @@ func tTable(nu float64) float64 { return math.Round(stats.TQuantile(0.975, nu)*1
 // Monte Carlo (within 0.01 of the exact one), and its mde used the
 // three-decimal t-table value.
 func verifySeedFormat(r *Report) Findings {
-	v := &verifier{missing: r.missing}
+	v := &verifier{missing: r.MissingFields()}
 	v.unknown(r)
 	// A field of the seed schema that the file lacks is reported as
 	// missing, once, instead of as a mismatch of its zero value.
-	for _, f := range r.missing {
+	for _, f := range r.MissingFields() {
 		v.checked++
 		v.found = append(v.found, Finding{Field: f, Got: "missing", Want: "present (a field of the seed report's schema)"})
 	}
