@@ -48,12 +48,12 @@ func (r *Report) inputDigests() map[string]string {
 // SetRun records the run block (volatile facts of the process that
 // wrote the report) with its digest (RunInfo.Digest).
 func (r *Report) SetRun(info RunInfo) {
-	info.Digest = info.digest()
+	info.Digest = info.Sum()
 	r.Run = &info
 }
 
 // digest is the digest of the run block's other fields.
-func (ri RunInfo) digest() string {
+func (ri RunInfo) Sum() string {
 	ri.Digest = ""
 	return digest(ri)
 }

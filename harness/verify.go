@@ -609,7 +609,7 @@ func (v *verifier) run(r *Report, n int) {
 		return
 	}
 	v.checked += 2
-	if d := ri.digest(); ri.Digest != d {
+	if d := ri.Sum(); ri.Digest != d {
 		v.add("run", "digest "+show(ri.Digest), fmt.Sprintf("digest %q of the values now there: the run block was edited after the report was written", d), "")
 	}
 	switch {
