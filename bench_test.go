@@ -11,6 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/golden"
 	"github.com/ideabench/ideabench/harness"
@@ -23,13 +28,13 @@ var full = flag.Bool("full", false, "also run the full and seed profiles (minute
 
 // seedReport is the seed report, kept under testdata so the schema test
 // runs wherever CI does (harness tests check it against ../shared).
-const seedReport = "harness/testdata/seed-report.json"
+const seedReport = "report/testdata/seed-report.json"
 
 // TestBenchCI runs the ci profile of the seeded protocol, re-derives every
 // number of its report, asserts the math identities and compares the
 // report with golden/ci_1.snap.json.
 func TestBenchCI(t *testing.T) {
-	benchProfile(t, harness.CIProfile(), "ci")
+	benchProfile(t, protocol.CIProfile(), "ci")
 }
 
 // TestControlAA pins a small A/A control: the ci profile against the
@@ -39,9 +44,9 @@ func TestBenchCI(t *testing.T) {
 // each block's headline and sign-flip p-values and choices.
 func TestControlAA(t *testing.T) {
 	aa := idea.Config{Name: "aa"}
-	res, err := harness.Control(context.Background(), harness.CIProfile(), aa, 3, 100000, harness.Options{}, nil)
+	res, err := harness.Control(context.Background(), protocol.CIProfile(), aa, 3, 100000, harness.Options{}, nil)
 	require.NoError(t, err)
-	require.Equal(t, harness.TestSelection, res.Test)
+	require.Equal(t, report.TestSelection, res.Test)
 	require.Equal(t, []uint64{100000, 100001, 100002, 100003, 100004, 100005, 100006, 100007}, res.PerBlock[0].Seeds)
 	data, err := json.Marshal(res)
 	require.NoError(t, err)
@@ -58,7 +63,7 @@ func TestBenchSuiteCI(t *testing.T) {
 	require.NoError(t, err)
 	back, err := suite.ReadReport(out)
 	require.NoError(t, err)
-	fs, _ := suite.Verify(back, out, harness.VerifyOptions{})
+	fs, _ := suite.Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
 	r.WallSeconds = 0
 	for i := range r.Tracks {
@@ -74,7 +79,7 @@ func TestBenchFull(t *testing.T) {
 	if !*full {
 		t.Skip("the full protocol takes minutes; run with -full")
 	}
-	benchProfile(t, harness.DefaultProtocol(), "full")
+	benchProfile(t, protocol.DefaultProtocol(), "full")
 }
 
 // TestBenchSeed runs the seed profile, the seed report's protocol; it
@@ -84,7 +89,7 @@ func TestBenchSeed(t *testing.T) {
 	if !*full {
 		t.Skip("the seed protocol takes a minute; run with -full")
 	}
-	benchProfile(t, harness.SeedProfile(), "seed")
+	benchProfile(t, protocol.SeedProfile(), "seed")
 }
 
 // TestSeedProfileKeepsTrials: the seed profile still trains the trials of
@@ -116,7 +121,7 @@ func TestSeedProfileKeepsTrials(t *testing.T) {
 		} `json:"mechanism_signature"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &g))
-	p := harness.SeedProfile()
+	p := protocol.SeedProfile()
 	d, err := p.Data()
 	require.NoError(t, err)
 	round := func(x float64) float64 {
@@ -125,7 +130,7 @@ func TestSeedProfileKeepsTrials(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name      string
-		cfg       harness.Cfg
+		cfg       protocol.Cfg
 		seed      int
 		val, test float64
 	}{
@@ -134,7 +139,7 @@ func TestSeedProfileKeepsTrials(t *testing.T) {
 		{"idea/cfg2/seed1", p.Idea[2], 1, g.MechanismSignature.IdeaSweep[2].Val.PerSeed[1], g.MechanismSignature.IdeaSweep[2].Result.PerSeed[1]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := harness.RunTrial(context.Background(), p, d.Dataset, tc.cfg, p.Seeds[tc.seed])
+			r, err := trial.RunTrial(context.Background(), p, d.Dataset, tc.cfg, p.Seeds[tc.seed])
 			require.NoError(t, err)
 			require.Equal(t, tc.val, round(r.Val), "val")
 			require.Equal(t, tc.test, round(r.Test), "test")
@@ -142,7 +147,7 @@ func TestSeedProfileKeepsTrials(t *testing.T) {
 	}
 }
 
-func benchProfile(t *testing.T, p harness.Protocol, name string) {
+func benchProfile(t *testing.T, p protocol.Protocol, name string) {
 	out, err := harness.Run(context.Background(), p, harness.Options{})
 	require.NoError(t, err)
 	r := out.Report
@@ -150,7 +155,7 @@ func benchProfile(t *testing.T, p harness.Protocol, name string) {
 	require.NoError(t, err)
 
 	t.Run("verify", func(t *testing.T) {
-		fs := harness.Verify(r, harness.VerifyOptions{Rerun: true})
+		fs := derive.Verify(r, derive.VerifyOptions{Rerun: true})
 		require.Empty(t, fs.Findings, "a fresh report must re-derive exactly")
 	})
 	t.Run("math_identities", func(t *testing.T) {
@@ -162,13 +167,13 @@ func benchProfile(t *testing.T, p harness.Protocol, name string) {
 			require.Equal(t, c.Rho, row.Rho)
 			require.Equal(t, gate.HalfLife(c.Rho), row.HalfPredicted)
 			require.Equal(t, row.HalfPredicted, row.HalfObserved)
-			require.LessOrEqual(t, row.SteadyGainAbsError, harness.SteadyErrTol)
+			require.LessOrEqual(t, row.SteadyGainAbsError, report.SteadyErrTol)
 		}
 		s := r.MechanismSignature.MechanismSignature
 		require.InDelta(t, 1/(1+s.Beta*s.MeanState), s.PredictedSteadyGain, 1e-15)
 		// The trained gate state obeys its recurrence: the unbiased fit
 		// recovers ρ from float32 states.
-		require.InDelta(t, s.Rho, s.FittedStatePole, harness.PoleTol)
+		require.InDelta(t, s.Rho, s.FittedStatePole, trial.PoleTol)
 	})
 	t.Run("selection_on_validation", func(t *testing.T) {
 		best := 0
@@ -230,9 +235,9 @@ func missingKeys(t *testing.T, ref, got []byte) []string {
 // BenchmarkProtocolCI times the whole ci profile of the seeded protocol
 // (48 trials, their evaluations and the report) at GOMAXPROCS workers.
 func BenchmarkProtocolCI(b *testing.B) {
-	p := harness.CIProfile()
+	p := protocol.CIProfile()
 	steps := 0
-	for _, c := range append(append([]harness.Cfg(nil), p.Baseline...), p.Idea...) {
+	for _, c := range append(append([]protocol.Cfg(nil), p.Baseline...), p.Idea...) {
 		steps += c.Epochs * ((p.Sequence.TrainWindows + p.Arch.Batch - 1) / p.Arch.Batch) * len(p.Seeds)
 	}
 	for b.Loop() {

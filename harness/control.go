@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ideabench/ideabench/protocol"
+
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 )
@@ -72,7 +74,7 @@ func (c *ControlResult) Rate(signFlip bool) (k int, rate, lo, hi float64) {
 // ControlSeeds returns block k's seeds: the protocol's seeds shifted by
 // base + k·(max seed + 1), so block 0 at base 0 is the protocol's own and
 // no two blocks share a seed.
-func ControlSeeds(p Protocol, base uint64, k int) []uint64 {
+func ControlSeeds(p protocol.Protocol, base uint64, k int) []uint64 {
 	step := slices.Max(p.Seeds) + 1
 	out := make([]uint64, len(p.Seeds))
 	for i, s := range p.Seeds {
@@ -91,7 +93,7 @@ const MaxBlocks = 1 << 24
 
 // WithIdea returns cfg c training idea ic instead of its own (the gate as
 // rho and beta, as a cfg writes it).
-func WithIdea(c Cfg, ic idea.Config) Cfg {
+func WithIdea(c protocol.Cfg, ic idea.Config) protocol.Cfg {
 	c.Idea, c.Params, c.Rho, c.Beta = ic.Name, ic.Params, 0, 0
 	if ic.Name == "gate" {
 		c.Idea, c.Params = "", idea.Params{}
@@ -105,7 +107,7 @@ func WithIdea(c Cfg, ic idea.Config) Cfg {
 // block k runs p with ControlSeeds(p, base, k) and the idea grid WithIdea
 // of each baseline cfg, through Run (so opt.Store keeps and reuses every
 // trial). progress, when not nil, is called after each block.
-func Control(ctx context.Context, p Protocol, ic idea.Config, blocks int, base uint64, opt Options, progress func(done int)) (*ControlResult, error) {
+func Control(ctx context.Context, p protocol.Protocol, ic idea.Config, blocks int, base uint64, opt Options, progress func(done int)) (*ControlResult, error) {
 	if blocks < 1 || blocks > MaxBlocks {
 		return nil, fmt.Errorf("harness: control: blocks = %d; run 1 to %d (e.g. 200)", blocks, MaxBlocks)
 	}

@@ -6,13 +6,18 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
 
 // csvProtocol is tinyProtocol on the csv track of the tiny ETT-like file.
-func csvProtocol(path string) Protocol {
-	p := tinyProtocol()
+func csvProtocol(path string) protocol.Protocol {
+	p := testkit.TinyProtocol()
 	p.Track = "csv"
 	p.CSV = &track.CSVConfig{Path: path, Target: "OT", T: 16, H: 4}
 	return p
@@ -28,7 +33,7 @@ func TestCSVTrackRun(t *testing.T) {
 	path := filepath.Join(dir, "tiny.csv")
 	require.NoError(t, os.WriteFile(path, src, 0o644))
 	p := csvProtocol(path)
-	s, err := OpenStore(filepath.Join(dir, "results"))
+	s, err := trial.OpenStore(filepath.Join(dir, "results"))
 	require.NoError(t, err)
 	o, err := Run(context.Background(), p, Options{Store: s})
 	require.NoError(t, err)
@@ -36,7 +41,7 @@ func TestCSVTrackRun(t *testing.T) {
 	require.Equal(t, "csv", r.Track)
 	require.Equal(t, 3, o.Data.Train.C)
 	require.Contains(t, r.MechanismSignature.TrackRationale, "OT")
-	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
 	require.Positive(t, r.ReferenceForecasters.Persistence)
 
 	again, err := Run(context.Background(), p, Options{Store: s})

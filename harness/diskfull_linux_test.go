@@ -8,6 +8,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,8 +25,8 @@ func TestDiskFull(t *testing.T) {
 		t.Skipf("cannot mount a small tmpfs (needs root): %v", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(dir, 0) })
-	p := tinyProtocol()
-	s, err := OpenStore(dir)
+	p := testkit.TinyProtocol()
+	s, err := trial.OpenStore(dir)
 	require.NoError(t, err)
 	_, err = Run(context.Background(), p, Options{Store: s, Workers: 1})
 	require.Error(t, err)
@@ -37,7 +40,7 @@ func TestDiskFull(t *testing.T) {
 		require.False(t, strings.HasPrefix(filepath.Base(name), "."), "temporary file %s left behind", name)
 		raw, err := os.ReadFile(name)
 		require.NoError(t, err)
-		_, _, err = decodeRecord(raw)
+		_, _, err = trial.DecodeRecord(raw)
 		require.NoError(t, err, "record %s is complete", name)
 		saved++
 	}
@@ -55,7 +58,7 @@ func TestDiskFull(t *testing.T) {
 	// With room again, the saved trials are reused.
 	big := t.TempDir()
 	require.NoError(t, os.CopyFS(big, os.DirFS(dir)))
-	s2, err := OpenStore(big)
+	s2, err := trial.OpenStore(big)
 	require.NoError(t, err)
 	o, err := Run(context.Background(), p, Options{Store: s2})
 	require.NoError(t, err)

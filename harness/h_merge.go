@@ -7,6 +7,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/trial"
 )
 
 // Merge assembles the report of the protocol that the results
@@ -20,14 +24,14 @@ func Merge(dirs []string) (*Outcome, error) {
 		return nil, errors.New("harness: merge: no results directories given")
 	}
 	var (
-		p        Protocol
+		p        protocol.Protocol
 		shards   int
 		first    string
 		haveProt bool
 		dataSHA  string
 	)
 	for _, dir := range dirs {
-		ms, err := readManifests(dir)
+		ms, err := trial.ReadManifests(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -36,8 +40,8 @@ func Merge(dirs []string) (*Outcome, error) {
 		}
 		for _, name := range slices.Sorted(maps.Keys(ms)) {
 			m := ms[name]
-			if m.TrainingVersion != TrainingVersion {
-				return nil, fmt.Errorf("harness: merge: %s was written by training version %s, this build is %s; rerun that shard with this build", name, m.TrainingVersion, TrainingVersion)
+			if m.TrainingVersion != protocol.TrainingVersion {
+				return nil, fmt.Errorf("harness: merge: %s was written by training version %s, this build is %s; rerun that shard with this build", name, m.TrainingVersion, protocol.TrainingVersion)
 			}
 			if !haveProt {
 				p, first, haveProt, dataSHA = m.Protocol, name, true, m.DataSHA256
@@ -58,16 +62,16 @@ func Merge(dirs []string) (*Outcome, error) {
 		return nil, fmt.Errorf("harness: merge: %s ran on data with SHA-256 %s, but %s now has %s; merge where the shards' data file is", first, dataSHA, p.CSV.Path, d.SHA256)
 	}
 	trials := p.Trials()
-	results := make([]Result, len(trials))
+	results := make([]trial.Result, len(trials))
 	var missing []string
 	for i, t := range trials {
 		k := p.Key(t, d.SHA256)
 		var found []byte
 		var from string
 		for _, dir := range dirs {
-			st := &Store{Dir: dir}
-			path := st.path(k.ID())
-			rec, res, ok, err := st.read(k.ID())
+			st := &trial.Store{Dir: dir}
+			path := st.Path(k.ID())
+			rec, res, ok, err := st.Read(k.ID())
 			if err != nil {
 				return nil, fmt.Errorf("harness: merge: %s: %w; delete it and rerun its shard", path, err)
 			}
@@ -92,7 +96,7 @@ func Merge(dirs []string) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("harness: merge: %d of %d trials missing: %s%s; run the missing shards into these directories", n, len(trials), strings.Join(missing, "; "), more)
 	}
-	r, err := Assemble(p, d, trials, results)
+	r, err := derive.Assemble(p, d, trials, results)
 	if err != nil {
 		return nil, err
 	}

@@ -5,13 +5,19 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
 )
 
 // runSequential runs p's looks (see Sequential): look k runs the
 // protocol on its first n_k seeds (Run, reusing the earlier looks'
 // trials) and decides on that look's report; the report of the last
 // look's trials is then derived with the design (Derive).
-func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
+func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error) {
 	s := p.Sequential
 	if opt.Store == nil {
 		// Looks share their trials through a store.
@@ -20,7 +26,7 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 			return nil, fmt.Errorf("harness: a sequential run without a results directory: %w", err)
 		}
 		defer os.RemoveAll(dir)
-		if opt.Store, err = OpenStore(dir); err != nil {
+		if opt.Store, err = trial.OpenStore(dir); err != nil {
 			return nil, err
 		}
 	}
@@ -31,12 +37,12 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 	if err := p.Estimate(d.Dataset, len(p.Trials())).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, err
 	}
-	if _, err := references(d.Dataset, p.contexts()); err != nil {
+	if _, err := reference.References(d.Dataset, p.Contexts()); err != nil {
 		return nil, err
 	}
 	seeds := s.AllSeeds(p.Seeds)
 	sizes := s.LookSizes(len(p.Seeds))
-	rec := &SequentialReport{Spending: cmp.Or(s.Spending, SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
+	rec := &report.SequentialReport{Spending: cmp.Or(s.Spending, protocol.SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
 	var last *Outcome
 	computed := 0
 	for _, n := range sizes {
@@ -54,12 +60,12 @@ func runSequential(ctx context.Context, p Protocol, opt Options) (*Outcome, erro
 			return o, err
 		}
 		last = o
-		if addLook(rec, o.Report, p.Alpha) {
+		if derive.AddLook(rec, o.Report, p.Alpha) {
 			break
 		}
 	}
 	lr := last.Report
-	r, err := Derive(Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes,
+	r, err := derive.Derive(derive.Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes,
 		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results})
 	if err != nil {
 		return nil, err

@@ -9,6 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
 )
@@ -25,7 +31,7 @@ type Options struct {
 	// Store, when set, is consulted before each trial: a valid record is
 	// reused, a missing or corrupt one is (re)computed and saved as soon
 	// as the trial finishes.
-	Store *Store
+	Store *trial.Store
 	// Shard and Shards select the trials whose index in p.Trials() is
 	// congruent to Shard mod Shards; Shards 0 or 1 runs all of them. A
 	// sharded run needs a Store and returns no report (see Merge).
@@ -35,14 +41,14 @@ type Options struct {
 	Warn func(msg string)
 	// Limits, when set, refuse a protocol whose estimate (Protocol.Estimate)
 	// does not fit, before anything is generated or trained.
-	Limits Limits
+	Limits protocol.Limits
 }
 
 // Outcome is a finished protocol: the report plus every trial's result.
 type Outcome struct {
-	Report  *Report // nil for a sharded run
-	Trials  []Trial
-	Results []Result // aligned with Trials; zero for trials of other shards
+	Report  *report.Report // nil for a sharded run
+	Trials  []protocol.Trial
+	Results []trial.Result // aligned with Trials; zero for trials of other shards
 	Data    *track.Dataset
 
 	Reused   int // trials read from the store
@@ -73,7 +79,7 @@ func (opt Options) workers() int {
 // starts, the running ones stop at their next training step and are not
 // saved (every finished one is), and Run returns an error wrapping
 // ErrInterrupted.
-func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
+func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -102,10 +108,10 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	// The reference forecasters before any training: a track they cannot
 	// be fitted on fails now, not after the trials (the fits are kept
 	// for the report).
-	if _, err := references(ds, p.contexts()); err != nil {
+	if _, err := reference.References(ds, p.Contexts()); err != nil {
 		return nil, err
 	}
-	results := make([]Result, len(trials))
+	results := make([]trial.Result, len(trials))
 	o := &Outcome{Trials: trials, Results: results, Data: ds}
 	if opt.Store != nil {
 		if err := opt.Store.WriteManifest(p, d.SHA256, opt.Shard, shards); err != nil {
@@ -129,7 +135,7 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 		if opt.Store != nil {
 			r, ok, err := opt.Store.Load(p.Key(trials[i], d.SHA256))
 			if err != nil {
-				if !errors.Is(err, ErrCorrupt) {
+				if !errors.Is(err, trial.ErrCorrupt) {
 					return nil, err
 				}
 				if opt.Warn != nil {
@@ -170,7 +176,7 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	if opt.Store != nil {
 		stop := make(chan struct{})
 		defer close(stop)
-		go opt.Store.renewLeases(stop)
+		go opt.Store.RenewLeases(stop)
 	}
 	// Rounds: each trains the pending trials, skipping those another
 	// process has claimed (lease.go); the next round, after a pause,
@@ -180,7 +186,7 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 	for round := 0; len(pending) > 0; round++ {
 		if round > 0 {
 			select {
-			case <-time.After(leasePoll):
+			case <-time.After(trial.LeasePoll):
 			case <-ctx.Done():
 			}
 		}
@@ -227,15 +233,15 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 					mu.Lock()
 					busy++
 					mu.Unlock()
-					r, err := RunTrial(ctx, p, ds, p.cfg(t), t.Seed)
+					r, err := trial.RunTrial(ctx, p, ds, p.Cfg(t), t.Seed)
 					mu.Lock()
 					busy--
 					share()
 					mu.Unlock()
-					if errors.Is(err, ErrDiverged) {
+					if errors.Is(err, trial.ErrDiverged) {
 						err = nil
 					}
-					if errors.Is(err, ErrInterrupted) {
+					if errors.Is(err, trial.ErrInterrupted) {
 						// Stopped mid-training by ctx: nothing to keep;
 						// Run reports the interruption below.
 						if opt.Store != nil {
@@ -290,12 +296,12 @@ func Run(ctx context.Context, p Protocol, opt Options) (*Outcome, error) {
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return o, fmt.Errorf("harness: %w after %d of %d trials: %w", ErrInterrupted, done, total, err)
+		return o, fmt.Errorf("harness: %w after %d of %d trials: %w", trial.ErrInterrupted, done, total, err)
 	}
 	if shards > 1 {
 		return o, nil
 	}
-	r, err := Assemble(p, d, trials, results)
+	r, err := derive.Assemble(p, d, trials, results)
 	if err != nil {
 		return nil, err
 	}

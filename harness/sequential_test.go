@@ -6,6 +6,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/stats"
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +22,7 @@ import (
 // streams that rejected and the mean number of seeds used.
 func simulateLooks(t *testing.T, kind string, streams int, draw func(r *rand.Rand) float64) (rate, seeds float64) {
 	t.Helper()
-	s := &Sequential{MaxSeeds: 32, Spending: kind}
+	s := &protocol.Sequential{MaxSeeds: 32, Spending: kind}
 	sizes := s.LookSizes(8)
 	require.Equal(t, []int{8, 16, 24, 32}, sizes)
 	opt := stats.DefaultOptions()
@@ -31,7 +37,7 @@ func simulateLooks(t *testing.T, kind string, streams int, draw func(r *rand.Ran
 		}
 		prev := 0.0
 		for _, n := range sizes {
-			spent := Spend(kind, 0.05, float64(n)/32)
+			spent := protocol.Spend(kind, 0.05, float64(n)/32)
 			c, err := stats.Compare(zero[:n], d[:n], stats.LowerIsBetter, &opt)
 			require.NoError(t, err)
 			stop := c.PValue < spent-prev
@@ -56,7 +62,7 @@ func TestSequentialErrorRate(t *testing.T) {
 		t.Skip("simulates 2 x 1500 studies")
 	}
 	const streams = 1000
-	for _, kind := range []string{SpendOBrienFleming, SpendPocock} {
+	for _, kind := range []string{protocol.SpendOBrienFleming, protocol.SpendPocock} {
 		rate, _ := simulateLooks(t, kind, streams, func(r *rand.Rand) float64 { return r.NormFloat64() })
 		lo, hi := stats.ClopperPearson(int(math.Round(rate*streams)), streams, 0.95)
 		t.Logf("%s: null rejection rate %.4f [%.4f, %.4f]", kind, rate, lo, hi)
@@ -72,10 +78,10 @@ func TestSequentialErrorRate(t *testing.T) {
 // store, records each look, verifies, and resumes from its trials; a
 // tampered look is caught.
 func TestSequentialRun(t *testing.T) {
-	p := tinyProtocol()
-	p.Sequential = &Sequential{MaxSeeds: 6, Spending: SpendPocock}
+	p := testkit.TinyProtocol()
+	p.Sequential = &protocol.Sequential{MaxSeeds: 6, Spending: protocol.SpendPocock}
 	require.NoError(t, p.Validate())
-	s, err := OpenStore(t.TempDir())
+	s, err := trial.OpenStore(t.TempDir())
 	require.NoError(t, err)
 	o, err := Run(context.Background(), p, Options{Store: s})
 	require.NoError(t, err)
@@ -88,7 +94,7 @@ func TestSequentialRun(t *testing.T) {
 	require.Equal(t, []uint64{0, 1, 2, 3, 4, 5}, r.MechanismSignature.Protocol.Seeds)
 	require.Equal(t, p.Sequential, r.Setup.Protocol.Sequential)
 	require.Equal(t, "selection-aware", sr.Test)
-	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{}).Mismatches())
 
 	again, err := Run(context.Background(), p, Options{Store: s})
 	require.NoError(t, err)
@@ -97,20 +103,20 @@ func TestSequentialRun(t *testing.T) {
 
 	for _, tc := range []struct {
 		field string
-		edit  func(sr *SequentialReport)
+		edit  func(sr *report.SequentialReport)
 	}{
-		{"sequential.looks[0].boundary", func(sr *SequentialReport) { sr.Looks[0].Boundary = 0.05 }},
-		{"sequential.looks[1].p_value", func(sr *SequentialReport) { sr.Looks[1].PValue /= 2 }},
-		{"sequential.verdict", func(sr *SequentialReport) { sr.Verdict = stats.VerdictWin }},
-		{"sequential.seeds_saved", func(sr *SequentialReport) { sr.SeedsSaved = 3 }},
+		{"sequential.looks[0].boundary", func(sr *report.SequentialReport) { sr.Looks[0].Boundary = 0.05 }},
+		{"sequential.looks[1].p_value", func(sr *report.SequentialReport) { sr.Looks[1].PValue /= 2 }},
+		{"sequential.verdict", func(sr *report.SequentialReport) { sr.Verdict = stats.VerdictWin }},
+		{"sequential.seeds_saved", func(sr *report.SequentialReport) { sr.SeedsSaved = 3 }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			edit := func(r *Report) { tc.edit(r.Sequential) }
-			requireNamed(t, tamperedFields(t, r, edit), tc.field)
+			edit := func(r *report.Report) { tc.edit(r.Sequential) }
+			testkit.RequireNamed(t, tamperedFields(t, r, edit), tc.field)
 		})
 	}
 	bad := p
-	bad.Sequential = &Sequential{MaxSeeds: 2}
+	bad.Sequential = &protocol.Sequential{MaxSeeds: 2}
 	require.ErrorContains(t, bad.Validate(), "sequential.max_seeds = 2")
 }
 
@@ -118,7 +124,7 @@ func TestSequentialRun(t *testing.T) {
 // design with looks at half its seeds and all of them; verify re-derives
 // it; fewer seeds have none.
 func TestEarlyStop(t *testing.T) {
-	p := tinyProtocol()
+	p := testkit.TinyProtocol()
 	o, err := Run(context.Background(), p, Options{})
 	require.NoError(t, err)
 	require.Nil(t, o.Report.EarlyStop, "3 seeds")
@@ -129,14 +135,14 @@ func TestEarlyStop(t *testing.T) {
 	es := o.Report.EarlyStop
 	require.NotNil(t, es)
 	require.Equal(t, 2, es.Looks[0].NSeeds)
-	require.InDelta(t, Spend(SpendOBrienFleming, 0.05, 0.5), es.Looks[0].Boundary, 1e-15)
+	require.InDelta(t, protocol.Spend(protocol.SpendOBrienFleming, 0.05, 0.5), es.Looks[0].Boundary, 1e-15)
 	require.False(t, es.Looks[0].Decided, "2 seeds cannot decide")
 	require.Equal(t, 4, es.StoppedAt)
-	require.Empty(t, Verify(o.Report, VerifyOptions{}).Mismatches())
+	require.Empty(t, derive.Verify(o.Report, derive.VerifyOptions{}).Mismatches())
 	es.Looks[0].PValue /= 3
 	var fields []string
-	for _, m := range Verify(o.Report, VerifyOptions{}).Mismatches() {
+	for _, m := range derive.Verify(o.Report, derive.VerifyOptions{}).Mismatches() {
 		fields = append(fields, m.Field)
 	}
-	requireNamed(t, fields, "early_stop.looks[0].p_value")
+	testkit.RequireNamed(t, fields, "early_stop.looks[0].p_value")
 }

@@ -9,20 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ideabench/ideabench/track"
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/stretchr/testify/require"
 )
-
-// trainingPins maps TrainingVersion to the SHA-256 of one tiny trial's
-// stored result. A change of the training path that moves bits fails here
-// until TrainingVersion is changed and its pin added, so that no stored
-// trial of the old path is reused as if it were new.
-var trainingPins = map[string]string{
-	"train-2026-12-03b": "7a0e117fee76105084c4406cccf37203de3ca24c27b9b0e30b936cbbee7a0361",
-	"train-2026-12-04a": "fe7d0f5b8dc91108f801d1a24cff6346db0b268d3240792666e18aea0c69096a",
-	"train-2026-12-04b": "9e4d8aa4530d5e6798b7fc123bca22865371003e38a4e697916d182b0cb7e435",
-	"train-2026-12-05":  "e11cbfd64a95d8143f4482bf8fa12e7b7aede668e81ca5ddfc4197afbf279310",
-}
 
 func marshal(t *testing.T, o *Outcome) string {
 	t.Helper()
@@ -35,13 +29,13 @@ func marshal(t *testing.T, o *Outcome) string {
 // gives the same report, bit for bit, training only the missing trials; a
 // corrupt record is reported and recomputed.
 func TestResume(t *testing.T) {
-	p := tinyProtocol()
+	p := testkit.TinyProtocol()
 	ref, err := Run(context.Background(), p, Options{Workers: 2})
 	require.NoError(t, err)
 	want := marshal(t, ref)
 	n := len(p.Trials())
 
-	s, err := OpenStore(t.TempDir())
+	s, err := trial.OpenStore(t.TempDir())
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	o, err := Run(ctx, p, Options{Workers: 1, Store: s, Progress: func(done, _, _ int) {
@@ -49,7 +43,7 @@ func TestResume(t *testing.T) {
 			cancel()
 		}
 	}})
-	require.ErrorIs(t, err, ErrInterrupted)
+	require.ErrorIs(t, err, trial.ErrInterrupted)
 	require.Equal(t, 5, o.Computed)
 
 	var calls [][3]int
@@ -66,7 +60,7 @@ func TestResume(t *testing.T) {
 
 	// Corrupt one record: it is named, recomputed and rewritten.
 	k := p.Key(p.Trials()[3], "")
-	path := s.path(k.ID())
+	path := s.Path(k.ID())
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, raw[:len(raw)-9], 0o644))
@@ -88,7 +82,7 @@ func TestResume(t *testing.T) {
 // directory, merge into the single-process report; merge refuses
 // missing, conflicting, foreign-protocol and foreign-version results.
 func TestShardMerge(t *testing.T) {
-	p := tinyProtocol()
+	p := testkit.TinyProtocol()
 	ref, err := Run(context.Background(), p, Options{})
 	require.NoError(t, err)
 	want := marshal(t, ref)
@@ -100,7 +94,7 @@ func TestShardMerge(t *testing.T) {
 		dir := t.TempDir()
 		dirs = append(dirs, dir)
 		for _, d := range []string{dir, shared} {
-			s, err := OpenStore(d)
+			s, err := trial.OpenStore(d)
 			require.NoError(t, err)
 			o, err := Run(context.Background(), p, Options{Store: s, Shard: i, Shards: n})
 			require.NoError(t, err)
@@ -126,7 +120,7 @@ func TestShardMerge(t *testing.T) {
 		tr := p.Trials()[0]
 		r := ref.Results[0]
 		r.Test += 1e-9
-		s := &Store{Dir: c}
+		s := &trial.Store{Dir: c}
 		require.NoError(t, s.Save(p.Key(tr, ""), r))
 		_, err := Merge(append([]string{c}, dirs...))
 		require.ErrorContains(t, err, "different results")
@@ -134,7 +128,7 @@ func TestShardMerge(t *testing.T) {
 	t.Run("other_protocol", func(t *testing.T) {
 		q := p
 		q.Alpha = 0.1
-		s, err := OpenStore(t.TempDir())
+		s, err := trial.OpenStore(t.TempDir())
 		require.NoError(t, err)
 		_, err = Run(context.Background(), q, Options{Store: s, Shard: 0, Shards: n})
 		require.NoError(t, err)
@@ -143,10 +137,10 @@ func TestShardMerge(t *testing.T) {
 	})
 	t.Run("other_version", func(t *testing.T) {
 		c := copyDir(t, dirs[0])
-		path := filepath.Join(c, manifestName(0, n))
+		path := filepath.Join(c, trial.ManifestName(0, n))
 		raw, err := os.ReadFile(path)
 		require.NoError(t, err)
-		edited := strings.Replace(string(raw), TrainingVersion, "train-old", 1)
+		edited := strings.Replace(string(raw), protocol.TrainingVersion, "train-old", 1)
 		require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
 		_, err = Merge([]string{c, dirs[1], dirs[2]})
 		require.ErrorContains(t, err, "training version train-old")
@@ -154,16 +148,16 @@ func TestShardMerge(t *testing.T) {
 	t.Run("corrupt", func(t *testing.T) {
 		c := copyDir(t, dirs[0])
 		k := p.Key(p.Trials()[0], "")
-		require.NoError(t, os.WriteFile((&Store{Dir: c}).path(k.ID()), []byte(`{"id":`), 0o644))
+		require.NoError(t, os.WriteFile((&trial.Store{Dir: c}).Path(k.ID()), []byte(`{"id":`), 0o644))
 		_, err := Merge([]string{c, dirs[1], dirs[2]})
-		require.ErrorIs(t, err, ErrCorrupt)
+		require.ErrorIs(t, err, trial.ErrCorrupt)
 	})
 	t.Run("not_results", func(t *testing.T) {
 		_, err := Merge([]string{t.TempDir()})
 		require.ErrorContains(t, err, "no protocol.json or shard-*.json manifest")
 	})
 	t.Run("bad_shard", func(t *testing.T) {
-		_, err := Run(context.Background(), p, Options{Shard: 3, Shards: 3, Store: &Store{Dir: t.TempDir()}})
+		_, err := Run(context.Background(), p, Options{Shard: 3, Shards: 3, Store: &trial.Store{Dir: t.TempDir()}})
 		require.ErrorContains(t, err, "shard 3 of 3")
 		_, err = Run(context.Background(), p, Options{Shard: 0, Shards: 2})
 		require.ErrorContains(t, err, "needs a results directory")
@@ -174,9 +168,9 @@ func TestShardMerge(t *testing.T) {
 // selected over a finite one, counted as the worst finite metric in the
 // comparison, and the report is finite, valid JSON that verifies.
 func TestDivergence(t *testing.T) {
-	p := tinyProtocol()
+	p := testkit.TinyProtocol()
 	p.Idea[1].LR = 1e10 // Adam steps of 1e10: the loss overflows within a few steps
-	s, err := OpenStore(t.TempDir())
+	s, err := trial.OpenStore(t.TempDir())
 	require.NoError(t, err)
 	o, err := Run(context.Background(), p, Options{Store: s})
 	require.NoError(t, err)
@@ -184,7 +178,7 @@ func TestDivergence(t *testing.T) {
 	require.NotNil(t, r.Diverged)
 	require.Len(t, r.Diverged.Trials, len(p.Seeds))
 	for i, d := range r.Diverged.Trials {
-		require.Equal(t, DivergedTrial{Arm: "idea", Cfg: 1, Seed: p.Seeds[i], Step: d.Step}, d)
+		require.Equal(t, report.DivergedTrial{Arm: "idea", Cfg: 1, Seed: p.Seeds[i], Step: d.Step}, d)
 		require.Positive(t, d.Step)
 	}
 	worstVal, worstTest := math.Inf(-1), math.Inf(-1)
@@ -204,16 +198,16 @@ func TestDivergence(t *testing.T) {
 	data, err := r.Marshal()
 	require.NoError(t, err)
 	require.True(t, json.Valid(data))
-	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
-	var tampered Report
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
+	var tampered report.Report
 	require.NoError(t, json.Unmarshal(data, &tampered))
 	tampered.MechanismSignature.IdeaSweep[1].Result.PerSeed[0] = 0.1
 	var fields []string
-	for _, f := range Verify(&tampered, VerifyOptions{}).Mismatches() {
+	for _, f := range derive.Verify(&tampered, derive.VerifyOptions{}).Mismatches() {
 		fields = append(fields, f.Field)
 	}
 	// A diverged seed's metric that is not the substitute is a mismatch.
-	requireNamed(t, fields, "mechanism_signature.idea_sweep[1].result.per_seed[0]")
+	testkit.RequireNamed(t, fields, "mechanism_signature.idea_sweep[1].result.per_seed[0]")
 
 	// Stored diverged trials are reused as diverged.
 	o2, err := Run(context.Background(), p, Options{Store: s})
@@ -238,8 +232,8 @@ func copyDir(t *testing.T, src string) string {
 }
 
 func TestManifestTampered(t *testing.T) {
-	p := tinyProtocol()
-	s, err := OpenStore(t.TempDir())
+	p := testkit.TinyProtocol()
+	s, err := trial.OpenStore(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, s.WriteManifest(p, "", 0, 1))
 	path := filepath.Join(s.Dir, "protocol.json")
@@ -248,11 +242,4 @@ func TestManifestTampered(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(raw), `"alpha": 0.05`, `"alpha": 0.01`, 1)), 0o644))
 	_, err = Merge([]string{s.Dir})
 	require.ErrorContains(t, err, "does not match its protocol")
-}
-
-func mustSequence(t *testing.T, p Protocol) *track.Dataset {
-	t.Helper()
-	ds, err := track.Sequence(p.Sequence)
-	require.NoError(t, err)
-	return ds
 }

@@ -12,6 +12,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/jsonstrict"
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
@@ -45,7 +51,7 @@ func leaves(doc any) []leaf {
 				walk(x, append(append([]any(nil), keys...), i))
 			}
 		default:
-			l := leaf{path: jsonPath(keys), keys: keys}
+			l := leaf{path: jsonstrict.PathString(keys), keys: keys}
 			if len(keys) == 3 && keys[0] == "setup" && keys[1] == "digests" {
 				l.digest = keys[2].(string)
 			}
@@ -108,13 +114,13 @@ func tamper(raw []byte, keys []any) ([]byte, error) {
 // No leaf is exempt: every derived leaf is rebuilt by Derive and
 // compared, every input is covered by its digest (Setup.Digests), the run
 // block by its own (docs/report.md, the report and verify).
-func sweepLeaves(t *testing.T, r *Report) (total, named int) {
+func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 	t.Helper()
 	raw, err := r.Marshal()
 	require.NoError(t, err)
-	rt, err := ParseReport(raw, "report")
+	rt, err := report.ParseReport(raw, "report")
 	require.NoError(t, err)
-	require.Empty(t, Verify(rt, VerifyOptions{}).Findings, "the untouched report must verify")
+	require.Empty(t, derive.Verify(rt, derive.VerifyOptions{}).Findings, "the untouched report must verify")
 	var doc any
 	require.NoError(t, json.Unmarshal(raw, &doc))
 	ls := leaves(doc)
@@ -130,7 +136,7 @@ func sweepLeaves(t *testing.T, r *Report) (total, named int) {
 				silent[i] = fmt.Sprintf("%s: not changed: %v", l.path, err)
 				return
 			}
-			bad, err := ParseReport(edited, "edited")
+			bad, err := report.ParseReport(edited, "edited")
 			if err != nil {
 				if !strings.Contains(err.Error(), l.path) {
 					silent[i] = fmt.Sprintf("%s: refused without naming it: %v", l.path, err)
@@ -141,8 +147,8 @@ func sweepLeaves(t *testing.T, r *Report) (total, named int) {
 			if l.digest != "" {
 				want = l.digest
 			}
-			for _, f := range Verify(bad, VerifyOptions{}).Mismatches() {
-				if names(f.Field, want) {
+			for _, f := range derive.Verify(bad, derive.VerifyOptions{}).Mismatches() {
+				if testkit.Names(f.Field, want) {
 					return
 				}
 			}
@@ -165,9 +171,9 @@ func sweepLeaves(t *testing.T, r *Report) (total, named int) {
 // alone, is rejected by verify with a finding that names it.
 func TestVerifyEveryLeaf(t *testing.T) {
 	t.Run("ci", func(t *testing.T) {
-		o, err := Run(context.Background(), CIProfile(), Options{})
+		o, err := Run(context.Background(), protocol.CIProfile(), Options{})
 		require.NoError(t, err)
-		o.Report.SetRun(RunInfo{WallSeconds: 1.5, Workers: 2, GoVersion: "go1.26", Version: "test", TrialsRun: len(o.Trials), Results: "r.trials"})
+		o.Report.SetRun(report.RunInfo{WallSeconds: 1.5, Workers: 2, GoVersion: "go1.26", Version: "test", TrialsRun: len(o.Trials), Results: "r.trials"})
 		total, named := sweepLeaves(t, o.Report)
 		t.Logf("ci report: %d of %d leaves named", named, total)
 	})
@@ -181,7 +187,7 @@ func TestVerifyEveryLeaf(t *testing.T) {
 		lines = append(lines[:120], lines[121:]...) // one hour missing
 		path := filepath.Join(t.TempDir(), "notes.csv")
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
-		p := CIProfileFor("csv")
+		p := protocol.CIProfileFor("csv")
 		p.CSV = &track.CSVConfig{Path: path, Target: "OT", T: 24, H: 6}
 		p.Arch.Patch = 4
 		p.Seeds = []uint64{0, 1, 2}
@@ -196,7 +202,7 @@ func TestVerifyEveryLeaf(t *testing.T) {
 	// The multivariate setting: every column its own series, the
 	// references shared and per channel.
 	t.Run("csv independent", func(t *testing.T) {
-		p := CIProfileFor("csv")
+		p := protocol.CIProfileFor("csv")
 		p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Channels: track.ChannelsIndependent, T: 24, H: 6}
 		p.Arch.Patch = 4
 		p.Seeds = []uint64{0, 1, 2}
@@ -211,12 +217,12 @@ func TestVerifyEveryLeaf(t *testing.T) {
 	})
 	// A grid that tunes the look-back: references at each, chosen on val.
 	t.Run("csv look-backs", func(t *testing.T) {
-		p := CIProfileFor("csv")
+		p := protocol.CIProfileFor("csv")
 		p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
 		p.Arch.Patch = 4
 		p.Seeds = []uint64{0, 1, 2}
 		p.Baseline, p.Idea = p.Baseline[:1], p.Idea[:1]
-		for _, arm := range []*[]Cfg{&p.Baseline, &p.Idea} {
+		for _, arm := range []*[]protocol.Cfg{&p.Baseline, &p.Idea} {
 			c := (*arm)[0]
 			c.Context = 12
 			*arm = append(*arm, c)
@@ -231,11 +237,11 @@ func TestVerifyEveryLeaf(t *testing.T) {
 		t.Logf("csv look-backs report: %d of %d leaves named", named, total)
 	})
 	t.Run("sequential", func(t *testing.T) {
-		p := tinyProtocol()
-		p.Ideas = []IdeaArm{{Name: "ema", Grid: []Cfg{
+		p := testkit.TinyProtocol()
+		p.Ideas = []protocol.IdeaArm{{Name: "ema", Grid: []protocol.Cfg{
 			{LR: 0.003, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})},
 			{LR: 1e10, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}}}}
-		p.Sequential = &Sequential{MaxSeeds: 6}
+		p.Sequential = &protocol.Sequential{MaxSeeds: 6}
 		o, err := Run(context.Background(), p, Options{})
 		require.NoError(t, err)
 		require.NotNil(t, o.Report.Diverged, "the lr 1e10 cfg diverges")

@@ -7,6 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
@@ -18,7 +25,7 @@ import (
 // a baseline that does not beat it and says so in the warnings; verify
 // catches a flipped flag, a wrong kept epoch and a wrong curve value.
 func TestCompetence(t *testing.T) {
-	o, err := Run(context.Background(), tinyProtocol(), Options{})
+	o, err := Run(context.Background(), testkit.TinyProtocol(), Options{})
 	require.NoError(t, err)
 	r := o.Report
 	f := r.ReferenceForecasters
@@ -31,19 +38,19 @@ func TestCompetence(t *testing.T) {
 		hollow = hollow || fmt.Sprint(w)[:15] == "hollow comparis"
 	}
 	require.Equal(t, !f.BaselineCompetent, hollow)
-	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{}).Mismatches())
 
 	for _, tc := range []struct {
 		name, field string
-		edit        func(r *Report)
+		edit        func(r *report.Report)
 	}{
-		{"flag", "reference_forecasters.baseline_competent", func(r *Report) {
+		{"flag", "reference_forecasters.baseline_competent", func(r *report.Report) {
 			r.ReferenceForecasters.BaselineCompetent = !r.ReferenceForecasters.BaselineCompetent
 		}},
-		{"best_reference", "reference_forecasters.best_reference", func(r *Report) { r.ReferenceForecasters.BestReference = "noise_floor" }},
-		{"margin", "reference_forecasters.baseline_margin", func(r *Report) { r.ReferenceForecasters.BaselineMargin += 0.1 }},
-		{"best_epoch", "training.baseline.best_epochs[1]", func(r *Report) { r.Training.Baseline.BestEpochs[1]++ }},
-		{"val_curve", "training.idea.val_curves[0]", func(r *Report) {
+		{"best_reference", "reference_forecasters.best_reference", func(r *report.Report) { r.ReferenceForecasters.BestReference = "noise_floor" }},
+		{"margin", "reference_forecasters.baseline_margin", func(r *report.Report) { r.ReferenceForecasters.BaselineMargin += 0.1 }},
+		{"best_epoch", "training.baseline.best_epochs[1]", func(r *report.Report) { r.Training.Baseline.BestEpochs[1]++ }},
+		{"val_curve", "training.idea.val_curves[0]", func(r *report.Report) {
 			ac := r.Training.Idea
 			ac.ValCurves[0][ac.BestEpochs[0]-1] *= 0.99 // still the least
 		}},
@@ -51,16 +58,16 @@ func TestCompetence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := r.Marshal()
 			require.NoError(t, err)
-			bad, err := ParseReport(raw, "copy")
+			bad, err := report.ParseReport(raw, "copy")
 			require.NoError(t, err)
 			tc.edit(bad)
-			ms := Verify(bad, VerifyOptions{}).Mismatches()
+			ms := derive.Verify(bad, derive.VerifyOptions{}).Mismatches()
 			require.NotEmpty(t, ms)
 			var fs []string
 			for _, m := range ms {
 				fs = append(fs, m.Field)
 			}
-			requireNamed(t, fs, tc.field)
+			testkit.RequireNamed(t, fs, tc.field)
 		})
 	}
 }
@@ -70,7 +77,7 @@ func TestCompetence(t *testing.T) {
 // seasonal persistence among them; verify recomputes each from the setup
 // and names the one edited.
 func TestReferencesCSV(t *testing.T) {
-	p := FullProfile("csv")
+	p := protocol.FullProfile("csv")
 	p.Seeds = []uint64{0, 1}
 	p.Baseline, p.Idea = p.Baseline[:1], p.Idea[:1]
 	p.Baseline[0].Epochs, p.Idea[0].Epochs = 1, 1
@@ -85,28 +92,28 @@ func TestReferencesCSV(t *testing.T) {
 	require.NotNil(t, f.LinearCentred)
 	require.NotNil(t, f.Val)
 	require.NotNil(t, f.Val.SeasonalPersistence)
-	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
 
 	for _, tc := range []struct {
 		field string
-		edit  func(f *Forecasters)
+		edit  func(f *reference.Forecasters)
 	}{
-		{"reference_forecasters.seasonal_persistence", func(f *Forecasters) { *f.SeasonalPersistence *= 1.5 }},
-		{"reference_forecasters.linear_centred", func(f *Forecasters) { *f.LinearCentred *= 0.5 }},
-		{"reference_forecasters.val.linear_ar", func(f *Forecasters) { f.Val.LinearAR++ }},
-		{"reference_forecasters.seasonal_period", func(f *Forecasters) { f.SeasonalPeriod = 12 }},
+		{"reference_forecasters.seasonal_persistence", func(f *reference.Forecasters) { *f.SeasonalPersistence *= 1.5 }},
+		{"reference_forecasters.linear_centred", func(f *reference.Forecasters) { *f.LinearCentred *= 0.5 }},
+		{"reference_forecasters.val.linear_ar", func(f *reference.Forecasters) { f.Val.LinearAR++ }},
+		{"reference_forecasters.seasonal_period", func(f *reference.Forecasters) { f.SeasonalPeriod = 12 }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			raw, err := r.Marshal()
 			require.NoError(t, err)
-			bad, err := ParseReport(raw, "copy")
+			bad, err := report.ParseReport(raw, "copy")
 			require.NoError(t, err)
 			tc.edit(bad.ReferenceForecasters)
 			var fields []string
-			for _, m := range Verify(bad, VerifyOptions{Rerun: true}).Mismatches() {
+			for _, m := range derive.Verify(bad, derive.VerifyOptions{Rerun: true}).Mismatches() {
 				fields = append(fields, m.Field)
 			}
-			requireNamed(t, fields, tc.field)
+			testkit.RequireNamed(t, fields, tc.field)
 		})
 	}
 }
@@ -118,16 +125,16 @@ func TestReferencesCSV(t *testing.T) {
 func TestIdentityAndAAControls(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		idea  Cfg
+		idea  protocol.Cfg
 		warn  string
 		zeros bool // every per-seed difference is exactly 0
 	}{
-		{"gate_beta0", Cfg{LR: 0.003, Epochs: 2, Rho: 0.9}, "identity idea", true},
-		{"aa", Cfg{LR: 0.003, Epochs: 2, Idea: "aa"}, "A/A control", false},
+		{"gate_beta0", protocol.Cfg{LR: 0.003, Epochs: 2, Rho: 0.9}, "identity idea", true},
+		{"aa", protocol.Cfg{LR: 0.003, Epochs: 2, Idea: "aa"}, "A/A control", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := tinyProtocol()
-			p.Baseline, p.Idea = []Cfg{{LR: 0.003, Epochs: 2}}, []Cfg{tc.idea}
+			p := testkit.TinyProtocol()
+			p.Baseline, p.Idea = []protocol.Cfg{{LR: 0.003, Epochs: 2}}, []protocol.Cfg{tc.idea}
 			o, err := Run(context.Background(), p, Options{})
 			require.NoError(t, err)
 			r := o.Report
@@ -142,7 +149,7 @@ func TestIdentityAndAAControls(t *testing.T) {
 			}
 			require.True(t, found, "warnings %q", r.Comparison.Warnings)
 			require.NotEmpty(t, r.MechanismSignature.MechanismSignature.NotMeasured)
-			require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+			require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
 		})
 	}
 }
@@ -152,15 +159,15 @@ func TestIdentityAndAAControls(t *testing.T) {
 // compared with the same baseline, the p-values are Holm-adjusted over
 // every idea arm, and verify re-derives all of it and names an edit.
 func TestSeveralIdeas(t *testing.T) {
-	p := tinyProtocol()
-	p.Baseline = []Cfg{{LR: 0.003, Epochs: 2}}
-	p.Idea = []Cfg{{LR: 0.003, Epochs: 2, Rho: 0.9, Beta: 1}}
-	p.Ideas = []IdeaArm{
-		{Name: "rezero", Grid: []Cfg{{LR: 0.003, Epochs: 2, Idea: "rezero"}, {LR: 0.01, Epochs: 2, Idea: "rezero"}}},
+	p := testkit.TinyProtocol()
+	p.Baseline = []protocol.Cfg{{LR: 0.003, Epochs: 2}}
+	p.Idea = []protocol.Cfg{{LR: 0.003, Epochs: 2, Rho: 0.9, Beta: 1}}
+	p.Ideas = []protocol.IdeaArm{
+		{Name: "rezero", Grid: []protocol.Cfg{{LR: 0.003, Epochs: 2, Idea: "rezero"}, {LR: 0.01, Epochs: 2, Idea: "rezero"}}},
 		{Name: "gate again", Grid: p.Idea},
 	}
 	require.NoError(t, p.Validate())
-	s, err := OpenStore(t.TempDir())
+	s, err := trial.OpenStore(t.TempDir())
 	require.NoError(t, err)
 	o, err := Run(context.Background(), p, Options{Store: s})
 	require.NoError(t, err)
@@ -173,25 +180,25 @@ func TestSeveralIdeas(t *testing.T) {
 	require.Equal(t, want[0], *r.Comparison.PValueHolm)
 	require.Equal(t, want[1], *r.Ideas[0].Comparison.PValueHolm)
 	require.GreaterOrEqual(t, *r.Comparison.PValueHolm, r.Comparison.PValue)
-	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
 
 	for _, tc := range []struct {
 		field string
-		edit  func(r *Report)
+		edit  func(r *report.Report)
 	}{
-		{"ideas[0].comparison.p_value_holm", func(r *Report) { *r.Ideas[0].Comparison.PValueHolm /= 2 }},
-		{"ideas[0].best_cfg", func(r *Report) { r.Ideas[0].BestCfg = r.Ideas[0].Sweep[1-indexOf(r.Ideas[0])].Cfg }},
-		{"ideas[1].comparison.delta_mean", func(r *Report) { r.Ideas[1].Comparison.DeltaMean += 1 }},
-		{"comparison.verdict_holm", func(r *Report) { r.Comparison.VerdictHolm = "significant win" }},
+		{"ideas[0].comparison.p_value_holm", func(r *report.Report) { *r.Ideas[0].Comparison.PValueHolm /= 2 }},
+		{"ideas[0].best_cfg", func(r *report.Report) { r.Ideas[0].BestCfg = r.Ideas[0].Sweep[1-indexOf(r.Ideas[0])].Cfg }},
+		{"ideas[1].comparison.delta_mean", func(r *report.Report) { r.Ideas[1].Comparison.DeltaMean += 1 }},
+		{"comparison.verdict_holm", func(r *report.Report) { r.Comparison.VerdictHolm = "significant win" }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			requireNamed(t, tamperedFields(t, r, tc.edit), tc.field)
+			testkit.RequireNamed(t, tamperedFields(t, r, tc.edit), tc.field)
 		})
 	}
 }
 
 // indexOf is the index of an idea report's chosen cfg in its sweep.
-func indexOf(a IdeaReport) int {
+func indexOf(a report.IdeaReport) int {
 	for i, row := range a.Sweep {
 		if row.Cfg == a.BestCfg {
 			return i
@@ -204,8 +211,8 @@ func indexOf(a IdeaReport) int {
 // each block is a full run of the protocol with the idea grid made from
 // the baseline grid, and the counts add up.
 func TestControl(t *testing.T) {
-	p := tinyProtocol()
-	p.Baseline = []Cfg{{LR: 0.003, Epochs: 1}}
+	p := testkit.TinyProtocol()
+	p.Baseline = []protocol.Cfg{{LR: 0.003, Epochs: 1}}
 	require.Equal(t, p.Seeds, ControlSeeds(p, 0, 0))
 	require.Equal(t, []uint64{5000, 5001, 5002}, ControlSeeds(p, 5000, 0))
 	require.Equal(t, []uint64{5003, 5004, 5005}, ControlSeeds(p, 5000, 1))
@@ -223,7 +230,7 @@ func TestControl(t *testing.T) {
 	require.Equal(t, 3, done)
 	require.Len(t, res.PerBlock, 3)
 	require.Equal(t, ControlSeeds(p, 0, 2), res.PerBlock[2].Seeds)
-	require.Equal(t, TestSelection, res.Test)
+	require.Equal(t, report.TestSelection, res.Test)
 	wins, losses := 0, 0
 	for _, b := range res.PerBlock {
 		switch b.Verdict {
@@ -243,7 +250,7 @@ func TestControl(t *testing.T) {
 
 	// The gate as a cfg writes it.
 	g := WithIdea(p.Baseline[0], idea.Config{Name: "gate", Params: idea.NewParams(map[string]float64{"rho": 0.9, "beta": 0.5})})
-	require.Equal(t, Cfg{LR: 0.003, Epochs: 1, Rho: 0.9, Beta: 0.5}, g)
+	require.Equal(t, protocol.Cfg{LR: 0.003, Epochs: 1, Rho: 0.9, Beta: 0.5}, g)
 	_, err = Control(context.Background(), p, aa, 0, 0, Options{}, nil)
 	require.ErrorContains(t, err, "blocks = 0")
 	_, err = Control(context.Background(), p, aa, 10, MaxControlSeed, Options{}, nil)
@@ -255,11 +262,11 @@ func TestControl(t *testing.T) {
 // its own probe, the selection-aware p-values are Holm-adjusted when every
 // grid pairs with the baseline's, and verify re-derives all of it.
 func TestIdeaLaws(t *testing.T) {
-	p := tinyProtocol()
-	p.Baseline = []Cfg{{LR: 0.01, Epochs: 2}, {LR: 0.003, Epochs: 2}}
-	p.Idea = []Cfg{{LR: 0.01, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})},
+	p := testkit.TinyProtocol()
+	p.Baseline = []protocol.Cfg{{LR: 0.01, Epochs: 2}, {LR: 0.003, Epochs: 2}}
+	p.Idea = []protocol.Cfg{{LR: 0.01, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})},
 		{LR: 0.003, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}}
-	p.Ideas = []IdeaArm{{Name: "gate", Grid: []Cfg{{LR: 0.01, Epochs: 2, Rho: 0.9, Beta: 1}, {LR: 0.003, Epochs: 2, Rho: 0.9, Beta: 1}}}}
+	p.Ideas = []protocol.IdeaArm{{Name: "gate", Grid: []protocol.Cfg{{LR: 0.01, Epochs: 2, Rho: 0.9, Beta: 1}, {LR: 0.003, Epochs: 2, Rho: 0.9, Beta: 1}}}}
 	require.NoError(t, p.Validate())
 	o, err := Run(context.Background(), p, Options{})
 	require.NoError(t, err)
@@ -276,31 +283,31 @@ func TestIdeaLaws(t *testing.T) {
 	require.Equal(t, "block0.state_pole", s.Laws[0].Name)
 	require.InDelta(t, 0.7, s.Laws[0].Got, 1e-3, "the fit recovers the ema's decay")
 	require.Equal(t, idea.AllHold(s.Laws), s.Confirmed)
-	require.Equal(t, TestSelection, r.Comparison.Test)
-	require.Equal(t, TestSelection, r.Ideas[0].Comparison.Test)
+	require.Equal(t, report.TestSelection, r.Comparison.Test)
+	require.Equal(t, report.TestSelection, r.Ideas[0].Comparison.Test)
 	require.NotNil(t, r.Comparison.PValueHolm)
 	sel := stats.Holm([]float64{r.Comparison.PValue, r.Ideas[0].Comparison.PValue})
 	require.Equal(t, sel[0], *r.Comparison.PValueHolm)
 	require.Equal(t, sel[1], *r.Ideas[0].Comparison.PValueHolm)
-	require.Empty(t, Verify(r, VerifyOptions{Rerun: true}).Mismatches())
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
 
 	for _, tc := range []struct {
 		field string
-		edit  func(r *Report)
+		edit  func(r *report.Report)
 	}{
-		{"mechanism_signature.math_check.laws[1].laws[0].want", func(r *Report) { r.MechanismSignature.MathCheck.Laws[1].Laws[0].Want++ }},
-		{"mechanism_signature.math_check.laws", func(r *Report) { r.MechanismSignature.MathCheck.Laws = r.MechanismSignature.MathCheck.Laws[:1] }},
-		{"mechanism_signature.math_check.laws[0].holds", func(r *Report) { r.MechanismSignature.MathCheck.Laws[0].Holds = false }},
-		{"mechanism_signature.mechanism_signature.confirmed", func(r *Report) {
+		{"mechanism_signature.math_check.laws[1].laws[0].want", func(r *report.Report) { r.MechanismSignature.MathCheck.Laws[1].Laws[0].Want++ }},
+		{"mechanism_signature.math_check.laws", func(r *report.Report) { r.MechanismSignature.MathCheck.Laws = r.MechanismSignature.MathCheck.Laws[:1] }},
+		{"mechanism_signature.math_check.laws[0].holds", func(r *report.Report) { r.MechanismSignature.MathCheck.Laws[0].Holds = false }},
+		{"mechanism_signature.mechanism_signature.confirmed", func(r *report.Report) {
 			s := &r.MechanismSignature.MechanismSignature
 			s.Confirmed = !s.Confirmed
 		}},
-		{"mechanism_signature.mechanism_signature.laws", func(r *Report) { r.MechanismSignature.MechanismSignature.Laws = nil }},
-		{"ideas[0].comparison.p_value_holm", func(r *Report) { *r.Ideas[0].Comparison.PValueHolm /= 2 }},
-		{"comparison.verdict_holm", func(r *Report) { r.Comparison.VerdictHolm = "significant loss" }},
+		{"mechanism_signature.mechanism_signature.laws", func(r *report.Report) { r.MechanismSignature.MechanismSignature.Laws = nil }},
+		{"ideas[0].comparison.p_value_holm", func(r *report.Report) { *r.Ideas[0].Comparison.PValueHolm /= 2 }},
+		{"comparison.verdict_holm", func(r *report.Report) { r.Comparison.VerdictHolm = "significant loss" }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			requireNamed(t, tamperedFields(t, r, tc.edit), tc.field)
+			testkit.RequireNamed(t, tamperedFields(t, r, tc.edit), tc.field)
 		})
 	}
 }
@@ -308,7 +315,7 @@ func TestIdeaLaws(t *testing.T) {
 // TestGateLawsInReport: the gate's mechanism laws are its layers' Confirm
 // criteria, and verify rebuilds them from the layers.
 func TestGateLawsInReport(t *testing.T) {
-	o, err := Run(context.Background(), tinyProtocol(), Options{})
+	o, err := Run(context.Background(), testkit.TinyProtocol(), Options{})
 	require.NoError(t, err)
 	s := o.Report.MechanismSignature.MechanismSignature
 	require.Equal(t, idea.GateLaws(s.Rho, s.Layers), s.Laws)
@@ -316,16 +323,16 @@ func TestGateLawsInReport(t *testing.T) {
 	s.Laws[0].Got += 0.5
 	o.Report.MechanismSignature.MechanismSignature = s
 	var fields []string
-	for _, m := range Verify(o.Report, VerifyOptions{}).Mismatches() {
+	for _, m := range derive.Verify(o.Report, derive.VerifyOptions{}).Mismatches() {
 		fields = append(fields, m.Field)
 	}
-	requireNamed(t, fields, "mechanism_signature.mechanism_signature.laws[0].got")
+	testkit.RequireNamed(t, fields, "mechanism_signature.mechanism_signature.laws[0].got")
 }
 
 // TestTuningBudgetInReport: a run's report carries both arms' budget
 // curves and whether the winner changes along them.
 func TestTuningBudgetInReport(t *testing.T) {
-	o, err := Run(context.Background(), tinyProtocol(), Options{})
+	o, err := Run(context.Background(), testkit.TinyProtocol(), Options{})
 	require.NoError(t, err)
 	tb := o.Report.TuningBudget
 	require.NotNil(t, tb)
@@ -337,40 +344,18 @@ func TestTuningBudgetInReport(t *testing.T) {
 
 // tamperedFields applies edit to a copy of r, read back from its JSON, and
 // returns the fields of the mismatches verify finds in it.
-func tamperedFields(t *testing.T, r *Report, edit func(*Report)) []string {
+func tamperedFields(t *testing.T, r *report.Report, edit func(*report.Report)) []string {
 	t.Helper()
 	raw, err := r.Marshal()
 	require.NoError(t, err)
-	bad, err := ParseReport(raw, "copy")
+	bad, err := report.ParseReport(raw, "copy")
 	require.NoError(t, err)
 	edit(bad)
 	var fields []string
-	for _, m := range Verify(bad, VerifyOptions{}).Mismatches() {
+	for _, m := range derive.Verify(bad, derive.VerifyOptions{}).Mismatches() {
 		fields = append(fields, m.Field)
 	}
 	return fields
-}
-
-// requireNamed fails unless a finding names field: the field itself, a
-// leaf under it, or the digest of an input that holds it (a finding on
-// an ancestor path).
-func requireNamed(t *testing.T, fields []string, field string) {
-	t.Helper()
-	for _, f := range fields {
-		if names(f, field) {
-			return
-		}
-	}
-	require.Fail(t, "no finding names "+field, "findings: %q", fields)
-}
-
-// names reports whether finding f names field: equal paths, or one
-// under the other.
-func names(f, field string) bool {
-	under := func(a, b string) bool {
-		return strings.HasPrefix(a, b) && (len(a) == len(b) || a[len(b)] == '.' || a[len(b)] == '[')
-	}
-	return under(f, field) || under(field, f)
 }
 
 // TestSkipPerChannel: on a track of several series, a model whose skip
@@ -380,12 +365,12 @@ func names(f, field string) bool {
 // on val of the shared and per-channel maps; the field is refused where
 // it cannot apply.
 func TestSkipPerChannel(t *testing.T) {
-	p := FullProfile("csv")
+	p := protocol.FullProfile("csv")
 	p.Seeds = []uint64{0, 1}
 	p.Baseline, p.Idea = p.Baseline[2:], p.Idea[2:]
 	p.Baseline[0].Epochs, p.Idea[0].Epochs = 3, 3
 	p.Arch.D, p.Arch.Heads, p.Arch.Patch = 8, 2, 8
-	p.Arch.SkipStart = SkipStartPerChannel
+	p.Arch.SkipStart = protocol.SkipStartPerChannel
 	p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Channels: track.ChannelsIndependent, T: 24, H: 6}
 	require.NoError(t, p.Validate())
 	o, err := Run(context.Background(), p, Options{})
@@ -399,7 +384,7 @@ func TestSkipPerChannel(t *testing.T) {
 		require.InDelta(t, *f.Val.LinearCentredPerChannel, res.StartVal, 1e-6*res.StartVal, "trial %d", i)
 		require.LessOrEqual(t, res.Val, res.StartVal, "trial %d: the kept epoch is the start or better on val", i)
 	}
-	require.Empty(t, Verify(o.Report, VerifyOptions{Rerun: true}).Mismatches())
+	require.Empty(t, derive.Verify(o.Report, derive.VerifyOptions{Rerun: true}).Mismatches())
 
 	// Channel mixing: the model sees every column, the references (the
 	// target series' own maps) and the per-channel start are the same.
@@ -414,16 +399,16 @@ func TestSkipPerChannel(t *testing.T) {
 		fm := om.Report.ReferenceForecasters
 		require.Equal(t, *f.LinearCentredPerChannel, *fm.LinearCentredPerChannel)
 		require.Equal(t, f.LinearAR, fm.LinearAR)
-		require.Equal(t, 3, q.ModelConfig(q.Baseline[0], mustData(t, q)).CIn, "the model sees every column")
+		require.Equal(t, 3, q.ModelConfig(q.Baseline[0], testkit.MustData(t, q)).CIn, "the model sees every column")
 		for i, res := range om.Results {
 			require.InDelta(t, *fm.LinearCentredPerChannel, res.StartTest, 1e-6*res.StartTest, "trial %d", i)
 		}
-		require.Empty(t, Verify(om.Report, VerifyOptions{Rerun: true}).Mismatches())
+		require.Empty(t, derive.Verify(om.Report, derive.VerifyOptions{Rerun: true}).Mismatches())
 	})
 
 	t.Run("val", func(t *testing.T) {
 		q := p
-		q.Arch.SkipStart = SkipStartVal
+		q.Arch.SkipStart = protocol.SkipStartVal
 		o, err := Run(context.Background(), q, Options{})
 		require.NoError(t, err)
 		f := o.Report.ReferenceForecasters
@@ -438,14 +423,14 @@ func TestSkipPerChannel(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		edit func(q *Protocol)
+		edit func(q *protocol.Protocol)
 		want string
 	}{
-		{"no skip", func(q *Protocol) { q.Arch.Skip = false }, "needs arch.skip"},
-		{"one series", func(q *Protocol) { q.CSV.Channels = ""; q.CSV.Target = "OT" }, "a track of several series"},
-		{"revin", func(q *Protocol) { q.Arch.Norm = transformer.NormRevIN }, "each window's statistics"},
-		{"every token", func(q *Protocol) { q.Arch.Loss, q.Arch.Norm = transformer.LossAll, "" }, "loss"},
-		{"unknown", func(q *Protocol) { q.Arch.SkipStart = "best" }, "unknown"},
+		{"no skip", func(q *protocol.Protocol) { q.Arch.Skip = false }, "needs arch.skip"},
+		{"one series", func(q *protocol.Protocol) { q.CSV.Channels = ""; q.CSV.Target = "OT" }, "a track of several series"},
+		{"revin", func(q *protocol.Protocol) { q.Arch.Norm = transformer.NormRevIN }, "each window's statistics"},
+		{"every token", func(q *protocol.Protocol) { q.Arch.Loss, q.Arch.Norm = transformer.LossAll, "" }, "loss"},
+		{"unknown", func(q *protocol.Protocol) { q.Arch.SkipStart = "best" }, "unknown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := p
@@ -461,14 +446,28 @@ func TestSkipPerChannel(t *testing.T) {
 	// "val" on a track of one series is the shared fit, valid.
 	q := p
 	q.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Target: "OT", T: 24, H: 6}
-	q.Arch.SkipStart = SkipStartVal
+	q.Arch.SkipStart = protocol.SkipStartVal
 	require.NoError(t, q.Validate())
 }
 
-// mustData builds p's data or fails the test.
-func mustData(t *testing.T, p Protocol) *track.Dataset {
-	t.Helper()
-	d, err := p.Data()
+// TestBlownUp: a cfg whose test mean is over derive.BlowUpFactor times
+// persistence's is named in the warnings; a working grid has none.
+func TestBlownUp(t *testing.T) {
+	p := testkit.TinyProtocol()
+	p.Idea[0].LR = 50 // Adam steps of 50: finite, and far from any forecast
+	o, err := Run(context.Background(), p, Options{})
 	require.NoError(t, err)
-	return d.Dataset
+	r := o.Report
+	require.Nil(t, r.Diverged, "blown up, not diverged")
+	pers := r.ReferenceForecasters.Persistence
+	require.Greater(t, r.MechanismSignature.IdeaSweep[0].Result.Mean, derive.BlowUpFactor*pers)
+	w := strings.Join(r.Comparison.Warnings, "\n")
+	require.Contains(t, w, "blown up: the idea arm's cfg 0 (lr 50)")
+	require.NotContains(t, w, "the baseline arm's cfg", "the baseline's cfgs train")
+	for _, c := range []struct {
+		mean float64
+		want bool
+	}{{99 * pers, false}, {100 * pers, false}, {101 * pers, true}} {
+		require.Equal(t, c.want, derive.BlownUp(c.mean, pers))
+	}
 }

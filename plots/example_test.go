@@ -7,13 +7,14 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/report"
+
 	"github.com/ideabench/ideabench/plots"
 )
 
 // Draw a report's figures at the default size, 16 cm x 10 cm.
 func ExampleWrite() {
-	r, err := harness.ReadReport("../golden/ci_1.snap.json")
+	r, err := report.ReadReport("../golden/ci_1.snap.json")
 	if err != nil {
 		log.Fatal(err)
 	}

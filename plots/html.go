@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
@@ -23,7 +25,7 @@ import (
 // warnings), then the sweeps, the reference forecasters and every figure
 // of Write inline as SVG. It loads nothing from a network and runs no
 // script; it prints as it shows. The same report gives the same bytes.
-func WriteHTML(r *harness.Report, path string) error {
+func WriteHTML(r *report.Report, path string) error {
 	if r == nil {
 		return errors.New("plots: no report")
 	}
@@ -75,7 +77,7 @@ type htmlFigure struct {
 type htmlRow struct{ Cells []string }
 
 // htmlPage renders the page.
-func htmlPage(r *harness.Report, figs []htmlFigure) ([]byte, error) {
+func htmlPage(r *report.Report, figs []htmlFigure) ([]byte, error) {
 	c := r.Comparison
 	data := struct {
 		Title, Verdict, Headline string
@@ -136,14 +138,14 @@ func htmlPage(r *harness.Report, figs []htmlFigure) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func ideaName(r *harness.Report) string {
+func ideaName(r *report.Report) string {
 	if c := r.MechanismSignature.ObservedBestCfg; c.Idea != "" {
 		return "idea " + c.Idea
 	}
 	return "the gate"
 }
 
-func cfgText(c harness.Cfg) string {
+func cfgText(c protocol.Cfg) string {
 	s := fmt.Sprintf("lr %g, %d epochs", c.LR, c.Epochs)
 	if c.Idea != "" {
 		s += ", " + c.Idea
@@ -156,7 +158,7 @@ func cfgText(c harness.Cfg) string {
 	return s
 }
 
-func valMean(s *harness.Summary) float64 {
+func valMean(s *report.Summary) float64 {
 	if s == nil {
 		return 0
 	}

@@ -14,6 +14,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -23,7 +26,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
 )
@@ -58,7 +60,7 @@ var figures = []string{"paired", "sweep", "gate", "loss", "budget"}
 
 // builders build each of figures from a report: nil for a figure whose
 // data the report lacks.
-var builders = map[string]func(*harness.Report) (*figure, error){
+var builders = map[string]func(*report.Report) (*figure, error){
 	"paired": paired, "sweep": sweep, "gate": gate, "loss": loss, "budget": budget,
 }
 
@@ -95,7 +97,7 @@ var (
 // is written atomically (internal/atomicfile): a reader sees the old file
 // or the whole new one; on a write error the paths already written are
 // returned with it. The same report gives the same bytes.
-func Write(r *harness.Report, dir string, opt Options) ([]string, error) {
+func Write(r *report.Report, dir string, opt Options) ([]string, error) {
 	if r == nil {
 		return nil, errors.New("plots: no report")
 	}
@@ -123,7 +125,7 @@ type named struct {
 
 // reportFigures builds every figure of figures the report has data for,
 // in that order.
-func reportFigures(r *harness.Report) ([]named, error) {
+func reportFigures(r *report.Report) ([]named, error) {
 	var figs []named
 	for _, name := range figures {
 		fig, err := builders[name](r)
@@ -336,7 +338,7 @@ func headroom(p *plot.Plot, frac float64) {
 
 // paired: left, both arms' test metric per seed joined by a line; right,
 // the per-seed differences with their mean and its 95% interval.
-func paired(r *harness.Report) (*figure, error) {
+func paired(r *report.Report) (*figure, error) {
 	b, x, d := r.Baseline.Full.PerSeed, r.Idea.PerSeed, r.Comparison.PerSeedDiffs
 	n := len(b)
 	switch {
@@ -544,7 +546,7 @@ func paired(r *harness.Report) (*figure, error) {
 
 // method names the test that decided and its p-value method for the
 // title, " (selection-aware test, exact)"; "" for a report without them.
-func method(c harness.Comparison) string {
+func method(c report.Comparison) string {
 	var parts []string
 	if c.Test != "" {
 		parts = append(parts, c.Test+" test")
@@ -560,14 +562,14 @@ func method(c harness.Comparison) string {
 
 // sweepRow is one cfg of an arm's sweep as drawn.
 type sweepRow struct {
-	cfg       harness.Cfg
+	cfg       protocol.Cfg
 	mean, std float64
 	chosen    bool
 }
 
 // sweep: each arm's learning rate against the validation metric, one
 // panel per arm on a shared y range.
-func sweep(r *harness.Report) (*figure, error) {
+func sweep(r *report.Report) (*figure, error) {
 	// A report without validation summaries (the seed report's schema)
 	// draws the test means it selected on.
 	useVal := false
@@ -672,7 +674,7 @@ func sweep(r *harness.Report) (*figure, error) {
 	}
 	var panels []*plot.Plot
 	for a, rows := range arms {
-		var cfgs []harness.Cfg
+		var cfgs []protocol.Cfg
 		for _, rw := range rows {
 			cfgs = append(cfgs, rw.cfg)
 		}
@@ -776,8 +778,8 @@ const dodge = 1.08
 
 // lrGroups numbers the cfgs by what they are besides lr, in order of
 // first appearance: cfgs of one group differ in lr only.
-func lrGroups(cs []harness.Cfg) (group []int, n int) {
-	key := map[harness.Cfg]int{}
+func lrGroups(cs []protocol.Cfg) (group []int, n int) {
+	key := map[protocol.Cfg]int{}
 	for _, c := range cs {
 		c.LR = 0
 		g, ok := key[c]
@@ -793,10 +795,10 @@ func lrGroups(cs []harness.Cfg) (group []int, n int) {
 // cfgLabels returns a label of a cfg by the fields that vary over cs
 // besides lr (nil when none does), and a description of the idea they
 // share when they share one ("gate ρ 0.8, β 0.5"; "" for none).
-func cfgLabels(cs []harness.Cfg) (label func(harness.Cfg) string, fixed string) {
+func cfgLabels(cs []protocol.Cfg) (label func(protocol.Cfg) string, fixed string) {
 	short := map[string]string{"rho": "ρ", "beta": "β", "weight_decay": "wd"}
-	var vary []harness.CfgField
-	for _, f := range harness.FieldsOf(cs) {
+	var vary []protocol.CfgField
+	for _, f := range protocol.FieldsOf(cs) {
 		if f.Key != "lr" && f.Varies(cs) {
 			vary = append(vary, f)
 		}
@@ -812,7 +814,7 @@ func cfgLabels(cs []harness.Cfg) (label func(harness.Cfg) string, fixed string) 
 	if len(vary) == 0 && !ideaVaries && !schedVaries {
 		return nil, fixed
 	}
-	return func(c harness.Cfg) string {
+	return func(c protocol.Cfg) string {
 		var parts []string
 		if ideaVaries {
 			parts = append(parts, cmp.Or(c.IdeaConfig().Name, "none"))
@@ -822,7 +824,7 @@ func cfgLabels(cs []harness.Cfg) (label func(harness.Cfg) string, fixed string) 
 			parts = append(parts, fmt.Sprintf("%s %g", cmp.Or(short[k], k), f.Value(c)))
 		}
 		if schedVaries {
-			parts = append(parts, cmp.Or(c.Schedule, harness.ScheduleConstant))
+			parts = append(parts, cmp.Or(c.Schedule, protocol.ScheduleConstant))
 		}
 		return strings.Join(parts, "\n")
 	}, fixed
@@ -830,7 +832,7 @@ func cfgLabels(cs []harness.Cfg) (label func(harness.Cfg) string, fixed string) 
 
 // describeIdea is a cfg's idea in a few words: "gate ρ 0.8, β 0.5",
 // "ema lambda 0.8"; "" for none.
-func describeIdea(c harness.Cfg) string {
+func describeIdea(c protocol.Cfg) string {
 	ic := c.IdeaConfig()
 	if ic.IsZero() {
 		return ""
@@ -849,7 +851,7 @@ func describeIdea(c harness.Cfg) string {
 // budget draws the tuning-budget curves: per arm, the expected best
 // validation metric (left) and the expected test metric of the pick
 // (right) against the number of cfgs tried.
-func budget(r *harness.Report) (*figure, error) {
+func budget(r *report.Report) (*figure, error) {
 	tb := r.TuningBudget
 	if tb == nil {
 		return nil, nil // an older report
@@ -937,7 +939,7 @@ func (t noLabels) Ticks(lo, hi float64) []plot.Tick {
 
 // gate: the gain (top) and state (bottom) by position of every block of
 // the mechanism-signature model, with each block's predicted steady gain.
-func gate(r *harness.Report) (*figure, error) {
+func gate(r *report.Report) (*figure, error) {
 	s := r.MechanismSignature.MechanismSignature
 	if len(s.Layers) == 0 {
 		return nil, nil // an older report: no per-position signature
@@ -1005,7 +1007,7 @@ func gate(r *harness.Report) (*figure, error) {
 // whose weights each seed kept (the best val epoch under early stopping,
 // the start included, else the last). Reports from before per-epoch
 // validation draw the left panel only.
-func loss(r *harness.Report) (*figure, error) {
+func loss(r *report.Report) (*figure, error) {
 	tr := r.Training
 	if tr == nil {
 		return nil, nil // an older report: no loss curves
@@ -1013,7 +1015,7 @@ func loss(r *harness.Report) (*figure, error) {
 	fig := &figure{legend: newLegend()}
 	left := newPanel("training loss", "epoch", "MSE of the trained tokens (normalized)")
 	right := newPanel("validation", "epoch", "val MSE, last token (normalized)")
-	arms := []harness.ArmCurves{tr.Baseline, tr.Idea}
+	arms := []report.ArmCurves{tr.Baseline, tr.Idea}
 	names := []string{"baseline", "idea"}
 	hasVal := tr.Baseline.ValCurves != nil && tr.Idea.ValCurves != nil
 	epochs, seeds := 0, 0

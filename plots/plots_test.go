@@ -15,6 +15,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -33,10 +36,10 @@ var tiny struct {
 
 // report runs the tiny protocol of cmd/ideabench's tests once (about
 // 0.1 s) and returns a fresh copy of its report, free to modify.
-func report(t *testing.T) *harness.Report {
+func tinyReport(t *testing.T) *report.Report {
 	t.Helper()
 	tiny.once.Do(func() {
-		p, err := harness.LoadProtocol("../cmd/ideabench/testdata/tiny.json", harness.CIProfile())
+		p, err := protocol.LoadProtocol("../cmd/ideabench/testdata/tiny.json", protocol.CIProfile())
 		if err != nil {
 			tiny.err = err
 			return
@@ -49,14 +52,14 @@ func report(t *testing.T) *harness.Report {
 		tiny.raw, tiny.err = o.Report.Marshal()
 	})
 	require.NoError(t, tiny.err)
-	r, err := harness.ParseReport(tiny.raw, "tiny report")
+	r, err := report.ParseReport(tiny.raw, "tiny report")
 	require.NoError(t, err)
 	return r
 }
 
-func readReport(t *testing.T, path string) *harness.Report {
+func readReport(t *testing.T, path string) *report.Report {
 	t.Helper()
-	r, err := harness.ReadReport(path)
+	r, err := report.ReadReport(path)
 	require.NoError(t, err)
 	return r
 }
@@ -126,28 +129,28 @@ func TestWrite(t *testing.T) {
 	all := []string{"paired", "sweep", "gate", "loss", "budget"}
 	for _, tc := range []struct {
 		name  string
-		r     func(*testing.T) *harness.Report
+		r     func(*testing.T) *report.Report
 		opt   Options
 		sz    size
 		names []string
 	}{
-		{"tiny", report, Options{}, defaultSize, all},
+		{"tiny", tinyReport, Options{}, defaultSize, all},
 		// 8 in = 576 pt = 768 px; 3 in = 216 pt = 288 px.
-		{"tiny/8x3in", report, Options{Width: 8 * vg.Inch, Height: 3 * vg.Inch}, size{8 * vg.Inch, 3 * vg.Inch, 768, 288, "576pt", "216pt"}, all},
+		{"tiny/8x3in", tinyReport, Options{Width: 8 * vg.Inch, Height: 3 * vg.Inch}, size{8 * vg.Inch, 3 * vg.Inch, 768, 288, "576pt", "216pt"}, all},
 		// A width alone keeps the default height.
-		{"tiny/width-only", report, Options{Width: 4 * vg.Inch}, size{4 * vg.Inch, 10 * vg.Centimeter, 384, 378, "288pt", "283.46pt"}, all},
-		{"golden-ci", func(t *testing.T) *harness.Report { return readReport(t, "../golden/ci_1.snap.json") }, Options{}, defaultSize, all},
+		{"tiny/width-only", tinyReport, Options{Width: 4 * vg.Inch}, size{4 * vg.Inch, 10 * vg.Centimeter, 384, 378, "288pt", "283.46pt"}, all},
+		{"golden-ci", func(t *testing.T) *report.Report { return readReport(t, "../golden/ci_1.snap.json") }, Options{}, defaultSize, all},
 		// The seed report's schema: no per-position signature, no loss
 		// curves, no validation summaries.
-		{"seed-report", func(t *testing.T) *harness.Report { return readReport(t, "../harness/testdata/seed-report.json") }, Options{}, defaultSize, []string{"paired", "sweep"}},
-		{"no-training-no-layers", func(t *testing.T) *harness.Report {
-			r := report(t)
+		{"seed-report", func(t *testing.T) *report.Report { return readReport(t, "../report/testdata/seed-report.json") }, Options{}, defaultSize, []string{"paired", "sweep"}},
+		{"no-training-no-layers", func(t *testing.T) *report.Report {
+			r := tinyReport(t)
 			r.Training, r.MechanismSignature.MechanismSignature.Layers = nil, nil
 			return r
 		}, Options{}, defaultSize, []string{"paired", "sweep", "budget"}},
 		// Layers of a report from before gain_by_position.
-		{"layers-without-positions", func(t *testing.T) *harness.Report {
-			r := report(t)
+		{"layers-without-positions", func(t *testing.T) *report.Report {
+			r := tinyReport(t)
 			for l := range r.MechanismSignature.MechanismSignature.Layers {
 				ls := &r.MechanismSignature.MechanismSignature.Layers[l]
 				ls.GainByPosition, ls.StateByPosition = nil, nil
@@ -155,8 +158,8 @@ func TestWrite(t *testing.T) {
 			return r
 		}, Options{}, defaultSize, []string{"paired", "sweep", "loss", "budget"}},
 		// One seed: no interval, the rest drawn.
-		{"one-seed", func(t *testing.T) *harness.Report {
-			r := report(t)
+		{"one-seed", func(t *testing.T) *report.Report {
+			r := tinyReport(t)
 			r.Baseline.Full.PerSeed, r.Idea.PerSeed = r.Baseline.Full.PerSeed[:1], r.Idea.PerSeed[:1]
 			r.Comparison.PerSeedDiffs = r.Comparison.PerSeedDiffs[:1]
 			return r
@@ -176,7 +179,7 @@ func TestWrite(t *testing.T) {
 
 // TestWriteSameBytes: drawing a report twice gives the same files.
 func TestWriteSameBytes(t *testing.T) {
-	r := report(t)
+	r := tinyReport(t)
 	a, err := Write(r, t.TempDir(), Options{})
 	require.NoError(t, err)
 	b, err := Write(r, t.TempDir(), Options{})
@@ -197,42 +200,42 @@ func TestWriteOdd(t *testing.T) {
 	nan := math.NaN()
 	for _, tc := range []struct {
 		name   string
-		edit   func(*harness.Report)
+		edit   func(*report.Report)
 		opt    Options
 		errMsg string
 	}{
-		{"empty", func(r *harness.Report) { *r = harness.Report{} }, Options{}, "paired: baseline.full.per_seed is empty"},
-		{"idea-short", func(r *harness.Report) { r.Idea.PerSeed = r.Idea.PerSeed[1:] }, Options{}, "idea.per_seed has 2 values, baseline.full.per_seed 3"},
-		{"diffs-missing", func(r *harness.Report) { r.Comparison.PerSeedDiffs = nil }, Options{}, "comparison.per_seed_diffs has 0 values"},
-		{"nan-per-seed", func(r *harness.Report) { r.Baseline.Full.PerSeed[1] = nan }, Options{}, "baseline.full.per_seed[1] is NaN"},
-		{"inf-diff", func(r *harness.Report) { r.Comparison.PerSeedDiffs[2] = math.Inf(1) }, Options{}, "comparison.per_seed_diffs[2] is +Inf"},
-		{"nan-delta", func(r *harness.Report) { r.Comparison.DeltaMean = nan }, Options{}, "comparison.delta_mean is NaN"},
-		{"direction", func(r *harness.Report) { r.MetricDirection = "sideways" }, Options{}, "metric_direction: stats: metric direction \"sideways\" is unknown"},
-		{"no-baseline-sweep", func(r *harness.Report) { r.Baseline.Sweep = nil }, Options{}, "sweep: baseline.sweep is empty"},
-		{"no-idea-sweep", func(r *harness.Report) { r.MechanismSignature.IdeaSweep = nil }, Options{}, "sweep: mechanism_signature.idea_sweep is empty"},
-		{"zero-lr", func(r *harness.Report) { r.Baseline.Sweep[1].Cfg.LR = 0 }, Options{}, "baseline.sweep[1].cfg.lr is 0; the log axis needs a positive lr"},
-		{"val-missing", func(r *harness.Report) { r.MechanismSignature.IdeaSweep[0].Val = nil }, Options{}, "mechanism_signature.idea_sweep[0].val is missing"},
-		{"nan-val", func(r *harness.Report) { r.Baseline.Sweep[0].Val.Std = nan }, Options{}, "baseline.sweep[0]: mean"},
-		{"gain-nan", func(r *harness.Report) { r.MechanismSignature.MechanismSignature.Layers[1].GainByPosition[3] = nan }, Options{}, "gate: mechanism_signature.mechanism_signature.layers[1].gain_by_position[3] is NaN"},
-		{"steady-inf", func(r *harness.Report) {
+		{"empty", func(r *report.Report) { *r = report.Report{} }, Options{}, "paired: baseline.full.per_seed is empty"},
+		{"idea-short", func(r *report.Report) { r.Idea.PerSeed = r.Idea.PerSeed[1:] }, Options{}, "idea.per_seed has 2 values, baseline.full.per_seed 3"},
+		{"diffs-missing", func(r *report.Report) { r.Comparison.PerSeedDiffs = nil }, Options{}, "comparison.per_seed_diffs has 0 values"},
+		{"nan-per-seed", func(r *report.Report) { r.Baseline.Full.PerSeed[1] = nan }, Options{}, "baseline.full.per_seed[1] is NaN"},
+		{"inf-diff", func(r *report.Report) { r.Comparison.PerSeedDiffs[2] = math.Inf(1) }, Options{}, "comparison.per_seed_diffs[2] is +Inf"},
+		{"nan-delta", func(r *report.Report) { r.Comparison.DeltaMean = nan }, Options{}, "comparison.delta_mean is NaN"},
+		{"direction", func(r *report.Report) { r.MetricDirection = "sideways" }, Options{}, "metric_direction: stats: metric direction \"sideways\" is unknown"},
+		{"no-baseline-sweep", func(r *report.Report) { r.Baseline.Sweep = nil }, Options{}, "sweep: baseline.sweep is empty"},
+		{"no-idea-sweep", func(r *report.Report) { r.MechanismSignature.IdeaSweep = nil }, Options{}, "sweep: mechanism_signature.idea_sweep is empty"},
+		{"zero-lr", func(r *report.Report) { r.Baseline.Sweep[1].Cfg.LR = 0 }, Options{}, "baseline.sweep[1].cfg.lr is 0; the log axis needs a positive lr"},
+		{"val-missing", func(r *report.Report) { r.MechanismSignature.IdeaSweep[0].Val = nil }, Options{}, "mechanism_signature.idea_sweep[0].val is missing"},
+		{"nan-val", func(r *report.Report) { r.Baseline.Sweep[0].Val.Std = nan }, Options{}, "baseline.sweep[0]: mean"},
+		{"gain-nan", func(r *report.Report) { r.MechanismSignature.MechanismSignature.Layers[1].GainByPosition[3] = nan }, Options{}, "gate: mechanism_signature.mechanism_signature.layers[1].gain_by_position[3] is NaN"},
+		{"steady-inf", func(r *report.Report) {
 			r.MechanismSignature.MechanismSignature.Layers[0].PredictedSteadyGain = math.Inf(-1)
 		}, Options{}, "layers[0].predicted_steady_gain is -Inf"},
-		{"state-short", func(r *harness.Report) {
+		{"state-short", func(r *report.Report) {
 			ls := &r.MechanismSignature.MechanismSignature.Layers[1]
 			ls.StateByPosition = ls.StateByPosition[:2]
 		}, Options{}, "layers[1] has 4 gains and 2 states by position"},
-		{"loss-nan", func(r *harness.Report) { r.Training.Idea.EpochLosses[0][1] = nan }, Options{}, "loss: training.idea.epoch_losses[0][1] is NaN"},
-		{"reference-inf", func(r *harness.Report) { r.ReferenceForecasters.BestReferenceMSE = math.Inf(1) }, Options{}, "paired: reference_forecasters.best_reference_mse is +Inf"},
-		{"val-curve-nan", func(r *harness.Report) { r.Training.Baseline.ValCurves[1][0] = nan }, Options{}, "loss: training.baseline.val_curves[1][0] is NaN"},
-		{"loss-empty", func(r *harness.Report) { r.Training.Baseline.EpochLosses = nil }, Options{}, "training.baseline.epoch_losses has no epoch"},
-		{"negative-size", func(*harness.Report) {}, Options{Width: -vg.Inch}, "figure size -72pt x 283.46pt"},
-		{"infinite-size", func(*harness.Report) {}, Options{Height: vg.Length(math.Inf(1))}, "need each in (0, 1 m]"},
-		{"nan-size", func(*harness.Report) {}, Options{Width: vg.Length(nan)}, "figure size NaNpt x 283.46pt"},
+		{"loss-nan", func(r *report.Report) { r.Training.Idea.EpochLosses[0][1] = nan }, Options{}, "loss: training.idea.epoch_losses[0][1] is NaN"},
+		{"reference-inf", func(r *report.Report) { r.ReferenceForecasters.BestReferenceMSE = math.Inf(1) }, Options{}, "paired: reference_forecasters.best_reference_mse is +Inf"},
+		{"val-curve-nan", func(r *report.Report) { r.Training.Baseline.ValCurves[1][0] = nan }, Options{}, "loss: training.baseline.val_curves[1][0] is NaN"},
+		{"loss-empty", func(r *report.Report) { r.Training.Baseline.EpochLosses = nil }, Options{}, "training.baseline.epoch_losses has no epoch"},
+		{"negative-size", func(*report.Report) {}, Options{Width: -vg.Inch}, "figure size -72pt x 283.46pt"},
+		{"infinite-size", func(*report.Report) {}, Options{Height: vg.Length(math.Inf(1))}, "need each in (0, 1 m]"},
+		{"nan-size", func(*report.Report) {}, Options{Width: vg.Length(nan)}, "figure size NaNpt x 283.46pt"},
 		// 1 m and a bit: past the bound.
-		{"huge-size", func(*harness.Report) {}, Options{Width: 100.1 * vg.Centimeter}, "figure size 2837.5pt x 283.46pt; need each in (0, 1 m]"},
+		{"huge-size", func(*report.Report) {}, Options{Width: 100.1 * vg.Centimeter}, "figure size 2837.5pt x 283.46pt; need each in (0, 1 m]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := report(t)
+			r := tinyReport(t)
 			tc.edit(r)
 			dir := filepath.Join(t.TempDir(), "plots")
 			paths, err := Write(r, dir, tc.opt)
@@ -257,7 +260,7 @@ func TestWriteUnwritable(t *testing.T) {
 		{"under-a-file", filepath.Join(file, "sub")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			paths, err := Write(report(t), tc.dir, Options{})
+			paths, err := Write(tinyReport(t), tc.dir, Options{})
 			require.ErrorContains(t, err, "plots: ")
 			require.ErrorContains(t, err, tc.dir)
 			require.Empty(t, paths)
@@ -268,7 +271,7 @@ func TestWriteUnwritable(t *testing.T) {
 		// files before it stay listed, and no temporary file is left.
 		dir := t.TempDir()
 		require.NoError(t, os.Mkdir(filepath.Join(dir, "paired.svg"), 0o755))
-		paths, err := Write(report(t), dir, Options{})
+		paths, err := Write(tinyReport(t), dir, Options{})
 		require.ErrorContains(t, err, "writing "+filepath.Join(dir, "paired.svg"))
 		require.Equal(t, []string{filepath.Join(dir, "paired.png")}, paths)
 		tmp, err := filepath.Glob(filepath.Join(dir, ".*"))
@@ -312,21 +315,21 @@ func TestInterval(t *testing.T) {
 // besides lr, groups the cfgs that differ in lr only, and names the idea
 // its cfgs share.
 func TestCfgLabels(t *testing.T) {
-	ema := func(lr, lam float64) harness.Cfg {
-		return harness.Cfg{LR: lr, Epochs: 4, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": lam})}
+	ema := func(lr, lam float64) protocol.Cfg {
+		return protocol.Cfg{LR: lr, Epochs: 4, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": lam})}
 	}
 	for _, tc := range []struct {
 		name   string
-		cs     []harness.Cfg
+		cs     []protocol.Cfg
 		labels []string // nil: no labels
 		fixed  string
 		groups []int
 	}{
-		{"lr only", []harness.Cfg{{LR: 0.1, Epochs: 4}, {LR: 0.3, Epochs: 4}}, nil, "", []int{0, 0}},
-		{"gate fixed", []harness.Cfg{{LR: 0.1, Rho: 0.8, Beta: 0.5}, {LR: 0.3, Rho: 0.8, Beta: 0.5}}, nil, "gate ρ 0.8, β 0.5", []int{0, 0}},
-		{"gate beta", []harness.Cfg{{LR: 0.1, Rho: 0.8, Beta: 0.5}, {LR: 0.1, Rho: 0.8, Beta: 1}}, []string{"β 0.5", "β 1"}, "gate ρ 0.8, β 0.5", []int{0, 1}},
-		{"params", []harness.Cfg{ema(0.1, 0.5), ema(0.3, 0.5), ema(0.1, 0.9)}, []string{"lambda 0.5", "lambda 0.5", "lambda 0.9"}, "ema lambda 0.5", []int{0, 0, 1}},
-		{"ideas and wd", []harness.Cfg{{LR: 0.1, Idea: "conv", Params: idea.NewParams(map[string]float64{"width": 3})}, {LR: 0.1, WeightDecay: 0.1, Idea: "rezero"}},
+		{"lr only", []protocol.Cfg{{LR: 0.1, Epochs: 4}, {LR: 0.3, Epochs: 4}}, nil, "", []int{0, 0}},
+		{"gate fixed", []protocol.Cfg{{LR: 0.1, Rho: 0.8, Beta: 0.5}, {LR: 0.3, Rho: 0.8, Beta: 0.5}}, nil, "gate ρ 0.8, β 0.5", []int{0, 0}},
+		{"gate beta", []protocol.Cfg{{LR: 0.1, Rho: 0.8, Beta: 0.5}, {LR: 0.1, Rho: 0.8, Beta: 1}}, []string{"β 0.5", "β 1"}, "gate ρ 0.8, β 0.5", []int{0, 1}},
+		{"params", []protocol.Cfg{ema(0.1, 0.5), ema(0.3, 0.5), ema(0.1, 0.9)}, []string{"lambda 0.5", "lambda 0.5", "lambda 0.9"}, "ema lambda 0.5", []int{0, 0, 1}},
+		{"ideas and wd", []protocol.Cfg{{LR: 0.1, Idea: "conv", Params: idea.NewParams(map[string]float64{"width": 3})}, {LR: 0.1, WeightDecay: 0.1, Idea: "rezero"}},
 			[]string{"conv\nwd 0\nwidth 3", "rezero\nwd 0.1\nwidth 0"}, "", []int{0, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -452,7 +455,7 @@ func TestOffScale(t *testing.T) {
 // SVG, loads nothing and runs nothing, and is the same bytes for the same
 // report.
 func TestWriteHTML(t *testing.T) {
-	r := report(t)
+	r := tinyReport(t)
 	dir := t.TempDir()
 	path := HTMLPath(dir)
 	require.NoError(t, WriteHTML(r, path))

@@ -135,9 +135,9 @@ func TestReferenceReproduction(t *testing.T) {
 }
 
 func TestReferenceMatchesSharedReport(t *testing.T) {
-	// harness/testdata holds the seed report (checked there against
+	// report/testdata holds the seed report (checked there against
 	// ../shared), so this runs wherever CI does.
-	b, err := os.ReadFile("../harness/testdata/seed-report.json")
+	b, err := os.ReadFile("../report/testdata/seed-report.json")
 	if err != nil {
 		t.Fatal(err)
 	}

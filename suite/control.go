@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
@@ -94,8 +97,8 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 	res := &ControlResult{Idea: ic, Blocks: blocks, SeedBase: base}
 	type planned struct {
 		spec  TrackSpec
-		p     harness.Protocol
-		store *harness.Store
+		p     protocol.Protocol
+		store *trial.Store
 	}
 	var plan []planned
 	for _, t := range s.ordered() {
@@ -117,7 +120,7 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 		for _, c := range p.Baseline {
 			p.Idea = append(p.Idea, harness.WithIdea(c, ic))
 		}
-		store, err := harness.OpenStore(filepath.Join(dir, t.Name+".trials"))
+		store, err := trial.OpenStore(filepath.Join(dir, t.Name+".trials"))
 		if err != nil {
 			return nil, err
 		}

@@ -14,7 +14,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/report"
+
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
 )
@@ -166,7 +168,7 @@ type IdeaComparison struct {
 
 // trackArms returns a track report's baseline and first idea arm as the
 // suite's statistics take them (see armsOf).
-func trackArms(r *harness.Report) (stats.SuiteTrack, error) {
+func trackArms(r *report.Report) (stats.SuiteTrack, error) {
 	arms, _, err := armsOf(r)
 	if err != nil {
 		return stats.SuiteTrack{}, err
@@ -179,7 +181,7 @@ func trackArms(r *harness.Report) (stats.SuiteTrack, error) {
 // its cfgs' per-seed val and test metrics (diverged trials already carry
 // the report's substitute) and which seeds diverged; and their names
 // ("baseline", "idea", then each further arm's).
-func armsOf(r *harness.Report) ([]stats.Arm, []string, error) {
+func armsOf(r *report.Report) ([]stats.Arm, []string, error) {
 	if r.Setup == nil {
 		return nil, nil, errors.New("the report has no setup block (its protocol)")
 	}
@@ -189,7 +191,7 @@ func armsOf(r *harness.Report) ([]stats.Arm, []string, error) {
 	seeds := r.Setup.Protocol.Seeds
 	arms := make([]stats.Arm, 2+len(r.Ideas))
 	names := []string{"baseline", "idea"}
-	add := func(a *stats.Arm, field string, j int, val *harness.Summary, test []float64) error {
+	add := func(a *stats.Arm, field string, j int, val *report.Summary, test []float64) error {
 		if val == nil || len(test) != len(seeds) || len(val.PerSeed) != len(seeds) {
 			return fmt.Errorf("%s[%d]: needs the per-seed val and test metrics of its %d seeds", field, j, len(seeds))
 		}
@@ -245,14 +247,14 @@ func armsOf(r *harness.Report) ([]stats.Arm, []string, error) {
 }
 
 // direction is the report's metric direction.
-func direction(r *harness.Report) (stats.Direction, error) {
+func direction(r *report.Report) (stats.Direction, error) {
 	return stats.ParseDirection(r.MetricDirection)
 }
 
 // assemble builds a suite report from the track reports (in run order,
 // with their paths relative to the suite report and their bytes'
 // SHA-256): each track's row, and the two aggregates.
-func assemble(spec Spec, specs []TrackSpec, reports []*harness.Report, paths, sums []string, heldOut []int, skipped []Skipped, held []string) (*Report, error) {
+func assemble(spec Spec, specs []TrackSpec, reports []*report.Report, paths, sums []string, heldOut []int, skipped []Skipped, held []string) (*Report, error) {
 	out := &Report{SuiteVersion: Version, Name: spec.Name, Spec: spec, Skipped: skipped, HeldOut: held}
 	o := stats.DefaultSuiteOptions(spec.minEffectPct())
 	var dir stats.Direction
@@ -456,13 +458,13 @@ func IsReport(raw []byte) bool {
 }
 
 // readTrack reads a track report and the SHA-256 of its bytes.
-func readTrack(path string) (*harness.Report, string, error) {
+func readTrack(path string) (*report.Report, string, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, "", err
 	}
 	sum := sha256.Sum256(raw)
-	r, err := harness.ParseReport(raw, path)
+	r, err := report.ParseReport(raw, path)
 	return r, hex.EncodeToString(sum[:]), err
 }
 
@@ -479,11 +481,11 @@ func (f Finding) String() string { return f.Path + ": " + f.Note }
 // (harness.Verify), and every aggregate number is derived again from the
 // track reports and compared exactly. It returns the findings and the
 // number of values checked.
-func Verify(r *Report, path string, opt harness.VerifyOptions) ([]Finding, int) {
+func Verify(r *Report, path string, opt derive.VerifyOptions) ([]Finding, int) {
 	var out []Finding
 	checked := 0
 	base := filepath.Dir(path)
-	var reports []*harness.Report
+	var reports []*report.Report
 	var paths, sums []string
 	var specs []TrackSpec
 	var heldOut []int
@@ -549,7 +551,7 @@ func Verify(r *Report, path string, opt harness.VerifyOptions) ([]Finding, int) 
 		if sum != t.ReportSHA256 {
 			out = append(out, Finding{at, fmt.Sprintf("report %s has SHA-256 %s, the suite recorded %s: it changed after the suite was written", t.Report, sum, t.ReportSHA256)})
 		}
-		res := harness.Verify(tr, opt)
+		res := derive.Verify(tr, opt)
 		for _, f := range res.Mismatches() {
 			out = append(out, Finding{at + " " + t.Report, f.String()})
 		}

@@ -12,6 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/internal/atomicfile"
 
 	"github.com/ideabench/ideabench/harness"
@@ -32,7 +36,7 @@ type Options struct {
 	// a shard reuses every trial and writes the reports.
 	Workers       int
 	Shard, Shards int
-	Limits        harness.Limits
+	Limits        protocol.Limits
 	Warn          func(msg string)
 	// Progress, when not nil, is told each track as it starts, and its
 	// trials' progress (harness.Options.Progress).
@@ -40,7 +44,7 @@ type Options struct {
 	Progress func(done, reused, total int)
 	// Finish, when not nil, is given each track's report as it is
 	// written.
-	Finish func(name string, r *harness.Report)
+	Finish func(name string, r *report.Report)
 	// Version is the build's version, written into each track report's
 	// run block.
 	Version string
@@ -88,7 +92,7 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 	// Every protocol first: a bad track fails before any training.
 	type planned struct {
 		spec TrackSpec
-		p    harness.Protocol
+		p    protocol.Protocol
 	}
 	var plan []planned
 	var skipped []Skipped
@@ -111,7 +115,7 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 		}
 		plan = append(plan, planned{t, p})
 	}
-	var reports []*harness.Report
+	var reports []*report.Report
 	var specs []TrackSpec
 	var paths, sums []string
 	var heldOut []int
@@ -119,7 +123,7 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 		if opt.Start != nil {
 			opt.Start(pl.spec.Name, i, len(plan))
 		}
-		store, err := harness.OpenStore(filepath.Join(dir, pl.spec.Name+".trials"))
+		store, err := trial.OpenStore(filepath.Join(dir, pl.spec.Name+".trials"))
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +138,7 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 		if opt.Shards > 1 {
 			continue
 		}
-		o.Report.SetRun(harness.RunInfo{
+		o.Report.SetRun(report.RunInfo{
 			WallSeconds: time.Since(t0).Seconds(), Workers: min(max(opt.Workers, 1), len(o.Trials)),
 			GoVersion: runtime.Version(), Version: opt.Version,
 			TrialsReused: o.Reused, TrialsRun: o.Computed, Results: store.Dir,

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ideabench/ideabench/protocol"
+
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
@@ -213,12 +215,12 @@ func (s Spec) ordered() []TrackSpec {
 // the track's protocol config; the track's channels (over any csv block
 // the configs gave); the idea arms of Ideas; validated. A data set whose
 // file is absent gives an error wrapping track.ErrNotFound.
-func (s Spec) TrackProtocol(t TrackSpec, dataDir string) (harness.Protocol, error) {
+func (s Spec) TrackProtocol(t TrackSpec, dataDir string) (protocol.Protocol, error) {
 	trk := t.Track
 	if t.Dataset != "" {
 		trk = "csv"
 	}
-	p, err := harness.ProfileFor(s.profile(), trk)
+	p, err := protocol.ProfileFor(s.profile(), trk)
 	if err != nil {
 		return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
 	}
@@ -235,7 +237,7 @@ func (s Spec) TrackProtocol(t TrackSpec, dataDir string) (harness.Protocol, erro
 		if len(raw) == 0 {
 			return nil
 		}
-		q, err := harness.DecodeProtocol(raw, name, p)
+		q, err := protocol.DecodeProtocol(raw, name, p)
 		if err != nil {
 			return fmt.Errorf("suite: track %s: %w", t.Name, err)
 		}
@@ -264,7 +266,7 @@ func (s Spec) TrackProtocol(t TrackSpec, dataDir string) (harness.Protocol, erro
 		if err != nil {
 			return p, fmt.Errorf("suite: ideas: %q: %w", name, err)
 		}
-		arm := harness.IdeaArm{Name: name}
+		arm := protocol.IdeaArm{Name: name}
 		for _, c := range p.Baseline {
 			arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
 		}

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
@@ -54,7 +58,7 @@ func TestRun(t *testing.T) {
 	var devNames []string
 	for _, tr := range r.Tracks {
 		require.Equal(t, tr.CanJudge, tr.InAggregate, tr.Name)
-		rep, err := harness.ReadReport(filepath.Join(dir, tr.Report))
+		rep, err := report.ReadReport(filepath.Join(dir, tr.Report))
 		require.NoError(t, err)
 		require.Equal(t, rep.Baseline.Full.Mean, tr.Baseline)
 		require.Equal(t, rep.Baseline.Full.PerSeed, tr.BaselineTest)
@@ -82,7 +86,7 @@ func TestRun(t *testing.T) {
 	// Verify: clean, then a changed track report is named.
 	back, err := ReadReport(out)
 	require.NoError(t, err)
-	fs, n := Verify(back, out, harness.VerifyOptions{})
+	fs, n := Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
 	require.Greater(t, n, 100)
 
@@ -90,7 +94,7 @@ func TestRun(t *testing.T) {
 	first, err := os.ReadFile(filepath.Join(dir, r.Tracks[0].Report))
 	require.NoError(t, err)
 	var computed int
-	opt.Finish = func(_ string, r *harness.Report) { computed += r.Run.TrialsRun }
+	opt.Finish = func(_ string, r *report.Report) { computed += r.Run.TrialsRun }
 	r2, err := Run(context.Background(), ciSpec(t), opt)
 	require.NoError(t, err)
 	require.Zero(t, computed)
@@ -106,14 +110,14 @@ func TestRun(t *testing.T) {
 	require.NoError(t, os.WriteFile(trackPath, []byte(strings.Replace(string(raw), `"n_seeds": `, `"n_seeds": 1`, 1)), 0o644))
 	back, err = ReadReport(out)
 	require.NoError(t, err)
-	fs, _ = Verify(back, out, harness.VerifyOptions{})
+	fs, _ = Verify(back, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "SHA-256")
 	require.NoError(t, os.WriteFile(trackPath, raw, 0o644))
 
 	if back.Development != nil {
 		back.Development.Mean += 1e-9
-		fs, _ = Verify(back, out, harness.VerifyOptions{})
+		fs, _ = Verify(back, out, derive.VerifyOptions{})
 		require.Len(t, fs, 1)
 		require.Equal(t, ".development.mean", fs[0].Path)
 		back.Development.Mean -= 1e-9
@@ -125,13 +129,13 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	moved.Skipped = append(moved.Skipped, Skipped{Name: moved.Tracks[1].Name, Reason: "absent"})
 	moved.Tracks = append(moved.Tracks[:1], moved.Tracks[2:]...)
-	fs, _ = Verify(moved, out, harness.VerifyOptions{})
+	fs, _ = Verify(moved, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "not a data set")
 	twice, err := ReadReport(out)
 	require.NoError(t, err)
 	twice.Tracks = append(twice.Tracks, twice.Tracks[0])
-	fs, _ = Verify(twice, out, harness.VerifyOptions{})
+	fs, _ = Verify(twice, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "in this order")
 
@@ -149,10 +153,10 @@ func TestRun(t *testing.T) {
 	require.Contains(t, r3.Warnings[0], "held-out track tiny was reported under 2 protocols")
 	back3, err := ReadReport(out)
 	require.NoError(t, err)
-	fs, _ = Verify(back3, out, harness.VerifyOptions{})
+	fs, _ = Verify(back3, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
 	back3.Warnings = nil
-	fs, _ = Verify(back3, out, harness.VerifyOptions{})
+	fs, _ = Verify(back3, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 
 	// A report path without .json is refused before anything runs.
@@ -285,11 +289,11 @@ func TestSeveralIdeas(t *testing.T) {
 	s := CI()
 	s.IncludeAll = true
 	for i := range s.Tracks {
-		grid := harness.CIProfileFor(s.Tracks[i].Track).Baseline
+		grid := protocol.CIProfileFor(s.Tracks[i].Track).Baseline
 		for j := range grid {
 			grid[j].Idea = "conv"
 		}
-		raw, err := json.Marshal(map[string]any{"ideas": []harness.IdeaArm{{Name: "conv", Grid: grid}}})
+		raw, err := json.Marshal(map[string]any{"ideas": []protocol.IdeaArm{{Name: "conv", Grid: grid}}})
 		require.NoError(t, err)
 		s.Tracks[i].Protocol = raw
 	}
@@ -315,7 +319,7 @@ func TestSeveralIdeas(t *testing.T) {
 
 	back, err := ReadReport(filepath.Join(dir, "s.json"))
 	require.NoError(t, err)
-	fs, _ := Verify(back, filepath.Join(dir, "s.json"), harness.VerifyOptions{})
+	fs, _ := Verify(back, filepath.Join(dir, "s.json"), derive.VerifyOptions{})
 	require.Empty(t, fs)
 
 	// Arms that differ between the tracks of one aggregate are refused.
@@ -395,7 +399,7 @@ func TestShards(t *testing.T) {
 	}
 	computed := 0
 	merged, err := Run(context.Background(), CI(), Options{Out: sharded, Workers: 2,
-		Finish: func(_ string, r *harness.Report) { computed += r.Run.TrialsRun }})
+		Finish: func(_ string, r *report.Report) { computed += r.Run.TrialsRun }})
 	require.NoError(t, err)
 	require.Zero(t, computed, "the unsharded call reuses every trial")
 	whole, err := Run(context.Background(), CI(), Options{Out: filepath.Join(dir, "b", "s.json"), Workers: 2})
@@ -423,10 +427,10 @@ func TestHeldOut(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "a held-out track trains nothing")
 	back, err := ReadReport(out)
 	require.NoError(t, err)
-	fs, _ := Verify(back, out, harness.VerifyOptions{})
+	fs, _ := Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
 	back.HeldOut = []string{"panel"}
-	fs, _ = Verify(back, out, harness.VerifyOptions{})
+	fs, _ = Verify(back, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "not a confirmation track")
 }

@@ -12,6 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
@@ -77,7 +81,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	dir := resultsDir(*results, *out)
-	store, err := harness.OpenStore(dir)
+	store, err := trial.OpenStore(dir)
 	if err != nil {
 		return err
 	}
@@ -90,10 +94,10 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !*quiet {
 		fmt.Fprintln(stderr)
 	}
-	if errors.Is(err, harness.ErrBeyondLimits) {
+	if errors.Is(err, protocol.ErrBeyondLimits) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if errors.Is(err, harness.ErrInterrupted) {
+	if errors.Is(err, trial.ErrInterrupted) {
 		fmt.Fprintf(stderr, "interrupted: finished trials are saved in %s; rerun the same command to resume\n", dir)
 	}
 	if err != nil {
@@ -118,7 +122,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		signFlip bool
 		w, l     int
 	}{{"headline verdict (" + res.Test + " test)", false, res.Wins, res.Losses}, {"sign-flip test on the chosen cfgs (conditional on the choice)", true, res.SignFlipWins, res.SignFlipLosses}} {
-		if t.signFlip && res.Test == harness.TestSignFlip {
+		if t.signFlip && res.Test == report.TestSignFlip {
 			continue // the headline
 		}
 		k, rate, lo, hi := res.Rate(t.signFlip)
@@ -164,10 +168,10 @@ func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks in
 	if !quiet {
 		fmt.Fprintln(stderr)
 	}
-	if errors.Is(err, harness.ErrBeyondLimits) {
+	if errors.Is(err, protocol.ErrBeyondLimits) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if errors.Is(err, harness.ErrInterrupted) {
+	if errors.Is(err, trial.ErrInterrupted) {
 		fmt.Fprintf(stderr, "interrupted: finished trials are saved in %s; rerun the same command to resume\n", resultsDir(results, out))
 	}
 	if err != nil {

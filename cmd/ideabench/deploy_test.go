@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/protocol"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,7 +47,7 @@ func TestExamples(t *testing.T) {
 	require.NotEmpty(t, names)
 	for _, name := range names {
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			_, err := harness.LoadProtocol(name, harness.DefaultProtocol())
+			_, err := protocol.LoadProtocol(name, protocol.DefaultProtocol())
 			require.NoError(t, err)
 		})
 	}

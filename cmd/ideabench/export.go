@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/internal/safetensors"
 	"github.com/ideabench/ideabench/track"
@@ -70,10 +72,10 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	d, err := p.DataWithin(limits)
 	if err == nil {
 		q := p
-		q.Baseline, q.Idea, q.Ideas, q.Sequential = []harness.Cfg{grid[*cfg]}, nil, nil, nil
+		q.Baseline, q.Idea, q.Ideas, q.Sequential = []protocol.Cfg{grid[*cfg]}, nil, nil, nil
 		err = q.Estimate(d.Dataset, 1).Check(limits, 1)
 	}
-	if errors.Is(err, harness.ErrBeyondLimits) {
+	if errors.Is(err, protocol.ErrBeyondLimits) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if err != nil {
@@ -82,7 +84,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c := grid[*cfg]
 	// One trial: its products may use every core (the same bits).
 	defer transformer.SetThreads(transformer.SetThreads(runtime.GOMAXPROCS(0)))
-	m, res, err := harness.TrainTrial(ctx, p, d.Dataset, c, *seed)
+	m, res, err := trial.TrainTrial(ctx, p, d.Dataset, c, *seed)
 	if err != nil {
 		return fmt.Errorf("%s cfg %d seed %d: %w", *arm, *cfg, *seed, err)
 	}
@@ -148,10 +150,10 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --split = %q: use train, val or test", errUsage, *split)
 	}
 	write := func(w io.Writer) error {
-		if err := harness.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
+		if err := trial.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
 			return err
 		}
-		return harness.WriteWindowsCSV(w, s, d.Channels, d.Target)
+		return trial.WriteWindowsCSV(w, s, d.Channels, d.Target)
 	}
 	summary := fmt.Sprintf("%d %s windows, T=%d, H=%d, channels %v, target %s", s.N, *split, s.T, s.H, d.Channels, d.Channels[d.Target])
 	if *out == "-" {
@@ -202,7 +204,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	br := bufio.NewReader(f)
 	first, _ := br.Peek(256)
 	line, _, _ := strings.Cut(string(first), "\n")
-	id, split, stamped := harness.ReadStamp(line)
+	id, split, stamped := trial.ReadStamp(line)
 	want, known := meta[metaData]
 	switch {
 	case stamped && known && id != want && !*anyData:
@@ -210,7 +212,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	case !stamped:
 		fmt.Fprintf(stderr, "note: %s carries no ideabench data stamp; eval cannot check it holds windows of the checkpoint's protocol\n", *data)
 	}
-	s, channels, target, err := harness.ReadWindowsCSV(br, *data)
+	s, channels, target, err := trial.ReadWindowsCSV(br, *data)
 	if err != nil {
 		return err
 	}
@@ -220,7 +222,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s has channels %s (target %d) but the checkpoint was trained on %s (target %s); export the windows of its track", *data, got, target, want, meta[metaTarget])
 		}
 	}
-	mse, err := harness.Evaluate(m, s)
+	mse, err := trial.Evaluate(m, s)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
@@ -60,7 +65,7 @@ func main() {
 		switch {
 		case errors.Is(err, errUsage):
 			os.Exit(2)
-		case errors.Is(err, harness.ErrInterrupted):
+		case errors.Is(err, trial.ErrInterrupted):
 			os.Exit(130)
 		}
 		os.Exit(1)
@@ -146,7 +151,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *until != 0 {
-		seq := harness.Sequential{MaxSeeds: *until}
+		seq := protocol.Sequential{MaxSeeds: *until}
 		if p.Sequential != nil {
 			seq.Spending = p.Sequential.Spending
 		}
@@ -187,7 +192,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 		}
 	}
-	store, err := harness.OpenStore(dir)
+	store, err := trial.OpenStore(dir)
 	if err != nil {
 		return err
 	}
@@ -198,10 +203,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Warn: func(msg string) { bar.warn(msg) }, Limits: limits,
 	})
 	bar.finish()
-	if errors.Is(err, harness.ErrBeyondLimits) {
+	if errors.Is(err, protocol.ErrBeyondLimits) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if errors.Is(err, harness.ErrInterrupted) {
+	if errors.Is(err, trial.ErrInterrupted) {
 		fmt.Fprintf(stderr, "interrupted: %d trials saved in %s (%d reused, %d new); rerun the same command to resume\n",
 			o.Reused+o.Computed, dir, o.Reused, o.Computed)
 	}
@@ -213,7 +218,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			si, sn, o.Reused+o.Computed, dir, o.Reused, o.Computed, time.Since(start).Seconds(), dir)
 		return nil
 	}
-	if err := writeReport(stdout, o, *out, harness.RunInfo{
+	if err := writeReport(stdout, o, *out, report.RunInfo{
 		WallSeconds: time.Since(start).Seconds(), Workers: min(*workers, len(o.Trials)), GoVersion: runtime.Version(), Version: version(),
 		TrialsReused: o.Reused, TrialsRun: o.Computed, Results: dir,
 	}); err != nil {
@@ -231,11 +236,11 @@ const defaultMaxHours = 168
 // machineLimits are the limits a run is checked against before it
 // starts: the memory this machine has available (MemAvailable of
 // /proc/meminfo; unchecked where that cannot be read) and maxHours.
-func machineLimits(maxHours float64) (harness.Limits, error) {
+func machineLimits(maxHours float64) (protocol.Limits, error) {
 	if !(maxHours > 0) || math.IsInf(maxHours, 0) {
-		return harness.Limits{}, fmt.Errorf("%w: --max-hours = %v: must be a finite number of hours > 0; use e.g. %d", errUsage, maxHours, defaultMaxHours)
+		return protocol.Limits{}, fmt.Errorf("%w: --max-hours = %v: must be a finite number of hours > 0; use e.g. %d", errUsage, maxHours, defaultMaxHours)
 	}
-	return harness.Limits{MaxBytes: availableBytes(), MaxSeconds: maxHours * 3600}, nil
+	return protocol.Limits{MaxBytes: availableBytes(), MaxSeconds: maxHours * 3600}, nil
 }
 
 // availableBytes is the memory available to new processes (Linux's
@@ -267,7 +272,7 @@ func resultsDir(results, out string) string {
 	return strings.TrimSuffix(out, filepath.Ext(out)) + ".trials"
 }
 
-func writeReport(stdout io.Writer, o *harness.Outcome, out string, info harness.RunInfo) error {
+func writeReport(stdout io.Writer, o *harness.Outcome, out string, info report.RunInfo) error {
 	o.Report.SetRun(info)
 	if err := o.Report.WriteFile(out); err != nil {
 		return err
@@ -329,7 +334,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeReport(stdout, o, *out, harness.RunInfo{
+	return writeReport(stdout, o, *out, report.RunInfo{
 		WallSeconds: time.Since(start).Seconds(), GoVersion: runtime.Version(), Version: version(),
 		TrialsReused: len(o.Trials), Results: strings.Join(fs.Args(), ","),
 	})
@@ -433,17 +438,17 @@ func (p *progress) finish() {
 	}
 }
 
-func printSummary(w io.Writer, r *harness.Report) {
+func printSummary(w io.Writer, r *report.Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "track %s, model %s, %d seeds, metric: test MSE of the last position (%s)\n\n", r.Track, r.Model, r.NSeeds, r.MetricDirection)
 	type row struct {
 		arm       string
-		cfg       harness.Cfg
+		cfg       protocol.Cfg
 		val, test float64
 		best      bool
 	}
 	var rows []row
-	var cfgs []harness.Cfg
+	var cfgs []protocol.Cfg
 	for _, x := range r.Baseline.Sweep {
 		rows = append(rows, row{"baseline", x.Cfg, x.Val.Mean, x.Mean, x.Cfg == r.Baseline.BestCfg})
 	}
@@ -459,8 +464,8 @@ func printSummary(w io.Writer, r *harness.Report) {
 		cfgs = append(cfgs, x.cfg)
 	}
 	// Every cfg field that varies between rows gets a column; lr always.
-	var cols []harness.CfgField
-	for _, f := range harness.CfgFields {
+	var cols []protocol.CfgField
+	for _, f := range protocol.CfgFields {
 		if f.Key == "lr" || f.Varies(cfgs) {
 			cols = append(cols, f)
 		}
@@ -495,13 +500,13 @@ func printSummary(w io.Writer, r *harness.Report) {
 			fmt.Fprintf(tw, "%g\t", f.Value(x.cfg))
 		}
 		if schedule {
-			fmt.Fprintf(tw, "%s\t", cmp.Or(x.cfg.Schedule, harness.ScheduleConstant))
+			fmt.Fprintf(tw, "%s\t", cmp.Or(x.cfg.Schedule, protocol.ScheduleConstant))
 		}
 		mark := ""
 		if x.best {
 			mark = "  <- best"
 		}
-		if f := r.ReferenceForecasters; f != nil && harness.BlownUp(x.test, f.Persistence) {
+		if f := r.ReferenceForecasters; f != nil && derive.BlownUp(x.test, f.Persistence) {
 			mark += "  BLOWN UP (over 100x persistence)"
 		}
 		fmt.Fprintf(tw, "%.4f\t%.4f\t%s\n", x.val, x.test, mark)
@@ -554,7 +559,7 @@ func printSummary(w io.Writer, r *harness.Report) {
 		}
 	}
 	if inf := r.Informativeness; inf != nil {
-		gap := func(name string, g harness.Gap) string {
+		gap := func(name string, g report.Gap) string {
 			return fmt.Sprintf("over %s %+.4g (%+.2g%%, %.0f%% interval [%+.4g, %+.4g], p = %.3g)", name, g.Mean, g.Pct, 100*(1-c.Alpha), g.Lo, g.Hi, g.PValue)
 		}
 		parts := []string{gap("the best reference", inf.BestReference), gap("its start", inf.Start)}
@@ -610,7 +615,7 @@ func printSummary(w io.Writer, r *harness.Report) {
 
 // printComparison writes one idea arm's comparison line (and its Holm
 // adjustment when the run compares several ideas).
-func printComparison(w io.Writer, name string, c harness.Comparison) {
+func printComparison(w io.Writer, name string, c report.Comparison) {
 	fmt.Fprintf(w, "comparison (%s - baseline, paired by seed): delta %+.4f, wins %d/%d, p = %.4g (%s test, %s), MDE %.4f (%.1f%%)",
 		name, c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, c.Test, c.PValueMethod, c.MDE, c.MDERelPct)
 	if c.PValueHolm != nil {
@@ -646,7 +651,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: verify takes one report file\nusage: %s", errUsage, synopsis("verify"))
 	}
-	report := fs.Arg(0)
+	file := fs.Arg(0)
 	if err := parseFlags(fs, fs.Args()[1:], stdout); err != nil { // flags after the file
 		return err
 	}
@@ -662,14 +667,14 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if raw, err := os.ReadFile(report); err == nil && suite.IsReport(raw) {
-		return verifySuite(report, dirs, stdout)
+	if raw, err := os.ReadFile(file); err == nil && suite.IsReport(raw) {
+		return verifySuite(file, dirs, stdout)
 	}
-	r, err := harness.ReadReport(report)
+	r, err := report.ReadReport(file)
 	if err != nil {
 		return err
 	}
-	res := harness.Verify(r, harness.VerifyOptions{Rerun: true, Results: dirs})
+	res := derive.Verify(r, derive.VerifyOptions{Rerun: true, Results: dirs})
 	for _, f := range res.Findings {
 		kind := "MISMATCH"
 		if f.Note != "" {
@@ -678,9 +683,9 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s %s\n", kind, f)
 	}
 	bad := len(res.Mismatches())
-	fmt.Fprintf(stdout, "%s: %d fields checked, %d mismatches, %d explained notes\n", report, res.Checked, bad, len(res.Findings)-bad)
+	fmt.Fprintf(stdout, "%s: %d fields checked, %d mismatches, %d explained notes\n", file, res.Checked, bad, len(res.Findings)-bad)
 	if bad > 0 {
-		return fmt.Errorf("%s: %d mismatches", report, bad)
+		return fmt.Errorf("%s: %d mismatches", file, bad)
 	}
 	return nil
 }

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
@@ -32,7 +34,7 @@ func TestRunVerify(t *testing.T) {
 	require.Contains(t, stdout.String(), "0 mismatches, 0 explained notes")
 
 	// A tampered report fails verification.
-	r, err := harness.ReadReport(out)
+	r, err := report.ReadReport(out)
 	require.NoError(t, err)
 	r.Comparison.IdeaWins++
 	require.NoError(t, r.WriteFile(out))
@@ -155,7 +157,7 @@ func TestProgressClock(t *testing.T) {
 // or says where to get it; on the copies beside the project it gives
 // the papers' protocol (skipped where they are absent).
 func TestDatasetFlag(t *testing.T) {
-	parse := func(args ...string) (harness.Protocol, error) {
+	parse := func(args ...string) (protocol.Protocol, error) {
 		fs := newFlags("run")
 		pf := protocolFlags(fs)
 		require.NoError(t, fs.Parse(args))
@@ -187,7 +189,7 @@ func TestProtocolFlags(t *testing.T) {
 	seeds := filepath.Join(dir, "seeds.json")
 	require.NoError(t, os.WriteFile(seeds, []byte(`{"seeds": [3, 4, 5, 6]}`), 0o644))
 	csv := filepath.Join("..", "..", "track", "testdata", "tiny.csv")
-	parse := func(args ...string) (harness.Protocol, error) {
+	parse := func(args ...string) (protocol.Protocol, error) {
 		fs := newFlags("run")
 		pf := protocolFlags(fs)
 		require.NoError(t, fs.Parse(args))

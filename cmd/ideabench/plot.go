@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/report"
+
 	"github.com/ideabench/ideabench/plots"
 	"github.com/ideabench/ideabench/suite"
 )
@@ -25,27 +27,27 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if len(rest) == 0 {
 		return fmt.Errorf("%w: plot takes a report file\nusage: %s", errUsage, synopsis("plot"))
 	}
-	report := rest[0]
+	file := rest[0]
 	if err := parseFlags(fs, rest[1:], stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: plot takes one report file (got also %q)", errUsage, fs.Args())
 	}
-	if raw, err := os.ReadFile(report); err == nil && suite.IsReport(raw) {
-		return plotSuite(report, *out, *unverified, stdout, stderr)
+	if raw, err := os.ReadFile(file); err == nil && suite.IsReport(raw) {
+		return plotSuite(file, *out, *unverified, stdout, stderr)
 	}
-	r, err := harness.ReadReport(report)
+	r, err := report.ReadReport(file)
 	if err != nil {
 		return err
 	}
 	// Draw only what re-derives: a figure of an edited report would
 	// show numbers that contradict each other.
-	if bad := harness.Verify(r, harness.VerifyOptions{}).Mismatches(); len(bad) > 0 {
+	if bad := derive.Verify(r, derive.VerifyOptions{}).Mismatches(); len(bad) > 0 {
 		if !*unverified {
-			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], report)
+			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], file)
 		}
-		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified\n", report, len(bad))
+		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified\n", file, len(bad))
 	}
 	return writePlots(r, *out, stdout)
 }
@@ -55,7 +57,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 // an error, then writes the report's page (plots.WriteHTML, report.html)
 // and prints "page: PATH". run --plots DIR calls it with the report it
 // just wrote.
-func writePlots(r *harness.Report, dir string, stdout io.Writer) error {
+func writePlots(r *report.Report, dir string, stdout io.Writer) error {
 	paths, err := plots.Write(r, dir, plots.Options{})
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "plot:", p)
@@ -78,7 +80,7 @@ func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if bad, _ := suite.Verify(r, report, harness.VerifyOptions{}); len(bad) > 0 {
+	if bad, _ := suite.Verify(r, report, derive.VerifyOptions{}); len(bad) > 0 {
 		if !unverified {
 			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], report)
 		}

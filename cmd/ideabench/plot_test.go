@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/ideabench/ideabench/report"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/stretchr/testify/require"
 )
 
 var figureFiles = []string{"paired.png", "paired.svg", "sweep.png", "sweep.svg", "gate.png", "gate.svg", "loss.png", "loss.svg", "budget.png", "budget.svg"}
@@ -81,11 +81,11 @@ func TestPlot(t *testing.T) {
 func TestPlotErrors(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.json")
-	require.NoError(t, (&harness.Report{MetricDirection: "lower is better"}).WriteFile(empty))
+	require.NoError(t, (&report.Report{MetricDirection: "lower is better"}).WriteFile(empty))
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	seed := "../../harness/testdata/seed-report.json"
-	r, err := harness.ReadReport(seed)
+	seed := "../../report/testdata/seed-report.json"
+	r, err := report.ReadReport(seed)
 	require.NoError(t, err)
 	r.Comparison.DeltaMean *= 2
 	edited := filepath.Join(dir, "edited.json")
@@ -130,7 +130,7 @@ func TestPlotErrors(t *testing.T) {
 // TestWritePlotsOldReport: writePlots on a report of the seed schema
 // draws the figures it has data for and lists only those.
 func TestWritePlotsOldReport(t *testing.T) {
-	r, err := harness.ReadReport("../../harness/testdata/seed-report.json")
+	r, err := report.ReadReport("../../report/testdata/seed-report.json")
 	require.NoError(t, err)
 	var stdout bytes.Buffer
 	dir := t.TempDir()

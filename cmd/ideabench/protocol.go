@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/protocol"
+
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -115,7 +116,7 @@ func parseSeeds(s string) ([]uint64, error) {
 
 // protocol builds and validates the chosen protocol; errors wrap
 // errUsage.
-func (f *protoFlags) protocol() (harness.Protocol, error) {
+func (f *protoFlags) protocol() (protocol.Protocol, error) {
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	// The profile is taken on the final track (the flag's, else the
@@ -123,9 +124,9 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 	// grids.
 	trk := ""
 	if *f.config != "" {
-		t, err := harness.ConfigTrack(*f.config)
+		t, err := protocol.ConfigTrack(*f.config)
 		if err != nil {
-			return harness.Protocol{}, fmt.Errorf("%w: %v", errUsage, err)
+			return protocol.Protocol{}, fmt.Errorf("%w: %v", errUsage, err)
 		}
 		trk = t
 	}
@@ -134,21 +135,21 @@ func (f *protoFlags) protocol() (harness.Protocol, error) {
 	}
 	if set["dataset"] {
 		if set["track"] && trk != "csv" {
-			return harness.Protocol{}, fmt.Errorf("%w: --dataset names a csv track, not --track %s", errUsage, trk)
+			return protocol.Protocol{}, fmt.Errorf("%w: --dataset names a csv track, not --track %s", errUsage, trk)
 		}
 		if set["data"] {
-			return harness.Protocol{}, fmt.Errorf("%w: --dataset and --data both name the file; give one", errUsage)
+			return protocol.Protocol{}, fmt.Errorf("%w: --dataset and --data both name the file; give one", errUsage)
 		}
 		trk = "csv"
 	}
-	p, err := harness.ProfileFor(*f.profile, trk)
+	p, err := protocol.ProfileFor(*f.profile, trk)
 	if err != nil {
 		return p, fmt.Errorf("%w: --profile: %v", errUsage, err)
 	}
 	if *f.config != "" {
 		// Decoded, not yet validated: the flags below complete it (a
 		// config of seeds with --track csv --data ... names no csv block).
-		if p, err = harness.DecodeProtocolFile(*f.config, p); err != nil {
+		if p, err = protocol.DecodeProtocolFile(*f.config, p); err != nil {
 			return p, fmt.Errorf("%w: %v", errUsage, err)
 		}
 	}

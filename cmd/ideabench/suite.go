@@ -11,7 +11,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/trial"
+
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
 )
@@ -85,10 +88,10 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Progress: func(done, reused, total int) { bar.update(done, reused, total) },
 	})
 	bar.finish()
-	if errors.Is(err, harness.ErrBeyondLimits) {
+	if errors.Is(err, protocol.ErrBeyondLimits) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if errors.Is(err, harness.ErrInterrupted) {
+	if errors.Is(err, trial.ErrInterrupted) {
 		fmt.Fprintf(stderr, "interrupted: the finished trials are saved under %s; rerun the same command to resume\n", suite.Dir(*out))
 	}
 	if err != nil {
@@ -185,7 +188,7 @@ func verifySuite(path string, dirs []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fs, n := suite.Verify(r, path, harness.VerifyOptions{Rerun: true, Results: dirs})
+	fs, n := suite.Verify(r, path, derive.VerifyOptions{Rerun: true, Results: dirs})
 	for _, f := range fs {
 		fmt.Fprintf(stdout, "MISMATCH %s\n", f)
 	}

@@ -1,0 +1,136 @@
+package derive
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/report"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseReportErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		want       string
+	}{
+		{"syntax", "{\n\"n_seeds\": 8\n\"track\": \"sequence\"}", `r.json:3:1: invalid character '"' after object key:value pair`},
+		{"type", `{"comparison": {"n_pairs": 1.5}}`, `r.json:1:28: comparison.n_pairs = 1.5: not a whole number`},
+		{"nested_type", `{"baseline": {"sweep": [{}, {"cfg": {"lr": "x"}}]}}`, `r.json:1:44: baseline.sweep[1].cfg.lr = "x": not a number`},
+		{"not_object", `"report"`, `r.json:1:1: the top level is a string, not a JSON object`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := report.ParseReport([]byte(tc.json), "r.json")
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+// TestVerifyMalformed: a report that parses but does not hang together
+// gives mismatches, never a panic.
+func TestVerifyMalformed(t *testing.T) {
+	one, zero, huge := 1.0, 0, 1<<40
+	for _, tc := range []struct {
+		name string
+		json string
+		edit func(r *report.Report)
+	}{
+		{"empty", `{"bench_version": 1}`, nil},
+		{"nil", "", nil},
+		{"short_per_seed", `{"n_seeds": 3, "baseline": {"full": {"per_seed": [1, 2, 3]}}, "idea": {"per_seed": [1]}}`, nil},
+		{"sweep_without_values", `{"baseline": {"sweep": [{}, {"per_seed": []}]}, "mechanism_signature": {"idea_sweep": [{}]}}`, nil},
+		{"bad_alpha", `{"comparison": {"alpha": 7}, "metric_direction": "lower is better", "baseline": {"full": {"per_seed": [1, 2]}}, "idea": {"per_seed": [2, 1]}}`, nil},
+		{"rho_outside", `{"mechanism_signature": {"math_check": {"rows": [{"rho": 1}, {"rho": -2}]}}}`, nil},
+		{"rho_nan", `{"bench_version": 1}`, func(r *report.Report) { r.MechanismSignature.MathCheck.Rows = []report.MathRow{{Rho: math.NaN()}} }},
+		{"steps_zero", `{"bench_version": 1}`, func(r *report.Report) {
+			r.MechanismSignature.MathCheck.Rows = []report.MathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &zero}}
+		}},
+		// 2^40 steps would need 16 TiB to simulate.
+		{"steps_huge", `{"bench_version": 1}`, func(r *report.Report) {
+			r.MechanismSignature.MathCheck.Rows = []report.MathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &huge}}
+		}},
+		{"layers_only", `{"mechanism_signature": {"mechanism_signature": {"layers": [{}, {}]}}}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r *report.Report
+			if tc.json != "" {
+				var err error
+				r, err = report.ParseReport([]byte(tc.json), "r.json")
+				require.NoError(t, err)
+			}
+			if tc.edit != nil {
+				tc.edit(r)
+			}
+			var fs Findings
+			require.NotPanics(t, func() { fs = Verify(r, VerifyOptions{}) })
+			require.NotEmpty(t, fs.Mismatches())
+			for _, f := range fs.Findings {
+				require.NotEmpty(t, f.String())
+			}
+		})
+	}
+}
+
+// TestSeedReportFixture: the copy is the shared seed report, byte for
+// byte, where ../shared is present.
+func TestSeedReportFixture(t *testing.T) {
+	shared, err := os.ReadFile("../../shared/seed/seed-report.json")
+	if err != nil {
+		t.Skip("../shared is not present:", err)
+	}
+	copied, err := os.ReadFile(testkit.SeedReport)
+	require.NoError(t, err)
+	require.Equal(t, string(shared), string(copied))
+}
+
+// TestVerifySeedReport: the seed report re-derives except two explained
+// findings: its Monte Carlo p-value (0.6281, exact 0.625 = 160/256) and
+// its mde, computed with the table value t = 2.365 instead of the exact
+// quantile 2.36462.
+func TestVerifySeedReport(t *testing.T) {
+	r, err := report.ReadReport(testkit.SeedReport)
+	require.NoError(t, err)
+	fs := Verify(r, VerifyOptions{Rerun: true})
+	require.Empty(t, fs.Mismatches())
+	var fields []string
+	for _, f := range fs.Findings {
+		fields = append(fields, f.Field)
+	}
+	require.Equal(t, []string{"comparison.p_value", "comparison.mde"}, fields)
+	require.Equal(t, "0.625", fs.Findings[0].Want)
+	require.Greater(t, fs.Checked, 50)
+}
+
+// TestVerifyMissing: a field the report lacks is reported as missing, once,
+// not as a mismatch of its zero value; a file with none of the report's
+// fields is not a report.
+func TestVerifyMissing(t *testing.T) {
+	raw, err := os.ReadFile(testkit.SeedReport)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(raw, &doc))
+	delete(doc["comparison"].(map[string]any), "delta_mean")
+	sweep := doc["baseline"].(map[string]any)["sweep"].([]any)
+	delete(sweep[1].(map[string]any), "mean")
+	edited, err := json.Marshal(doc)
+	require.NoError(t, err)
+	r, err := report.ParseReport(edited, "edited")
+	require.NoError(t, err)
+	var missing []string
+	for _, f := range Verify(r, VerifyOptions{}).Mismatches() {
+		if f.Got == "missing" {
+			missing = append(missing, f.Field)
+		} else {
+			require.NotContains(t, []string{"comparison.delta_mean", "baseline.sweep[1].mean"}, f.Field, "a missing field is not also a mismatch")
+		}
+	}
+	require.Equal(t, []string{"baseline.sweep[1].mean", "comparison.delta_mean"}, missing)
+
+	for _, bad := range []string{`{}`, `{"name": "x", "values": [1, 2]}`} {
+		_, err := report.ParseReport([]byte(bad), "other.json")
+		require.ErrorContains(t, err, "other.json is not an ideabench report")
+	}
+}

@@ -1,0 +1,846 @@
+package derive
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+
+	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/stats"
+)
+
+// DeriveVersion names the derivation: what Derive computes from its
+// inputs and how it words it. A report records it (setup.derive_version)
+// and verifies against the derivation of the build that checks it, so
+// any change to Derive's output for the same inputs must change it;
+// TestDeriveVersionPinned fails until it does. A report of another
+// derivation re-derives from its results directory (ideabench run on
+// it reuses every trial).
+const DeriveVersion = "derive-2026-12-05b"
+
+// Inputs are everything a report is derived from: the protocol, the
+// facts of its data and training path, the reference forecasters' MSEs,
+// and every trial's result. Derive turns them into the report; verify
+// reads them back out of a report (or from the trial records) and derives
+// again, so every derived number is checked by the code that made it.
+type Inputs struct {
+	Protocol        protocol.Protocol
+	TrainingVersion string // the training path of the results (TrainingVersion)
+	DataSHA256      string // the csv track's file (Data.SHA256); empty otherwise
+	// DataNotes say what about the source data a user should know
+	// (track.Dataset.Notes); each becomes a warning.
+	DataNotes []string
+	// References are the reference forecasters' test and val MSEs
+	// (persistence, seasonal persistence, linear_ar, linear_centred, the
+	// noise floor); Derive sets the fields that judge the baseline.
+	References *reference.Forecasters
+	// Trials and Results are aligned: the trials of the protocol in the
+	// order of Protocol.Trials (for a sequential protocol, of its seeds up
+	// to where the design stopped).
+	Trials  []protocol.Trial
+	Results []trial.Result
+	// Run is copied into the report (volatile, not derived).
+	Run *report.RunInfo
+
+	// look, set for a sequential design's looks before the last, leaves
+	// out what a look does not read: the comparisons' intervals and power,
+	// informativeness and the early-stop replay.
+	look bool
+}
+
+// Assemble builds the report from finished trials (aligned with
+// p.Trials()) on the protocol's data d.
+func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, results []trial.Result) (*report.Report, error) {
+	f, err := reference.References(d.Dataset, p.Contexts())
+	if err != nil {
+		return nil, err
+	}
+	return Derive(Inputs{Protocol: p, TrainingVersion: protocol.TrainingVersion, DataSHA256: d.SHA256, DataNotes: d.Notes, References: f, Trials: trials, Results: results})
+}
+
+// Derive builds the report from its inputs: each arm's sweep, selection
+// on validation, the comparisons and their statistics, the mechanism
+// signature and math check, the reference forecasters' judgement, the
+// warnings, a sequential design's looks, and the digests of the inputs
+// (Setup.Digests). It is the one function that derives a report: Run,
+// Merge and Verify all call it.
+func Derive(in Inputs) (*report.Report, error) {
+	p := in.Protocol
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("harness: protocol: %w", err)
+	}
+	if in.References == nil {
+		return nil, errors.New("harness: derive: no reference forecasters")
+	}
+	if p.Sequential != nil {
+		return deriveSequential(in)
+	}
+	if err := checkTrials(p, in.Trials, in.Results); err != nil {
+		return nil, err
+	}
+	r, err := derive(in)
+	if err != nil {
+		return nil, err
+	}
+	r.Seal()
+	return r, nil
+}
+
+// checkTrials checks that trials are p's, in order, with a result each.
+func checkTrials(p protocol.Protocol, trials []protocol.Trial, results []trial.Result) error {
+	want := p.Trials()
+	if !slices.Equal(trials, want) || len(results) != len(trials) {
+		return fmt.Errorf("harness: derive: %d trials with %d results, but the protocol has %d trials (in the order of Protocol.Trials)", len(trials), len(results), len(want))
+	}
+	return nil
+}
+
+// deriveSequential derives the report of a sequential protocol from the
+// trials of its seeds up to where it stopped: look k is the report of
+// the first n_k seeds (derive), its p-value and mean difference the
+// look's; the looks go on until one decides or max_seeds is reached,
+// which must be where the trials end. The report is the last look's, with
+// the design's record.
+func deriveSequential(in Inputs) (*report.Report, error) {
+	p := in.Protocol
+	s := p.Sequential
+	all := s.AllSeeds(p.Seeds)
+	per := len(p.Trials()) / len(p.Seeds) // trials of one seed
+	n := len(in.Trials) / max(per, 1)
+	if n < len(p.Seeds) || n > len(all) {
+		return nil, fmt.Errorf("harness: derive: %d trials make %d seeds; a sequential run has %d to %d", len(in.Trials), n, len(p.Seeds), len(all))
+	}
+	q := p
+	q.Seeds, q.Sequential = all[:n], nil
+	if err := checkTrials(q, in.Trials, in.Results); err != nil {
+		return nil, err
+	}
+	rec := &report.SequentialReport{Design: protocol.SequentialDesign, Spending: cmp.Or(s.Spending, protocol.SpendOBrienFleming), MaxSeeds: s.MaxSeeds}
+	var r *report.Report
+	for _, m := range s.LookSizes(len(p.Seeds)) {
+		if m > n {
+			return nil, fmt.Errorf("harness: derive: the design looks again at %d seeds, but the trials end at %d", m, n)
+		}
+		sub := in
+		sub.Protocol = q
+		sub.Protocol.Seeds = all[:m]
+		sub.Trials, sub.Results = prefixTrials(q, in.Results, m)
+		sub.look = m < n // the look at every seed is the report
+		var err error
+		if r, err = derive(sub); err != nil {
+			return nil, err
+		}
+		if AddLook(rec, r, p.Alpha) || m == n {
+			break
+		}
+	}
+	if got := rec.Looks[len(rec.Looks)-1].NSeeds; got != n {
+		return nil, fmt.Errorf("harness: derive: the design stopped at %d seeds, but the trials run to %d", got, n)
+	}
+	finish(rec, p.Alpha)
+	r.Setup.Protocol = p
+	r.Sequential, r.EarlyStop = rec, nil // the looks answer what early_stop would
+	r.Seal()
+	return r, nil
+}
+
+// prefixTrials returns the trials of q's first m seeds and their results
+// (results aligned with q.Trials()).
+func prefixTrials(q protocol.Protocol, results []trial.Result, m int) ([]protocol.Trial, []trial.Result) {
+	keep := map[uint64]bool{}
+	for _, s := range q.Seeds[:m] {
+		keep[s] = true
+	}
+	var ts []protocol.Trial
+	var rs []trial.Result
+	for i, t := range q.Trials() {
+		if keep[t.Seed] {
+			ts, rs = append(ts, t), append(rs, results[i])
+		}
+	}
+	return ts, rs
+}
+
+// derive builds the report of a protocol without a sequential design
+// (Derive, without the digests).
+func derive(in Inputs) (*report.Report, error) {
+	p := in.Protocol
+	dir := stats.LowerIsBetter
+	trials := in.Trials
+	results, div, err := substitute(trials, in.Results)
+	if err != nil {
+		return nil, err
+	}
+	r := &report.Report{
+		BenchVersion: report.BenchVersion, Track: p.Track, Model: p.Model,
+		MetricDirection: dir.String(), NSeeds: len(p.Seeds),
+		Setup:    &report.Setup{Protocol: p, DeriveVersion: DeriveVersion, TrainingVersion: in.TrainingVersion, DataSHA256: in.DataSHA256, DataNotes: in.DataNotes},
+		Diverged: div, Run: in.Run,
+	}
+	r.Setup.TrialsSHA256 = report.TrialsDigest(p, trials, in.DataSHA256, in.TrainingVersion)
+	base := armTable(trials, results, "baseline", len(p.Baseline))
+	ideaArm := armTable(trials, results, "idea", len(p.Idea))
+
+	for i, c := range p.Baseline {
+		v := summary(stats.Summarize(base.Val[i]))
+		t := stats.Summarize(base.Test[i])
+		r.Baseline.Sweep = append(r.Baseline.Sweep, report.SweepRow{Cfg: c, Mean: t.Mean, Val: &v, PerSeed: t.PerSeed})
+	}
+	bBest := base.Select(dir)
+	r.Baseline.BestCfg = p.Baseline[bBest]
+	r.Baseline.Full = summary(stats.Summarize(base.Test[bBest]))
+
+	var iBest int
+	r.MechanismSignature.IdeaSweep, iBest = ideaSweep(p.Idea, ideaArm, dir)
+	r.Idea = r.MechanismSignature.IdeaSweep[iBest].Result
+	r.MechanismSignature.ObservedBestCfg = p.Idea[iBest]
+	r.MechanismSignature.TrackRationale = protocol.Rationale(p)
+
+	minEff := p.MinEffectAt(r.Baseline.Full.Mean, dir)
+	cmp, err := comparison(p, "idea", base, bBest, ideaArm, iBest, p.Idea, dir, minEff, !in.look)
+	if err != nil {
+		return nil, err
+	}
+	r.Comparison = cmp
+	for k, a := range p.Ideas {
+		arm := armTable(trials, results, protocol.IdeasArm(k), len(a.Grid))
+		sweep, best := ideaSweep(a.Grid, arm, dir)
+		c, err := comparison(p, a.Name, base, bBest, arm, best, a.Grid, dir, minEff, !in.look)
+		if err != nil {
+			return nil, err
+		}
+		r.Ideas = append(r.Ideas, report.IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
+	}
+	holm(r, dir)
+	for _, n := range in.DataNotes {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, "data: "+n)
+	}
+	if w := identityWarning(p.Idea[iBest]); w != "" {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+	}
+	if div != nil {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
+			"%d trial(s) diverged (see diverged); each counts as the worst finite metric of its split (val %.6g, test %.6g)",
+			len(div.Trials), div.ValSubstitute, div.TestSubstitute))
+	}
+
+	// Mechanism signature: idea best cfg, first seed.
+	for i, t := range trials {
+		if t.Arm == "idea" && t.Cfg == iBest && t.Seed == p.Seeds[0] {
+			r.MechanismSignature.MechanismSignature = signatureOf(p.Idea[iBest], t.Seed, results[i])
+		}
+	}
+	arms := [][]protocol.Cfg{p.Idea}
+	for _, a := range p.Ideas {
+		arms = append(arms, a.Grid)
+	}
+	mc, err := mathCheck(arms...)
+	if err != nil {
+		return nil, err
+	}
+	r.MechanismSignature.MathCheck = mc
+	r.Training = &report.Training{Baseline: curves(trials, results, "baseline", bBest, p.Baseline[bBest]), Idea: curves(trials, results, "idea", iBest, p.Idea[iBest])}
+	r.Comparison.SystemWorked = r.Comparison.Verdict == stats.VerdictWin && r.MechanismSignature.MechanismSignature.Confirmed && mc.Confirmed
+
+	pj := report.ProtocolJSON{Seeds: p.Seeds, Epochs: r.Baseline.BestCfg.Epochs}
+	for _, c := range p.Baseline {
+		pj.BaselineLRGrid = append(pj.BaselineLRGrid, c.LR)
+	}
+	for _, c := range p.Idea {
+		pj.IdeaLRGrid = append(pj.IdeaLRGrid, c.LR)
+	}
+	r.MechanismSignature.Protocol = pj
+
+	f := in.References.Raw()
+	f.BaselineBeatsLinear = r.Baseline.Full.Mean < f.LinearAR
+	f.IdeaBeatsLinear = r.Idea.Mean < f.LinearAR
+	f.Judge(r.Baseline.Full.Mean)
+	r.ReferenceForecasters = f
+	if !f.BaselineCompetent {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
+			"hollow comparison: the baseline's test mean %.6g does not beat the best reference forecaster, %s (%.6g; the baseline is %.3g%% worse); a win over this baseline says little: train or tune the baseline until it does",
+			r.Baseline.Full.Mean, f.BestReference, f.BestReferenceMSE, -f.BaselineMarginPct))
+	}
+	r.Comparison.Warnings = append(r.Comparison.Warnings, blownUp(r, f.Persistence)...)
+	if tb, err := tuningBudget(r, dir); err == nil {
+		r.TuningBudget = tb
+		if w := budgetWarning("idea", tb.Baseline, tb.Idea, dir); w != "" {
+			r.Comparison.Warnings = append(r.Comparison.Warnings, w)
+		}
+		for k, a := range tb.Ideas {
+			if w := budgetWarning(a.Name, tb.Baseline, a.Curve, dir); w != "" {
+				r.Ideas[k].Comparison.Warnings = append(r.Ideas[k].Comparison.Warnings, w)
+			}
+		}
+	}
+	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest)...)
+	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest)...)
+	for _, a := range []struct {
+		name string
+		ac   report.ArmCurves
+	}{{"baseline", r.Training.Baseline}, {"idea", r.Training.Idea}} {
+		r.Comparison.Warnings = append(r.Comparison.Warnings, keptWarnings(a.name, a.ac, p.Arch.Skip)...)
+	}
+	if !in.look {
+		inf, err := informativeness(p, r, trials, results, bBest)
+		if err != nil {
+			return nil, err
+		}
+		r.Informativeness = inf
+		switch {
+		case inf.CanJudge:
+		case strings.HasPrefix(inf.Reasons[0], "too few seeds"):
+			r.Comparison.Warnings = append(r.Comparison.Warnings, "informativeness unknown: "+inf.Reasons[0])
+		default:
+			r.Comparison.Warnings = append(r.Comparison.Warnings, "uninformative track: "+strings.Join(inf.Reasons, "; ")+
+				"; a verdict here cannot tell a good idea from a bad one: see informativeness")
+		}
+	}
+	if !in.look {
+		if es, err := earlyStop(p, base, ideaArm); err == nil {
+			r.EarlyStop = es
+		}
+	}
+	return r, nil
+}
+
+// signatureOf is the report's mechanism signature of the idea's chosen
+// cfg c, read from its trial on seed: the gate's layers rebuilt from what
+// the probe measured (gate.Summarize), block 0 at the top level and the
+// gate's laws (idea.GateLaws); another idea's laws as its probe measured
+// them; or why nothing was measured.
+func signatureOf(c protocol.Cfg, seed uint64, res trial.Result) report.SignatureJSON {
+	s := report.SignatureJSON{TrainedModelSeed: seed, Metric: res.Test, Rho: c.Rho, Beta: c.Beta}
+	switch ic := c.IdeaConfig(); {
+	case res.Signature != nil && len(res.Signature.Layers) > 0:
+		gp := gate.Params{Rho: c.Rho, Beta: c.Beta}
+		for l, m := range res.Signature.Layers {
+			s.Layers = append(s.Layers, gate.Summarize(gp, l, m.GainByPosition, m.StateByPosition, m.FittedStatePole, m.FittedDrive))
+		}
+		l0 := s.Layers[0]
+		layer := 0
+		s.InitialGain, s.FinalGain, s.MeanState = l0.InitialGain, l0.FinalGain, l0.MeanState
+		s.PredictedSteadyGain, s.FittedStatePole, s.Confirmed = l0.PredictedSteadyGain, l0.FittedStatePole, l0.Confirmed
+		s.Layer = &layer
+		s.Laws = idea.GateLaws(c.Rho, s.Layers)
+	case res.Signature != nil && len(res.Signature.Laws) > 0:
+		s.Laws, s.Confirmed = res.Signature.Laws, idea.AllHold(res.Signature.Laws)
+	case ic.Name != "gate":
+		s.NotMeasured = notMeasured(ic)
+	case c.Beta == 0:
+		s.NotMeasured = "the gate is at beta 0, the identity: there is nothing to probe"
+	default:
+		s.NotMeasured = "the gate's states gave no finite signature (constant states defeat the pole fit)"
+	}
+	return s
+}
+
+// selectionAware reports whether the protocol's headline test is the
+// selection-aware one: in every profile but seed, which keeps the seed
+// report's sign-flip test.
+func selectionAware(p protocol.Protocol) bool { return p.Profile != "seed" }
+
+// ideaSweep summarizes an idea arm's grid from its per-cfg val and test
+// metrics and picks its cfg (stats.Arm.Select).
+func ideaSweep(grid []protocol.Cfg, a stats.Arm, dir stats.Direction) ([]report.IdeaRow, int) {
+	var rows []report.IdeaRow
+	for i, c := range grid {
+		v := summary(stats.Summarize(a.Val[i]))
+		rows = append(rows, report.IdeaRow{Cfg: c, Result: summary(stats.Summarize(a.Test[i])), Val: &v})
+	}
+	return rows, a.Select(dir)
+}
+
+// comparison is the report's comparison of idea arm name (grid xGrid,
+// its sweep x, chosen cfg xBest) with the baseline (sweep b, chosen
+// cfg bBest): the paired sign-flip comparison of the chosen cfgs'
+// per-seed test metrics (stats.Compare) with its intervals and power, and
+// the headline decided by the protocol's test (Protocol.selectionAware):
+// the selection-aware test when the grids pair, the sign-flip test
+// otherwise, with a warning saying why. estimates false leaves out the
+// intervals and power.
+func comparison(p protocol.Protocol, name string, b stats.Arm, bBest int, x stats.Arm, xBest int, xGrid []protocol.Cfg, dir stats.Direction, minEffect float64, estimates bool) (report.Comparison, error) {
+	opt := stats.DefaultOptions()
+	opt.Alpha = p.Alpha
+	bs, xs := b.Test[bBest], x.Test[xBest]
+	c, err := stats.Compare(bs, xs, dir, &opt)
+	if err != nil {
+		return report.Comparison{}, fmt.Errorf("harness: comparison: %w", err)
+	}
+	out := report.Comparison{
+		DeltaMean: c.DeltaMean, IdeaWins: c.IdeaWins, NPairs: c.NPairs, PerSeedDiffs: c.PerSeedDiffs,
+		PValue: c.PValue, MDE: c.MDE, MDERelPct: c.MDERelPct, Verdict: c.Verdict, Test: report.TestSignFlip,
+		PValueMethod: c.PValueMethod, PValueDraws: c.PValueDraws, Alpha: p.Alpha,
+	}
+	for _, w := range c.Warnings {
+		out.Warnings = append(out.Warnings, w.Error())
+	}
+	if estimates {
+		if err := estimate(&out, bs, xs, dir, minEffect); err != nil {
+			return report.Comparison{}, err
+		}
+	}
+	switch {
+	case len(b.Val) != len(x.Val) && selectionAware(p):
+		out.Warnings = append(out.Warnings, fmt.Sprintf(
+			"unpaired grids: the baseline has %d cfgs and %s %d, so the selection-aware test cannot pair them and the verdict is the sign-flip test on the chosen cfgs, conditional on each arm's choice: when the arms choose different cfgs it calls an idea that does nothing significant more often than alpha; give both arms grids of the same length, cfg j against cfg j",
+			len(b.Val), name, len(x.Val)))
+	case len(b.Val) == len(x.Val):
+		sel, err := stats.SelectionPValue(b, x, dir, &opt)
+		if err != nil {
+			return report.Comparison{}, fmt.Errorf("harness: selection-aware test: %w", err)
+		}
+		vs := stats.VerdictOf(sel, out.DeltaMean, p.Alpha, dir, out.NPairs)
+		if selectionAware(p) {
+			pc := out.PValue
+			out.PValueConditional, out.VerdictConditional = &pc, out.Verdict
+			out.PValue, out.Verdict, out.Test = sel, vs, report.TestSelection
+		} else {
+			out.PValueSelection, out.VerdictSelection = &sel, vs
+			out.Warnings = append(out.Warnings, fmt.Sprintf(
+				"seed profile: the verdict is the seed report's sign-flip test on the chosen cfgs, conditional on each arm's choice; the selection-aware test, valid under that choice, gives p = %.4g (%s)", sel, vs))
+		}
+		if bBest != xBest {
+			out.Warnings = append(out.Warnings, fmt.Sprintf(
+				"different cfgs: the baseline chose cfg %d (lr %g) and %s cfg %d (lr %g); the sign-flip test on these two cfgs (p = %.4g) compares the cfgs as well as the idea, while the selection-aware test (p = %.4g) repeats both choices under every relabelling of the seeds",
+				bBest, p.Baseline[bBest].LR, name, xBest, xGrid[xBest].LR, c.PValue, sel))
+		}
+	}
+	if out.Verdict != stats.VerdictNoWin && minEffect != 0 && math.Abs(out.DeltaMean) < math.Abs(minEffect) {
+		out.Warnings = append(out.Warnings, fmt.Sprintf(
+			"negligible effect: a %s, but |delta_mean| = %.4g is below the protocol's min_effect %.4g: detectable, and smaller than the effect declared worth having",
+			out.Verdict, math.Abs(out.DeltaMean), math.Abs(minEffect)))
+	}
+	return out, nil
+}
+
+// StatsSeed seeds the report's bootstraps and power simulations: fixed,
+// so a report re-derives to the bit.
+const StatsSeed = 1
+
+// estimate adds the interval estimates and the power analysis to c (from
+// two or more pairs): stats.IntervalsOf and stats.PowerOf at c.Alpha,
+// seeded with StatsSeed, with minEffect as the effect of interest.
+func estimate(c *report.Comparison, b, x []float64, dir stats.Direction, minEffect float64) error {
+	if len(b) < 2 {
+		return nil
+	}
+	iv, err := stats.IntervalsOf(b, x, dir, c.Alpha, StatsSeed)
+	if err != nil {
+		return fmt.Errorf("harness: intervals: %w", err)
+	}
+	pw, err := stats.PowerOf(c.PerSeedDiffs, c.Alpha, minEffect, StatsSeed)
+	if err != nil {
+		return fmt.Errorf("harness: power: %w", err)
+	}
+	c.Intervals, c.Power = &iv, &pw
+	return nil
+}
+
+// holm adjusts the headline p-values of every idea arm (the idea and
+// Ideas) with Holm's step-down method and sets their Holm verdicts; a
+// run of one idea has nothing to adjust.
+func holm(r *report.Report, dir stats.Direction) {
+	if len(r.Ideas) == 0 {
+		return
+	}
+	cs := []*report.Comparison{&r.Comparison}
+	for k := range r.Ideas {
+		cs = append(cs, &r.Ideas[k].Comparison)
+	}
+	var ps []float64
+	for _, c := range cs {
+		ps = append(ps, c.PValue)
+	}
+	for i, q := range stats.Holm(ps) {
+		c := cs[i]
+		c.PValueHolm = &q
+		c.VerdictHolm = stats.VerdictOf(q, c.DeltaMean, c.Alpha, dir, c.NPairs)
+	}
+}
+
+// armTable returns one arm's sweep: per cfg, the per-seed val and test
+// metrics and which seeds diverged.
+func armTable(trials []protocol.Trial, results []trial.Result, arm string, ncfg int) stats.Arm {
+	a := stats.Arm{Val: make([][]float64, ncfg), Test: make([][]float64, ncfg), Diverged: make([][]bool, ncfg)}
+	for i, t := range trials {
+		if t.Arm == arm {
+			a.Val[t.Cfg] = append(a.Val[t.Cfg], results[i].Val)
+			a.Test[t.Cfg] = append(a.Test[t.Cfg], results[i].Test)
+			a.Diverged[t.Cfg] = append(a.Diverged[t.Cfg], results[i].Diverged)
+		}
+	}
+	return a
+}
+
+// substitute replaces the metrics of diverged trials (+Inf) by the
+// worst finite value of the same split over all trials, so that they
+// count as the worst result in every mean and in the paired comparison
+// while the report stays finite (JSON has no Inf). It returns the
+// substituted copies and the Divergence block, nil when nothing diverged.
+func substitute(trials []protocol.Trial, results []trial.Result) ([]trial.Result, *report.Divergence, error) {
+	div := &report.Divergence{Rule: report.DivergenceRule}
+	worstVal, worstTest := math.Inf(-1), math.Inf(-1)
+	for i, r := range results {
+		if r.Diverged {
+			t := trials[i]
+			div.Trials = append(div.Trials, report.DivergedTrial{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Step: r.DivergedStep})
+			continue
+		}
+		worstVal, worstTest = max(worstVal, r.Val), max(worstTest, r.Test)
+	}
+	if len(div.Trials) == 0 {
+		return results, nil, nil
+	}
+	if len(div.Trials) == len(results) {
+		return nil, nil, errors.New("harness: every trial diverged (loss NaN or Inf); lower the learning rates")
+	}
+	div.ValSubstitute, div.TestSubstitute = worstVal, worstTest
+	out := slices.Clone(results)
+	for i := range out {
+		if out[i].Diverged {
+			out[i].Val, out[i].Test = worstVal, worstTest
+		}
+	}
+	return out, div, nil
+}
+
+// tuningBudget computes every arm's tuning-budget curve from its sweep's
+// val and test means; an error when a row has no val summary (a report
+// of the seed schema).
+func tuningBudget(r *report.Report, dir stats.Direction) (*report.TuningBudget, error) {
+	curve := func(rows []report.IdeaRow) ([]stats.BudgetPoint, error) {
+		var val, test []float64
+		for i, row := range rows {
+			if row.Val == nil {
+				return nil, fmt.Errorf("harness: sweep row %d has no val summary", i)
+			}
+			val, test = append(val, row.Val.Mean), append(test, row.Result.Mean)
+		}
+		return stats.Budget(val, test, dir)
+	}
+	var base []report.IdeaRow
+	for _, row := range r.Baseline.Sweep {
+		base = append(base, report.IdeaRow{Cfg: row.Cfg, Val: row.Val, Result: report.Summary{Mean: row.Mean}})
+	}
+	tb := &report.TuningBudget{Method: stats.BudgetMethod}
+	var err error
+	if tb.Baseline, err = curve(base); err != nil {
+		return nil, err
+	}
+	if tb.Idea, err = curve(r.MechanismSignature.IdeaSweep); err != nil {
+		return nil, err
+	}
+	tb.WinnerChanges = winnerChanges(tb.Baseline, tb.Idea, dir)
+	for _, a := range r.Ideas {
+		c, err := curve(a.Sweep)
+		if err != nil {
+			return nil, err
+		}
+		tb.Ideas = append(tb.Ideas, report.ArmBudget{Name: a.Name, Curve: c, WinnerChanges: winnerChanges(tb.Baseline, c, dir)})
+	}
+	return tb, nil
+}
+
+// winnerChanges reports whether the better expected test metric of the
+// pick (idea against baseline; a tie is neither) differs between two k
+// that both curves reach.
+func winnerChanges(b, x []stats.BudgetPoint, dir stats.Direction) bool {
+	seen := map[int]bool{}
+	for k := range min(len(b), len(x)) {
+		seen[winner(b[k].Test, x[k].Test, dir)] = true
+	}
+	return len(seen) > 1
+}
+
+// winner is -1 when the idea's metric x is better than the baseline's
+// b, 1 when worse, 0 when equal.
+func winner(b, x float64, dir stats.Direction) int {
+	switch {
+	case x == b:
+		return 0
+	case (dir == stats.LowerIsBetter) == (x < b):
+		return -1
+	}
+	return 1
+}
+
+// budgetWarning says when the winner depends on the tuning budget.
+func budgetWarning(name string, b, x []stats.BudgetPoint, dir stats.Direction) string {
+	if !winnerChanges(b, x, dir) {
+		return ""
+	}
+	var parts []string
+	for k := range min(len(b), len(x)) {
+		who := map[int]string{-1: name, 1: "baseline", 0: "neither"}[winner(b[k].Test, x[k].Test, dir)]
+		parts = append(parts, fmt.Sprintf("k = %d: %s (%.4g vs %.4g)", k+1, who, x[k].Test, b[k].Test))
+	}
+	return fmt.Sprintf("tuning budget: which arm leads depends on how many cfgs are tried (expected test metric of the pick, %s vs baseline: %s); the verdict may reflect how well each grid suits its arm, not the idea: see tuning_budget",
+		name, strings.Join(parts, "; "))
+}
+
+// BlowUpFactor is how many times persistence's test MSE a cfg's test
+// mean may reach before the report calls it blown up: training made the
+// model far worse than repeating the last value, which a working lr never
+// does (on the normalized scale persistence is of order 1).
+const BlowUpFactor = 100
+
+// BlownUp reports whether a test mean is blown up against persistence's
+// test MSE.
+func BlownUp(mean, persistence float64) bool { return mean > BlowUpFactor*persistence }
+
+// blownUp warns, for each cfg of each arm whose test mean is blown up
+// (BlownUp), that the arm blew up there: its verdict then compares a
+// broken model, not an idea.
+func blownUp(r *report.Report, persistence float64) []string {
+	var out []string
+	warn := func(arm string, i int, c protocol.Cfg, mean float64) {
+		if BlownUp(mean, persistence) {
+			out = append(out, fmt.Sprintf("blown up: the %s arm's cfg %d (lr %g) has test mean %.4g, over %dx persistence's %.4g: training broke the model (an lr too large?); lower it or drop it from the grid",
+				arm, i, c.LR, mean, BlowUpFactor, persistence))
+		}
+	}
+	for i, row := range r.Baseline.Sweep {
+		warn("baseline", i, row.Cfg, row.Mean)
+	}
+	for i, row := range r.MechanismSignature.IdeaSweep {
+		warn("idea", i, row.Cfg, row.Result.Mean)
+	}
+	for _, a := range r.Ideas {
+		for i, row := range a.Sweep {
+			warn(a.Name, i, row.Cfg, row.Result.Mean)
+		}
+	}
+	return out
+}
+
+// notMeasured says why the chosen cfg's idea ic, not the gate, has no
+// mechanism signature.
+func notMeasured(ic idea.Config) string {
+	if ic.IsZero() {
+		return "the idea arm's chosen cfg trains no idea: there is nothing to probe"
+	}
+	i, err := idea.New(ic)
+	if err != nil {
+		return fmt.Sprintf("the idea arm's chosen cfg trains %s, which does not build: %v", ic.Name, err)
+	}
+	if _, ok := i.(idea.Prober); !ok {
+		return fmt.Sprintf("the idea arm's chosen cfg trains %s, which has no mechanism probe (idea.Prober)", ic.Name)
+	}
+	return fmt.Sprintf("the probe of %s gave no finite laws on the trained model (or its trial record predates them)", ic.Name)
+}
+
+// identityWarning says when the idea arm's chosen cfg c trains the
+// baseline's own model: on the baseline's streams every difference is 0
+// (no comparison at all); on disjoint streams (the A/A control) any
+// significant verdict is a false positive.
+func identityWarning(c protocol.Cfg) string {
+	ic := c.IdeaConfig()
+	if ic.IsZero() {
+		return "identity idea: the idea arm's chosen cfg trains no idea, so both arms are the same model on the same seeds and every difference is 0; this is not a comparison"
+	}
+	i, err := idea.New(ic)
+	if err != nil || !i.Identity() {
+		return ""
+	}
+	if _, ok := i.(idea.Stream); ok {
+		return fmt.Sprintf("A/A control: the idea arm's chosen cfg (%s) is the baseline model on disjoint seed streams; any difference is noise, and a significant verdict here is a false positive", ic.Name)
+	}
+	return fmt.Sprintf("identity idea: the idea arm's chosen cfg (%s %v) is the identity, so both arms are the same model on the same seeds and every difference is 0; this is not a comparison", ic.Name, ic.Params)
+}
+
+// keptWarnings says what the epochs each seed of an arm's chosen cfg
+// kept tell about training: every seed kept its starting model (training
+// never improved val), or its first epoch (the model overfits after
+// one), or its last epoch of all while val was still falling (training
+// may have been cut short).
+func keptWarnings(arm string, ac report.ArmCurves, skip bool) []string {
+	kept, all := map[int]int{}, 0
+	falling := 0
+	for i, e := range ac.BestEpochs {
+		if e < 0 {
+			continue // diverged
+		}
+		all++
+		kept[e]++
+		if c := ac.ValCurves[i]; e == len(c) && len(c) == ac.Cfg.Epochs && stillFalling(c) {
+			falling++
+		}
+	}
+	if all == 0 {
+		return nil
+	}
+	var out []string
+	switch {
+	case ac.Cfg.Patience > 0 && kept[0] == all:
+		tail := ""
+		if skip {
+			tail = "; with the skip path its forecasts are those of the least-squares start, so the transformer adds nothing on this track"
+		}
+		out = append(out, fmt.Sprintf("start kept: the %s arm's chosen cfg kept its starting model on every seed: no epoch of training lowered the val metric below the untrained model's%s", arm, tail))
+	case ac.Cfg.Patience > 0 && ac.Cfg.Epochs >= 2 && kept[1] == all:
+		tail := ""
+		if skip {
+			tail = "; its forecasts stay close to the skip path's least-squares start"
+		}
+		out = append(out, fmt.Sprintf("first-epoch stop: the %s arm's chosen cfg kept its first epoch's weights on every seed: every later epoch raised the val metric, so the model overfits the train split after one epoch%s", arm, tail))
+	}
+	if falling == all {
+		out = append(out, fmt.Sprintf("still improving: the %s arm's chosen cfg kept its last of %d epochs on every seed while the val metric was still falling by more than %g%% over the last quarter of them; training was cut short: more epochs would likely change the result", arm, ac.Cfg.Epochs, 100*stillFallingFrac))
+	}
+	return out
+}
+
+// stillFallingFrac is the relative fall of the val metric over the last
+// quarter of the epochs (at least the last one) above which training is
+// called cut short: a cosine schedule makes the last epochs fall a little
+// anyway, as it anneals.
+const stillFallingFrac = 0.01
+
+// stillFalling reports whether a val curve ends more than
+// stillFallingFrac below its value a quarter of the epochs before.
+func stillFalling(c []float64) bool {
+	n := len(c)
+	if n < 2 {
+		return false
+	}
+	q := c[n-1-max(1, n/4)]
+	return c[n-1] < q*(1-stillFallingFrac)
+}
+
+// curves collects the epoch losses and val curves of one cfg, seed by
+// seed, the starting models' val metrics, and the epoch each seed kept
+// (keptEpoch).
+func curves(trials []protocol.Trial, results []trial.Result, arm string, cfg int, c protocol.Cfg) report.ArmCurves {
+	ac := report.ArmCurves{Cfg: c, EpochLosses: [][]float64{}, ValCurves: [][]float64{}, StartVals: []float64{}, BestEpochs: []int{}}
+	for i, t := range trials {
+		if t.Arm == arm && t.Cfg == cfg {
+			r := results[i]
+			ac.EpochLosses = append(ac.EpochLosses, append([]float64{}, r.EpochLoss...))
+			ac.ValCurves = append(ac.ValCurves, append([]float64{}, r.ValCurve...))
+			ac.StartVals = append(ac.StartVals, r.StartVal)
+			ac.BestEpochs = append(ac.BestEpochs, keptEpoch(r, c.Patience))
+		}
+	}
+	return ac
+}
+
+// keptEpoch is the epoch whose weights a trial scored, read from its val
+// curve by TrainTrial's rule: under early stopping the first of least val
+// metric, the starting model (0) included; else the last; -1 for a
+// diverged trial.
+func keptEpoch(r trial.Result, patience int) int {
+	if r.Diverged {
+		return -1
+	}
+	if patience == 0 {
+		return len(r.ValCurve)
+	}
+	best, val := 0, r.StartVal
+	for e, x := range r.ValCurve {
+		if x < val {
+			best, val = e+1, x
+		}
+	}
+	return best
+}
+
+// informativeness measures how far the baseline's chosen cfg (bBest) gets
+// beyond the best reference forecaster, its own starting model and, with
+// the skip path, its linear part, seed by seed (Informativeness). A
+// diverged seed counts as the worst against the reference (the
+// protocol's rule) and is left out of the other two gaps: it has no
+// trained model to compare with its start or its linear part.
+func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Trial, results []trial.Result, bBest int) (*report.Informativeness, error) {
+	var start, linear, trained, startOK, linearOK []float64
+	for i, t := range trials {
+		if t.Arm != "baseline" || t.Cfg != bBest {
+			continue
+		}
+		res := results[i]
+		start, linear = append(start, res.StartTest), append(linear, res.LinearTest)
+		if !res.Diverged {
+			trained = append(trained, res.Test)
+			startOK, linearOK = append(startOK, res.StartTest), append(linearOK, res.LinearTest)
+		}
+	}
+	b := r.Baseline.Full.PerSeed
+	ref := make([]float64, len(b))
+	for i := range ref {
+		ref[i] = r.ReferenceForecasters.BestReferenceMSE
+	}
+	inf := &report.Informativeness{StartTest: start}
+	var err error
+	if inf.BestReference, err = gapOf(ref, b, p.Alpha); err != nil {
+		return nil, err
+	}
+	if inf.Start, err = gapOf(startOK, trained, p.Alpha); err != nil {
+		return nil, err
+	}
+	if p.Arch.Skip {
+		g, err := gapOf(linearOK, trained, p.Alpha)
+		if err != nil {
+			return nil, err
+		}
+		inf.LinearPart, inf.LinearTest = &g, linear
+	}
+	if n := min(len(b), len(trained)); math.Ldexp(1, 1-n) >= p.Alpha {
+		// No gap can be significant: say so, not that the track fails.
+		k := 2
+		for math.Ldexp(1, 1-k) >= p.Alpha {
+			k++
+		}
+		inf.Reasons = append(inf.Reasons, fmt.Sprintf("too few seeds to tell: with %d the smallest sign-flip p is %.3g, not below alpha %g; run at least %d", n, math.Ldexp(1, 1-n), p.Alpha, k))
+		return inf, nil
+	}
+	why := func(g report.Gap, what string) {
+		how := "does not beat %s significantly"
+		switch {
+		case g.Significant:
+			return
+		case g.Mean < 0 && g.PValue < p.Alpha:
+			how = "is significantly worse than %s"
+		case g.Mean <= 0:
+			how = "is no better than %s"
+		}
+		inf.Reasons = append(inf.Reasons, fmt.Sprintf("the baseline "+how+" (by %+.3g, %+.2g%%, interval [%+.3g, %+.3g], p = %.3g)", what, g.Mean, g.Pct, g.Lo, g.Hi, g.PValue))
+	}
+	why(inf.BestReference, "the best reference forecaster ("+r.ReferenceForecasters.BestReference+")")
+	why(inf.Start, "its own starting model")
+	if inf.LinearPart != nil {
+		why(*inf.LinearPart, "its own skip path alone (what the transformer adds to its linear part)")
+	}
+	inf.CanJudge = len(inf.Reasons) == 0
+	return inf, nil
+}
+
+// gapOf is the baseline's improvement on another forecaster, per seed
+// other_i - baseline_i, with the sign-flip p-value and paired-t interval
+// of stats.Compare at alpha.
+func gapOf(other, baseline []float64, alpha float64) (report.Gap, error) {
+	opt := stats.DefaultOptions()
+	opt.Alpha = alpha
+	c, err := stats.Compare(other, baseline, stats.LowerIsBetter, &opt)
+	if err != nil {
+		return report.Gap{}, fmt.Errorf("harness: informativeness: %w", err)
+	}
+	g := report.Gap{N: c.NPairs, Mean: 0 - c.DeltaMean, PValue: c.PValue} // 0 - x: no -0 in the report
+	for _, d := range c.PerSeedDiffs {
+		g.PerSeed = append(g.PerSeed, 0-d)
+	}
+	g.Lo, g.Hi = g.Mean-c.MDE, g.Mean+c.MDE
+	if m := stats.Summarize(other).Mean; m != 0 {
+		g.Pct = 100 * g.Mean / m
+	}
+	g.Significant = c.PValue < alpha && g.Mean > 0
+	return g, nil
+}

@@ -1,0 +1,628 @@
+package derive
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
+)
+
+// Finding is one checked field of a report that did not re-derive
+// exactly. A Note is explained (e.g. the seed report's Monte Carlo
+// p-value); anything else is a mismatch.
+type Finding struct {
+	Field string // JSON path, e.g. "comparison.mde"
+	Got   string // the report's value
+	Want  string // the re-derived value
+	Note  string // when set, the difference is explained and not a mismatch
+}
+
+func (f Finding) String() string {
+	s := fmt.Sprintf("%s: report has %s, re-derived %s", f.Field, f.Got, f.Want)
+	if f.Note != "" {
+		s += " (" + f.Note + ")"
+	}
+	return s
+}
+
+// Findings is the outcome of Verify.
+type Findings struct {
+	Checked  int       // number of fields compared
+	Findings []Finding // everything that differed
+}
+
+// Mismatches are the unexplained findings.
+func (fs Findings) Mismatches() []Finding {
+	var out []Finding
+	for _, f := range fs.Findings {
+		if f.Note == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// VerifyOptions control Verify.
+type VerifyOptions struct {
+	// Rerun rebuilds the track from the report's setup and takes the
+	// reference forecasters and the data file's digest from it instead of
+	// from the report (milliseconds; no training).
+	Rerun bool
+	// Results, when set, are the results directories of the run (one, or
+	// a merged run's shards'): each trial's raw values are read from its
+	// record there, found by the key that setup.protocol gives, instead of
+	// from the report, so an edited raw value is named leaf by leaf.
+	Results []string
+}
+
+// relTol is the relative tolerance of re-derived floats: a report
+// re-derives to the bit (its floats round-trip through JSON), so this
+// only forgives a sum taken in another order.
+const relTol = 1e-12
+
+func near(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= relTol*max(math.Abs(a), math.Abs(b))
+}
+
+// Verify checks a report and lists what does not re-derive.
+//
+// A report of this harness (one with setup) is checked by rebuilding it:
+// its inputs are read back out of it (inputsOf: the protocol, the
+// per-seed metrics of every cfg, the chosen cfgs' curves, the gate's
+// measurements, the reference forecasters), Derive, the one function that
+// made the report, builds it again, and the two are compared leaf by leaf.
+// So every derived field is checked, by construction, including fields
+// added after this was written. The inputs themselves are covered by
+// their digests (Setup.Digests), which Derive recomputes: an input edited
+// after the report was written is named at its path. With Rerun the
+// reference forecasters and the data digest come from the rebuilt track;
+// with Results the raw values come from the trial records, found by the
+// keys that setup.protocol gives, so an edited protocol, training version
+// or raw value is named leaf by leaf.
+//
+// A report of the seed schema without setup (the seed report) has no
+// inputs to rebuild from; verifySeedFormat checks what its own fields
+// determine.
+func Verify(r *report.Report, opt VerifyOptions) Findings {
+	if r == nil {
+		r = &report.Report{}
+	}
+	if r.Setup == nil {
+		return verifySeedFormat(r)
+	}
+	v := &verifier{}
+	v.unknown(r)
+	if r.Setup.Digests == nil {
+		// A report written before verify rebuilt reports: check what the
+		// seed schema determines, and say it is not bound.
+		fs := verifySeedFormat(r)
+		fs.Checked++
+		fs.Findings = append(fs.Findings, Finding{Field: "setup.digests", Got: "missing",
+			Want: "the digests of the report's inputs: the report was written before verify rebuilt reports; rerun `ideabench run` (or merge) on its results directory to rewrite it"})
+		return fs
+	}
+	// The inputs as they stand in the file against the digests recorded
+	// when it was written: an edited input is named at its path whatever
+	// else fails.
+	v.digests(r.Setup.Digests, r.InputDigests())
+	p := r.Setup.Protocol
+	if err := p.Validate(); err != nil {
+		for _, e := range protocol.Unjoin(err) {
+			field, _, _ := strings.Cut(e.Error(), " ")
+			v.checked++
+			v.add("setup.protocol."+strings.TrimSuffix(field, ":"), "an invalid value", e.Error(), "")
+		}
+		return Findings{Checked: v.checked, Findings: v.found}
+	}
+	in, ok := v.inputsOf(r, opt)
+	if !ok {
+		return Findings{Checked: v.checked, Findings: v.found}
+	}
+	v.checked++
+	if r.Setup.DeriveVersion != DeriveVersion {
+		v.add("setup.derive_version", show(r.Setup.DeriveVersion), fmt.Sprintf("%q, this build's derivation: the differences listed may come from that; `ideabench run` (or merge) on the report's results directory derives it again, without training when the report's training version is this build's", DeriveVersion), "")
+	}
+	want, err := Derive(in)
+	if err != nil {
+		v.checked++
+		v.add("report", "present", err.Error(), "")
+		return Findings{Checked: v.checked, Findings: v.found}
+	}
+	want.Setup.DeriveVersion = r.Setup.DeriveVersion // named first, with its consequence
+	v.tree("", r, want)
+	v.keptEpochs(r, want)
+	v.run(r, len(in.Trials))
+	return Findings{Checked: v.checked, Findings: v.found}
+}
+
+// unknown names the keys of the parsed file that are no field of a
+// report: nothing derives or checks them.
+func (v *verifier) unknown(r *report.Report) {
+	for _, k := range r.UnknownKeys() {
+		v.checked++
+		v.add(k, "present", "absent: not a field of this build's report, so nothing checks it", "")
+	}
+}
+
+// keptEpochs checks the one relation between two inputs that training
+// fixes: a seed's val metric is its val curve at the epoch it kept
+// (TrainTrial), for each chosen cfg's seeds that did not diverge. want is
+// the rebuilt report (the chosen cfgs and kept epochs as Derive finds
+// them).
+func (v *verifier) keptEpochs(r *report.Report, want *report.Report) {
+	if r.Training == nil || want.Training == nil {
+		return
+	}
+	for _, a := range []struct {
+		name      string
+		got, want report.ArmCurves
+		val       func(cfg protocol.Cfg) *report.Summary
+	}{
+		{"baseline", r.Training.Baseline, want.Training.Baseline, func(c protocol.Cfg) *report.Summary {
+			for _, row := range r.Baseline.Sweep {
+				if row.Cfg == c {
+					return row.Val
+				}
+			}
+			return nil
+		}},
+		{"idea", r.Training.Idea, want.Training.Idea, func(c protocol.Cfg) *report.Summary {
+			for _, row := range r.MechanismSignature.IdeaSweep {
+				if row.Cfg == c {
+					return row.Val
+				}
+			}
+			return nil
+		}},
+	} {
+		val := a.val(a.want.Cfg)
+		if val == nil {
+			continue
+		}
+		for i, be := range a.want.BestEpochs {
+			var at string
+			var x float64
+			switch {
+			case i >= len(val.PerSeed):
+				continue
+			case be == 0 && i < len(a.got.StartVals):
+				at, x = fmt.Sprintf("training.%s.start_vals[%d]", a.name, i), a.got.StartVals[i]
+			case be >= 1 && i < len(a.got.ValCurves) && be <= len(a.got.ValCurves[i]):
+				at, x = fmt.Sprintf("training.%s.val_curves[%d][%d]", a.name, i, be-1), a.got.ValCurves[i][be-1]
+			default:
+				continue // diverged
+			}
+			v.checked++
+			if !near(x, val.PerSeed[i]) {
+				v.add(at, fmt.Sprint(x), fmt.Sprintf("%v, the seed's val metric, which training takes from the epoch it kept", val.PerSeed[i]), "")
+			}
+		}
+	}
+}
+
+type verifier struct {
+	checked int
+	found   []Finding
+	missing []string // fields the report lacks (Report.MissingFields)
+}
+
+func (v *verifier) add(field, got, want, note string) {
+	for _, m := range v.missing {
+		if field == m || strings.HasPrefix(field, m+".") || strings.HasPrefix(field, m+"[") || strings.HasPrefix(field, m+" ") {
+			return // reported as missing
+		}
+	}
+	v.found = append(v.found, Finding{Field: field, Got: got, Want: want, Note: note})
+}
+
+func (v *verifier) floatEq(field string, got, want float64) bool {
+	v.checked++
+	if !near(got, want) {
+		v.add(field, fmt.Sprint(got), fmt.Sprint(want), "")
+		return false
+	}
+	return true
+}
+
+func (v *verifier) intEq(field string, got, want int) {
+	v.checked++
+	if got != want {
+		v.add(field, fmt.Sprint(got), fmt.Sprint(want), "")
+	}
+}
+
+// inputsOf reads the report's inputs back out of it (see Inputs), with
+// opt's sources in place of the report's where given; false, with the
+// faults among the findings, when the report's shape does not allow it.
+func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) {
+	bad := func(field, got, want string) {
+		v.checked++
+		v.add(field, got, want, "")
+	}
+	p := r.Setup.Protocol
+	in := Inputs{Protocol: p, TrainingVersion: r.Setup.TrainingVersion, DataSHA256: r.Setup.DataSHA256, DataNotes: r.Setup.DataNotes, Run: r.Run}
+	if r.ReferenceForecasters == nil {
+		bad("reference_forecasters", "missing", "the reference forecasters' MSEs")
+		return in, false
+	}
+	in.References = r.ReferenceForecasters.Raw()
+	if opt.Rerun {
+		if d, err := p.Data(); err != nil {
+			v.add("setup.protocol", "", err.Error(), "the track could not be rebuilt, so the reference forecasters and the data digest were taken from the report")
+		} else if f, err := reference.References(d.Dataset, p.Contexts()); err != nil {
+			bad("reference_forecasters", "present", err.Error())
+		} else {
+			in.References, in.DataSHA256, in.DataNotes = f, d.SHA256, d.Notes
+		}
+	}
+
+	// The seeds: the protocol's, or a sequential run's up to where it
+	// stopped, which the per-seed metrics tell.
+	seeds := p.Seeds
+	if p.Sequential != nil {
+		n := 0
+		if len(r.Baseline.Sweep) > 0 && r.Baseline.Sweep[0].Val != nil {
+			n = len(r.Baseline.Sweep[0].Val.PerSeed)
+		}
+		all := p.Sequential.AllSeeds(p.Seeds)
+		if n < len(p.Seeds) || n > len(all) {
+			bad("baseline.sweep[0].val.per_seed", fmt.Sprintf("%d values", n), fmt.Sprintf("one per seed of a look, %d to %d", len(p.Seeds), len(all)))
+			return in, false
+		}
+		seeds = all[:n]
+	}
+	q := p
+	q.Seeds, q.Sequential = seeds, nil
+	in.Trials = q.Trials()
+	in.Results = make([]trial.Result, len(in.Trials))
+	seedIdx := map[uint64]int{}
+	for i, s := range seeds {
+		seedIdx[s] = i
+	}
+
+	// The per-seed metrics of every cfg of every arm.
+	type row struct {
+		at        string
+		val, test []float64
+	}
+	arms := map[string][]row{}
+	ok := true
+	addRows := func(arm, at string, n int, get func(j int) (val *report.Summary, test []float64)) {
+		for j := range n {
+			val, test := get(j)
+			a := fmt.Sprintf("%s[%d]", at, j)
+			if val == nil {
+				bad(a+".val", "missing", "the cfg's val summary")
+				ok = false
+				continue
+			}
+			arms[arm] = append(arms[arm], row{a, val.PerSeed, test})
+		}
+	}
+	addRows("baseline", "baseline.sweep", len(r.Baseline.Sweep), func(j int) (*report.Summary, []float64) {
+		return r.Baseline.Sweep[j].Val, r.Baseline.Sweep[j].PerSeed
+	})
+	addRows("idea", "mechanism_signature.idea_sweep", len(r.MechanismSignature.IdeaSweep), func(j int) (*report.Summary, []float64) {
+		return r.MechanismSignature.IdeaSweep[j].Val, r.MechanismSignature.IdeaSweep[j].Result.PerSeed
+	})
+	if len(r.Ideas) != len(p.Ideas) {
+		bad("ideas", fmt.Sprintf("%d arms", len(r.Ideas)), fmt.Sprintf("%d arms, one per setup.protocol.ideas", len(p.Ideas)))
+		return in, false
+	}
+	for k, a := range r.Ideas {
+		addRows(protocol.IdeasArm(k), fmt.Sprintf("ideas[%d].sweep", k), len(a.Sweep), func(j int) (*report.Summary, []float64) {
+			return a.Sweep[j].Val, a.Sweep[j].Result.PerSeed
+		})
+	}
+	if !ok {
+		return in, false
+	}
+	for _, a := range []struct {
+		arm, at string
+		n       int
+	}{{"baseline", "baseline.sweep", len(p.Baseline)}, {"idea", "mechanism_signature.idea_sweep", len(p.Idea)}} {
+		if len(arms[a.arm]) != a.n {
+			bad(a.at, fmt.Sprintf("%d rows", len(arms[a.arm])), fmt.Sprintf("%d rows, one per cfg of setup.protocol", a.n))
+			ok = false
+		}
+	}
+	for k, a := range p.Ideas {
+		if len(arms[protocol.IdeasArm(k)]) != len(a.Grid) {
+			bad(fmt.Sprintf("ideas[%d].sweep", k), fmt.Sprintf("%d rows", len(arms[protocol.IdeasArm(k)])), fmt.Sprintf("%d rows, one per cfg of setup.protocol.ideas[%d].grid", len(a.Grid), k))
+			ok = false
+		}
+	}
+	names := []string{"baseline", "idea"}
+	for k := range p.Ideas {
+		names = append(names, protocol.IdeasArm(k))
+	}
+	for _, name := range names {
+		for _, rw := range arms[name] {
+			if len(rw.val) != len(seeds) {
+				bad(rw.at+".val.per_seed", fmt.Sprintf("%d values", len(rw.val)), fmt.Sprintf("%d, one per seed", len(seeds)))
+				ok = false
+			}
+			if len(rw.test) != len(seeds) {
+				bad(rw.at+" per-seed test metrics", fmt.Sprintf("%d values", len(rw.test)), fmt.Sprintf("%d, one per seed", len(seeds)))
+				ok = false
+			}
+		}
+	}
+	if !ok {
+		return in, false
+	}
+	for i, t := range in.Trials {
+		rw, si := arms[t.Arm][t.Cfg], seedIdx[t.Seed]
+		in.Results[i].Val, in.Results[i].Test = rw.val[si], rw.test[si]
+	}
+
+	// Diverged trials: their metrics are the substitutes, which derive
+	// computes.
+	if d := r.Diverged; d != nil {
+		for k, dt := range d.Trials {
+			i := slices.Index(in.Trials, protocol.Trial{Arm: dt.Arm, Cfg: dt.Cfg, Seed: dt.Seed})
+			if i < 0 {
+				bad(fmt.Sprintf("diverged.trials[%d]", k), fmt.Sprintf("%s cfg %d seed %d", dt.Arm, dt.Cfg, dt.Seed), "a trial of the protocol")
+				return in, false
+			}
+			in.Results[i].Diverged, in.Results[i].DivergedStep = true, dt.Step
+			in.Results[i].Val, in.Results[i].Test = math.Inf(1), math.Inf(1)
+		}
+	}
+
+	// The chosen cfgs' curves, given to every cfg of their arm (derive
+	// reads the chosen cfg's), and the mechanism measurements, given to
+	// every idea cfg on the first seed.
+	if r.Training == nil {
+		bad("training", "missing", "the chosen cfgs' training curves")
+		return in, false
+	}
+	s := r.MechanismSignature.MechanismSignature
+	var sig *trial.Signature
+	switch {
+	case len(s.Layers) > 0:
+		sig = &trial.Signature{Layers: s.Layers}
+		for l, ls := range s.Layers {
+			if len(ls.GainByPosition) == 0 || len(ls.StateByPosition) != len(ls.GainByPosition) {
+				bad(fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d].state_by_position", l),
+					fmt.Sprintf("%d values", len(ls.StateByPosition)), fmt.Sprintf("one per position, as gain_by_position's %d", len(ls.GainByPosition)))
+				return in, false
+			}
+		}
+	case len(s.Laws) > 0:
+		sig = &trial.Signature{Laws: s.Laws}
+	}
+	for i, t := range in.Trials {
+		si := seedIdx[t.Seed]
+		var ac *report.ArmCurves
+		switch t.Arm {
+		case "baseline":
+			ac = &r.Training.Baseline
+		case "idea":
+			ac = &r.Training.Idea
+			if si == 0 {
+				in.Results[i].Signature = sig
+			}
+		}
+		if ac == nil {
+			continue
+		}
+		if si < len(ac.EpochLosses) {
+			in.Results[i].EpochLoss = ac.EpochLosses[si]
+		}
+		if si < len(ac.ValCurves) {
+			in.Results[i].ValCurve = ac.ValCurves[si]
+		}
+		if si < len(ac.StartVals) {
+			in.Results[i].StartVal = ac.StartVals[si]
+		}
+		if inf := r.Informativeness; inf != nil && t.Arm == "baseline" {
+			if si < len(inf.StartTest) {
+				in.Results[i].StartTest = inf.StartTest[si]
+			}
+			if si < len(inf.LinearTest) {
+				in.Results[i].LinearTest = inf.LinearTest[si]
+			}
+		}
+	}
+	if len(opt.Results) > 0 {
+		v.records(&in, q, opt.Results)
+	}
+	return in, true
+}
+
+// records replaces in's results by the trial records of the results
+// directories dirs, each found by the key of its trial under the report's
+// protocol q, data digest and training version; a trial without a
+// readable record is a finding, and keeps the report's values.
+func (v *verifier) records(in *Inputs, q protocol.Protocol, dirs []string) {
+	var missing []string
+	for i, t := range in.Trials {
+		id := q.KeyAt(t, in.DataSHA256, in.TrainingVersion).ID()
+		at := fmt.Sprintf("trial %s cfg %d seed %d", t.Arm, t.Cfg, t.Seed)
+		v.checked++
+		found := false
+		for _, dir := range dirs {
+			st := &trial.Store{Dir: dir}
+			_, res, ok, err := st.Read(id)
+			if err != nil {
+				v.add(at, "a record", fmt.Sprintf("%s: %v", st.Path(id), err), "")
+				found = true
+				break
+			}
+			if ok {
+				in.Results[i], found = res, true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, fmt.Sprintf("%s (%s)", at, id))
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	const show = 3
+	n, more := len(missing), ""
+	if n > show {
+		more = fmt.Sprintf(" and %d more", n-show)
+		missing = missing[:show]
+	}
+	v.add("setup", fmt.Sprintf("%d of %d trials without a record in %s: %s%s", n, len(in.Trials), strings.Join(dirs, ", "), strings.Join(missing, "; "), more),
+		"a record for every trial under the keys that setup.protocol, setup.training_version and setup.data_sha256 give: they were edited, or the directories hold another run's trials (a merged run needs every shard's directory)", "")
+}
+
+// tree compares the report got with its re-derivation want leaf by leaf,
+// by their JSON forms: numbers within relTol, everything else exactly; a
+// leaf on one side only is missing on the other. The digests
+// (setup.digests) are left to Verify, which compares them with the
+// file's own inputs.
+func (v *verifier) tree(field string, got, want any) {
+	enc := func(x any) any {
+		raw, err := json.Marshal(x)
+		if err != nil {
+			return nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // integers compare exactly, however large
+		var out any
+		dec.Decode(&out)
+		return out
+	}
+	join := func(f, k string) string {
+		if f == "" {
+			return k
+		}
+		return f + "." + k
+	}
+	var walk func(f string, g, w any)
+	walk = func(f string, g, w any) {
+		switch w := w.(type) {
+		case map[string]any:
+			gm, ok := g.(map[string]any)
+			if !ok {
+				v.checked++
+				v.add(f, show(g), "an object", "")
+				return
+			}
+			if f == "setup.digests" {
+				return // compared with the file's inputs first
+			}
+			for _, k := range slices.Sorted(maps.Keys(w)) {
+				walk(join(f, k), gm[k], w[k])
+			}
+			for _, k := range slices.Sorted(maps.Keys(gm)) {
+				if _, ok := w[k]; !ok {
+					v.checked++
+					v.add(join(f, k), show(gm[k]), "absent", "")
+				}
+			}
+		case []any:
+			ga, ok := g.([]any)
+			v.checked++
+			if !ok || len(ga) != len(w) {
+				v.add(f, show(g), fmt.Sprintf("%d values", len(w)), "")
+			}
+			for i := range min(len(ga), len(w)) {
+				walk(fmt.Sprintf("%s[%d]", f, i), ga[i], w[i])
+			}
+		case json.Number:
+			gn, ok := g.(json.Number)
+			v.checked++
+			if !ok || !numEq(gn, w) {
+				v.add(f, show(g), w.String(), "")
+			}
+		default:
+			v.checked++
+			if g != w {
+				v.add(f, show(g), show(w), "")
+			}
+		}
+	}
+	walk(field, enc(got), enc(want))
+}
+
+// numEq compares two JSON numbers as encoding/json writes them: equal
+// text, or, unless both are whole numbers (which compare exactly),
+// floats within relTol.
+func numEq(a, b json.Number) bool {
+	if a == b {
+		return true
+	}
+	whole := func(n json.Number) bool { return !strings.ContainsAny(n.String(), ".eE") }
+	if whole(a) && whole(b) {
+		return false
+	}
+	x, err1 := a.Float64()
+	y, err2 := b.Float64()
+	return err1 == nil && err2 == nil && near(x, y)
+}
+
+// show is a JSON value as a finding shows it.
+func show(x any) string {
+	switch x := x.(type) {
+	case nil:
+		return "missing"
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []any:
+		return fmt.Sprintf("%d values", len(x))
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprint(x)
+}
+
+// digests compares the recorded digests got with those of the inputs
+// now in the report, want, naming each differing one by the path it
+// covers.
+func (v *verifier) digests(got, want map[string]string) {
+	recorded := func(k string) string {
+		if d, ok := got[k]; ok {
+			return fmt.Sprintf("digest %q in setup.digests", d)
+		}
+		return "missing"
+	}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v.checked++
+		if d, ok := got[k]; !ok || d != want[k] {
+			v.add(k, recorded(k), fmt.Sprintf("digest %q of the values now there: the input was edited after the report was written", want[k]), "")
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if _, ok := want[k]; !ok {
+			v.checked++
+			v.add(k, recorded(k), "no such input in the report", "")
+		}
+	}
+}
+
+// run checks the run block (volatile; nothing derives from it): its
+// digest, counts and time non-negative, and the trials reused and run
+// making up the report's n trials.
+func (v *verifier) run(r *report.Report, n int) {
+	ri := r.Run
+	if ri == nil {
+		return
+	}
+	v.checked += 2
+	if d := ri.Sum(); ri.Digest != d {
+		v.add("run", "digest "+show(ri.Digest), fmt.Sprintf("digest %q of the values now there: the run block was edited after the report was written", d), "")
+	}
+	switch {
+	case !(ri.WallSeconds >= 0):
+		v.add("run.wall_seconds", fmt.Sprint(ri.WallSeconds), "a time >= 0", "")
+	case ri.Workers < 0:
+		v.add("run.workers", fmt.Sprint(ri.Workers), "a count >= 0", "")
+	case ri.TrialsReused < 0 || ri.TrialsRun < 0 || ri.TrialsReused+ri.TrialsRun != n:
+		v.add("run.trials_run", fmt.Sprintf("%d run + %d reused", ri.TrialsRun, ri.TrialsReused), fmt.Sprintf("%d in all, the report's trials", n), "")
+	}
+}

@@ -1,0 +1,78 @@
+// Package testkit holds what the tests of several packages share: a
+// protocol at a size that runs in a second, its data, the path of the
+// seed report's copy, and the matching of verify's field names.
+package testkit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/track"
+	"github.com/stretchr/testify/require"
+)
+
+// SeedReport is the copy of ../shared/seed/seed-report.json, as a path
+// from a package folder one level below the repository root, so the
+// tests that read it run wherever CI does.
+const SeedReport = "../report/testdata/seed-report.json"
+
+// TinyCSV is a small generated csv track (OT and two other columns), as a
+// path from a package folder one level below the repository root.
+const TinyCSV = "../track/testdata/tiny.csv"
+
+// TinyProtocol has the protocol's structure at a size that runs in a
+// second: 3 seeds, 2 cfgs per arm, a narrow model, few windows.
+func TinyProtocol() protocol.Protocol {
+	p := protocol.CIProfileFor("sequence")
+	p.Profile = "tiny"
+	p.Seeds = []uint64{0, 1, 2}
+	// cfg 0 trains as the seed report did; cfg 1 with AdamW, warmup,
+	// cosine decay, clipping and early stopping.
+	tuned := protocol.Cfg{LR: 0.01, Epochs: 3, WeightDecay: 0.1, Schedule: protocol.ScheduleCosine, Warmup: 0.2, Clip: 1, Patience: 1}
+	gated := tuned
+	gated.Rho, gated.Beta = 0.9, 1
+	p.Baseline = []protocol.Cfg{{LR: 0.003, Epochs: 2}, tuned}
+	p.Idea = []protocol.Cfg{{LR: 0.003, Epochs: 2, Rho: 0.85, Beta: 0.5}, gated}
+	p.Arch = protocol.Arch{D: 16, Heads: 2, Layers: 2, Batch: 16}
+	p.Sequence.TrainWindows, p.Sequence.ValWindows, p.Sequence.TestWindows = 64, 32, 32
+	p.Sequence.T, p.Sequence.H = 16, 4
+	return p
+}
+
+// MustSequence builds p's sequence track or fails the test.
+func MustSequence(t testing.TB, p protocol.Protocol) *track.Dataset {
+	t.Helper()
+	ds, err := track.Sequence(p.Sequence)
+	require.NoError(t, err)
+	return ds
+}
+
+// MustData builds p's data or fails the test.
+func MustData(t testing.TB, p protocol.Protocol) *track.Dataset {
+	t.Helper()
+	d, err := p.Data()
+	require.NoError(t, err)
+	return d.Dataset
+}
+
+// RequireNamed fails the test unless one of verify's findings (their
+// fields) names field or a leaf under it.
+func RequireNamed(t testing.TB, fields []string, field string) {
+	t.Helper()
+	for _, f := range fields {
+		if Names(f, field) {
+			return
+		}
+	}
+	require.Fail(t, "no finding names "+field, "findings: %q", fields)
+}
+
+// Names reports whether the finding's field f and field are one leaf or
+// one lies under the other ("a.b" under "a", "a[2]" under "a").
+func Names(f, field string) bool {
+	under := func(a, b string) bool {
+		return strings.HasPrefix(a, b) && (len(a) == len(b) || a[len(b)] == '.' || a[len(b)] == '[')
+	}
+	return under(f, field) || under(field, f)
+}

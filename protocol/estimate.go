@@ -1,0 +1,185 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/ideabench/ideabench/track"
+)
+
+// Estimate is what a protocol's trials need, estimated before any trains,
+// so that a protocol beyond the machine is refused with the numbers
+// instead of dying of memory or running for years.
+type Estimate struct {
+	Trials int // trials to train (at most, for a sequential design)
+	// TrialBytes is the memory of the largest trial's model, optimizer and
+	// batch activations (transformer.Config.MemoryBytes); DataBytes that
+	// of the track's windows (track.Split: float64, (N,T,C) and (N,T+H)).
+	TrialBytes, DataBytes float64
+	// MinFLOPs and MaxFLOPs bound the work of every trial, training and
+	// evaluation (transformer.Config.StepFLOPs a step, a third of
+	// FLOPsPerStep a window evaluated): at least until early
+	// stopping can first stop, patience+1 epochs (and a sequential design's
+	// first look), at most every epoch (and every look).
+	MinFLOPs, MaxFLOPs float64
+}
+
+// PeakFLOPS is the rate per worker that the time estimate assumes: above
+// the fused multiply-add peak of one core measured on the fastest
+// development machine (230 GFLOP/s, AVX-512), which no training step
+// reaches, so the times are lower bounds on any machine measured so far.
+const PeakFLOPS = 250e9
+
+// Seconds is the wall-clock time of flops on workers workers at
+// PeakFLOPS each (a lower bound).
+func (e Estimate) Seconds(flops float64, workers int) float64 {
+	return flops / (PeakFLOPS * float64(max(1, min(workers, e.Trials))))
+}
+
+// Limits bound what Run and Control start; zero fields are not checked.
+type Limits struct {
+	// MaxBytes is the memory at hand: the data and one trial per worker
+	// must fit.
+	MaxBytes float64
+	// MaxSeconds is the wall-clock time allowed: every epoch of every
+	// trial (MaxFLOPs), even at PeakFLOPS per worker, must fit. Early
+	// stopping may end a trial sooner, which the estimate cannot know.
+	MaxSeconds float64
+}
+
+// ErrBeyondLimits marks a protocol refused by its estimate (Check).
+var ErrBeyondLimits = errors.New("beyond the limits")
+
+// Check refuses an estimate that cannot fit within l on workers workers,
+// saying why with the numbers and what to change; the error wraps
+// ErrBeyondLimits.
+func (e Estimate) Check(l Limits, workers int) error {
+	w := max(1, min(workers, e.Trials))
+	if need := e.DataBytes + float64(w)*e.TrialBytes; l.MaxBytes > 0 && need > l.MaxBytes {
+		return fmt.Errorf("harness: %w: the protocol needs about %s of memory (data %s, and %s per trial for %d trials at once) but %s is available; shrink arch (d, layers, batch) or the track's windows, or run fewer --workers",
+			ErrBeyondLimits, bytesText(need), bytesText(e.DataBytes), bytesText(e.TrialBytes), w, bytesText(l.MaxBytes))
+	}
+	if s := e.Seconds(e.MaxFLOPs, workers); l.MaxSeconds > 0 && s > l.MaxSeconds {
+		return fmt.Errorf("harness: %w: the protocol's %d trials may do %.3g FLOPs (every epoch; at least %.3g if early stopping ends each as soon as it can): up to %s on %d workers even at %.0f GFLOP/s each (at least %s), over the limit of %s; lower epochs, the windows, the grid or the seeds, or raise the limit (--max-hours) to run it anyway",
+			ErrBeyondLimits, e.Trials, e.MaxFLOPs, e.MinFLOPs, durationText(s), w, PeakFLOPS/1e9, durationText(e.Seconds(e.MinFLOPs, workers)), durationText(l.MaxSeconds))
+	}
+	return nil
+}
+
+// bytesText is b in GiB or MiB.
+func bytesText(b float64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.3g GiB", b/(1<<30))
+	}
+	return fmt.Sprintf("%.3g MiB", b/(1<<20))
+}
+
+// durationText is s seconds in the largest unit that reads well.
+func durationText(s float64) string {
+	switch {
+	case s >= 365*24*3600:
+		return fmt.Sprintf("%.3g years", s/(365*24*3600))
+	case s >= 48*3600:
+		return fmt.Sprintf("%.3g days", s/(24*3600))
+	case s >= 3600:
+		return fmt.Sprintf("%.3g hours", s/3600)
+	case s >= 1:
+		return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("%.3g s", s)
+}
+
+// splitBytes is the memory of n windows of t inputs of c channels and
+// horizon h as a track.Split holds them.
+func splitBytes(n, t, h, c int) float64 {
+	return 8 * float64(n) * float64(t*c+t+h)
+}
+
+// dataEstimate is the memory of a generated track's windows, read from
+// its config before it is generated (twice: the series and the windows);
+// 0 for the csv track, whose file bounds it.
+func (p Protocol) dataEstimate() float64 {
+	var n, t, h int
+	switch {
+	case p.Track == "panel" && p.Panel != nil:
+		c := p.Panel
+		n, t, h = c.TrainWindows+c.ValWindows+c.TestWindows, c.T, c.H
+	case p.Track == "sequence":
+		c := p.Sequence
+		n, t, h = c.TrainWindows+c.ValWindows+c.TestWindows, c.T, c.H
+	default:
+		return 0
+	}
+	return 2 * splitBytes(n, t, h, 1)
+}
+
+// Estimate estimates the trials of p on the dataset ds (see Estimate);
+// trials is how many run (len(p.Trials()), or more for a control
+// experiment's blocks).
+func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
+	e := Estimate{Trials: trials}
+	for _, t := range ds.Contexts() {
+		at := ds.At(t)
+		for _, s := range []*track.Split{&at.Train, &at.Val, &at.Test} {
+			if s.Per > 0 {
+				// The series layout holds rows, not windows; X and Y
+				// are one buffer for univariate series.
+				n := len(s.X) + len(s.Y)
+				if len(s.X) > 0 && &s.X[0] == &s.Y[0] {
+					n = len(s.X)
+				}
+				e.DataBytes += 8 * float64(n)
+				continue
+			}
+			e.DataBytes += splitBytes(s.N, s.T, s.H, s.C)
+		}
+		if p.Arch.Skip && p.Arch.SkipStart != "" && at.Train.Per > 0 {
+			// perChannelSkip's offsets of every val and test window.
+			e.DataBytes += 8 * float64((at.Val.N+at.Test.N)*at.Val.H)
+		}
+	}
+	perSeed := len(p.Trials()) / max(1, len(p.Seeds))
+	minTrials, maxTrials := float64(trials), float64(trials)
+	if s := p.Sequential; s != nil {
+		maxTrials = float64(perSeed * s.MaxSeeds)
+		e.Trials = perSeed * s.MaxSeeds
+	}
+	var minPer, maxPer float64 // FLOPs of the cheapest and the dearest cfg
+	first := true
+	for _, c := range append(append(append([]Cfg(nil), p.Baseline...), p.Idea...), ideaGrids(p)...) {
+		mc := p.ModelConfig(c, ds)
+		ds := ds.At(c.Context)
+		e.TrialBytes = max(e.TrialBytes, mc.MemoryBytes(p.Arch.Batch))
+		nWin := ds.Train.N
+		if c.EpochWindows > 0 {
+			nWin = min(nWin, c.EpochWindows)
+		}
+		steps := math.Ceil(float64(nWin) / float64(p.Arch.Batch))
+		step, window := mc.StepFLOPs(p.Arch.Batch), mc.FLOPsPerStep(1)/3 // a forward pass is a third of a full step
+		epoch := steps*step + float64(ds.Val.N)*window
+		least := float64(c.Epochs)
+		if c.Patience > 0 {
+			least = math.Min(least, float64(c.Patience+1))
+		}
+		lo := least*epoch + float64(ds.Test.N)*window
+		hi := float64(c.Epochs)*epoch + float64(ds.Test.N)*window
+		if first || lo < minPer {
+			minPer = lo
+		}
+		maxPer = math.Max(maxPer, hi)
+		first = false
+	}
+	e.MinFLOPs, e.MaxFLOPs = minTrials*minPer, maxTrials*maxPer
+	return e
+}
+
+// ideaGrids returns the cfgs of the further idea arms.
+func ideaGrids(p Protocol) []Cfg {
+	var out []Cfg
+	for _, a := range p.Ideas {
+		out = append(out, a.Grid...)
+	}
+	return out
+}

@@ -1,0 +1,76 @@
+package protocol
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ideabench/ideabench/transformer"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoadProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		want       string // error substring; empty for valid
+		check      func(t *testing.T, p Protocol)
+	}{
+		{"empty_keeps_profile", `{}`, "", func(t *testing.T, p Protocol) { require.Equal(t, CIProfile(), p) }},
+		{"grid_replaces_whole", `{"idea":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":2}]}`, "", func(t *testing.T, p Protocol) {
+			require.Equal(t, []Cfg{{LR: 0.1, Epochs: 1, Rho: 0.5, Beta: 2}}, p.Idea)
+		}},
+		// A partial entry does not inherit the profile's epochs.
+		{"partial_entry", `{"idea":[{"lr":0.1}]}`, "idea[0].epochs = 0: must be in [1, ", nil},
+		{"unknown_field", `{"lr":0.1}`, `unknown field "lr"`, nil},
+		{"one_seed", `{"seeds":[3]}`, "seeds = [3]: a paired comparison needs at least 2 seeds", nil},
+		{"empty_grid", `{"baseline":[]}`, "baseline = []: empty grid", nil},
+		{"gated_baseline", `{"baseline":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":1}]}`, "baseline[0].beta = 1", nil},
+		{"heads", `{"arch":{"d":32,"heads":5,"layers":2,"batch":32}}`, "arch.heads = 5: must divide arch.d = 32", nil},
+		{"track", `{"track":"parquet"}`, `track = "parquet"`, nil},
+		{"csv_missing", `{"track":"csv"}`, `csv: missing`, nil},
+		{"csv_fields", `{"track":"csv","csv":{"path":"x.csv","t":0,"h":96}}`, `csv.target is empty`, nil},
+		{"csv_period", `{"track":"csv","csv":{"path":"x.csv","target":"OT","t":96,"h":96,"period":-1}}`, `csv.period = -1 must be >= 0`, nil},
+		{"windows", `{"panel":{"train_windows":0}}`, "panel.train_windows = 0:", nil},
+		{"panel_missing", `{"panel":null}`, "panel: missing", nil},
+		{"truncated", `{"seeds":[0,`, "config", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.json")
+			require.NoError(t, os.WriteFile(path, []byte(tc.json), 0o644))
+			p, err := LoadProtocol(path, CIProfile())
+			if tc.want != "" {
+				require.ErrorContains(t, err, tc.want)
+				require.ErrorContains(t, err, path)
+				return
+			}
+			require.NoError(t, err)
+			tc.check(t, p)
+		})
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	for _, name := range []string{"full", "seed", "ci"} {
+		for _, trk := range []string{"", "panel", "sequence"} {
+			p, err := ProfileFor(name, trk)
+			require.NoError(t, err)
+			require.NoError(t, p.Validate(), "%s on %q", name, trk)
+			require.Len(t, p.Trials(), 48)
+			require.Equal(t, name, p.Profile)
+		}
+	}
+	// The seed profile is the seed report's protocol; full and ci give
+	// both arms the same training, the idea arm the gate.
+	require.Equal(t, "sequence", SeedProfile().Track)
+	require.Equal(t, []Cfg{{LR: 0.001, Epochs: 8}, {LR: 0.003, Epochs: 8}, {LR: 0.006, Epochs: 8}}, SeedProfile().Baseline)
+	for _, trk := range []string{"panel", "csv"} {
+		p := FullProfile(trk)
+		for i, c := range p.Idea {
+			c.Rho, c.Beta = 0, 0
+			require.Equal(t, p.Baseline[i], c, "%s: idea cfg %d", trk, i)
+		}
+	}
+	require.Equal(t, transformer.NormLast, FullProfile("csv").Arch.Norm, "instance normalization is on for the csv track")
+	_, err := Profile("nope")
+	require.ErrorContains(t, err, `"nope" is unknown`)
+}

@@ -1,0 +1,123 @@
+package reference
+
+// Forecasters are reference forecasters on the same test windows.
+type Forecasters struct {
+	Persistence         float64 `json:"persistence"`           // repeat the last value
+	LinearAR            float64 `json:"linear_ar"`             // least-squares linear map of the window
+	NoiseFloor          float64 `json:"noise_floor,omitempty"` // the generator's optimal forecaster
+	BaselineBeatsLinear bool    `json:"baseline_beats_linear"` // baseline full mean < linear_ar
+	IdeaBeatsLinear     bool    `json:"idea_beats_linear"`     // idea mean < linear_ar
+
+	// LinearCentred is the test MSE of the last-value-centred linear map
+	// (NLinear, track.FitLinearCentred): linear_ar fitted on windows
+	// minus their last value, which follows a level shift between train
+	// and test.
+	LinearCentred *float64 `json:"linear_centred,omitempty"`
+	// LinearARPerChannel and LinearCentredPerChannel are, on a track
+	// that forecasts several channels each as its own series (csv
+	// channels "independent"), the test MSE of linear_ar and
+	// linear_centred fitted once per channel (track.FitPerSeries), where
+	// linear_ar and linear_centred are one map shared by the channels:
+	// the strongest cheap forecasters of the multivariate benchmarks
+	// (on weather at look-back 336 they match the published
+	// transformers). Absent on single-series tracks, where the two are
+	// the same map.
+	LinearARPerChannel      *float64 `json:"linear_ar_per_channel,omitempty"`
+	LinearCentredPerChannel *float64 `json:"linear_centred_per_channel,omitempty"`
+	// SeasonalPersistence is the test MSE of repeating the last
+	// SeasonalPeriod inputs (track.SeasonalPersistence); absent when the
+	// track has no period or its context is shorter than one.
+	SeasonalPersistence *float64 `json:"seasonal_persistence,omitempty"`
+	// SeasonalPeriod is that period in time steps (the csv track: a day
+	// of hourly or 15-minute rows, a week of daily ones).
+	SeasonalPeriod int `json:"seasonal_period,omitempty"`
+	// Val holds the same forecasters' val MSE.
+	Val *ReferenceVal `json:"val,omitempty"`
+	// Contexts is, when the grid tunes the look-back (cfg.context), the
+	// look-back each reference that reads it was fitted at: the one of
+	// its least val MSE among the grid's (references).
+	Contexts map[string]int `json:"contexts,omitempty"`
+
+	// BestReference names the reference forecaster with the lowest test
+	// MSE (see Best; the noise floor is an oracle, not a forecaster a
+	// model could be asked to beat).
+	BestReference string `json:"best_reference"`
+	// BestReferenceMSE is its test MSE.
+	BestReferenceMSE float64 `json:"best_reference_mse"`
+	// BaselineMargin is best_reference_mse - baseline.full.mean: positive
+	// when the baseline beats the best reference, by that much.
+	BaselineMargin float64 `json:"baseline_margin"`
+	// BaselineMarginPct is 100·baseline_margin/best_reference_mse.
+	BaselineMarginPct float64 `json:"baseline_margin_pct"`
+	// BaselineCompetent is baseline_margin > 0: a comparison against a
+	// baseline that a closed-form forecaster beats is hollow.
+	BaselineCompetent bool `json:"baseline_competent"`
+}
+
+// ReferenceVal is the reference forecasters' val MSE.
+type ReferenceVal struct {
+	Persistence         float64  `json:"persistence"`
+	SeasonalPersistence *float64 `json:"seasonal_persistence,omitempty"`
+	LinearAR            float64  `json:"linear_ar"`
+	LinearCentred       float64  `json:"linear_centred"`
+	// The per-channel maps' val MSE, on a multi-series track.
+	LinearARPerChannel      *float64 `json:"linear_ar_per_channel,omitempty"`
+	LinearCentredPerChannel *float64 `json:"linear_centred_per_channel,omitempty"`
+}
+
+// Best returns the name and test MSE of the best reference forecaster
+// among persistence, seasonal_persistence, linear_ar, linear_centred and
+// their per-channel maps (those the report has); ties go to the earlier,
+// simpler one.
+func (f *Forecasters) Best() (name string, mse float64) {
+	name, mse = "persistence", f.Persistence
+	for _, c := range []struct {
+		name string
+		mse  *float64
+	}{{"seasonal_persistence", f.SeasonalPersistence}, {"linear_ar", &f.LinearAR}, {"linear_centred", f.LinearCentred},
+		{"linear_ar_per_channel", f.LinearARPerChannel}, {"linear_centred_per_channel", f.LinearCentredPerChannel}} {
+		if c.mse != nil && *c.mse < mse {
+			name, mse = c.name, *c.mse
+		}
+	}
+	return name, mse
+}
+
+// ValMSE returns the val MSE of the named reference forecaster, false when
+// the report lacks it.
+func (f *Forecasters) ValMSE(name string) (float64, bool) {
+	v := f.Val
+	if v == nil {
+		return 0, false
+	}
+	switch name {
+	case "persistence":
+		return v.Persistence, true
+	case "linear_ar":
+		return v.LinearAR, true
+	case "linear_centred":
+		return v.LinearCentred, true
+	case "seasonal_persistence":
+		if v.SeasonalPersistence != nil {
+			return *v.SeasonalPersistence, true
+		}
+	case "linear_ar_per_channel":
+		if v.LinearARPerChannel != nil {
+			return *v.LinearARPerChannel, true
+		}
+	case "linear_centred_per_channel":
+		if v.LinearCentredPerChannel != nil {
+			return *v.LinearCentredPerChannel, true
+		}
+	}
+	return 0, false
+}
+
+// judge sets the best reference, the baseline's margin over it and the
+// competence flag from the baseline's test mean b.
+func (f *Forecasters) Judge(b float64) {
+	f.BestReference, f.BestReferenceMSE = f.Best()
+	f.BaselineMargin = f.BestReferenceMSE - b
+	f.BaselineMarginPct = 100 * f.BaselineMargin / f.BestReferenceMSE
+	f.BaselineCompetent = f.BaselineMargin > 0
+}

@@ -1,0 +1,454 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/trial"
+
+	"github.com/ideabench/ideabench/gate"
+	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/stats"
+)
+
+// BenchVersion is the report schema version, as in the seed report.
+const BenchVersion = 1
+
+// Report is the JSON report. Every field of the seed report
+// (../shared/seed/seed-report.json) keeps its name, nesting and meaning;
+// additions stand under new keys (see docs/report.md).
+type Report struct {
+	BenchVersion       int         `json:"bench_version"`
+	Track              string      `json:"track"`
+	Model              string      `json:"model"`
+	MetricDirection    string      `json:"metric_direction"`
+	NSeeds             int         `json:"n_seeds"`
+	Baseline           BaselineArm `json:"baseline"`
+	Idea               Summary     `json:"idea"`
+	Comparison         Comparison  `json:"comparison"`
+	MechanismSignature Mechanism   `json:"mechanism_signature"`
+
+	// Additions.
+	ReferenceForecasters *reference.Forecasters `json:"reference_forecasters,omitempty"`
+	Setup                *Setup                 `json:"setup,omitempty"`
+	Diverged             *Divergence            `json:"diverged,omitempty"`
+	Training             *Training              `json:"training,omitempty"`
+	// Ideas are the further idea arms of the run, in the protocol's
+	// order; the idea above is the first (see Comparison.PValueHolm).
+	Ideas []IdeaReport `json:"ideas,omitempty"`
+	// TuningBudget is each arm's expected outcome as a function of how
+	// many of its cfgs are tried (stats.Budget).
+	TuningBudget *TuningBudget `json:"tuning_budget,omitempty"`
+	// Sequential records the looks of a sequential run
+	// (Protocol.Sequential); the blocks above describe its last look.
+	Sequential *SequentialReport `json:"sequential,omitempty"`
+	// Informativeness says whether this track can judge an idea at all.
+	Informativeness *Informativeness `json:"informativeness,omitempty"`
+	// EarlyStop replays a run of 4 seeds or more as a sequential design
+	// (looks at half the seeds and all of them, O'Brien-Fleming
+	// spending): whether the run could have stopped early.
+	EarlyStop *SequentialReport `json:"early_stop,omitempty"`
+	Run       *RunInfo          `json:"run,omitempty"`
+
+	// missing lists the seed-schema fields the parsed file lacked
+	// (ParseReport); verify reports each as missing.
+	missing []string
+	// unknown lists the keys of the parsed file that are no field of a
+	// report (ParseReport): verify reports each, since nothing checks them.
+	unknown []string
+}
+
+// Informativeness says whether the track can judge an architectural idea
+// at all. A comparison means little where the tuned baseline does not beat
+// the best reference forecaster by more than seed noise, or stays within
+// noise of the model it started from (with the skip path, a linear map):
+// there both arms are small perturbations of something an idea does not
+// change. Each gap is the baseline's improvement on another forecaster,
+// seed by seed, on the test windows.
+type Informativeness struct {
+	// BestReference is reference_forecasters.best_reference_mse minus
+	// the baseline's test metric, per seed.
+	BestReference Gap `json:"best_reference"`
+	// Start is the starting model's test metric (StartTest, epoch 0)
+	// minus the trained one's, per seed: what training bought.
+	Start Gap `json:"start"`
+	// StartTest is each seed's starting model's test metric.
+	StartTest []float64 `json:"start_test"`
+	// LinearTest (linear_part_test) is each seed's trained skip path
+	// alone on test, 0 for a seed that diverged.
+	// LinearPart, with the skip path, is the test metric of the trained
+	// model's skip path alone minus the whole model's: what the
+	// transformer adds to its linear part.
+	LinearPart *Gap      `json:"linear_part,omitempty"`
+	LinearTest []float64 `json:"linear_part_test,omitempty"`
+	// CanJudge is true when every gap is significant (Gap.Significant);
+	// Reasons say which are not, or that too few seeds can tell.
+	CanJudge bool     `json:"can_judge"`
+	Reasons  []string `json:"reasons,omitempty"`
+}
+
+// Gap is how much the baseline's test metric improves on another
+// forecaster's, seed by seed (positive: the baseline is better), with the
+// paired statistics of package stats at the protocol's alpha.
+type Gap struct {
+	// N is the number of seeds compared (a diverged seed has no trained
+	// model to set against its start or linear part).
+	N       int       `json:"n"`
+	PerSeed []float64 `json:"per_seed"` // other_i - baseline_i
+	Mean    float64   `json:"mean"`
+	// Pct is 100·mean / mean(other).
+	Pct float64 `json:"pct"`
+	// Lo and Hi bound the paired-t interval of the mean at level
+	// 1 - alpha (stats.MDE is its half-width).
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	// PValue is the two-sided sign-flip p-value of the mean (stats.Compare).
+	PValue float64 `json:"p_value"`
+	// Significant is PValue < alpha with a positive mean.
+	Significant bool `json:"significant"`
+}
+
+// TuningBudget holds the arms' tuning-budget curves, k = 1..grid size.
+// WinnerChanges is true when the arm with the better expected test
+// metric of its pick (the idea above against the baseline) is not the
+// same at every k both grids reach.
+type TuningBudget struct {
+	Method        string              `json:"method"`
+	Baseline      []stats.BudgetPoint `json:"baseline"`
+	Idea          []stats.BudgetPoint `json:"idea"`
+	Ideas         []ArmBudget         `json:"ideas,omitempty"`
+	WinnerChanges bool                `json:"winner_changes"`
+}
+
+// ArmBudget is a further idea arm's curve.
+type ArmBudget struct {
+	Name          string              `json:"name"`
+	Curve         []stats.BudgetPoint `json:"curve"`
+	WinnerChanges bool                `json:"winner_changes"`
+}
+
+// Training holds the training-loss curves of each arm's chosen cfg.
+type Training struct {
+	Baseline ArmCurves `json:"baseline"`
+	Idea     ArmCurves `json:"idea"`
+}
+
+// ArmCurves are one cfg's mean training loss and val metric per epoch,
+// one curve per seed (in the order of the protocol's seeds; a diverged
+// seed's curve ends at its last full epoch), and the epoch whose weights
+// each seed kept.
+type ArmCurves struct {
+	Cfg         protocol.Cfg `json:"cfg"`
+	EpochLosses [][]float64  `json:"epoch_losses"`
+	// ValCurves are the val metric after each epoch, per seed.
+	ValCurves [][]float64 `json:"val_curves,omitempty"`
+	// StartVals are the val metric of each seed's model before training
+	// (epoch 0), a candidate under early stopping.
+	StartVals []float64 `json:"start_vals,omitempty"`
+	// BestEpochs are the epochs whose weights were scored, per seed: under
+	// early stopping the first of least val metric, 0 for the starting
+	// model; else the last; -1 for a diverged seed. The seed's val metric
+	// is start_vals[i] at 0, else val_curves[i][best_epochs[i]-1].
+	BestEpochs []int `json:"best_epochs,omitempty"`
+}
+
+// Divergence lists the trials whose training loss became NaN or ±Inf and
+// how they were counted; absent when none did.
+type Divergence struct {
+	Trials         []DivergedTrial `json:"trials"`
+	ValSubstitute  float64         `json:"val_substitute"`  // worst finite val metric of all trials
+	TestSubstitute float64         `json:"test_substitute"` // worst finite test metric of all trials
+	Rule           string          `json:"rule"`
+}
+
+// DivergedTrial is one diverged trial.
+type DivergedTrial struct {
+	Arm  string `json:"arm"`
+	Cfg  int    `json:"cfg"` // index into the arm's grid
+	Seed uint64 `json:"seed"`
+	Step int    `json:"step"` // the training step whose loss was not finite
+}
+
+// DivergenceRule is the report's statement of how diverged trials count.
+const DivergenceRule = "a diverged trial's val and test metrics are the worst finite value of that split over all trials; selection ranks cfgs by number of diverged seeds, then by mean val metric"
+
+// Summary is one cfg's per-seed test metrics ("full", "idea", "result").
+type Summary struct {
+	Mean    float64   `json:"mean"`
+	Std     float64   `json:"std"` // population std, ddof 0
+	PerSeed []float64 `json:"per_seed"`
+	N       int       `json:"n"`
+}
+
+// BaselineArm is the baseline sweep and its chosen cfg.
+type BaselineArm struct {
+	BestCfg protocol.Cfg `json:"best_cfg"`
+	Sweep   []SweepRow   `json:"sweep"`
+	Full    Summary      `json:"full"` // the best cfg's per-seed test metrics
+}
+
+// SweepRow is one baseline cfg: mean test metric, plus (added) the
+// validation summary used for selection and the per-seed test metrics.
+type SweepRow struct {
+	Cfg     protocol.Cfg `json:"cfg"`
+	Mean    float64      `json:"mean"`
+	Val     *Summary     `json:"val,omitempty"`
+	PerSeed []float64    `json:"per_seed,omitempty"`
+}
+
+// IdeaRow is one idea cfg with its test summary and (added) validation summary.
+type IdeaRow struct {
+	Cfg    protocol.Cfg `json:"cfg"`
+	Result Summary      `json:"result"`
+	Val    *Summary     `json:"val,omitempty"`
+}
+
+// Comparison is the paired comparison, idea - baseline, seed by seed.
+// PValue and Verdict are the headline: the answer of Test, which in every
+// profile but seed is the selection-aware test (stats.SelectionPValue),
+// valid when each arm chooses its cfg on validation.
+type Comparison struct {
+	DeltaMean    float64   `json:"delta_mean"`
+	IdeaWins     int       `json:"idea_wins"`
+	NPairs       int       `json:"n_pairs"`
+	PerSeedDiffs []float64 `json:"per_seed_diffs"`
+	PValue       float64   `json:"p_value"` // of Test
+	MDE          float64   `json:"mde"`
+	MDERelPct    float64   `json:"mde_rel_pct"`
+	Verdict      string    `json:"verdict"` // at alpha with PValue
+	SystemWorked bool      `json:"system_worked"`
+
+	// Test names the test behind p_value and verdict: TestSelection
+	// when the idea's grid pairs with the baseline's (the same length,
+	// index j against index j) in every profile but seed; TestSignFlip in
+	// the seed profile (the seed report's test) and when the grids do not
+	// pair, which a warning then says.
+	Test         string   `json:"test,omitempty"`
+	PValueMethod string   `json:"p_value_method,omitempty"`
+	PValueDraws  int      `json:"p_value_draws,omitempty"`
+	Alpha        float64  `json:"alpha,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+
+	// PValueConditional and VerdictConditional are present when Test is
+	// selection-aware: the paired sign-flip test (stats.Compare) on the
+	// two chosen cfgs, conditional on each arm's choice. It answers "do
+	// these two cfgs differ", which includes any difference between the
+	// cfgs the arms chose (another learning rate, say); under an idea that
+	// does nothing it says "significant" more often than alpha when the
+	// arms choose different cfgs.
+	PValueConditional  *float64 `json:"p_value_conditional,omitempty"`
+	VerdictConditional string   `json:"verdict_conditional,omitempty"`
+
+	// PValueSelection and VerdictSelection are present when the grids pair
+	// but the selection-aware test does not decide (the seed profile): its
+	// p-value and verdict beside the seed report's sign-flip headline.
+	PValueSelection  *float64 `json:"p_value_selection,omitempty"`
+	VerdictSelection string   `json:"verdict_selection,omitempty"`
+
+	// PValueHolm and VerdictHolm are present when a run compares several
+	// ideas with the baseline (Protocol.Ideas): the headline p-value
+	// adjusted by Holm's step-down method over every idea arm (stats.Holm),
+	// and the verdict at alpha with it, which controls the chance of any
+	// false win among them.
+	PValueHolm  *float64 `json:"p_value_holm,omitempty"`
+	VerdictHolm string   `json:"verdict_holm,omitempty"`
+
+	// Intervals are interval estimates at level 1 - alpha of the mean
+	// difference (paired t and bootstrap) and of the probability of
+	// improvement (stats.IntervalsOf); Power says how many seeds would
+	// detect the observed effect and the protocol's min_effect
+	// (stats.PowerOf). Both describe the chosen cfgs' differences and are
+	// present from two seeds on.
+	Intervals *stats.Intervals `json:"intervals,omitempty"`
+	Power     *stats.Power     `json:"power,omitempty"`
+}
+
+// The tests a comparison's headline can come from (Comparison.Test,
+// SequentialReport.Test).
+const (
+	// TestSelection is stats.SelectionPValue: each arm's choice of cfg is
+	// repeated under every relabelling of the seeds.
+	TestSelection = "selection-aware"
+	// TestSignFlip is the sign-flip test of stats.Compare on the chosen
+	// cfgs' per-seed differences, conditional on the choice.
+	TestSignFlip = "sign-flip"
+)
+
+// IdeaReport is one further idea arm of a run (Protocol.Ideas): its sweep,
+// its chosen cfg's test summary and its comparison with the baseline.
+type IdeaReport struct {
+	Name       string       `json:"name"`
+	BestCfg    protocol.Cfg `json:"best_cfg"`
+	Sweep      []IdeaRow    `json:"sweep"`
+	Result     Summary      `json:"result"`
+	Comparison Comparison   `json:"comparison"`
+}
+
+// Mechanism is the seed report's "mechanism_signature" block.
+type Mechanism struct {
+	TrackRationale     string        `json:"track_rationale"`
+	ObservedBestCfg    protocol.Cfg  `json:"observed_best_cfg"`
+	IdeaSweep          []IdeaRow     `json:"idea_sweep"`
+	MechanismSignature SignatureJSON `json:"mechanism_signature"`
+	MathCheck          MathCheck     `json:"math_check"`
+	Protocol           ProtocolJSON  `json:"protocol"`
+}
+
+// SignatureJSON is the signature of the idea's best cfg on its first seed.
+// The top-level fields read block 0; Layers (added) has every block.
+type SignatureJSON struct {
+	TrainedModelSeed    uint64                 `json:"trained_model_seed"`
+	Metric              float64                `json:"metric"`
+	InitialGain         float64                `json:"initial_gain"`
+	FinalGain           float64                `json:"final_gain"`
+	MeanState           float64                `json:"mean_state"`
+	PredictedSteadyGain float64                `json:"predicted_steady_gain"`
+	FittedStatePole     float64                `json:"fitted_state_pole"`
+	Rho                 float64                `json:"rho"`
+	Beta                float64                `json:"beta"`
+	Confirmed           bool                   `json:"confirmed"`
+	Layer               *int                   `json:"layer,omitempty"`
+	Layers              []trial.LayerSignature `json:"layers,omitempty"`
+	// NotMeasured, when set, says why the gate's signature was not read
+	// (the idea's chosen cfg has no gate, or a gate at β = 0, the
+	// identity): the fields above are then zero and confirmed is false.
+	NotMeasured string `json:"not_measured,omitempty"`
+	// Laws (added) are the idea's mechanism laws (idea.Signature): for the
+	// gate, gate.Confirm's three criteria per block (idea.GateLaws); for
+	// another idea with a probe, what its probe measured, the gate fields
+	// above then being zero. Confirmed is then "every law holds".
+	Laws []idea.Law `json:"laws,omitempty"`
+}
+
+// MathCheck compares the ideas' closed forms with simulation: Rows, the
+// seed report's, hold the gate's check for each idea cfg that trains the
+// gate (or nothing); Laws (added) hold the laws of every distinct idea
+// setting of every idea arm with a theory (idea.Theory), the gate
+// included. Confirmed is true when every row and every law holds.
+type MathCheck struct {
+	Rows      []MathRow  `json:"rows"`
+	Laws      []IdeaLaws `json:"laws,omitempty"`
+	Confirmed bool       `json:"confirmed"`
+}
+
+// IdeaLaws is the math check of one idea setting.
+type IdeaLaws struct {
+	Idea   string      `json:"idea"`
+	Params idea.Params `json:"params,omitzero"`
+	Laws   []idea.Law  `json:"laws"`
+	Holds  bool        `json:"holds"`
+}
+
+// MathRow is one idea cfg's math check (gate.MathRow).
+type MathRow = gate.MathRow
+
+// ProtocolJSON is the seed report's protocol summary.
+type ProtocolJSON struct {
+	Seeds          []uint64  `json:"seeds"`
+	Epochs         int       `json:"epochs"`
+	BaselineLRGrid []float64 `json:"baseline_lr_grid"`
+	IdeaLRGrid     []float64 `json:"idea_lr_grid"`
+}
+
+// Setup records what a report came from, so verify can rebuild it: the
+// protocol, the training version and data its trials ran on, and digests
+// that bind the report's inputs to it.
+type Setup struct {
+	Protocol protocol.Protocol `json:"protocol"`
+	// DeriveVersion is the derivation the report was built with
+	// (harness.DeriveVersion).
+	DeriveVersion string `json:"derive_version,omitempty"`
+	// TrainingVersion is the training path of the trials (TrainingVersion
+	// of the build that trained them), part of every trial key.
+	TrainingVersion string `json:"training_version,omitempty"`
+	// DataSHA256 is the hex SHA-256 of the csv track's file, part of its
+	// trial keys; empty for a generated track, which its config fixes.
+	DataSHA256 string `json:"data_sha256,omitempty"`
+	// DataNotes say what about the data a user should know (a csv file's
+	// repeated timestamps or gaps, track.Table.Notes).
+	DataNotes []string `json:"data_notes,omitempty"`
+	// TrialsSHA256 is the SHA-256 of the ids of the report's trials in
+	// order (Protocol.Key): the records of a results directory that hold
+	// its raw values (verify --results).
+	TrialsSHA256 string `json:"trials_sha256,omitempty"`
+	// Digests are the digests of the report's inputs (inputGroups): by
+	// the JSON path of what each covers, the first 16 bytes of the SHA-256
+	// of its JSON, in hex. Verify recomputes them, so an input edited
+	// after the report was written is named even where nothing derived
+	// from it shows the edit.
+	Digests map[string]string `json:"digests,omitempty"`
+}
+
+// RunInfo is volatile: it differs between runs of the same protocol and is
+// left out of golden comparisons. Nothing is derived from it; verify
+// checks it against its own digest and invariants.
+type RunInfo struct {
+	WallSeconds float64 `json:"wall_seconds"`
+	Workers     int     `json:"workers"`
+	GoVersion   string  `json:"go_version"`
+	Version     string  `json:"ideabench_version"`
+
+	TrialsReused int    `json:"trials_reused"` // read from the results directory
+	TrialsRun    int    `json:"trials_run"`    // trained by this process
+	Results      string `json:"results"`       // the results directory (merge: the directories, comma-separated)
+
+	// Digest is the digest of the fields above (Report.SetRun), which
+	// verify recomputes.
+	Digest string `json:"digest,omitempty"`
+}
+
+// MathDrive and SteadyErrTol are the gate's (gate.MathDrive,
+// gate.SteadyErrTol).
+const (
+	MathDrive    = gate.MathDrive
+	SteadyErrTol = gate.SteadyErrTol
+)
+
+// WriteFile writes the report as indented JSON to path atomically (temp
+// file in the same directory, then rename), so a reader never sees half a
+// report. It refuses NaN and ±Inf, which JSON cannot hold.
+func (r *Report) WriteFile(path string) error {
+	data, err := r.Marshal()
+	if err != nil {
+		return err
+	}
+	err = atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("harness: writing report %s: %w", path, err)
+	}
+	return nil
+}
+
+// Marshal encodes the report as indented JSON with a final newline.
+func (r *Report) Marshal() ([]byte, error) {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("harness: encoding report (a NaN or Inf?): %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// ReadReport parses a report file (see ParseReport).
+func ReadReport(path string) (*Report, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	return ParseReport(raw, path)
+}
+
+// MissingFields lists the seed-schema fields the parsed file lacked
+// (ParseReport); nil for a report built here.
+func (r *Report) MissingFields() []string { return r.missing }
+
+// UnknownKeys lists the keys of the parsed file that are no field of a
+// report (ParseReport); nil for a report built here.
+func (r *Report) UnknownKeys() []string { return r.unknown }

@@ -1,0 +1,253 @@
+package trial
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ideabench/ideabench/protocol"
+
+	"github.com/ideabench/ideabench/internal/atomicfile"
+)
+
+// Store is a results directory: one JSON file per finished trial under
+// trials/, named by the trial id, each written atomically and carrying
+// the SHA-256 of its result, so a torn or edited record is detected.
+// Several processes may write one store at once (a shared volume for
+// shards): records of distinct trials never share a file, and records of
+// the same trial are identical.
+type Store struct {
+	Dir string
+
+	leases leases // the trial leases this process holds (lease.go)
+}
+
+// OpenStore creates dir (and dir/trials) if needed and checks that it can
+// be written, so an unwritable or full volume fails before any training.
+func OpenStore(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("harness: results directory: empty path")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "trials"), 0o755); err != nil {
+		return nil, fmt.Errorf("harness: results directory %s: %w", dir, err)
+	}
+	// A private probe file: shards open one shared directory at once.
+	f, err := os.CreateTemp(filepath.Join(dir, "trials"), ".probe-*")
+	if err == nil {
+		_, err = f.Write(make([]byte, 4096))
+		if err == nil {
+			err = f.Sync()
+		}
+		f.Close()
+		if rerr := os.Remove(f.Name()); err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("harness: results directory %s is not writable: %w", dir, err)
+	}
+	s := &Store{Dir: dir}
+	s.removeStale()
+	return s, nil
+}
+
+// record is the file format of one trial.
+type record struct {
+	ID     string            `json:"id"`
+	Key    protocol.TrialKey `json:"key"`
+	Result json.RawMessage   `json:"result"`
+	SHA256 string            `json:"sha256"` // of the bytes of result
+}
+
+// resultJSON is Result as JSON: a diverged trial's metrics (+Inf) are
+// null.
+type resultJSON struct {
+	Val          *float64   `json:"val"`
+	Test         *float64   `json:"test"`
+	EpochLoss    []float64  `json:"epoch_loss"`
+	ValCurve     []float64  `json:"val_curve,omitempty"`
+	StartVal     float64    `json:"start_val"`
+	StartTest    float64    `json:"start_test"`
+	LinearTest   float64    `json:"linear_test,omitempty"`
+	BestEpoch    int        `json:"best_epoch,omitempty"`
+	Diverged     bool       `json:"diverged,omitempty"`
+	DivergedStep int        `json:"diverged_step,omitempty"`
+	Signature    *Signature `json:"signature,omitempty"`
+}
+
+func (s *Store) Path(id string) string { return filepath.Join(s.Dir, "trials", id+".json") }
+
+// ErrCorrupt marks a record that exists but cannot be trusted.
+var ErrCorrupt = errors.New("corrupt trial record")
+
+// Load returns the stored result of k: ok false when there is none; an
+// error wrapping ErrCorrupt when the file is truncated, fails its
+// checksum or holds another key. The caller recomputes in both cases.
+func (s *Store) Load(k protocol.TrialKey) (res Result, ok bool, err error) {
+	_, res, ok, err = s.Read(k.ID())
+	if err != nil {
+		return Result{}, false, fmt.Errorf("harness: trial record %s: %w", s.Path(k.ID()), err)
+	}
+	return res, ok, nil
+}
+
+// read reads and checks the record of trial id: ok false when there is
+// none; an error wrapping ErrCorrupt when it cannot be trusted.
+func (s *Store) Read(id string) (rec record, res Result, ok bool, err error) {
+	raw, err := os.ReadFile(s.Path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return record{}, Result{}, false, nil
+	}
+	if err != nil {
+		return record{}, Result{}, false, err
+	}
+	rec, res, err = DecodeRecord(raw)
+	if err == nil && rec.ID != id {
+		err = fmt.Errorf("%w: it holds trial %s, not %s", ErrCorrupt, rec.ID, id)
+	}
+	if err != nil {
+		return record{}, Result{}, false, err
+	}
+	return rec, res, true, nil
+}
+
+// decodeRecord parses and checks one record file.
+func DecodeRecord(raw []byte) (record, Result, error) {
+	var rec record
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return record{}, Result{}, fmt.Errorf("%w (truncated or not JSON: %v)", ErrCorrupt, err)
+	}
+	sum := sha256.Sum256(rec.Result)
+	if hex.EncodeToString(sum[:]) != rec.SHA256 {
+		return record{}, Result{}, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	if rec.Key.ID() != rec.ID {
+		return record{}, Result{}, fmt.Errorf("%w: id %s does not match its key", ErrCorrupt, rec.ID)
+	}
+	var rj resultJSON
+	dec := json.NewDecoder(bytes.NewReader(rec.Result))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rj); err != nil {
+		return record{}, Result{}, fmt.Errorf("%w: result: %v", ErrCorrupt, err)
+	}
+	res := Result{EpochLoss: rj.EpochLoss, ValCurve: rj.ValCurve, StartVal: rj.StartVal, StartTest: rj.StartTest, LinearTest: rj.LinearTest, BestEpoch: rj.BestEpoch,
+		Diverged: rj.Diverged, DivergedStep: rj.DivergedStep, Signature: rj.Signature}
+	switch {
+	case rj.Diverged:
+		res.Val, res.Test = math.Inf(1), math.Inf(1)
+	case rj.Val == nil || rj.Test == nil:
+		return record{}, Result{}, fmt.Errorf("%w: a finished trial without val or test metric", ErrCorrupt)
+	default:
+		res.Val, res.Test = *rj.Val, *rj.Test
+	}
+	return rec, res, nil
+}
+
+// Save writes the record of k atomically.
+func (s *Store) Save(k protocol.TrialKey, r Result) error {
+	data, err := encodeRecord(k, r)
+	if err != nil {
+		return err
+	}
+	err = atomicfile.Write(s.Path(k.ID()), func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("harness: saving trial %s: %w", k.ID(), err)
+	}
+	return nil
+}
+
+func encodeRecord(k protocol.TrialKey, r Result) ([]byte, error) {
+	rj := resultJSON{EpochLoss: r.EpochLoss, ValCurve: r.ValCurve, StartVal: r.StartVal, StartTest: r.StartTest, LinearTest: r.LinearTest, BestEpoch: r.BestEpoch,
+		Diverged: r.Diverged, DivergedStep: r.DivergedStep, Signature: r.Signature}
+	if !r.Diverged {
+		rj.Val, rj.Test = &r.Val, &r.Test
+	}
+	res, err := json.Marshal(rj)
+	if err != nil {
+		return nil, fmt.Errorf("harness: encoding trial %s (a NaN or Inf in a finished trial?): %w", k.ID(), err)
+	}
+	sum := sha256.Sum256(res)
+	data, err := json.Marshal(record{ID: k.ID(), Key: k, Result: res, SHA256: hex.EncodeToString(sum[:])})
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// Manifest names the protocol a results directory (or one shard of it)
+// belongs to; merge reads it to know which trials make the report.
+type Manifest struct {
+	ProtocolID      string            `json:"protocol_id"`
+	TrainingVersion string            `json:"training_version"`
+	Shard           int               `json:"shard"`                 // this process's index, 0 when unsharded
+	Shards          int               `json:"shards"`                // number of shards, 1 when unsharded
+	DataSHA256      string            `json:"data_sha256,omitempty"` // the csv track's file
+	Protocol        protocol.Protocol `json:"protocol"`
+}
+
+// manifestName is the manifest's file name for shard i of n.
+func ManifestName(i, n int) string {
+	if n <= 1 {
+		return "protocol.json"
+	}
+	return fmt.Sprintf("shard-%d-of-%d.json", i, n)
+}
+
+// WriteManifest records that shard i of n of p writes into the store.
+func (s *Store) WriteManifest(p protocol.Protocol, dataSHA string, i, n int) error {
+	m := Manifest{ProtocolID: p.ID(), TrainingVersion: protocol.TrainingVersion, Shard: i, Shards: max(n, 1), DataSHA256: dataSHA, Protocol: p}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("harness: manifest: %w", err)
+	}
+	path := filepath.Join(s.Dir, ManifestName(i, n))
+	if err := atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(data, '\n'))
+		return err
+	}); err != nil {
+		return fmt.Errorf("harness: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// readManifests returns the manifests of dir, by file name.
+func ReadManifests(dir string) (map[string]Manifest, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	ms := map[string]Manifest{}
+	for _, name := range names {
+		base := filepath.Base(name)
+		if base != "protocol.json" && !strings.HasPrefix(base, "shard-") {
+			continue
+		}
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("harness: %w", err)
+		}
+		var m Manifest
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&m); err != nil {
+			return nil, fmt.Errorf("harness: manifest %s: %w", name, err)
+		}
+		if m.Protocol.ID() != m.ProtocolID {
+			return nil, fmt.Errorf("harness: manifest %s: protocol_id %s does not match its protocol (edited?)", name, m.ProtocolID)
+		}
+		ms[name] = m
+	}
+	return ms, nil
+}
