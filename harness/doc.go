@@ -1,37 +1,26 @@
 // Package harness runs the seeded protocol that compares an idea with a
-// tuned baseline and writes, reads and verifies its JSON report.
+// tuned baseline: Run trains every trial of a protocol (in parallel,
+// reusing and filling a trial store, one shard of many if asked) and
+// derives the report; Merge assembles a sharded run; a sequential
+// protocol runs look by look; Control repeats the comparison over
+// disjoint seed blocks to measure the protocol's error rate or power.
 //
 // Design stance: a trial (one cfg of one arm on one seed) is a pure
 // function of the protocol, the cfg and the seed, so trials run in any
 // order, on any number of workers or machines, are stored under a content
 // address and reused, and the report is the same bytes whatever ran them.
-// Everything the report derives from trials, Verify derives again.
 //
-// The pipeline (Run):
+// The pipeline and the room of each step:
 //
-//  1. Protocol: a profile (FullProfile, SeedProfile, CIProfileFor) with a
-//     config file over it, validated field by field (Protocol.Validate).
-//  2. Data: the track from its seed or file (Protocol.Data).
-//  3. Trials: every cfg of the baseline, the idea and any further idea
-//     arm on every seed (TrainTrial: AdamW under a learning-rate
-//     schedule, per-epoch validation, early stopping), reused from and
-//     saved to a Store as they finish; Merge assembles sharded runs.
-//  4. Selection (Derive, from the report's Inputs: the trials' results
-//     and the reference forecasters): each arm's cfg with the lowest mean
-//     val metric.
-//  5. Comparison: the chosen cfgs' per-seed test metrics, paired by seed
-//     (package stats), decided by the selection-aware test, which repeats
-//     each arm's choice under every relabelling of the seeds (the seed
-//     profile keeps the seed report's sign-flip test); Holm-adjusted
-//     across idea arms.
-//  6. Report: the seed report's fields plus the sweep's val summaries, the
-//     reference forecasters and the baseline's competence, the mechanism
-//     signature and math check, training curves, warnings, a sequential
-//     design's looks, and the digests of the inputs.
-//  7. Verify reads the inputs back out of a report, runs Derive again and
-//     compares the two leaf by leaf.
-//
-// Control repeats the comparison on disjoint seed blocks against a
-// control idea (the A/A control, or an idea known to help) to measure the
-// protocol's false-positive rate or power.
+//  1. Protocol (package protocol): a profile with a config file over it,
+//     validated field by field; the track's data.
+//  2. Trials (package trial): every cfg of the baseline, the idea and any
+//     further idea arm on every seed, reused from and saved to a Store.
+//  3. References (package reference): the reference forecasters.
+//  4. Report (package derive, into the schema of package report): each
+//     arm's cfg by mean validation metric, the seed-by-seed comparison
+//     decided by the selection-aware test, competence, informativeness,
+//     the mechanism signature and math check, warnings, digests.
+//  5. Verify (package derive) reads the inputs back out of a report,
+//     derives it again and compares the two leaf by leaf.
 package harness

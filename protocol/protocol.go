@@ -223,7 +223,7 @@ type Protocol struct {
 	Sequential *Sequential `json:"sequential,omitempty"`
 }
 
-// minEffect is the protocol's smallest improvement of interest as a mean
+// MinEffectAt is the protocol's smallest improvement of interest as a mean
 // difference idea - baseline against a baseline of mean baseMean: negative
 // for a lower-is-better metric; 0 when none is set.
 func (p Protocol) MinEffectAt(baseMean float64, dir stats.Direction) float64 {
@@ -450,10 +450,10 @@ func ParseProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 
 // decodeProtocol is ParseProtocol without the validation.
 func decodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
-	if err := jsonstrict.CheckJSONObject(raw, name, "config"); err != nil {
+	if err := jsonstrict.CheckObject(raw, name, "config"); err != nil {
 		return Protocol{}, err
 	}
-	vals, err := jsonstrict.JsonValues(raw)
+	vals, err := jsonstrict.Values(raw)
 	if err != nil {
 		return Protocol{}, fmt.Errorf("harness: config %s: %w", name, err)
 	}
@@ -739,7 +739,7 @@ func (p Protocol) window() (t, h int) {
 	return p.Sequence.T, p.Sequence.H
 }
 
-// unjoin returns the errors an errors.Join holds, or err alone; nil for
+// Unjoin returns the errors an errors.Join holds, or err alone; nil for
 // nil.
 func Unjoin(err error) []error {
 	if err == nil {
@@ -768,7 +768,7 @@ type IdeaArm struct {
 	Grid []Cfg  `json:"grid"` // its sweep, as idea's
 }
 
-// ideasArm is the Trial.Arm of the further idea arm k.
+// IdeasArm is the Trial.Arm of the further idea arm k.
 func IdeasArm(k int) string { return fmt.Sprintf("ideas[%d]", k) }
 
 // Trial is one training run: an arm's cfg on one seed.
@@ -819,5 +819,5 @@ func (p Protocol) grid(arm string) []Cfg {
 	return nil
 }
 
-// cfg returns the trial's Cfg.
+// Cfg returns the trial's Cfg.
 func (p Protocol) Cfg(t Trial) Cfg { return p.grid(t.Arm)[t.Cfg] }

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// seedSchema lists every field of the seed report
+// SeedSchema lists every field of the seed report
 // (testdata/seed-report.json), each required in a report: "[]" stands for
 // every element of an array. TestSeedSchema derives it from the fixture.
 var SeedSchema = []string{
@@ -95,7 +95,7 @@ var SeedSchema = []string{
 // one to be taken for a report at all.
 var reportKeys = []string{"bench_version", "baseline", "idea", "comparison", "mechanism_signature"}
 
-// schemaCheck returns an error when raw (a JSON object) has none of the
+// SchemaCheck returns an error when raw (a JSON object) has none of the
 // report's top-level fields, and otherwise the seed-schema fields it
 // lacks, with indices ("baseline.sweep[1].mean"), in schema order.
 func SchemaCheck(raw []byte, name string) ([]string, error) {

@@ -27,7 +27,7 @@ import (
 // LeaseTTL is how long a lease lives without renewal.
 var LeaseTTL = 2 * time.Minute
 
-// leasePoll is how often a process waiting for trials claimed by others
+// LeasePoll is how often a process waiting for trials claimed by others
 // looks for their records.
 var LeasePoll = 250 * time.Millisecond
 
@@ -158,7 +158,7 @@ func (s *Store) Release(id string) {
 	}
 }
 
-// renewLeases touches every lease s holds each LeaseTTL/4 until stop is
+// RenewLeases touches every lease s holds each LeaseTTL/4 until stop is
 // closed.
 func (s *Store) RenewLeases(stop <-chan struct{}) {
 	t := time.NewTicker(LeaseTTL / 4)

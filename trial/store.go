@@ -100,7 +100,7 @@ func (s *Store) Load(k protocol.TrialKey) (res Result, ok bool, err error) {
 	return res, ok, nil
 }
 
-// read reads and checks the record of trial id: ok false when there is
+// Read reads and checks the record of trial id: ok false when there is
 // none; an error wrapping ErrCorrupt when it cannot be trusted.
 func (s *Store) Read(id string) (rec record, res Result, ok bool, err error) {
 	raw, err := os.ReadFile(s.Path(id))
@@ -120,7 +120,7 @@ func (s *Store) Read(id string) (rec record, res Result, ok bool, err error) {
 	return rec, res, true, nil
 }
 
-// decodeRecord parses and checks one record file.
+// DecodeRecord parses and checks one record file.
 func DecodeRecord(raw []byte) (record, Result, error) {
 	var rec record
 	if err := json.Unmarshal(raw, &rec); err != nil {
@@ -197,7 +197,7 @@ type Manifest struct {
 	Protocol        protocol.Protocol `json:"protocol"`
 }
 
-// manifestName is the manifest's file name for shard i of n.
+// ManifestName is the manifest's file name for shard i of n.
 func ManifestName(i, n int) string {
 	if n <= 1 {
 		return "protocol.json"
@@ -222,7 +222,7 @@ func (s *Store) WriteManifest(p protocol.Protocol, dataSHA string, i, n int) err
 	return nil
 }
 
-// readManifests returns the manifests of dir, by file name.
+// ReadManifests returns the manifests of dir, by file name.
 func ReadManifests(dir string) (map[string]Manifest, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {

@@ -329,3 +329,7 @@ const (
 func Confirm(rho, pole, initial, final, predicted float64) bool {
 	return gate.Confirm(rho, pole, initial, final, predicted)
 }
+
+// ErrInterrupted marks a run stopped by its context; every trial that
+// finished before is in the store.
+var ErrInterrupted = errors.New("run interrupted")

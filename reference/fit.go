@@ -48,7 +48,7 @@ func forecasters(ds *track.Dataset) (*Forecasters, error) {
 	return f, nil
 }
 
-// references is forecasters on a track built at one look-back; on a
+// References is forecasters on a track built at one look-back; on a
 // track built at several (the grid tunes Cfg.Context) each reference
 // that reads the window's length (the linear maps; seasonal persistence
 // needs its period inside the window) is fitted at every look-back and
@@ -168,7 +168,7 @@ func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
 	return f, nil
 }
 
-// raw returns a deep copy of f's measured MSEs without the fields that
+// Raw returns a deep copy of f's measured MSEs without the fields that
 // judge a baseline against them (Forecasters.judge sets those).
 func (f *Forecasters) Raw() *Forecasters {
 	out := &Forecasters{Persistence: f.Persistence, LinearAR: f.LinearAR, NoiseFloor: f.NoiseFloor,

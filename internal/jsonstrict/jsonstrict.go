@@ -1,3 +1,6 @@
+// Package jsonstrict reads JSON strictly for the protocol and report
+// files: one object, no key twice, unknown keys named, and every error
+// naming the file, the line:column and the JSON path of the fault.
 package jsonstrict
 
 import (
@@ -12,9 +15,9 @@ import (
 	"unicode/utf8"
 )
 
-// duplicateKey refuses an object that gives a key twice (encoding/json
+// DuplicateKey refuses an object that gives a key twice (encoding/json
 // would keep the last, so the first would pass unseen).
-func DuplicateKey(raw []byte, vals []jsonValue, name string) error {
+func DuplicateKey(raw []byte, vals []Value, name string) error {
 	if v, ok := repeatedKey(vals); ok {
 		return fmt.Errorf("%s%s: duplicate key; a report gives each key once", at("report", name, raw, v.key), PathString(v.Path))
 	}
@@ -23,7 +26,7 @@ func DuplicateKey(raw []byte, vals []jsonValue, name string) error {
 
 // repeatedKey returns the first member of vals whose key its object gave
 // before.
-func repeatedKey(vals []jsonValue) (jsonValue, bool) {
+func repeatedKey(vals []Value) (Value, bool) {
 	seen := map[string]bool{}
 	for _, v := range vals {
 		if v.key < 0 {
@@ -35,13 +38,13 @@ func repeatedKey(vals []jsonValue) (jsonValue, bool) {
 		}
 		seen[full] = true
 	}
-	return jsonValue{}, false
+	return Value{}, false
 }
 
-// unknownKeys lists the paths of the object keys in vals that name no
+// UnknownKeys lists the paths of the object keys in vals that name no
 // field of the Go type root decodes into (maps and types that decode
 // their own keys excepted): what encoding/json drops unseen.
-func UnknownKeys(vals []jsonValue, root reflect.Type) []string {
+func UnknownKeys(vals []Value, root reflect.Type) []string {
 	var out []string
 	for _, v := range vals {
 		if v.key < 0 {
@@ -58,14 +61,14 @@ func UnknownKeys(vals []jsonValue, root reflect.Type) []string {
 	return out
 }
 
-// jsonValue is one value of a JSON document.
-type jsonValue struct {
+// Value is one value of a JSON document.
+type Value struct {
 	Path       []any // object keys (string) and array indices (int) from the root
 	key        int64 // offset of the member's key, -1 for the root and array elements
 	start, end int64 // the value's bytes, raw[start:end]
 }
 
-// jsonPath writes a path as a config or report field is named in the
+// PathString writes a path as a config or report field is named in the
 // docs: keys joined by dots, indices in brackets ("idea[1].epochs"). A key
 // that is not a plain identifier is quoted in brackets (`["a b"]`).
 func PathString(path []any) string {
@@ -97,13 +100,13 @@ func isIdent(s string) bool {
 	return s != ""
 }
 
-// jsonValues lists every value of the valid JSON document raw in document
+// Values lists every value of the valid JSON document raw in document
 // order (a parent before its children). checkJSONObject bounds the nesting
 // depth first, as encoding/json does, so the recursion stays shallow.
-func JsonValues(raw []byte) ([]jsonValue, error) {
+func Values(raw []byte) ([]Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // a number beyond float64 is still a token
-	var vals []jsonValue
+	var vals []Value
 	var path []any
 	// next is the offset of the next token: the decoder's offset is just
 	// past the previous one, before any separator.
@@ -117,7 +120,7 @@ func JsonValues(raw []byte) ([]jsonValue, error) {
 	var walk func(key int64) error
 	walk = func(key int64) error {
 		i := len(vals)
-		vals = append(vals, jsonValue{Path: append([]any(nil), path...), key: key, start: next()})
+		vals = append(vals, Value{Path: append([]any(nil), path...), key: key, start: next()})
 		tok, err := dec.Token()
 		if err != nil {
 			return err
@@ -230,9 +233,9 @@ func syntaxPath(raw []byte) string {
 	return PathString(path)
 }
 
-// checkJSONObject checks that raw is one syntactically valid JSON object
+// CheckObject checks that raw is one syntactically valid JSON object
 // and says where it is not. what is "config" or "report".
-func CheckJSONObject(raw []byte, name, what string) error {
+func CheckObject(raw []byte, name, what string) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		if what == "report" {
 			return fmt.Errorf("harness: report %s: the file is empty; it looks truncated, write the report again", name)
@@ -287,10 +290,10 @@ func kindOf(c byte) string {
 	return "a number"
 }
 
-// decodeError turns an error of decoding the valid JSON raw, whose values
+// DecodeError turns an error of decoding the valid JSON raw, whose values
 // are vals, into one that names the file, the line:column and the JSON
 // path of the value at fault and what to write instead.
-func DecodeError(raw []byte, vals []jsonValue, name, what string, err error) error {
+func DecodeError(raw []byte, vals []Value, name, what string, err error) error {
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {
 		return fmt.Errorf("harness: %s %s: %w", what, name, err)
@@ -377,12 +380,12 @@ func jsonKey(f reflect.StructField) (string, bool) {
 	return name, true
 }
 
-// checkKeys checks every object key of the valid JSON raw, whose values
+// CheckKeys checks every object key of the valid JSON raw, whose values
 // are vals, against the Go type root it decodes into: a key must name a
 // field exactly (encoding/json would also take another case, so "Baseline"
 // would decode over the profile's grid instead of replacing it) and appear
 // once in its object (encoding/json would keep the last).
-func CheckKeys(raw []byte, vals []jsonValue, name string, root reflect.Type) error {
+func CheckKeys(raw []byte, vals []Value, name string, root reflect.Type) error {
 	if v, ok := repeatedKey(vals); ok {
 		return fmt.Errorf("%sduplicate key %s; give each key once", at("config", name, raw, v.key), strconv.Quote(v.Path[len(v.Path)-1].(string)))
 	}

@@ -113,7 +113,7 @@ func (f *Forecasters) ValMSE(name string) (float64, bool) {
 	return 0, false
 }
 
-// judge sets the best reference, the baseline's margin over it and the
+// Judge sets the best reference, the baseline's margin over it and the
 // competence flag from the baseline's test mean b.
 func (f *Forecasters) Judge(b float64) {
 	f.BestReference, f.BestReferenceMSE = f.Best()

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
@@ -13,8 +14,8 @@ import (
 // TestWindowsCSV: exported windows read back to the same split, and a
 // trained model scores them with the bits of the report's test metric.
 func TestWindowsCSV(t *testing.T) {
-	p := tinyProtocol()
-	ds := mustSequence(t, p)
+	p := testkit.TinyProtocol()
+	ds := testkit.MustSequence(t, p)
 	var buf bytes.Buffer
 	require.NoError(t, WriteWindowsCSV(&buf, &ds.Test, []string{"x"}, 0))
 	head, _, _ := strings.Cut(buf.String(), "\n")
@@ -77,7 +78,7 @@ func TestWindowsCSVErrors(t *testing.T) {
 // config) and not with the rest (grids, model); a stamped windows CSV
 // reads as the same split, and its stamp reads back.
 func TestStamp(t *testing.T) {
-	p := tinyProtocol()
+	p := testkit.TinyProtocol()
 	id := p.DataID("")
 	q := p
 	q.Baseline = q.Baseline[:1]
@@ -86,7 +87,7 @@ func TestStamp(t *testing.T) {
 	q.Sequence.DataSeed++
 	require.NotEqual(t, id, q.DataID(""))
 
-	ds := mustSequence(t, p)
+	ds := testkit.MustSequence(t, p)
 	var buf bytes.Buffer
 	require.NoError(t, WriteStamp(&buf, id, "test"))
 	require.NoError(t, WriteWindowsCSV(&buf, &ds.Test, []string{"x"}, 0))

@@ -44,7 +44,7 @@ func boundary(rec *report.SequentialReport, n int, alpha float64) float64 {
 	return protocol.Spend(rec.Spending, alpha, float64(n)/float64(rec.MaxSeeds)) - prev
 }
 
-// add records the look whose report is r (derived from the look's seeds
+// AddLook records the look whose report is r (derived from the look's seeds
 // alone): its headline p-value and mean difference, decided at the
 // boundary of rec's spending function; it reports whether the look
 // decided.

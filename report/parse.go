@@ -15,7 +15,7 @@ import (
 // Verify names each, since nothing checks them. ParseReport never panics,
 // and Verify accepts every report it returns.
 func ParseReport(raw []byte, name string) (*Report, error) {
-	if err := jsonstrict.CheckJSONObject(raw, name, "report"); err != nil {
+	if err := jsonstrict.CheckObject(raw, name, "report"); err != nil {
 		return nil, err
 	}
 	missing, err := SchemaCheck(raw, name)
@@ -23,7 +23,7 @@ func ParseReport(raw []byte, name string) (*Report, error) {
 		return nil, err
 	}
 	var r Report
-	vals, _ := jsonstrict.JsonValues(raw) // raw is valid JSON, so the walk cannot fail
+	vals, _ := jsonstrict.Values(raw) // raw is valid JSON, so the walk cannot fail
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, jsonstrict.DecodeError(raw, vals, name, "report", err)
 	}

@@ -1,8 +1,10 @@
+// Package recent keeps the last few values built for keys (Cache), shared
+// by the trials of a run.
 package recent
 
 import "sync"
 
-// recent keeps the last few values built for keys, so the trials of a
+// Cache keeps the last few values built for keys, so the trials of a
 // run share what depends on its dataset alone (a skip start, the
 // per-channel maps, the reference forecasters) without keeping many
 // finished runs' datasets alive. Safe for concurrent use; a value is
@@ -18,7 +20,7 @@ type recentEntry[K comparable, V any] struct {
 	val V
 }
 
-// get returns the value kept for k, else builds it, keeps it (dropping
+// Get returns the value kept for k, else builds it, keeps it (dropping
 // the oldest beyond n) and returns it; an error is returned and nothing
 // kept.
 func (c *Cache[K, V]) Get(k K, build func() (V, error)) (V, error) {

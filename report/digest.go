@@ -9,7 +9,7 @@ import (
 	"github.com/ideabench/ideabench/protocol"
 )
 
-// trialsDigest is Setup.TrialsSHA256: the SHA-256 of the trial ids of
+// TrialsDigest is Setup.TrialsSHA256: the SHA-256 of the trial ids of
 // p's trials (Protocol.KeyAt), one per line, in order.
 func TrialsDigest(p protocol.Protocol, trials []protocol.Trial, dataSHA, version string) string {
 	h := sha256.New()
@@ -19,7 +19,7 @@ func TrialsDigest(p protocol.Protocol, trials []protocol.Trial, dataSHA, version
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// digest is the first 16 bytes of the SHA-256 of v's JSON, in hex.
+// Digest is the first 16 bytes of the SHA-256 of v's JSON, in hex.
 func digest(v any) string {
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -29,7 +29,7 @@ func digest(v any) string {
 	return hex.EncodeToString(s[:16])
 }
 
-// seal sets the report's input digests (Setup.Digests) from its
+// Seal sets the report's input digests (Setup.Digests) from its
 // inputGroups.
 func (r *Report) Seal() {
 	if r.Setup == nil {
@@ -38,7 +38,7 @@ func (r *Report) Seal() {
 	r.Setup.Digests = r.InputDigests()
 }
 
-// inputDigests are the digests of the report's inputGroups as they stand.
+// InputDigests are the digests of the report's inputGroups as they stand.
 func (r *Report) InputDigests() map[string]string {
 	d := map[string]string{}
 	for path, v := range r.inputGroups() {
@@ -54,7 +54,7 @@ func (r *Report) SetRun(info RunInfo) {
 	r.Run = &info
 }
 
-// digest is the digest of the run block's other fields.
+// Sum is the digest of the run block's other fields.
 func (ri RunInfo) Sum() string {
 	ri.Digest = ""
 	return digest(ri)
