@@ -50,6 +50,9 @@ type Inputs struct {
 	Results []trial.Result
 	// Run is copied into the report (volatile, not derived).
 	Run *report.RunInfo
+	// Rerun is the determinism check of the external trainers (a trial
+	// trained a second time); nil without them, or when none finished.
+	Rerun *trial.Reproduction
 
 	// look, set for a sequential design's looks before the last, leaves
 	// out what a look does not read: the comparisons' intervals and power,
@@ -59,12 +62,12 @@ type Inputs struct {
 
 // Assemble builds the report from finished trials (aligned with
 // p.Trials()) on the protocol's data d.
-func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, results []trial.Result) (*report.Report, error) {
+func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, results []trial.Result, rerun *trial.Reproduction) (*report.Report, error) {
 	f, err := reference.References(d.Dataset, p.Contexts())
 	if err != nil {
 		return nil, err
 	}
-	return Derive(Inputs{Protocol: p, TrainingVersion: protocol.TrainingVersion, DataSHA256: d.SHA256, DataNotes: d.Notes, References: f, Trials: trials, Results: results})
+	return Derive(Inputs{Protocol: p, TrainingVersion: protocol.TrainingVersion, DataSHA256: d.SHA256, DataNotes: d.Notes, References: f, Trials: trials, Results: results, Rerun: rerun})
 }
 
 // Derive builds the report from its inputs: each arm's sweep, selection
@@ -236,12 +239,12 @@ func derive(in Inputs) (*report.Report, error) {
 	// Mechanism signature: idea best cfg, first seed.
 	for i, t := range trials {
 		if t.Arm == "idea" && t.Cfg == iBest && t.Seed == p.Seeds[0] {
-			r.MechanismSignature.MechanismSignature = signatureOf(p.Idea[iBest], t.Seed, results[i])
+			r.MechanismSignature.MechanismSignature = signatureOf(p.Idea[iBest], t.Seed, results[i], p.TrainerOf("idea") != nil)
 		}
 	}
-	arms := [][]protocol.Cfg{p.Idea}
-	for _, a := range p.Ideas {
-		arms = append(arms, a.Grid)
+	arms := [][]protocol.Cfg{theorised(p, "idea", p.Idea)}
+	for k, a := range p.Ideas {
+		arms = append(arms, theorised(p, protocol.IdeasArm(k), a.Grid))
 	}
 	mc, err := mathCheck(arms...)
 	if err != nil {
@@ -305,6 +308,10 @@ func derive(in Inputs) (*report.Report, error) {
 				"; a verdict here cannot tell a good idea from a bad one: see informativeness")
 		}
 	}
+	if p.External() {
+		r.External = external(p, in.Rerun)
+		r.Comparison.Warnings = append(r.Comparison.Warnings, externalWarnings(p, r.External)...)
+	}
 	if !in.look {
 		if es, err := earlyStop(p, base, ideaArm); err == nil {
 			r.EarlyStop = es
@@ -318,9 +325,12 @@ func derive(in Inputs) (*report.Report, error) {
 // the probe measured (gate.Summarize), block 0 at the top level and the
 // gate's laws (idea.GateLaws); another idea's laws as its probe measured
 // them; or why nothing was measured.
-func signatureOf(c protocol.Cfg, seed uint64, res trial.Result) report.SignatureJSON {
+func signatureOf(c protocol.Cfg, seed uint64, res trial.Result, external bool) report.SignatureJSON {
 	s := report.SignatureJSON{TrainedModelSeed: seed, Metric: res.Test, Rho: c.Rho, Beta: c.Beta}
 	switch ic := c.IdeaConfig(); {
+	case external:
+		s.NotMeasured = "the idea arm is trained by an external trainer (setup.protocol.trainers), which hands back forecasts, not the idea's internal states: there is nothing to probe"
+
 	case res.Signature != nil && len(res.Signature.Layers) > 0:
 		gp := gate.Params{Rho: c.Rho, Beta: c.Beta}
 		for l, m := range res.Signature.Layers {

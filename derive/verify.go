@@ -184,7 +184,9 @@ func (v *verifier) keptEpochs(r *report.Report, want *report.Report) {
 		}},
 	} {
 		val := a.val(a.want.Cfg)
-		if val == nil {
+		if val == nil || (r.Setup != nil && r.Setup.Protocol.TrainerOf(a.name) != nil) {
+			// An external trainer's curve is its own measure of val; the
+			// val metric is computed here from its forecasts.
 			continue
 		}
 		for i, be := range a.want.BestEpochs {
@@ -249,6 +251,9 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 	}
 	p := r.Setup.Protocol
 	in := Inputs{Protocol: p, TrainingVersion: r.Setup.TrainingVersion, DataSHA256: r.Setup.DataSHA256, DataNotes: r.Setup.DataNotes, Run: r.Run}
+	if r.External != nil {
+		in.Rerun = r.External.Rerun
+	}
 	if r.ReferenceForecasters == nil {
 		bad("reference_forecasters", "missing", "the reference forecasters' MSEs")
 		return in, false

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -96,7 +97,18 @@ func Merge(dirs []string) (*Outcome, error) {
 		}
 		return nil, fmt.Errorf("harness: merge: %d of %d trials missing: %s%s; run the missing shards into these directories", n, len(trials), strings.Join(missing, "; "), more)
 	}
-	r, err := derive.Assemble(p, d, trials, results)
+	// The determinism check runs the trainer again where the first
+	// results directory is (its first run is trained again there if its
+	// forecasts are in another shard's directory).
+	ws, _, err := workspace(p, &trial.Store{Dir: dirs[0]})
+	if err != nil {
+		return nil, err
+	}
+	rerun, err := rerunCheck(context.Background(), ws, p, d.Dataset, d.SHA256, trials, results)
+	if err != nil {
+		return nil, err
+	}
+	r, err := derive.Assemble(p, d, trials, results, rerun)
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,10 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	p, err := p.Pin()
+	if err != nil {
+		return nil, err
+	}
 	if p.Sequential != nil {
 		if opt.Shards > 1 {
 			return nil, errors.New("harness: a sequential protocol decides after each look, so it cannot run in shards; run it without --shard (several processes may still share its results directory)")
@@ -102,6 +106,11 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	}
 	ds := d.Dataset
 	trials := p.Trials()
+	ws, cleanup, err := workspace(p, opt.Store)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
 	if err := p.Estimate(ds, len(trials)/shards).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, err
 	}
@@ -233,7 +242,12 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 					mu.Lock()
 					busy++
 					mu.Unlock()
-					r, err := trial.RunTrial(ctx, p, ds, p.Cfg(t), t.Seed)
+					var r trial.Result
+					if p.TrainerOf(t.Arm) != nil {
+						r, err = trial.RunExternal(ctx, ws, p, ds, d.SHA256, t)
+					} else {
+						r, err = trial.RunTrial(ctx, p, ds, p.Cfg(t), t.Seed)
+					}
 					mu.Lock()
 					busy--
 					share()
@@ -280,7 +294,7 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 		mu.Unlock()
 		close(next)
 		wg.Wait()
-		if slices.ContainsFunc(errs, func(e error) bool { return e != nil }) {
+		if slices.ContainsFunc(errs, func(e error) bool { return e != nil && !errors.Is(e, trial.ErrTrainer) }) {
 			break
 		}
 		slices.Sort(skipped)
@@ -289,11 +303,23 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	for i, j := range dup {
 		results[i], errs[i] = results[j], errs[j]
 	}
+	var failed []error
 	for i, err := range errs {
-		if err != nil {
-			t := trials[i]
-			return nil, fmt.Errorf("harness: trial %s cfg %d seed %d: %w", t.Arm, t.Cfg, t.Seed, err)
+		if err == nil {
+			continue
 		}
+		t := trials[i]
+		err = fmt.Errorf("trial %s cfg %d seed %d: %w", t.Arm, t.Cfg, t.Seed, err)
+		if !errors.Is(err, trial.ErrTrainer) {
+			return nil, fmt.Errorf("harness: %w", err)
+		}
+		if _, dup := dup[i]; !dup {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) > 0 {
+		return o, fmt.Errorf("harness: %d of %d trials failed in their external trainer; the %d that finished are stored (%d trained now, %d reused), and a rerun trains only the failed ones:\n%w",
+			len(failed), total, done, o.Computed, o.Reused, errors.Join(failed...))
 	}
 	if err := ctx.Err(); err != nil {
 		return o, fmt.Errorf("harness: %w after %d of %d trials: %w", trial.ErrInterrupted, done, total, err)
@@ -301,7 +327,11 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	if shards > 1 {
 		return o, nil
 	}
-	r, err := derive.Assemble(p, d, trials, results)
+	rerun, err := rerunCheck(ctx, ws, p, ds, d.SHA256, trials, results)
+	if err != nil {
+		return o, err
+	}
+	r, err := derive.Assemble(p, d, trials, results, rerun)
 	if err != nil {
 		return nil, err
 	}

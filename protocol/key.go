@@ -30,6 +30,9 @@ type TrialKey struct {
 	Seed            uint64               `json:"seed"`
 	CSV             *CSVKey              `json:"csv,omitempty"`   // the csv track; its Sequence is then zero
 	Panel           *track.PanelConfig   `json:"panel,omitempty"` // the panel track; its Sequence is then zero
+	// Trainer is the arm's external trainer with its files' SHA-256
+	// (Protocol.Pin); nil for the built-in model.
+	Trainer *Trainer `json:"trainer,omitempty"`
 }
 
 // CSVKey is what a csv-track trial depends on: the task on the file and
@@ -61,6 +64,7 @@ func (p Protocol) KeyAt(t Trial, dataSHA, version string) TrialKey {
 	k := TrialKey{
 		TrainingVersion: version, Track: p.Track, Sequence: p.Sequence, Model: p.Model,
 		Arch: p.Arch, Arm: keyArm(t.Arm), Cfg: p.Cfg(t), Seed: t.Seed,
+		Trainer: p.TrainerOf(t.Arm),
 	}
 	if p.Track == "panel" && p.Panel != nil {
 		k.Sequence, k.Panel = track.SequenceConfig{}, p.Panel

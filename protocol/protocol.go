@@ -221,6 +221,11 @@ type Protocol struct {
 	// Sequential, when set, runs the seeds in looks and stops once the
 	// comparison is decided (see Sequential).
 	Sequential *Sequential `json:"sequential,omitempty"`
+
+	// Trainers names the arms trained by an external command instead of
+	// the built-in model, by arm name ("baseline", "idea" or an idea
+	// arm's name); see Trainer.
+	Trainers map[string]*Trainer `json:"trainers,omitempty"`
 }
 
 // MinEffectAt is the protocol's smallest improvement of interest as a mean
@@ -545,13 +550,15 @@ func (p Protocol) Validate() error {
 		}
 		first[s] = i
 	}
-	arms := []struct {
-		name    string
-		cs      []Cfg
-		example string
-	}{
-		{"baseline", p.Baseline, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0}`},
-		{"idea", p.Idea, `{"lr": 0.001, "epochs": 8, "rho": 0.9, "beta": 0.5}`},
+	type armGrid struct {
+		name     string
+		cs       []Cfg
+		example  string
+		external bool // trained by a Trainer
+	}
+	arms := []armGrid{
+		{"baseline", p.Baseline, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0}`, p.Trainers["baseline"] != nil},
+		{"idea", p.Idea, `{"lr": 0.001, "epochs": 8, "rho": 0.9, "beta": 0.5}`, p.Trainers["idea"] != nil},
 	}
 	names := map[string]int{}
 	for k, a := range p.Ideas {
@@ -564,11 +571,7 @@ func (p Protocol) Validate() error {
 		default:
 			names[a.Name] = k
 		}
-		arms = append(arms, struct {
-			name    string
-			cs      []Cfg
-			example string
-		}{at + ".grid", a.Grid, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0, "idea": "rezero"}`})
+		arms = append(arms, armGrid{at + ".grid", a.Grid, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0, "idea": "rezero"}`, p.Trainers[a.Name] != nil})
 	}
 	for _, arm := range arms {
 		if len(arm.cs) == 0 {
@@ -609,6 +612,9 @@ func (p Protocol) Validate() error {
 			}
 			if c.EpochWindows < 0 {
 				bad("%s.epoch_windows = %d: must be >= 0; use e.g. 65536 (0 trains on every window each epoch)", at, c.EpochWindows)
+			}
+			if arm.external {
+				continue // the cfg's idea fields are the trainer's to read
 			}
 			for _, e := range c.ideaErrors(arm.name == "baseline") {
 				bad("%s.%v", at, e)
@@ -701,6 +707,7 @@ func (p Protocol) Validate() error {
 	if !(p.MinEffect >= 0) || math.IsInf(p.MinEffect, 0) {
 		bad("min_effect = %v: must be a finite improvement >= 0 in the metric's units; use e.g. 0.005", p.MinEffect)
 	}
+	errs = append(errs, p.trainerErrors()...)
 	if p.Sequential != nil {
 		errs = append(errs, p.Sequential.errors(p)...)
 	}

@@ -98,6 +98,14 @@ func TestValidateEachField(t *testing.T) {
 		{"alpha_zero", func(p *Protocol) { p.Alpha = 0 }, "alpha = 0", "use e.g. 0.05"},
 		{"alpha_one", func(p *Protocol) { p.Alpha = 1 }, "alpha = 1", "use e.g. 0.05"},
 		{"alpha_nan", func(p *Protocol) { p.Alpha = nan }, "alpha = NaN", "use e.g. 0.05"},
+		{"trainer_arm", func(p *Protocol) { p.Trainers = map[string]*Trainer{"ideaa": {Command: []string{"x"}}} }, "trainers.ideaa = {...}: no arm has this name", `"baseline", "idea"`},
+		{"trainer_null", func(p *Protocol) { p.Trainers = map[string]*Trainer{"idea": nil} }, "trainers.idea = null", `{"command": ["python3", "train.py"]`},
+		{"trainer_command", func(p *Protocol) { p.Trainers = map[string]*Trainer{"baseline": {}} }, "trainers.baseline.command = []: empty", `["python3", "train.py"]`},
+		{"trainer_timeout", func(p *Protocol) { p.Trainers = map[string]*Trainer{"idea": {Command: []string{"x"}, TimeoutS: -1}} }, "trainers.idea.timeout_s = -1", "use e.g. 600"},
+		{"trainer_tolerance", func(p *Protocol) { p.Trainers = map[string]*Trainer{"idea": {Command: []string{"x"}, Tolerance: 1}} }, "trainers.idea.rerun_tolerance = 1", "use e.g. 1e-06"},
+		{"trainer_file", func(p *Protocol) {
+			p.Trainers = map[string]*Trainer{"idea": {Command: []string{"x"}, Files: []string{""}}}
+		}, `trainers.idea.files[0] = ""`, "give the path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := CIProfileFor("sequence")

@@ -144,6 +144,10 @@ func (r *Report) inputGroups() map[string]any {
 			g["informativeness.linear_part_test"] = inf.LinearTest
 		}
 	}
+	if e := r.External; e != nil && e.Rerun != nil {
+		m := *e.Rerun
+		g["external.rerun"] = []any{m.Arm, m.Cfg, m.Seed, m.Identical, m.MaxAbsDiff, m.RelDiff}
+	}
 	if f := r.ReferenceForecasters; f != nil {
 		raw, _ := json.Marshal(f.Raw())
 		var m map[string]json.RawMessage

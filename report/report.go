@@ -54,6 +54,9 @@ type Report struct {
 	// spending): whether the run could have stopped early.
 	EarlyStop *SequentialReport `json:"early_stop,omitempty"`
 	Run       *RunInfo          `json:"run,omitempty"`
+	// External describes the arms trained by external trainers
+	// (setup.protocol.trainers) and the check of their determinism.
+	External *External `json:"external,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked
 	// (ParseReport); verify reports each as missing.
@@ -61,6 +64,18 @@ type Report struct {
 	// unknown lists the keys of the parsed file that are no field of a
 	// report (ParseReport): verify reports each, since nothing checks them.
 	unknown []string
+}
+
+// External is the report's block on external trainers.
+type External struct {
+	// Arms are the arms trained by an external trainer, by name.
+	Arms []string `json:"arms"`
+	// Rerun is one external trial trained a second time (a draw seeded
+	// by the protocol's id among those that did not diverge) and its
+	// forecasts compared with the first run's; absent when every external
+	// trial diverged. Its arm, cfg, seed, identical, max_abs_diff and
+	// rel_diff are measured; tolerance and reproduced are derived.
+	Rerun *trial.Reproduction `json:"rerun,omitempty"`
 }
 
 // Informativeness says whether the track can judge an architectural idea

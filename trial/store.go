@@ -82,6 +82,7 @@ type resultJSON struct {
 	Diverged     bool       `json:"diverged,omitempty"`
 	DivergedStep int        `json:"diverged_step,omitempty"`
 	Signature    *Signature `json:"signature,omitempty"`
+	Forecasts    string     `json:"forecasts,omitempty"`
 }
 
 func (s *Store) Path(id string) string { return filepath.Join(s.Dir, "trials", id+".json") }
@@ -140,7 +141,7 @@ func DecodeRecord(raw []byte) (record, Result, error) {
 		return record{}, Result{}, fmt.Errorf("%w: result: %v", ErrCorrupt, err)
 	}
 	res := Result{EpochLoss: rj.EpochLoss, ValCurve: rj.ValCurve, StartVal: rj.StartVal, StartTest: rj.StartTest, LinearTest: rj.LinearTest, BestEpoch: rj.BestEpoch,
-		Diverged: rj.Diverged, DivergedStep: rj.DivergedStep, Signature: rj.Signature}
+		Diverged: rj.Diverged, DivergedStep: rj.DivergedStep, Signature: rj.Signature, Forecasts: rj.Forecasts}
 	switch {
 	case rj.Diverged:
 		res.Val, res.Test = math.Inf(1), math.Inf(1)
@@ -170,7 +171,7 @@ func (s *Store) Save(k protocol.TrialKey, r Result) error {
 
 func encodeRecord(k protocol.TrialKey, r Result) ([]byte, error) {
 	rj := resultJSON{EpochLoss: r.EpochLoss, ValCurve: r.ValCurve, StartVal: r.StartVal, StartTest: r.StartTest, LinearTest: r.LinearTest, BestEpoch: r.BestEpoch,
-		Diverged: r.Diverged, DivergedStep: r.DivergedStep, Signature: r.Signature}
+		Diverged: r.Diverged, DivergedStep: r.DivergedStep, Signature: r.Signature, Forecasts: r.Forecasts}
 	if !r.Diverged {
 		rj.Val, rj.Test = &r.Val, &r.Test
 	}

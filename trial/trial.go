@@ -39,6 +39,11 @@ type Result struct {
 	Diverged     bool // the training loss became NaN or ±Inf
 	DivergedStep int  // the step at which it did
 	Signature    *Signature
+
+	// Forecasts is the SHA-256 of an external trial's val and test
+	// forecasts (their float64 bits, little-endian, val first); empty for
+	// the built-in model.
+	Forecasts string
 }
 
 // ErrDiverged marks a trial whose loss became non-finite.

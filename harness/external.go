@@ -1,0 +1,95 @@
+package harness
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/track"
+	"github.com/ideabench/ideabench/trial"
+
+	"io"
+)
+
+// workspace is the folder external trials run in: external/ of the
+// results directory, so a resumed run finds the first runs' forecasts,
+// else a temporary folder removed by the returned func. nil without
+// external trainers.
+func workspace(p protocol.Protocol, store *trial.Store) (*trial.Workspace, func(), error) {
+	if !p.External() {
+		return nil, func() {}, nil
+	}
+	if store != nil {
+		ws, err := trial.NewWorkspace(filepath.Join(store.Dir, "external"))
+		return ws, func() {}, err
+	}
+	dir, err := os.MkdirTemp("", "ideabench-external-")
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := trial.NewWorkspace(dir)
+	return ws, func() { os.RemoveAll(dir) }, err
+}
+
+// RerunTrial is the external trial whose trainer runs a second time to
+// measure its determinism: a draw, seeded by the protocol's id, among the
+// external trials that did not diverge; false when there is none.
+func RerunTrial(p protocol.Protocol, trials []protocol.Trial, results []trial.Result) (int, bool) {
+	var eligible []int
+	for i, t := range trials {
+		if p.TrainerOf(t.Arm) != nil && !results[i].Diverged {
+			eligible = append(eligible, i)
+		}
+	}
+	if len(eligible) == 0 {
+		return 0, false
+	}
+	sum := sha256.Sum256([]byte(p.ID()))
+	r := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
+	return eligible[r.IntN(len(eligible))], true
+}
+
+// rerunRecord keeps a rerun check in the workspace, so a resumed run
+// does not repeat it.
+type rerunRecord struct {
+	ID           string              `json:"id"` // the trial's id
+	Reproduction *trial.Reproduction `json:"reproduction"`
+}
+
+// rerunCheck runs the determinism check of p's external trials
+// (RerunTrial, trial.Rerun), or reads it back from the workspace; nil
+// when no external trial finished without diverging.
+func rerunCheck(ctx context.Context, ws *trial.Workspace, p protocol.Protocol, ds *track.Dataset, dataSHA string, trials []protocol.Trial, results []trial.Result) (*trial.Reproduction, error) {
+	i, ok := RerunTrial(p, trials, results)
+	if !ok || ws == nil {
+		return nil, nil
+	}
+	id := p.Key(trials[i], dataSHA).ID()
+	path := filepath.Join(ws.Dir, "rerun.json")
+	if raw, err := os.ReadFile(path); err == nil {
+		var rec rerunRecord
+		if json.Unmarshal(raw, &rec) == nil && rec.ID == id && rec.Reproduction != nil {
+			return rec.Reproduction, nil
+		}
+	}
+	rep, err := trial.Rerun(ctx, ws, p, ds, dataSHA, trials[i])
+	if err != nil {
+		t := trials[i]
+		if errors.Is(err, trial.ErrInterrupted) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("harness: the rerun check of trial %s cfg %d seed %d: %w", t.Arm, t.Cfg, t.Seed, err)
+	}
+	err = atomicfile.Write(path, func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(rerunRecord{ID: id, Reproduction: rep})
+	})
+	return rep, err
+}

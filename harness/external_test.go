@@ -1,0 +1,202 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/trial"
+	"github.com/stretchr/testify/require"
+)
+
+// externalProtocol is the tiny protocol with both arms trained by the
+// fake trainer in mode (the idea arm in ideaMode).
+func externalProtocol(t *testing.T, mode, ideaMode string) protocol.Protocol {
+	p := testkit.TinyProtocol()
+	p.Trainers = map[string]*protocol.Trainer{"baseline": fakeCommand(t, mode), "idea": fakeCommand(t, ideaMode)}
+	return p
+}
+
+// TestExternalRun: an external trainer's trials run through the whole
+// protocol; every metric is computed here from its forecasts (checked
+// against an independent recomputation), the rerun check reproduces a
+// deterministic trainer bit for bit, the report verifies, and a resumed
+// run trains nothing and writes the same bytes.
+func TestExternalRun(t *testing.T) {
+	p := externalProtocol(t, "ok", "ok")
+	st, err := trial.OpenStore(t.TempDir())
+	require.NoError(t, err)
+	o, err := Run(context.Background(), p, Options{Store: st, Workers: 2})
+	require.NoError(t, err)
+	r := o.Report
+	require.Equal(t, []string{"baseline", "idea"}, r.External.Arms)
+	rr := r.External.Rerun
+	require.NotNil(t, rr)
+	require.True(t, rr.Identical && rr.Reproduced, "%+v", rr)
+	require.Zero(t, rr.MaxAbsDiff)
+	require.Contains(t, r.MechanismSignature.MechanismSignature.NotMeasured, "external trainer")
+	require.NotEmpty(t, r.Setup.Protocol.Trainers["idea"].Command)
+
+	// The test metric of baseline cfg 1 on seed 2, recomputed from the
+	// fake's forecasting rule and the track's targets.
+	d, err := p.Data()
+	require.NoError(t, err)
+	s := d.Test
+	c, seed := p.Baseline[1], p.Seeds[2]
+	damp, level := 1-20*c.LR, 0.01*float64(seed%5)
+	var sse float64
+	for n := range s.N {
+		_, y := s.Window(n)
+		for k := range s.H {
+			e := damp*y[s.T-1] + level - y[s.T+k]
+			sse += e * e
+		}
+	}
+	require.InDelta(t, sse/float64(s.N*s.H), r.Baseline.Sweep[1].PerSeed[2], 1e-12)
+
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true, Results: []string{st.Dir}}).Mismatches())
+	bad := *r
+	ext := *r.External
+	rep := *ext.Rerun
+	rep.MaxAbsDiff = 0.5
+	ext.Rerun, bad.External = &rep, &ext
+	testkit.RequireNamed(t, fieldsOf(derive.Verify(&bad, derive.VerifyOptions{})), "external.rerun")
+
+	again, err := Run(context.Background(), p, Options{Store: st, Workers: 1})
+	require.NoError(t, err)
+	require.Zero(t, again.Computed)
+	require.Equal(t, marshal(t, o), marshal(t, again))
+}
+
+func fieldsOf(f derive.Findings) []string {
+	var out []string
+	for _, m := range f.Mismatches() {
+		out = append(out, m.Field)
+	}
+	return out
+}
+
+// TestExternalFailures: each way a trainer can fail is an error naming
+// the trial and the cause, with the tail of its output; the other arm's
+// trials are stored and a rerun does not train them again.
+func TestExternalFailures(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want []string
+	}{
+		{"exit1", []string{"exited with exit status 1", "Traceback: ValueError: the fake trainer fails on purpose"}},
+		{"hang", []string{"timed out after 1s"}},
+		{"rows", []string{"out/test.csv: 31 windows, want 32"}},
+		{"nan", []string{"out/val.csv line 5: forecast 1 of window 3 is \"NaN\", not a finite number"}},
+		{"missing", []string{"out/val.csv: missing"}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			p := externalProtocol(t, "ok", tc.mode)
+			p.Trainers["idea"].TimeoutS = 1
+			st, err := trial.OpenStore(t.TempDir())
+			require.NoError(t, err)
+			_, err = Run(context.Background(), p, Options{Store: st, Workers: 2})
+			require.ErrorIs(t, err, trial.ErrTrainer)
+			msg := err.Error()
+			require.Contains(t, msg, "6 of 12 trials failed in their external trainer")
+			require.Contains(t, msg, "trial idea cfg 1 seed 2: ")
+			for _, w := range tc.want {
+				require.Contains(t, msg, w)
+			}
+			require.Contains(t, msg, "fake trainer: idea cfg lr", "the output's tail")
+
+			p.Trainers["idea"] = fakeCommand(t, "ok")
+			o, err := Run(context.Background(), p, Options{Store: st, Workers: 2})
+			require.NoError(t, err)
+			require.Equal(t, 6, o.Reused, "the baseline's trials were kept")
+		})
+	}
+}
+
+// TestExternalResume: a run killed mid-trial keeps every finished trial;
+// the rerun trains only the others and writes the report of a run in one
+// go.
+func TestExternalResume(t *testing.T) {
+	p := externalProtocol(t, "slow", "slow")
+	st, err := trial.OpenStore(t.TempDir())
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	finished := 0
+	_, err = Run(ctx, p, Options{Store: st, Workers: 1, Progress: func(done, reused, total int) {
+		if finished = done; done == 4 {
+			cancel()
+		}
+	}})
+	require.ErrorIs(t, err, trial.ErrInterrupted)
+	require.Equal(t, 4, finished)
+
+	o, err := Run(context.Background(), p, Options{Store: st, Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, 4, o.Reused)
+	require.Equal(t, 8, o.Computed)
+	fresh, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, marshal(t, fresh), marshal(t, o))
+}
+
+// TestExternalNotReproduced: a trainer whose forecasts move between runs
+// of one trial is named in a warning; the report still verifies.
+func TestExternalNotReproduced(t *testing.T) {
+	p := externalProtocol(t, "nondet", "nondet")
+	o, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	rr := o.Report.External.Rerun
+	require.False(t, rr.Identical)
+	require.False(t, rr.Reproduced)
+	require.Greater(t, rr.RelDiff, rr.Tolerance)
+	require.Contains(t, strings.Join(o.Report.Comparison.Warnings, "\n"), "not reproduced: external trial")
+	require.Empty(t, derive.Verify(o.Report, derive.VerifyOptions{}).Mismatches())
+}
+
+// TestExternalDiverged: a trainer that says its training diverged gives
+// diverged trials, as the built-in model's; an arm may keep the built-in
+// model beside an external one.
+func TestExternalDiverged(t *testing.T) {
+	p := testkit.TinyProtocol()
+	p.Trainers = map[string]*protocol.Trainer{"idea": fakeCommand(t, "diverge")}
+	o, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	r := o.Report
+	require.NotNil(t, r.Diverged)
+	require.Len(t, r.Diverged.Trials, 3, "idea cfg 1 (lr 0.01) on every seed")
+	require.Equal(t, []string{"idea"}, r.External.Arms)
+	require.Equal(t, "idea", r.External.Rerun.Arm)
+	require.Zero(t, r.External.Rerun.Cfg, "cfg 1 diverged: the rerun draws among the others")
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{}).Mismatches())
+}
+
+// TestExternalKey: the trial key holds the trainer and its files' SHA-256:
+// editing the script trains that arm again and keeps the other's trials.
+func TestExternalKey(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "train.py")
+	require.NoError(t, os.WriteFile(script, []byte("# v1\n"), 0o644))
+	p := externalProtocol(t, "ok", "ok")
+	p.Trainers["idea"].Files = []string{script}
+	st, err := trial.OpenStore(t.TempDir())
+	require.NoError(t, err)
+	_, err = Run(context.Background(), p, Options{Store: st, Workers: 2})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(script, []byte("# v2\n"), 0o644))
+	o, err := Run(context.Background(), p, Options{Store: st, Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, 6, o.Reused)
+	require.Equal(t, 6, o.Computed)
+	require.Len(t, o.Report.Setup.Protocol.Trainers["idea"].SHA256[script], 64)
+
+	require.NoError(t, os.Remove(script))
+	_, err = Run(context.Background(), p, Options{Store: st})
+	require.ErrorContains(t, err, "trainers.idea.files")
+	require.True(t, errors.Is(err, os.ErrNotExist))
+}

@@ -1,0 +1,123 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/trial"
+)
+
+// TestMain lets the test binary act as an external trainer: run as
+// `harness.test fake-trainer MODE TRIAL.json`, it trains nothing, forecasts
+// by a damped last value (the damping set by the cfg's lr, the level by
+// the seed), writes what the contract asks, and exits. MODE makes it
+// misbehave as a broken trainer does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "fake-trainer" {
+		if err := fakeTrainer(os.Args[2], os.Args[len(os.Args)-1]); err != nil {
+			fmt.Fprintln(os.Stderr, "fake trainer:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeCommand is the trainer command of the test binary in mode.
+func fakeCommand(t *testing.T, mode string) *protocol.Trainer {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &protocol.Trainer{Command: []string{exe, "fake-trainer", mode}, TimeoutS: 20}
+}
+
+func fakeTrainer(mode, path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var tf trial.TrialFile
+	if err := json.Unmarshal(raw, &tf); err != nil {
+		return err
+	}
+	if os.Getenv("IDEABENCH_TRIAL") != path {
+		return fmt.Errorf("IDEABENCH_TRIAL = %q, want the trial file %q", os.Getenv("IDEABENCH_TRIAL"), path)
+	}
+	fmt.Printf("fake trainer: %s cfg lr %g seed %d\n", tf.Arm, tf.Cfg.LR, tf.Seed)
+	switch mode {
+	case "exit1":
+		fmt.Fprintln(os.Stderr, "Traceback: ValueError: the fake trainer fails on purpose")
+		return fmt.Errorf("failing on purpose")
+	case "hang":
+		time.Sleep(time.Hour)
+	case "missing":
+		return nil
+	case "diverge":
+		if tf.Cfg.LR > 0.005 {
+			return os.WriteFile(filepath.Join(tf.Out, "result.json"), []byte(`{"diverged": true}`), 0o644)
+		}
+	case "slow":
+		time.Sleep(150 * time.Millisecond)
+	}
+	damp := 1 - 20*tf.Cfg.LR
+	level := 0.01 * float64(tf.Seed%5)
+	if mode == "nondet" {
+		level += 1e-3 * float64(time.Now().UnixNano()%1000)
+	}
+	for _, s := range []struct{ in, out, start string }{{tf.Val, "val.csv", "start_val.csv"}, {tf.Test, "test.csv", "start_test.csv"}} {
+		f, err := os.Open(s.in)
+		if err != nil {
+			return err
+		}
+		sp, _, _, err := trial.ReadWindowsCSV(f, s.in)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		var b, st strings.Builder
+		b.WriteString("window")
+		for k := 1; k <= sp.H; k++ {
+			b.WriteString(",y" + strconv.Itoa(k))
+		}
+		b.WriteString("\n")
+		st.WriteString(b.String())
+		n := sp.N
+		if mode == "rows" && s.out == "test.csv" {
+			n--
+		}
+		for w := range n {
+			_, y := sp.Window(w)
+			last := y[sp.T-1]
+			fmt.Fprintf(&b, "%d", w)
+			fmt.Fprintf(&st, "%d", w)
+			for k := range sp.H {
+				v := damp*last + level
+				if mode == "nan" && w == 3 && k == 0 && s.out == "val.csv" {
+					v = math.NaN()
+				}
+				fmt.Fprintf(&b, ",%s", strconv.FormatFloat(v, 'g', -1, 64))
+				fmt.Fprintf(&st, ",0")
+			}
+			b.WriteString("\n")
+			st.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(tf.Out, s.out), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(tf.Out, s.start), []byte(st.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	curve := `{"val_curve": [0.9, 0.8], "epoch_loss": [1.0, 0.9]}`
+	return os.WriteFile(filepath.Join(tf.Out, "result.json"), []byte(curve), 0o644)
+}

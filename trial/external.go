@@ -1,0 +1,479 @@
+package trial
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/track"
+)
+
+// TrialFile is the JSON file an external trainer is given (its path is
+// the command's last argument and $IDEABENCH_TRIAL): what to train and
+// where to write. Paths are absolute.
+type TrialFile struct {
+	Arm  string       `json:"arm"`  // "baseline", "idea" or an idea arm's name
+	Cfg  protocol.Cfg `json:"cfg"`  // the sweep's point: lr, epochs, the idea's fields
+	Seed uint64       `json:"seed"` // seed the trainer draws its randomness from
+	// Train, Val and Test are the track's windows at the cfg's look-back
+	// (the files `ideabench data` writes: a stamp line, a header, one row
+	// per window: its index, the inputs x.<channel>.<t> and the targets
+	// y.<target>.<k>), normalized as the built-in model sees them.
+	Train string `json:"train"`
+	Val   string `json:"val"`
+	Test  string `json:"test"`
+	// Out is the folder the trainer writes into: val.csv and test.csv
+	// (the trained model's forecasts), start_val.csv and start_test.csv
+	// (the untrained model's, for what training bought), and optionally
+	// result.json (see docs/external.md).
+	Out      string   `json:"out"`
+	T        int      `json:"t"`        // look-back: input positions per window
+	H        int      `json:"h"`        // horizon: forecasts per window
+	Channels []string `json:"channels"` // input channels, in the files' order
+	Target   string   `json:"target"`   // the channel forecast
+	Windows  struct {
+		Train int `json:"train"`
+		Val   int `json:"val"`
+		Test  int `json:"test"`
+	} `json:"windows"` // rows of each file
+}
+
+// TrainerResult is the optional result.json an external trainer writes
+// beside its forecasts.
+type TrainerResult struct {
+	// Diverged says the training diverged (its loss became NaN or Inf):
+	// the trial is then recorded as diverged, as the built-in model's is,
+	// and no forecasts are read.
+	Diverged bool `json:"diverged,omitempty"`
+	// ValCurve is the val metric after each epoch, EpochLoss the mean
+	// training loss of each epoch (for the report's curves).
+	ValCurve  []float64 `json:"val_curve,omitempty"`
+	EpochLoss []float64 `json:"epoch_loss,omitempty"`
+	// BestEpoch is the epoch whose weights made the forecasts (0: the
+	// start); 0 when absent and no curve is given.
+	BestEpoch int `json:"best_epoch,omitempty"`
+}
+
+// ErrTrainer marks an external trial that failed: the command exited with
+// an error, timed out, or wrote forecasts that are missing, malformed, of
+// the wrong shape or not finite.
+var ErrTrainer = errors.New("external trainer failed")
+
+// TrainerError is one failed external trial.
+type TrainerError struct {
+	Cause string // what went wrong, with the file or exit status
+	Log   string // the tail of the command's output (stdout and stderr)
+	Dir   string // the trial's folder: its trial.json, out/ and log.txt
+}
+
+func (e *TrainerError) Error() string {
+	s := e.Cause + " (trial folder " + e.Dir + ")"
+	if e.Log != "" {
+		s += "; its output ends:\n" + indent(e.Log)
+	}
+	return s
+}
+
+func (e *TrainerError) Unwrap() error { return ErrTrainer }
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = "    " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// logTail is how much of a failed command's output an error quotes.
+const logTail = 2000
+
+// Workspace is the folder external trials run in: the exported windows
+// under data/ (written once per data set and look-back, shared by every
+// trial) and each trial's folder under trials/ID/. Safe for concurrent
+// use.
+type Workspace struct {
+	Dir string
+
+	mu      sync.Mutex
+	exports map[string]*exported
+}
+
+type exported struct {
+	once  sync.Once
+	paths [3]string
+	err   error
+}
+
+// NewWorkspace returns the workspace in dir, made absolute.
+func NewWorkspace(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("external trainers' folder: %w", err)
+	}
+	return &Workspace{Dir: abs, exports: map[string]*exported{}}, nil
+}
+
+// windows writes ds's three splits (at look-back ds.Train.T) once and
+// returns their paths.
+func (w *Workspace) windows(p protocol.Protocol, ds *track.Dataset, dataSHA string) ([3]string, error) {
+	id := fmt.Sprintf("%s-t%d", p.DataID(dataSHA), ds.Train.T)
+	w.mu.Lock()
+	e, ok := w.exports[id]
+	if !ok {
+		e = &exported{}
+		w.exports[id] = e
+	}
+	w.mu.Unlock()
+	e.once.Do(func() {
+		dir := filepath.Join(w.Dir, "data", id)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			e.err = err
+			return
+		}
+		for i, s := range []struct {
+			name  string
+			split *track.Split
+		}{{"train", &ds.Train}, {"val", &ds.Val}, {"test", &ds.Test}} {
+			path := filepath.Join(dir, s.name+".csv")
+			e.paths[i] = path
+			if _, err := os.Stat(path); err == nil {
+				continue // written by an earlier run: atomically, so whole
+			}
+			err := atomicfile.Write(path, func(wr io.Writer) error {
+				if err := WriteStamp(wr, p.DataID(dataSHA), s.name); err != nil {
+					return err
+				}
+				return WriteWindowsCSV(wr, s.split, ds.Channels, ds.Target)
+			})
+			if err != nil {
+				e.err = fmt.Errorf("exporting the %s windows for external trainers: %w", s.name, err)
+				return
+			}
+		}
+	})
+	return e.paths, e.err
+}
+
+// RunExternal trains trial t with its arm's external trainer
+// (p.TrainerOf) on ds and scores the forecasts it writes: Val and Test are
+// the mean squared error of the val and test forecasts against the
+// windows' targets (normalized scale, as the built-in model's), StartVal
+// and StartTest those of the start forecasts (the untrained model's). A trainer that
+// fails gives an error wrapping ErrTrainer (a *TrainerError naming the
+// cause and quoting its output); a cancelled ctx kills the command and
+// gives ErrInterrupted.
+func RunExternal(ctx context.Context, w *Workspace, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial) (Result, error) {
+	dir := filepath.Join(w.Dir, "trials", p.Key(t, dataSHA).ID())
+	return w.run(ctx, p, ds, dataSHA, t, dir)
+}
+
+func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial, dir string) (Result, error) {
+	tr := p.TrainerOf(t.Arm)
+	if tr == nil {
+		panic(fmt.Sprintf("trial: RunExternal: arm %s has no external trainer", t.Arm))
+	}
+	c := p.Cfg(t)
+	at := ds.At(c.Context)
+	paths, err := w.windows(p, at, dataSHA)
+	if err != nil {
+		return Result{}, err
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.RemoveAll(out); err != nil {
+		return Result{}, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return Result{}, err
+	}
+	tf := TrialFile{Arm: p.ArmName(t.Arm), Cfg: c, Seed: t.Seed, Train: paths[0], Val: paths[1], Test: paths[2], Out: out,
+		T: at.Train.T, H: at.Train.H, Channels: at.Channels, Target: at.Channels[at.Target]}
+	tf.Windows.Train, tf.Windows.Val, tf.Windows.Test = at.Train.N, at.Val.N, at.Test.N
+	raw, err := json.MarshalIndent(tf, "", "  ")
+	if err != nil {
+		return Result{}, err
+	}
+	trialPath := filepath.Join(dir, "trial.json")
+	if err := os.WriteFile(trialPath, append(raw, '\n'), 0o644); err != nil {
+		return Result{}, err
+	}
+	logPath := filepath.Join(dir, "log.txt")
+	fail := func(format string, a ...any) (Result, error) {
+		return Result{}, &TrainerError{Cause: fmt.Sprintf(format, a...), Log: tail(logPath), Dir: dir}
+	}
+	if err := w.exec(ctx, tr, trialPath, logPath); err != nil {
+		if errors.Is(err, ErrInterrupted) {
+			return Result{}, err
+		}
+		return fail("%v", err)
+	}
+	var res Result
+	if raw, err := os.ReadFile(filepath.Join(out, "result.json")); err == nil {
+		var tres TrainerResult
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&tres); err != nil {
+			return fail("out/result.json: %v; write {\"diverged\": false, \"val_curve\": [...], \"epoch_loss\": [...], \"best_epoch\": N} or leave it out", err)
+		}
+		for _, xs := range [][]float64{tres.ValCurve, tres.EpochLoss} {
+			for _, x := range xs {
+				if !finite(x) && !tres.Diverged {
+					return fail("out/result.json: a curve holds %v; write finite numbers, or \"diverged\": true", x)
+				}
+			}
+		}
+		res.ValCurve, res.EpochLoss, res.BestEpoch = tres.ValCurve, tres.EpochLoss, tres.BestEpoch
+		if tres.Diverged {
+			res.Diverged = true
+			res.Val, res.Test = math.Inf(1), math.Inf(1)
+			res.ValCurve = nil
+			return res, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fail("out/result.json: %v", err)
+	}
+	h := sha256.New()
+	for _, s := range []struct {
+		name  string
+		split *track.Split
+		dst   *float64
+	}{{"val.csv", &at.Val, &res.Val}, {"test.csv", &at.Test, &res.Test}} {
+		f, err := ReadForecasts(filepath.Join(out, s.name), s.split.N, s.split.H)
+		if err != nil {
+			return fail("%v", err)
+		}
+		*s.dst = forecastMSE(f, s.split)
+		for _, x := range f {
+			h.Write(binary.LittleEndian.AppendUint64(nil, math.Float64bits(x)))
+		}
+	}
+	res.Forecasts = hex.EncodeToString(h.Sum(nil))
+	sv, err := ReadForecasts(filepath.Join(out, "start_val.csv"), at.Val.N, at.Val.H)
+	if err != nil {
+		return fail("%v", err)
+	}
+	st, err := ReadForecasts(filepath.Join(out, "start_test.csv"), at.Test.N, at.Test.H)
+	if err != nil {
+		return fail("%v", err)
+	}
+	res.StartVal, res.StartTest = forecastMSE(sv, &at.Val), forecastMSE(st, &at.Test)
+	if len(res.ValCurve) == 0 {
+		res.ValCurve = []float64{res.Val}
+		res.BestEpoch = 1
+	}
+	return res, nil
+}
+
+// exec runs the trainer on trialPath, its output into logPath, killing
+// it (and the processes it started) at its time limit or when ctx ends.
+func (w *Workspace) exec(ctx context.Context, tr *protocol.Trainer, trialPath, logPath string) error {
+	limit := time.Duration(tr.Timeout() * float64(time.Second))
+	tctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	log, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	args := append(append([]string(nil), tr.Command[1:]...), trialPath)
+	cmd := exec.CommandContext(tctx, tr.Command[0], args...)
+	cmd.Env = append(os.Environ(), "IDEABENCH_TRIAL="+trialPath)
+	cmd.Stdout, cmd.Stderr = log, log
+	killGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+	case tctx.Err() != nil:
+		return fmt.Errorf("timed out after %v (trainers.*.timeout_s); raise the limit or make the trial cheaper", limit)
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return fmt.Errorf("the command %q exited with %v", tr.Command, ee.ProcessState)
+		}
+		return fmt.Errorf("the command %q did not run: %v; check trainers.*.command", tr.Command, err)
+	}
+	return nil
+}
+
+// tail is the last logTail bytes of the file at path.
+func tail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	if len(b) > logTail {
+		b = b[len(b)-logTail:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
+// ReadForecasts reads a forecasts file of n windows and h steps: an
+// optional header row, then one row per window in order, its index n
+// then its h forecasts. Every value must be a finite number. A missing
+// file gives an error wrapping os.ErrNotExist.
+func ReadForecasts(path string, n, h int) ([]float64, error) {
+	name := filepath.Base(path)
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("out/%s: missing; the trainer must write its forecasts there: %w", name, os.ErrNotExist)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	out := make([]float64, 0, n*h)
+	row, line := 0, 0
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, fmt.Errorf("out/%s: %v", name, err)
+		}
+		if line == 1 {
+			if _, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil {
+				continue // the header
+			}
+		}
+		if row >= n {
+			return nil, fmt.Errorf("out/%s line %d: more than the %d windows of the split; write one row per window", name, line, n)
+		}
+		if len(rec) != h+1 {
+			return nil, fmt.Errorf("out/%s line %d: %d fields, want %d (the window's index, then its %d forecasts)", name, line, len(rec), h+1, h)
+		}
+		if k, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil || k != row {
+			return nil, fmt.Errorf("out/%s line %d: window %q, want %d; write the windows in the order of the windows file", name, line, rec[0], row)
+		}
+		for j, s := range rec[1:] {
+			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !finite(x) {
+				return nil, fmt.Errorf("out/%s line %d: forecast %d of window %d is %q, not a finite number; a trainer whose training diverged writes {\"diverged\": true} to out/result.json", name, line, j+1, row, s)
+			}
+			out = append(out, x)
+		}
+		row++
+	}
+	if row != n {
+		return nil, fmt.Errorf("out/%s: %d windows, want %d (one row per window of the split)", name, row, n)
+	}
+	return out, nil
+}
+
+// forecastMSE is the mean squared error of forecasts f (n·h, window-major)
+// against s's targets.
+func forecastMSE(f []float64, s *track.Split) float64 {
+	var sse float64
+	for n := range s.N {
+		_, y := s.Window(n)
+		sse = track.SquaredError(sse, f[n*s.H:(n+1)*s.H], y[s.T:])
+	}
+	return sse / float64(s.N*s.H)
+}
+
+// Reproduction is the rerun check of one external trial: its trainer run
+// a second time on the same trial file, its forecasts compared with the
+// first run's.
+type Reproduction struct {
+	Arm  string `json:"arm"` // "baseline", "idea" or "ideas[k]"
+	Cfg  int    `json:"cfg"`
+	Seed uint64 `json:"seed"`
+	// Identical says the rerun's val and test forecasts are the first
+	// run's bit for bit.
+	Identical bool `json:"identical"`
+	// MaxAbsDiff is the largest absolute difference between the two
+	// runs' forecasts; RelDiff is MaxAbsDiff over the root mean square of
+	// the first run's.
+	MaxAbsDiff float64 `json:"max_abs_diff"`
+	RelDiff    float64 `json:"rel_diff"`
+	// Tolerance is the trainer's rerun_tolerance; Reproduced says
+	// Identical or RelDiff <= Tolerance.
+	Tolerance  float64 `json:"tolerance"`
+	Reproduced bool    `json:"reproduced"`
+}
+
+// Rerun runs trial t's trainer again, in the rerun/ folder of the
+// trial's folder, and compares its val and test forecasts with those of
+// the first run (RunExternal), which are read from the trial's folder;
+// when they are gone (a results directory copied without its external/
+// folder), the first run is made again first.
+func Rerun(ctx context.Context, w *Workspace, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial) (*Reproduction, error) {
+	dir := filepath.Join(w.Dir, "trials", p.Key(t, dataSHA).ID())
+	at := ds.At(p.Cfg(t).Context)
+	read := func(dir string) ([]float64, error) {
+		v, err := ReadForecasts(filepath.Join(dir, "out", "val.csv"), at.Val.N, at.Val.H)
+		if err != nil {
+			return nil, err
+		}
+		s, err := ReadForecasts(filepath.Join(dir, "out", "test.csv"), at.Test.N, at.Test.H)
+		return append(v, s...), err
+	}
+	first, err := read(dir)
+	if err != nil {
+		if _, err := w.run(ctx, p, ds, dataSHA, t, dir); err != nil {
+			return nil, err
+		}
+		if first, err = read(dir); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := w.run(ctx, p, ds, dataSHA, t, filepath.Join(dir, "rerun")); err != nil {
+		return nil, err
+	}
+	again, err := read(filepath.Join(dir, "rerun"))
+	if err != nil {
+		return nil, err
+	}
+	rep := &Reproduction{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Identical: true, Tolerance: p.TrainerOf(t.Arm).RerunTolerance()}
+	var ss float64
+	for i, x := range first {
+		ss += x * x
+		if math.Float64bits(x) != math.Float64bits(again[i]) {
+			rep.Identical = false
+		}
+		rep.MaxAbsDiff = max(rep.MaxAbsDiff, math.Abs(x-again[i]))
+	}
+	rep.RelDiff = RelDiff(rep.MaxAbsDiff, math.Sqrt(ss/float64(len(first))))
+	rep.Reproduced = rep.Identical || rep.RelDiff <= rep.Tolerance
+	return rep, nil
+}
+
+// RelDiff is diff relative to the scale rms: diff/rms, 0 when diff is 0,
+// and +Inf reported as the largest float64 when rms is 0 and diff is not.
+func RelDiff(diff, rms float64) float64 {
+	switch {
+	case diff == 0:
+		return 0
+	case rms == 0:
+		return math.MaxFloat64
+	}
+	return diff / rms
+}
