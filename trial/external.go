@@ -32,6 +32,9 @@ type TrialFile struct {
 	Arm  string       `json:"arm"`  // "baseline", "idea" or an idea arm's name
 	Cfg  protocol.Cfg `json:"cfg"`  // the sweep's point: lr, epochs, the idea's fields
 	Seed uint64       `json:"seed"` // seed the trainer draws its randomness from
+	// Arch is the protocol's model size (d, heads, layers, batch, patch,
+	// ...), for a trainer that matches the built-in model's.
+	Arch protocol.Arch `json:"arch"`
 	// Train, Val and Test are the track's windows at the cfg's look-back
 	// (the files `ideabench data` writes: a stamp line, a header, one row
 	// per window: its index, the inputs x.<channel>.<t> and the targets
@@ -205,7 +208,7 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return Result{}, err
 	}
-	tf := TrialFile{Arm: p.ArmName(t.Arm), Cfg: c, Seed: t.Seed, Train: paths[0], Val: paths[1], Test: paths[2], Out: out,
+	tf := TrialFile{Arm: p.ArmName(t.Arm), Cfg: c, Seed: t.Seed, Arch: p.Arch, Train: paths[0], Val: paths[1], Test: paths[2], Out: out,
 		T: at.Train.T, H: at.Train.H, Channels: at.Channels, Target: at.Channels[at.Target]}
 	tf.Windows.Train, tf.Windows.Val, tf.Windows.Test = at.Train.N, at.Val.N, at.Test.N
 	raw, err := json.MarshalIndent(tf, "", "  ")

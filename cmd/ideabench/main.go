@@ -526,6 +526,18 @@ func printSummary(w io.Writer, r *report.Report) {
 			s.TrainedModelSeed, s.InitialGain, s.FinalGain, s.PredictedSteadyGain, s.FittedStatePole, s.Rho, s.Confirmed)
 	}
 	fmt.Fprintf(w, "math check: confirmed %v\n", r.MechanismSignature.MathCheck.Confirmed)
+	if e := r.External; e != nil {
+		fmt.Fprintf(w, "external trainers: %s", strings.Join(e.Arms, ", "))
+		switch m := e.Rerun; {
+		case m == nil:
+			fmt.Fprintln(w, "; no rerun check (every external trial diverged)")
+		case m.Identical:
+			fmt.Fprintf(w, "; rerun of %s cfg %d seed %d: identical forecasts (bit for bit)\n", m.Arm, m.Cfg, m.Seed)
+		default:
+			fmt.Fprintf(w, "; rerun of %s cfg %d seed %d: forecasts differ by up to %.3g (%.3g relative, tolerance %.3g): reproduced %v\n",
+				m.Arm, m.Cfg, m.Seed, m.MaxAbsDiff, m.RelDiff, m.Tolerance, m.Reproduced)
+		}
+	}
 	hollow := ""
 	if f := r.ReferenceForecasters; f != nil {
 		fmt.Fprintf(w, "reference forecasters (test): persistence %.4f", f.Persistence)

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""A small patch transformer, trained as an ideabench external trainer.
+
+ideabench runs this once per trial as
+
+    python3 train.py [--idea gate] TRIAL.json
+
+TRIAL.json names the cfg (lr, epochs, rho, beta, weight_decay, schedule,
+warmup, clip, patience, epoch_windows), the seed, the model size (arch: d,
+heads, layers, batch, patch), the exported train/val/test windows and the
+folder `out` to write into. This script writes there what the contract asks
+(docs/external.md):
+
+    start_val.csv, start_test.csv   the untrained model's forecasts
+    val.csv, test.csv               the trained model's forecasts
+    result.json                     per-epoch val metric and training loss
+
+ideabench scores the forecasts itself, on its own copy of the targets.
+
+The model: the window's values minus its last value (as NLinear does), cut
+into patches of `patch` positions, embedded, passed through pre-LayerNorm
+causal transformer blocks; the last token's state is mapped to the horizon
+and the last value added back. The head starts at zero, so the untrained
+model is persistence. `--idea gate` puts the per-token fading-memory gate on
+each block's attention branch, at the cfg's rho and beta:
+
+    u_t = mean_j a_tj^2,  s_t = rho s_{t-1} + (1-rho) u_t,  g_t = 1/(1+beta s_t),  y_t = g_t a_t
+
+Everything random is drawn from the trial's seed, with deterministic kernels
+on one thread, so a rerun of a trial gives the same forecasts bit for bit
+(ideabench checks that on one trial of every run).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def load_windows(path, channels, target, t, h):
+    """Windows of one split: inputs (N, T, C) and targets (N, H)."""
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    head = lines[0].strip().split(",")
+    data = np.loadtxt(lines[1:], delimiter=",", dtype=np.float64, ndmin=2)
+    col = {name: i for i, name in enumerate(head)}
+    x = np.stack([data[:, [col[f"x.{ch}.{k}"] for k in range(t)]] for ch in channels], axis=-1)
+    y = data[:, [col[f"y.{target}.{k}"] for k in range(1, h + 1)]]
+    return torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
+
+
+class Gate(nn.Module):
+    """The fading-memory gate on a branch's output a (B, L, D)."""
+
+    def __init__(self, rho, beta):
+        super().__init__()
+        self.rho, self.beta = rho, beta
+
+    def forward(self, a):
+        u = (a * a).mean(-1)
+        s = torch.zeros_like(u[:, 0])
+        states = []
+        for k in range(u.shape[1]):
+            s = self.rho * s + (1 - self.rho) * u[:, k]
+            states.append(s)
+        g = 1 / (1 + self.beta * torch.stack(states, 1))
+        return a * g.unsqueeze(-1)
+
+
+class Block(nn.Module):
+    def __init__(self, d, heads, gate):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.gate = gate
+
+    def forward(self, x, mask):
+        z = self.ln1(x)
+        a, _ = self.attn(z, z, z, attn_mask=mask, need_weights=False)
+        if self.gate is not None:
+            a = self.gate(a)
+        x = x + a
+        return x + self.mlp(self.ln2(x))
+
+
+class PatchTransformer(nn.Module):
+    def __init__(self, t, c, h, target, arch, gate):
+        super().__init__()
+        self.patch = max(arch.get("patch", 0), 1)
+        if t % self.patch:
+            raise ValueError(f"arch.patch = {self.patch} does not divide the look-back {t}")
+        d, heads, layers = arch["d"], arch["heads"], arch["layers"]
+        self.tokens, self.target = t // self.patch, target
+        self.embed = nn.Linear(self.patch * c, d)
+        self.pos = nn.Parameter(0.02 * torch.randn(self.tokens, d))
+        self.blocks = nn.ModuleList([Block(d, heads, gate) for _ in range(layers)])
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, h)
+        nn.init.zeros_(self.head.weight)
+        nn.init.zeros_(self.head.bias)
+        self.register_buffer("mask", torch.triu(torch.full((self.tokens, self.tokens), float("-inf")), 1))
+
+    def forward(self, x):
+        last = x[:, -1:, :]
+        z = (x - last).reshape(x.shape[0], self.tokens, -1)
+        z = self.embed(z) + self.pos
+        for b in self.blocks:
+            z = b(z, self.mask)
+        return self.head(self.ln(z[:, -1])) + last[:, 0, self.target : self.target + 1]
+
+
+def lr_at(cfg, step, total):
+    """The cfg's schedule: linear warmup, then constant, cosine or linear decay."""
+    lr, warm = cfg["lr"], int(cfg.get("warmup", 0) * total)
+    if step < warm:
+        return lr * (step + 1) / warm
+    frac = (step - warm) / max(total - warm, 1)
+    sched = cfg.get("schedule", "") or "constant"
+    if sched == "cosine":
+        return lr * 0.5 * (1 + math.cos(math.pi * frac))
+    if sched == "linear":
+        return lr * (1 - frac)
+    return lr
+
+
+@torch.no_grad()
+def forecast(model, x, batch=512):
+    model.eval()
+    out = torch.cat([model(x[i : i + batch]) for i in range(0, len(x), batch)])
+    model.train()
+    return out
+
+
+def write_forecasts(path, f):
+    f = f.double().numpy()
+    with open(path, "w") as w:
+        w.write("window," + ",".join(f"f{k}" for k in range(1, f.shape[1] + 1)) + "\n")
+        for n, row in enumerate(f):
+            w.write(f"{n}," + ",".join(repr(float(v)) for v in row) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--idea", choices=["gate"], help="train the idea: the fading-memory gate at the cfg's rho and beta")
+    ap.add_argument("trial", help="the trial file ideabench writes")
+    args = ap.parse_args()
+    with open(args.trial) as f:
+        tr = json.load(f)
+    cfg, arch, out = tr["cfg"], tr["arch"], tr["out"]
+
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(tr["seed"])
+    rng = np.random.default_rng(tr["seed"])
+
+    chans, t, h = tr["channels"], tr["t"], tr["h"]
+    target = chans.index(tr["target"])
+    xtr, ytr = load_windows(tr["train"], chans, tr["target"], t, h)
+    xva, yva = load_windows(tr["val"], chans, tr["target"], t, h)
+    xte, _ = load_windows(tr["test"], chans, tr["target"], t, h)
+
+    gate = None
+    if args.idea == "gate":
+        if not cfg.get("beta", 0) > 0:
+            sys.exit(f"--idea gate needs beta > 0 in the cfg, got {cfg.get('beta')}")
+        gate = Gate(cfg["rho"], cfg["beta"])
+    model = PatchTransformer(t, len(chans), h, target, arch, gate)
+    write_forecasts(os.path.join(out, "start_val.csv"), forecast(model, xva))
+    write_forecasts(os.path.join(out, "start_test.csv"), forecast(model, xte))
+
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=cfg.get("weight_decay", 0))
+    batch = arch.get("batch", 32)
+    per_epoch = min(cfg.get("epoch_windows", 0) or len(xtr), len(xtr))
+    steps = cfg["epochs"] * math.ceil(per_epoch / batch)
+    patience, clip = cfg.get("patience", 0), cfg.get("clip", 0)
+    best_val, best_epoch, best_state = float("inf"), 0, None
+    if patience:
+        best_val = torch.mean((forecast(model, xva) - yva) ** 2).item()
+        best_state = {k: v.clone() for k, v in model.state_dict().items()}
+    val_curve, epoch_loss, step = [], [], 0
+    for epoch in range(1, cfg["epochs"] + 1):
+        order = rng.permutation(len(xtr))[:per_epoch]
+        total = 0.0
+        for i in range(0, per_epoch, batch):
+            idx = torch.from_numpy(order[i : i + batch])
+            for g in opt.param_groups:
+                g["lr"] = lr_at(cfg, step, steps)
+            loss = torch.mean((model(xtr[idx]) - ytr[idx]) ** 2)
+            opt.zero_grad()
+            loss.backward()
+            if clip:
+                nn.utils.clip_grad_norm_(model.parameters(), clip)
+            opt.step()
+            total += loss.item() * len(idx)
+            step += 1
+        if not math.isfinite(total):
+            with open(os.path.join(out, "result.json"), "w") as w:
+                json.dump({"diverged": True}, w)
+            return
+        val = torch.mean((forecast(model, xva) - yva) ** 2).item()
+        val_curve.append(val)
+        epoch_loss.append(total / per_epoch)
+        if patience:
+            if val < best_val:
+                best_val, best_epoch = val, epoch
+                best_state = {k: v.clone() for k, v in model.state_dict().items()}
+            elif epoch - best_epoch >= patience:
+                break
+    if patience:
+        model.load_state_dict(best_state)
+    else:
+        best_epoch = len(val_curve)
+    write_forecasts(os.path.join(out, "val.csv"), forecast(model, xva))
+    write_forecasts(os.path.join(out, "test.csv"), forecast(model, xte))
+    with open(os.path.join(out, "result.json"), "w") as w:
+        json.dump({"val_curve": val_curve, "epoch_loss": epoch_loss, "best_epoch": best_epoch}, w)
+
+
+if __name__ == "__main__":
+    main()

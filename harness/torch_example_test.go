@@ -1,0 +1,53 @@
+package harness
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/stretchr/testify/require"
+)
+
+// torchPython is a Python that imports torch (Debian's python3-torch is
+// /usr/bin/python3's), or "".
+func torchPython() string {
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(py, "-c", "import torch").Run() == nil {
+			return py
+		}
+	}
+	return ""
+}
+
+// TestTorchExample runs the PyTorch example trainer (examples/torch) as
+// both arms of the tiny protocol, the idea arm with --idea gate: every
+// trial finishes, the rerun check reproduces its trial bit for bit, and
+// the report verifies. Skipped where no Python imports torch.
+func TestTorchExample(t *testing.T) {
+	py := torchPython()
+	if py == "" {
+		t.Skip("no python3 with torch (Debian: apt-get install python3-torch)")
+	}
+	if testing.Short() {
+		t.Skip("trains 12 trials in PyTorch")
+	}
+	script := "../examples/torch/train.py"
+	p := testkit.TinyProtocol()
+	p.Trainers = map[string]*protocol.Trainer{
+		"baseline": {Command: []string{py, script}, Files: []string{script}, TimeoutS: 300},
+		"idea":     {Command: []string{py, script, "--idea", "gate"}, Files: []string{script}, TimeoutS: 300},
+	}
+	o, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	r := o.Report
+	require.Nil(t, r.Diverged)
+	require.True(t, r.External.Rerun.Identical, "%+v", r.External.Rerun)
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
+	// The untrained model is persistence (the head starts at zero).
+	require.InDelta(t, r.ReferenceForecasters.Persistence, r.Informativeness.StartTest[0], 1e-6*r.ReferenceForecasters.Persistence)
+	require.NotContains(t, strings.Join(r.Comparison.Warnings, "\n"), "not reproduced")
+}
