@@ -17,12 +17,13 @@ folder `out` to write into. This script writes there what the contract asks
 
 ideabench scores the forecasts itself, on its own copy of the targets.
 
-The model: the window's values minus its last value (as NLinear does), cut
-into patches of `patch` positions, embedded, passed through pre-LayerNorm
-causal transformer blocks; the last token's state is mapped to the horizon
-and the last value added back. The head starts at zero, so the untrained
-model is persistence. `--idea gate` puts the per-token fading-memory gate on
-each block's attention branch, at the cfg's rho and beta:
+The model is the built-in one (package transformer) in PyTorch: patches of
+`patch` positions embedded with a learned positional embedding, pre-LayerNorm
+causal transformer blocks, a final LayerNorm and a head forecasting the next
+h values from every token (all trained with loss "all"; the last token's
+forecast is scored), with arch's norm and skip path. `--idea gate` puts the
+per-token fading-memory gate on each block's attention branch (after its
+output projection), at the cfg's rho and beta:
 
     u_t = mean_j a_tj^2,  s_t = rho s_{t-1} + (1-rho) u_t,  g_t = 1/(1+beta s_t),  y_t = g_t a_t
 
@@ -72,11 +73,13 @@ class Gate(nn.Module):
 
 
 class Block(nn.Module):
+    """h = h + gate(proj(attn(ln1(h)))); h = h + fc2(gelu(fc1(ln2(h))))."""
+
     def __init__(self, d, heads, gate):
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
         self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(approximate="tanh"), nn.Linear(4 * d, d))
         self.gate = gate
 
     def forward(self, x, mask):
@@ -89,29 +92,82 @@ class Block(nn.Module):
 
 
 class PatchTransformer(nn.Module):
+    """The built-in model's architecture (package transformer) in PyTorch.
+
+    Tokens are patches of `patch` positions (all channels), embedded with a
+    learned positional embedding; every token forecasts the next h values
+    of the target channel (the last token's forecast is the one scored).
+    arch.norm "last" subtracts each window's last value and "revin" its
+    mean and standard deviation (per channel), both undone on the forecast;
+    arch.skip adds a linear map of the target channel's window to the last
+    token's forecast, started at the least-squares fit on the train windows.
+    """
+
     def __init__(self, t, c, h, target, arch, gate):
         super().__init__()
         self.patch = max(arch.get("patch", 0), 1)
         if t % self.patch:
             raise ValueError(f"arch.patch = {self.patch} does not divide the look-back {t}")
         d, heads, layers = arch["d"], arch["heads"], arch["layers"]
-        self.tokens, self.target = t // self.patch, target
+        self.t, self.h, self.tokens, self.target = t, h, t // self.patch, target
+        self.norm = arch.get("norm", "")
         self.embed = nn.Linear(self.patch * c, d)
-        self.pos = nn.Parameter(0.02 * torch.randn(self.tokens, d))
+        self.pos = nn.Parameter(torch.zeros(self.tokens, d))
         self.blocks = nn.ModuleList([Block(d, heads, gate) for _ in range(layers)])
         self.ln = nn.LayerNorm(d)
         self.head = nn.Linear(d, h)
-        nn.init.zeros_(self.head.weight)
-        nn.init.zeros_(self.head.bias)
+        self.skip = nn.Linear(t, h) if arch.get("skip") else None
         self.register_buffer("mask", torch.triu(torch.full((self.tokens, self.tokens), float("-inf")), 1))
+        for name, p in self.named_parameters():
+            if name.endswith("bias"):
+                nn.init.zeros_(p)
+            elif p.dim() > 1 or name == "pos":
+                nn.init.normal_(p, std=0.02)
+        if self.skip is not None:
+            # The model starts as its skip path alone (fit_skip).
+            nn.init.zeros_(self.head.weight)
 
-    def forward(self, x):
-        last = x[:, -1:, :]
-        z = (x - last).reshape(x.shape[0], self.tokens, -1)
-        z = self.embed(z) + self.pos
+    def normalize(self, x):
+        """Window statistics (shift, scale), each (B, 1, C)."""
+        if self.norm == "last":
+            return x[:, -1:, :], torch.ones_like(x[:, -1:, :])
+        if self.norm == "revin":
+            return x.mean(1, keepdim=True), torch.sqrt(x.var(1, unbiased=False, keepdim=True) + 1e-5)
+        return torch.zeros_like(x[:, :1, :]), torch.ones_like(x[:, :1, :])
+
+    def forward(self, x, every=False):
+        """Forecasts (B, H) of the last token, or (B, L, H) of every token."""
+        shift, scale = self.normalize(x)
+        z = (x - shift) / scale
+        hid = self.embed(z.reshape(x.shape[0], self.tokens, -1)) + self.pos
         for b in self.blocks:
-            z = b(z, self.mask)
-        return self.head(self.ln(z[:, -1])) + last[:, 0, self.target : self.target + 1]
+            hid = b(hid, self.mask)
+        f = self.head(self.ln(hid))
+        if self.skip is not None:
+            f = torch.cat([f[:, :-1], (f[:, -1] + self.skip(z[:, :, self.target])).unsqueeze(1)], 1)
+        k = self.target
+        f = f * scale[:, :, k : k + 1] + shift[:, :, k : k + 1]
+        return f if every else f[:, -1]
+
+    @torch.no_grad()
+    def fit_skip(self, x, y):
+        """Starts the skip path at the least-squares map of the train windows."""
+        shift, scale = self.normalize(x)
+        k = self.target
+        z = ((x - shift) / scale)[:, :, k].double()
+        r = ((y - shift[:, :, k]) / scale[:, :, k]).double()
+        a = torch.cat([z, torch.ones(len(z), 1, dtype=z.dtype)], 1)
+        sol = torch.linalg.lstsq(a, r).solution
+        self.skip.weight.copy_(sol[:-1].T.float())
+        self.skip.bias.copy_(sol[-1].float())
+
+
+def every_target(x, y, target, patch, tokens):
+    """Each token's targets (B, L, H): the next h values of the target
+    channel after its patch, from the window's inputs and targets."""
+    full = torch.cat([x[:, :, target], y], 1)
+    h = y.shape[1]
+    return torch.stack([full[:, (k + 1) * patch : (k + 1) * patch + h] for k in range(tokens)], 1)
 
 
 def lr_at(cfg, step, total):
@@ -170,6 +226,11 @@ def main():
             sys.exit(f"--idea gate needs beta > 0 in the cfg, got {cfg.get('beta')}")
         gate = Gate(cfg["rho"], cfg["beta"])
     model = PatchTransformer(t, len(chans), h, target, arch, gate)
+    if model.skip is not None:
+        model.fit_skip(xtr, ytr)
+    every = arch.get("loss", "") in ("", "all")
+    if every:
+        ytr = every_target(xtr, ytr, target, model.patch, model.tokens)
     write_forecasts(os.path.join(out, "start_val.csv"), forecast(model, xva))
     write_forecasts(os.path.join(out, "start_test.csv"), forecast(model, xte))
 
@@ -190,7 +251,7 @@ def main():
             idx = torch.from_numpy(order[i : i + batch])
             for g in opt.param_groups:
                 g["lr"] = lr_at(cfg, step, steps)
-            loss = torch.mean((model(xtr[idx]) - ytr[idx]) ** 2)
+            loss = torch.mean((model(xtr[idx], every) - ytr[idx]) ** 2)
             opt.zero_grad()
             loss.backward()
             if clip:
