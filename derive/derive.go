@@ -379,8 +379,17 @@ func ideaSweep(grid []protocol.Cfg, a stats.Arm, dir stats.Direction) ([]report.
 // otherwise, with a warning saying why. estimates false leaves out the
 // intervals and power.
 func comparison(p protocol.Protocol, name string, b stats.Arm, bBest int, x stats.Arm, xBest int, xGrid []protocol.Cfg, dir stats.Direction, minEffect float64, estimates bool) (report.Comparison, error) {
+	return compareArms(p.Alpha, selectionAware(p), name, b, bBest, fmt.Sprintf("lr %g", p.Baseline[bBest].LR), x, xBest, fmt.Sprintf("lr %g", xGrid[xBest].LR), dir, minEffect, estimates)
+}
+
+// compareArms is the comparison block of idea arm name (sweep x, chosen
+// cfg xBest, described as xCfg) against the baseline (b, bBest, bCfg) at
+// level alpha: the headline test is the selection-aware one when
+// selection is set and the grids pair, else the sign-flip test on the
+// chosen cfgs; estimates adds the intervals and the power analysis.
+func compareArms(alpha float64, selection bool, name string, b stats.Arm, bBest int, bCfg string, x stats.Arm, xBest int, xCfg string, dir stats.Direction, minEffect float64, estimates bool) (report.Comparison, error) {
 	opt := stats.DefaultOptions()
-	opt.Alpha = p.Alpha
+	opt.Alpha = alpha
 	bs, xs := b.Test[bBest], x.Test[xBest]
 	c, err := stats.Compare(bs, xs, dir, &opt)
 	if err != nil {
@@ -389,7 +398,7 @@ func comparison(p protocol.Protocol, name string, b stats.Arm, bBest int, x stat
 	out := report.Comparison{
 		DeltaMean: c.DeltaMean, IdeaWins: c.IdeaWins, NPairs: c.NPairs, PerSeedDiffs: c.PerSeedDiffs,
 		PValue: c.PValue, MDE: c.MDE, MDERelPct: c.MDERelPct, Verdict: c.Verdict, Test: report.TestSignFlip,
-		PValueMethod: c.PValueMethod, PValueDraws: c.PValueDraws, Alpha: p.Alpha,
+		PValueMethod: c.PValueMethod, PValueDraws: c.PValueDraws, Alpha: alpha,
 	}
 	for _, w := range c.Warnings {
 		out.Warnings = append(out.Warnings, w.Error())
@@ -400,7 +409,7 @@ func comparison(p protocol.Protocol, name string, b stats.Arm, bBest int, x stat
 		}
 	}
 	switch {
-	case len(b.Val) != len(x.Val) && selectionAware(p):
+	case len(b.Val) != len(x.Val) && selection:
 		out.Warnings = append(out.Warnings, fmt.Sprintf(
 			"unpaired grids: the baseline has %d cfgs and %s %d, so the selection-aware test cannot pair them and the verdict is the sign-flip test on the chosen cfgs, conditional on each arm's choice: when the arms choose different cfgs it calls an idea that does nothing significant more often than alpha; give both arms grids of the same length, cfg j against cfg j",
 			len(b.Val), name, len(x.Val)))
@@ -409,8 +418,8 @@ func comparison(p protocol.Protocol, name string, b stats.Arm, bBest int, x stat
 		if err != nil {
 			return report.Comparison{}, fmt.Errorf("harness: selection-aware test: %w", err)
 		}
-		vs := stats.VerdictOf(sel, out.DeltaMean, p.Alpha, dir, out.NPairs)
-		if selectionAware(p) {
+		vs := stats.VerdictOf(sel, out.DeltaMean, alpha, dir, out.NPairs)
+		if selection {
 			pc := out.PValue
 			out.PValueConditional, out.VerdictConditional = &pc, out.Verdict
 			out.PValue, out.Verdict, out.Test = sel, vs, report.TestSelection
@@ -421,8 +430,8 @@ func comparison(p protocol.Protocol, name string, b stats.Arm, bBest int, x stat
 		}
 		if bBest != xBest {
 			out.Warnings = append(out.Warnings, fmt.Sprintf(
-				"different cfgs: the baseline chose cfg %d (lr %g) and %s cfg %d (lr %g); the sign-flip test on these two cfgs (p = %.4g) compares the cfgs as well as the idea, while the selection-aware test (p = %.4g) repeats both choices under every relabelling of the seeds",
-				bBest, p.Baseline[bBest].LR, name, xBest, xGrid[xBest].LR, c.PValue, sel))
+				"different cfgs: the baseline chose cfg %d (%s) and %s cfg %d (%s); the sign-flip test on these two cfgs (p = %.4g) compares the cfgs as well as the idea, while the selection-aware test (p = %.4g) repeats both choices under every relabelling of the seeds",
+				bBest, bCfg, name, xBest, xCfg, c.PValue, sel))
 		}
 	}
 	if out.Verdict != stats.VerdictNoWin && minEffect != 0 && math.Abs(out.DeltaMean) < math.Abs(minEffect) {

@@ -20,7 +20,7 @@ func TrialsDigest(p protocol.Protocol, trials []protocol.Trial, dataSHA, version
 }
 
 // Digest is the first 16 bytes of the SHA-256 of v's JSON, in hex.
-func digest(v any) string {
+func Digest(v any) string {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // a report holds no NaN or Inf
@@ -42,7 +42,7 @@ func (r *Report) Seal() {
 func (r *Report) InputDigests() map[string]string {
 	d := map[string]string{}
 	for path, v := range r.inputGroups() {
-		d[path] = digest(v)
+		d[path] = Digest(v)
 	}
 	return d
 }
@@ -57,7 +57,7 @@ func (r *Report) SetRun(info RunInfo) {
 // Sum is the digest of the run block's other fields.
 func (ri RunInfo) Sum() string {
 	ri.Digest = ""
-	return digest(ri)
+	return Digest(ri)
 }
 
 // inputGroups returns the report's inputs by the JSON path where each

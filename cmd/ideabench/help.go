@@ -21,6 +21,7 @@ var synopses = []struct{ name, args, does string }{
 	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},
 	{"data", "[protocol flags] [--split train|val|test] [--out FILE.csv]", "export a split's windows as CSV, stamped with the protocol's hash"},
 	{"eval", "--checkpoint FILE --data FILE.csv", "score a checkpoint on exported windows"},
+	{"compare", "[--baseline NAME] [--higher-is-better] [--alpha A] [--min-effect-pct P] [--out FILE] METRICS.csv|METRICS.json", "compare arms trained elsewhere from their per-seed metrics (rows arm,cfg,seed,val,test; cfg and val optional) with the protocol's statistics, into a report verify accepts"},
 	{"verify", "[--results DIR] REPORT.json", "rebuild a report (or a suite report and its tracks') from its inputs and compare it leaf by leaf (with --results, from the trial records)"},
 	{"control", "[protocol flags | --suite default|ci|FILE.json] [--idea aa|NAME:k=v,...] [--blocks N] [--seed-base B] [--out FILE] [--results DIR] [--workers N]", "rerun the comparison (or a suite's) on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
 	{"datasets", "[--data-dir DIR]", "list the known data sets (--dataset NAME): source, licence, protocol, and whether each is found and verified under DIR"},

@@ -108,6 +108,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdEval(args[1:], stdout, stderr)
 	case "verify":
 		return cmdVerify(args[1:], stdout, stderr)
+	case "compare":
+		return cmdCompare(args[1:], stdout, stderr)
 	case "control":
 		return cmdControl(ctx, args[1:], stdout, stderr)
 	case "datasets":
@@ -681,6 +683,8 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	if raw, err := os.ReadFile(file); err == nil && suite.IsReport(raw) {
 		return verifySuite(file, dirs, stdout)
+	} else if err == nil && report.IsCompared(raw) {
+		return verifyCompared(file, stdout)
 	}
 	r, err := report.ReadReport(file)
 	if err != nil {

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCompareCommand: per-seed metrics as CSV and as JSON give the same
+// comparison; verify accepts its report and names an edit; malformed
+// files are refused with the line and the fix.
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "m.csv")
+	csvText := "arm,cfg,seed,val,test\n"
+	jsonText := "["
+	for i, r := range []struct {
+		arm, cfg  string
+		seed      int
+		val, test string
+	}{
+		{"base", "a", 0, "1.0", "1.1"}, {"base", "a", 1, "2.0", "2.1"}, {"base", "a", 2, "3.0", "3.1"},
+		{"base", "b", 0, "1.2", "1.3"}, {"base", "b", 1, "2.2", "2.3"}, {"base", "b", 2, "3.2", "3.3"},
+		{"new", "a", 0, "0.9", "1.0"}, {"new", "a", 1, "1.9", "2.0"}, {"new", "a", 2, "2.9", "3.0"},
+		{"new", "b", 0, "1.5", "1.5"}, {"new", "b", 1, "2.5", "2.5"}, {"new", "b", 2, "3.5", "3.5"},
+	} {
+		csvText += r.arm + "," + r.cfg + "," + string(rune('0'+r.seed)) + "," + r.val + "," + r.test + "\n"
+		if i > 0 {
+			jsonText += ","
+		}
+		jsonText += `{"arm":"` + r.arm + `","cfg":"` + r.cfg + `","seed":` + string(rune('0'+r.seed)) + `,"val":` + r.val + `,"test":` + r.test + `}`
+	}
+	jsonText += "]"
+	jsonPath := filepath.Join(dir, "m.json")
+	require.NoError(t, os.WriteFile(csvPath, []byte(csvText), 0o644))
+	require.NoError(t, os.WriteFile(jsonPath, []byte(jsonText), 0o644))
+
+	var outs []string
+	for _, in := range []string{csvPath, jsonPath} {
+		out := in + ".report.json"
+		var stdout, stderr bytes.Buffer
+		require.NoError(t, run(context.Background(), []string{"compare", in, "--out", out}, &stdout, &stderr))
+		require.Contains(t, stdout.String(), "comparison (new - baseline, paired by seed): delta -0.1000, wins 3/3")
+		stdout.Reset()
+		require.NoError(t, run(context.Background(), []string{"verify", out}, &stdout, &stderr))
+		require.Contains(t, stdout.String(), "0 mismatches")
+		raw, err := os.ReadFile(out)
+		require.NoError(t, err)
+		outs = append(outs, strings.ReplaceAll(string(raw), in, "SOURCE"))
+	}
+	require.Equal(t, outs[0], outs[1], "CSV and JSON give one report")
+
+	raw, _ := os.ReadFile(csvPath + ".report.json")
+	edited := filepath.Join(dir, "edited.json")
+	require.NoError(t, os.WriteFile(edited, bytes.Replace(raw, []byte(`"idea_wins": 3`), []byte(`"idea_wins": 2`), 1), 0o644))
+	var stdout bytes.Buffer
+	err := run(context.Background(), []string{"verify", edited}, &stdout, &bytes.Buffer{})
+	require.ErrorContains(t, err, "does not verify")
+	require.Contains(t, stdout.String(), "comparison.idea_wins")
+
+	for _, tc := range []struct{ name, text, want string }{
+		{"column", "arm,seed,test,loss\n", `column "loss": unknown`},
+		{"no_test", "arm,seed\n", `no "test" column`},
+		{"number", "arm,seed,test\nb,0,1\nb,1,abc\n", `line 3: test = "abc": not a finite decimal number`},
+		{"json_key", `[{"arm":"b","seed":0,"test":1,"loss":2}]`, `unknown field "loss"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, tc.name)
+			require.NoError(t, os.WriteFile(p, []byte(tc.text), 0o644))
+			err := run(context.Background(), []string{"compare", p, "--out", p + ".out.json"}, &bytes.Buffer{}, &bytes.Buffer{})
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}

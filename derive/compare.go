@@ -1,0 +1,266 @@
+package derive
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/stats"
+)
+
+// CompareRow is one trial's metrics from results made elsewhere: its arm,
+// cfg and seed (labels) and its val (optional) and test metric.
+type CompareRow struct {
+	Arm, Cfg, Seed string
+	Val            *float64
+	Test           float64
+	Line           int // where it was read, for messages (0: unknown)
+}
+
+// CompareOptions are the settings of Compare.
+type CompareOptions struct {
+	Source       string          // the file the rows came from
+	Baseline     string          // the baseline arm's name; "" is the first arm
+	Direction    stats.Direction // of the metric
+	Alpha        float64         // 0 is 0.05
+	MinEffectPct float64         // smallest improvement of interest, percent of the baseline's mean
+}
+
+// Compare compares arms whose trials ran elsewhere, given as one row per
+// (arm, cfg, seed), as a run compares its arms: each arm picks its cfg by
+// mean val metric (every arm needs one cfg when there is no val), the
+// chosen cfgs are compared seed by seed with the selection-aware test
+// (the sign-flip test when the grids differ in length), intervals and
+// power, Holm-adjusted across idea arms. Every (arm, cfg) must have every
+// seed once; an error names the row and the fix.
+func Compare(rows []CompareRow, opt CompareOptions) (*report.Compared, error) {
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	if !(opt.Alpha > 0 && opt.Alpha < 1) {
+		return nil, fmt.Errorf("compare: alpha = %v: must be in (0,1); use e.g. 0.05", opt.Alpha)
+	}
+	if !(opt.MinEffectPct >= 0 && opt.MinEffectPct < 100) {
+		return nil, fmt.Errorf("compare: min_effect_pct = %v: must be in [0,100); use e.g. 1", opt.MinEffectPct)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("compare: %s has no rows; give one row per arm, cfg and seed", opt.Source)
+	}
+	at := func(r CompareRow) string {
+		if r.Line > 0 {
+			return fmt.Sprintf("%s line %d", opt.Source, r.Line)
+		}
+		return opt.Source
+	}
+	type key struct{ arm, cfg string }
+	var arms []string
+	cfgs := map[string][]string{}
+	seen := map[key]map[string]CompareRow{}
+	var seeds []string
+	seedSeen := map[string]bool{}
+	hasVal := rows[0].Val != nil
+	for _, r := range rows {
+		switch {
+		case r.Arm == "" || r.Seed == "":
+			return nil, fmt.Errorf("compare: %s: empty arm or seed; every row names its arm, cfg and seed", at(r))
+		case (r.Val != nil) != hasVal:
+			return nil, fmt.Errorf("compare: %s: a val metric on some rows only; give val on every row (each arm then picks its cfg by it) or on none", at(r))
+		case math.IsNaN(r.Test) || math.IsInf(r.Test, 0) || (r.Val != nil && (math.IsNaN(*r.Val) || math.IsInf(*r.Val, 0))):
+			return nil, fmt.Errorf("compare: %s: a metric is not a finite number; a diverged trial counts as the worst finite value of its split (say so in the file), not NaN", at(r))
+		}
+		k := key{r.Arm, r.Cfg}
+		if _, ok := cfgs[r.Arm]; !ok {
+			arms = append(arms, r.Arm)
+		}
+		if seen[k] == nil {
+			seen[k] = map[string]CompareRow{}
+			cfgs[r.Arm] = append(cfgs[r.Arm], r.Cfg)
+		}
+		if _, dup := seen[k][r.Seed]; dup {
+			return nil, fmt.Errorf("compare: %s: arm %s cfg %q seed %s repeats an earlier row; give each trial once", at(r), r.Arm, r.Cfg, r.Seed)
+		}
+		seen[k][r.Seed] = r
+		if !seedSeen[r.Seed] {
+			seedSeen[r.Seed] = true
+			seeds = append(seeds, r.Seed)
+		}
+	}
+	if opt.Baseline != "" {
+		i := -1
+		for j, a := range arms {
+			if a == opt.Baseline {
+				i = j
+			}
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("compare: --baseline %s: no such arm in %s (arms: %s)", opt.Baseline, opt.Source, strings.Join(arms, ", "))
+		}
+		arms = append([]string{arms[i]}, append(arms[:i:i], arms[i+1:]...)...)
+	}
+	if len(arms) < 2 {
+		return nil, fmt.Errorf("compare: %s has one arm (%s); give the baseline's rows and at least one idea arm's", opt.Source, arms[0])
+	}
+	if len(seeds) < 2 {
+		return nil, fmt.Errorf("compare: %s has one seed; a paired comparison needs at least 2", opt.Source)
+	}
+	c := &report.Compared{CompareVersion: report.CompareVersion, Source: opt.Source, MetricDirection: opt.Direction.String(),
+		Alpha: opt.Alpha, MinEffectPct: opt.MinEffectPct, Seeds: seeds}
+	for _, a := range arms {
+		if !hasVal && len(cfgs[a]) > 1 {
+			return nil, fmt.Errorf("compare: arm %s has %d cfgs but the file has no val metric to choose among them; add a val column, or give each arm its chosen cfg only", a, len(cfgs[a]))
+		}
+		arm := report.ComparedArm{Name: a}
+		for _, cf := range cfgs[a] {
+			rs := seen[key{a, cf}]
+			row := report.ComparedCfg{Name: cf}
+			var val, test []float64
+			for _, s := range seeds {
+				r, ok := rs[s]
+				if !ok {
+					return nil, fmt.Errorf("compare: arm %s cfg %q has no row for seed %s; every cfg of every arm needs every seed, paired by seed", a, cf, s)
+				}
+				test = append(test, r.Test)
+				if r.Val != nil {
+					val = append(val, *r.Val)
+				}
+			}
+			row.Test = report.Summary{PerSeed: test}
+			if hasVal {
+				row.Val = &report.Summary{PerSeed: val}
+			}
+			arm.Cfgs = append(arm.Cfgs, row)
+		}
+		c.Arms = append(c.Arms, arm)
+	}
+	if err := deriveCompared(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// deriveCompared sets every derived field of c from its inputs (the arms'
+// per-seed metrics, the direction, alpha and min_effect_pct).
+func deriveCompared(c *report.Compared) error {
+	dir, err := stats.ParseDirection(c.MetricDirection)
+	if err != nil {
+		return fmt.Errorf("compare: metric_direction: %w", err)
+	}
+	tables := make([]stats.Arm, len(c.Arms))
+	best := make([]int, len(c.Arms))
+	for i := range c.Arms {
+		a := &c.Arms[i]
+		for j := range a.Cfgs {
+			cf := &a.Cfgs[j]
+			cf.Test = summary(stats.Summarize(cf.Test.PerSeed))
+			test := cf.Test.PerSeed
+			val := test // one cfg and no val: the choice is that cfg
+			if cf.Val != nil {
+				s := summary(stats.Summarize(cf.Val.PerSeed))
+				cf.Val, val = &s, s.PerSeed
+			}
+			tables[i].Val = append(tables[i].Val, val)
+			tables[i].Test = append(tables[i].Test, test)
+		}
+		best[i] = tables[i].Select(dir)
+		a.BestCfg = best[i]
+		a.Result = a.Cfgs[best[i]].Test
+	}
+	p := protocol.Protocol{MinEffectPct: c.MinEffectPct}
+	minEff := p.MinEffectAt(c.Arms[0].Result.Mean, dir)
+	c.Ideas = nil
+	var cs []*report.Comparison
+	for i := 1; i < len(c.Arms); i++ {
+		b, x := c.Arms[0], c.Arms[i]
+		cmp, err := compareArms(c.Alpha, true, x.Name, tables[0], best[0], b.Cfgs[best[0]].Name, tables[i], best[i], x.Cfgs[best[i]].Name, dir, minEff, true)
+		if err != nil {
+			return err
+		}
+		if i == 1 {
+			c.Comparison = cmp
+		} else {
+			c.Ideas = append(c.Ideas, report.ComparedIdea{Name: x.Name, Comparison: cmp})
+		}
+	}
+	cs = append(cs, &c.Comparison)
+	for k := range c.Ideas {
+		cs = append(cs, &c.Ideas[k].Comparison)
+	}
+	if len(cs) > 1 {
+		var ps []float64
+		for _, x := range cs {
+			ps = append(ps, x.PValue)
+		}
+		for i, q := range stats.Holm(ps) {
+			q := q
+			cs[i].PValueHolm = &q
+			cs[i].VerdictHolm = stats.VerdictOf(q, cs[i].DeltaMean, c.Alpha, dir, cs[i].NPairs)
+		}
+	}
+	c.DeriveVersion = DeriveVersion
+	c.Digests = map[string]string{"arms": report.Digest(comparedInputs(c)), "seeds": report.Digest(c.Seeds)}
+	return nil
+}
+
+// comparedInputs are the measured values of c's arms: names and per-seed
+// metrics.
+func comparedInputs(c *report.Compared) any {
+	type cfg struct {
+		Name      string
+		Val, Test []float64
+	}
+	type arm struct {
+		Name string
+		Cfgs []cfg
+	}
+	var out []arm
+	for _, a := range c.Arms {
+		x := arm{Name: a.Name}
+		for _, cf := range a.Cfgs {
+			y := cfg{Name: cf.Name, Test: cf.Test.PerSeed}
+			if cf.Val != nil {
+				y.Val = cf.Val.PerSeed
+			}
+			x.Cfgs = append(x.Cfgs, y)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// VerifyCompare derives c again from its inputs and names every field
+// that differs, as Verify does for a run's report.
+func VerifyCompare(c *report.Compared) Findings {
+	v := &verifier{}
+	want := &report.Compared{CompareVersion: c.CompareVersion, Source: c.Source, MetricDirection: c.MetricDirection,
+		Alpha: c.Alpha, MinEffectPct: c.MinEffectPct, Seeds: c.Seeds}
+	if len(c.Arms) < 2 {
+		v.add("arms", fmt.Sprintf("%d arms", len(c.Arms)), "a baseline and at least one idea arm", "")
+		return Findings{Checked: 1, Findings: v.found}
+	}
+	for i, a := range c.Arms {
+		x := report.ComparedArm{Name: a.Name}
+		for j, cf := range a.Cfgs {
+			if len(cf.Test.PerSeed) != len(c.Seeds) || (cf.Val != nil && len(cf.Val.PerSeed) != len(c.Seeds)) {
+				v.add(fmt.Sprintf("arms[%d].cfgs[%d]", i, j), "per-seed lists of another length", fmt.Sprintf("%d values, one per seed", len(c.Seeds)), "")
+				return Findings{Checked: 1, Findings: v.found}
+			}
+			y := report.ComparedCfg{Name: cf.Name, Test: report.Summary{PerSeed: cf.Test.PerSeed}}
+			if cf.Val != nil {
+				y.Val = &report.Summary{PerSeed: cf.Val.PerSeed}
+			}
+			x.Cfgs = append(x.Cfgs, y)
+		}
+		want.Arms = append(want.Arms, x)
+	}
+	if err := deriveCompared(want); err != nil {
+		v.add("", "a comparison", err.Error(), "")
+		return Findings{Checked: 1, Findings: v.found}
+	}
+	if c.CompareVersion != report.CompareVersion {
+		v.add("compare_version", fmt.Sprint(c.CompareVersion), fmt.Sprint(report.CompareVersion), "")
+	}
+	v.tree("", c, want)
+	return Findings{Checked: v.checked, Findings: v.found}
+}

@@ -1,0 +1,78 @@
+package derive
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/stats"
+	"github.com/stretchr/testify/require"
+)
+
+func rowsOf(arms map[string][]float64, order ...string) []CompareRow {
+	var rows []CompareRow
+	for _, a := range order {
+		for s, x := range arms[a] {
+			rows = append(rows, CompareRow{Arm: a, Seed: fmt.Sprint(s), Test: x, Line: len(rows) + 2})
+		}
+	}
+	return rows
+}
+
+// TestCompareByHand: two arms, one cfg each, four seeds on which the idea
+// is better by 0.1, 0.2, 0.3 and 0.4: delta -0.25, four wins, and the exact
+// sign-flip p-value 2/16 (only the all-plus and all-minus relabellings
+// reach |mean| 0.25).
+func TestCompareByHand(t *testing.T) {
+	rows := rowsOf(map[string][]float64{"base": {1, 2, 3, 4}, "idea": {0.9, 1.8, 2.7, 3.6}}, "base", "idea")
+	c, err := Compare(rows, CompareOptions{Source: "hand.csv", Direction: stats.LowerIsBetter})
+	require.NoError(t, err)
+	require.Equal(t, []string{"0", "1", "2", "3"}, c.Seeds)
+	cmp := c.Comparison
+	require.InDelta(t, -0.25, cmp.DeltaMean, 1e-15)
+	require.Equal(t, 4, cmp.IdeaWins)
+	require.Equal(t, 2.0/16, cmp.PValue)
+	require.Equal(t, "exact", cmp.PValueMethod)
+	require.Equal(t, stats.VerdictNoWin, cmp.Verdict, "2/16 is above 0.05")
+	require.Empty(t, VerifyCompare(c).Mismatches())
+
+	bad := *c
+	bad.Comparison.PValue = 0.01
+	require.Equal(t, "comparison.p_value", VerifyCompare(&bad).Mismatches()[0].Field)
+	edited := *c
+	edited.Arms = append([]report.ComparedArm(nil), c.Arms...)
+	edited.Arms[1].Cfgs = append(edited.Arms[1].Cfgs[:0:0], c.Arms[1].Cfgs...)
+	edited.Arms[1].Cfgs[0].Test.PerSeed = []float64{0.9, 1.8, 2.7, 3.5}
+	var fields []string
+	for _, m := range VerifyCompare(&edited).Mismatches() {
+		fields = append(fields, m.Field)
+	}
+	require.Contains(t, fields, "digests.arms", "an edited input is named by its digest")
+}
+
+// TestCompareErrors: each malformed input names the row and the fix.
+func TestCompareErrors(t *testing.T) {
+	one := 0.5
+	base := rowsOf(map[string][]float64{"b": {1, 2, 3}, "x": {1, 2, 3}}, "b", "x")
+	for _, tc := range []struct {
+		name string
+		rows []CompareRow
+		opt  CompareOptions
+		want string
+	}{
+		{"missing_seed", base[:5], CompareOptions{}, "arm x cfg \"\" has no row for seed 2"},
+		{"repeat", slices.Concat(base, base[:1]), CompareOptions{}, "line 2: arm b cfg \"\" seed 0 repeats"},
+		{"val_some", slices.Concat([]CompareRow{{Arm: "b", Seed: "9", Val: &one, Test: 1}}, base), CompareOptions{}, "a val metric on some rows only"},
+		{"cfgs_no_val", slices.Concat(base, []CompareRow{{Arm: "x", Cfg: "other", Seed: "0", Test: 1}}), CompareOptions{}, "arm x has 2 cfgs but the file has no val metric"},
+		{"one_arm", base[:3], CompareOptions{}, "has one arm (b)"},
+		{"baseline", base, CompareOptions{Baseline: "z"}, "--baseline z: no such arm"},
+		{"alpha", base, CompareOptions{Alpha: 2}, "alpha = 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opt.Source = "m.csv"
+			_, err := Compare(tc.rows, tc.opt)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
