@@ -200,3 +200,25 @@ func TestExternalKey(t *testing.T) {
 	require.ErrorContains(t, err, "trainers.idea.files")
 	require.True(t, errors.Is(err, os.ErrNotExist))
 }
+
+// TestExternalShards: an external protocol run in two shards into two
+// results directories, then merged, gives the report of a run in one go
+// (the merge makes the rerun check where the first directory is).
+func TestExternalShards(t *testing.T) {
+	p := externalProtocol(t, "ok", "ok")
+	var dirs []string
+	for i := range 2 {
+		st, err := trial.OpenStore(t.TempDir())
+		require.NoError(t, err)
+		o, err := Run(context.Background(), p, Options{Store: st, Shard: i, Shards: 2, Workers: 2})
+		require.NoError(t, err)
+		require.Nil(t, o.Report)
+		require.Equal(t, 6, o.Computed)
+		dirs = append(dirs, st.Dir)
+	}
+	merged, err := Merge(dirs)
+	require.NoError(t, err)
+	whole, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	require.Equal(t, marshal(t, whole), marshal(t, merged))
+}
