@@ -88,7 +88,7 @@ type TrainerError struct {
 
 func (e *TrainerError) Error() string {
 	s := e.Cause + " (trial folder " + e.Dir + ")"
-	if e.Log != "" {
+	if strings.TrimSpace(e.Log) != "" {
 		s += "; its output ends:\n" + indent(e.Log)
 	}
 	return s

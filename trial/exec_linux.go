@@ -1,0 +1,20 @@
+//go:build linux
+
+package trial
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// killGroup starts cmd in a process group of its own and kills the whole
+// group when its context ends, so a trainer's children (a data loader's
+// workers) stop with it; the trainer is also killed when ideabench dies
+// (Pdeathsig), so a killed run leaves no trainer writing into a trial
+// folder that the next run reuses.
+func killGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
