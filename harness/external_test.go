@@ -222,3 +222,17 @@ func TestExternalShards(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, marshal(t, whole), marshal(t, merged))
 }
+
+// TestExternalSequential: a sequential design over external trainers
+// carries its last look's rerun check, and verifies.
+func TestExternalSequential(t *testing.T) {
+	p := externalProtocol(t, "ok", "ok")
+	p.Seeds = p.Seeds[:2]
+	p.Sequential = &protocol.Sequential{MaxSeeds: 4}
+	o, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	require.NotNil(t, o.Report.External.Rerun)
+	require.True(t, o.Report.External.Rerun.Reproduced)
+	require.NotContains(t, strings.Join(o.Report.Comparison.Warnings, "\n"), "rerun check not made")
+	require.Empty(t, derive.Verify(o.Report, derive.VerifyOptions{}).Mismatches())
+}

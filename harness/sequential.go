@@ -65,8 +65,12 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 		}
 	}
 	lr := last.Report
-	r, err := derive.Derive(derive.Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes,
-		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results})
+	in := derive.Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes,
+		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results}
+	if lr.External != nil {
+		in.Rerun = lr.External.Rerun // the last look's rerun check
+	}
+	r, err := derive.Derive(in)
 	if err != nil {
 		return nil, err
 	}
