@@ -98,7 +98,9 @@ func TestExternalFailures(t *testing.T) {
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			p := externalProtocol(t, "ok", tc.mode)
-			p.Trainers["idea"].TimeoutS = 1
+			if tc.mode == "hang" {
+				p.Trainers["idea"].TimeoutS = 1
+			}
 			st, err := trial.OpenStore(t.TempDir())
 			require.NoError(t, err)
 			_, err = Run(context.Background(), p, Options{Store: st, Workers: 2})

@@ -242,7 +242,10 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 					mu.Lock()
 					busy++
 					mu.Unlock()
-					var r trial.Result
+					var (
+						r   trial.Result
+						err error
+					)
 					if p.TrainerOf(t.Arm) != nil {
 						r, err = trial.RunExternal(ctx, ws, p, ds, d.SHA256, t)
 					} else {
