@@ -54,6 +54,9 @@ func Compare(rows []CompareRow, opt CompareOptions) (*report.Compared, error) {
 		}
 		return opt.Source
 	}
+	if strings.HasSuffix(opt.Source, ".json") {
+		at = func(r CompareRow) string { return fmt.Sprintf("%s row %d", opt.Source, r.Line) }
+	}
 	type key struct{ arm, cfg string }
 	var arms []string
 	cfgs := map[string][]string{}
@@ -101,6 +104,14 @@ func Compare(rows []CompareRow, opt CompareOptions) (*report.Compared, error) {
 	}
 	if len(arms) < 2 {
 		return nil, fmt.Errorf("compare: %s has one arm (%s); give the baseline's rows and at least one idea arm's", opt.Source, arms[0])
+	}
+	// The selection-aware test pairs cfg j of the baseline with cfg j of
+	// each idea arm: where an arm has the baseline's cfg names, its cfgs
+	// are put in the baseline's order.
+	for _, a := range arms[1:] {
+		if sameNames(cfgs[a], cfgs[arms[0]]) {
+			cfgs[a] = append([]string(nil), cfgs[arms[0]]...)
+		}
 	}
 	if len(seeds) < 2 {
 		return nil, fmt.Errorf("compare: %s has one seed; a paired comparison needs at least 2", opt.Source)
@@ -177,6 +188,10 @@ func deriveCompared(c *report.Compared) error {
 		if err != nil {
 			return err
 		}
+		if len(b.Cfgs) == len(x.Cfgs) && len(b.Cfgs) > 1 && !sameOrder(b.Cfgs, x.Cfgs) {
+			cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("cfgs paired by position: %s's cfgs are not named as the baseline's, so the selection-aware test pairs them in the file's order (baseline %s with %s %s, ...); name each cfg the same in every arm to pair them by name",
+				x.Name, b.Cfgs[0].Name, x.Name, x.Cfgs[0].Name))
+		}
 		if i == 1 {
 			c.Comparison = cmp
 		} else {
@@ -239,7 +254,15 @@ func VerifyCompare(c *report.Compared) Findings {
 		v.add("arms", fmt.Sprintf("%d arms", len(c.Arms)), "a baseline and at least one idea arm", "")
 		return Findings{Checked: 1, Findings: v.found}
 	}
+	if !(c.Alpha > 0 && c.Alpha < 1) {
+		v.add("alpha", fmt.Sprint(c.Alpha), "a level in (0,1)", "")
+		return Findings{Checked: 1, Findings: v.found}
+	}
 	for i, a := range c.Arms {
+		if len(a.Cfgs) == 0 {
+			v.add(fmt.Sprintf("arms[%d].cfgs", i), "[]", "at least one cfg", "")
+			return Findings{Checked: 1, Findings: v.found}
+		}
 		x := report.ComparedArm{Name: a.Name}
 		for j, cf := range a.Cfgs {
 			if len(cf.Test.PerSeed) != len(c.Seeds) || (cf.Val != nil && len(cf.Val.PerSeed) != len(c.Seeds)) {
@@ -263,4 +286,31 @@ func VerifyCompare(c *report.Compared) Findings {
 	}
 	v.tree("", c, want)
 	return Findings{Checked: v.checked, Findings: v.found}
+}
+
+// sameNames reports whether a and b hold the same names, in any order.
+func sameNames(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, x := range b {
+		seen[x] = true
+	}
+	for _, x := range a {
+		if !seen[x] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameOrder reports whether the cfgs of a and b are named alike, in order.
+func sameOrder(a, b []report.ComparedCfg) bool {
+	for j := range a {
+		if a[j].Name != b[j].Name {
+			return false
+		}
+	}
+	return true
 }

@@ -76,3 +76,33 @@ func TestCompareErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestComparePairsByName: an arm whose cfgs are named as the baseline's
+// is paired cfg by cfg by name, whatever the file's order; cfgs named
+// otherwise are paired by position, with a warning.
+func TestComparePairsByName(t *testing.T) {
+	val := func(x float64) *float64 { return &x }
+	var rows []CompareRow
+	add := func(arm, cfg string, v []float64) {
+		for s, x := range v {
+			rows = append(rows, CompareRow{Arm: arm, Cfg: cfg, Seed: fmt.Sprint(s), Val: val(x), Test: x})
+		}
+	}
+	add("base", "lr=0.001", []float64{1, 2, 3})
+	add("base", "lr=0.1", []float64{5, 6, 7})
+	add("idea", "lr=0.1", []float64{5.5, 6.5, 7.5})
+	add("idea", "lr=0.001", []float64{0.9, 1.9, 2.9})
+	c, err := Compare(rows, CompareOptions{Source: "m.csv", Direction: stats.LowerIsBetter})
+	require.NoError(t, err)
+	require.Equal(t, "lr=0.001", c.Arms[1].Cfgs[0].Name)
+	require.Equal(t, 0, c.Arms[1].BestCfg)
+	require.NotContains(t, fmt.Sprint(c.Comparison.Warnings), "paired by position")
+	require.Empty(t, VerifyCompare(c).Mismatches())
+
+	for i := range rows[6:] {
+		rows[6+i].Cfg = "other" + rows[6+i].Cfg
+	}
+	c, err = Compare(rows, CompareOptions{Source: "m.csv", Direction: stats.LowerIsBetter})
+	require.NoError(t, err)
+	require.Contains(t, fmt.Sprint(c.Comparison.Warnings), "cfgs paired by position")
+}

@@ -291,6 +291,9 @@ func derive(in Inputs) (*report.Report, error) {
 		name string
 		ac   report.ArmCurves
 	}{{"baseline", r.Training.Baseline}, {"idea", r.Training.Idea}} {
+		if p.TrainerOf(a.name) != nil {
+			continue // its curves are the trainer's own measure, its start ours
+		}
 		r.Comparison.Warnings = append(r.Comparison.Warnings, keptWarnings(a.name, a.ac, p.Arch.Skip)...)
 	}
 	if !in.look {
@@ -309,8 +312,9 @@ func derive(in Inputs) (*report.Report, error) {
 		}
 	}
 	if p.External() {
-		r.External = external(p, in.Rerun)
-		r.Comparison.Warnings = append(r.Comparison.Warnings, externalWarnings(p, r.External)...)
+		var drawn bool
+		r.External, drawn = external(p, trials, results, in.Rerun)
+		r.Comparison.Warnings = append(r.Comparison.Warnings, externalWarnings(p, r.External, drawn)...)
 	}
 	if !in.look {
 		if es, err := earlyStop(p, base, ideaArm); err == nil {
@@ -805,7 +809,7 @@ func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Tr
 	if inf.Start, err = gapOf(startOK, trained, p.Alpha); err != nil {
 		return nil, err
 	}
-	if p.Arch.Skip {
+	if p.Arch.Skip && p.TrainerOf("baseline") == nil { // an external trainer reports no skip path alone
 		g, err := gapOf(linearOK, trained, p.Alpha)
 		if err != nil {
 			return nil, err

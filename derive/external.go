@@ -1,7 +1,10 @@
 package derive
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
@@ -28,10 +31,36 @@ func theorised(p protocol.Protocol, arm string, cs []protocol.Cfg) []protocol.Cf
 	return out
 }
 
+// RerunTrial is the external trial whose trainer runs a second time to
+// measure its determinism: a draw, seeded by the protocol's id (less its
+// seeds and sequential design), among the
+// external trials that did not diverge; false when there is none.
+func RerunTrial(p protocol.Protocol, trials []protocol.Trial, results []trial.Result) (int, bool) {
+	var eligible []int
+	for i, t := range trials {
+		if p.TrainerOf(t.Arm) != nil && !results[i].Diverged {
+			eligible = append(eligible, i)
+		}
+	}
+	if len(eligible) == 0 {
+		return 0, false
+	}
+	// Seeded by the protocol without its seeds and sequential design, so a
+	// sequential run's last look draws as its final report does.
+	q := p
+	q.Seeds, q.Sequential = nil, nil
+	sum := sha256.Sum256([]byte(q.ID()))
+	r := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
+	return eligible[r.IntN(len(eligible))], true
+}
+
 // external is the report's external block: the arms with a trainer, in
-// the protocol's order, and the rerun check with its tolerance (the
-// trainer's) and verdict derived from what was measured.
-func external(p protocol.Protocol, rerun *trial.Reproduction) *report.External {
+// the protocol's order, and the rerun check. Its trial is the draw of
+// RerunTrial; of the measurement only identical, max_abs_diff and
+// rel_diff are taken (identical only with no difference), and tolerance
+// and reproduced are derived. drawn says whether there was a trial to
+// draw.
+func external(p protocol.Protocol, trials []protocol.Trial, results []trial.Result, rerun *trial.Reproduction) (*report.External, bool) {
 	e := &report.External{Arms: []string{}}
 	arms := []string{"baseline", "idea"}
 	for k := range p.Ideas {
@@ -42,25 +71,30 @@ func external(p protocol.Protocol, rerun *trial.Reproduction) *report.External {
 			e.Arms = append(e.Arms, p.ArmName(a))
 		}
 	}
-	if rerun != nil {
-		m := *rerun
-		m.Tolerance = 0
-		if tr := p.TrainerOf(m.Arm); tr != nil {
-			m.Tolerance = tr.RerunTolerance()
-		}
-		m.Reproduced = m.Identical || m.RelDiff <= m.Tolerance
+	i, drawn := RerunTrial(p, trials, results)
+	if rerun != nil && drawn && (rerun.Arm != trials[i].Arm || rerun.Cfg != trials[i].Cfg || rerun.Seed != trials[i].Seed) {
+		rerun = nil // a check of another trial than the draw's: missing
+	}
+	if rerun != nil && drawn {
+		t := trials[i]
+		m := trial.Reproduction{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, MaxAbsDiff: rerun.MaxAbsDiff, RelDiff: rerun.RelDiff,
+			Tolerance: p.TrainerOf(t.Arm).RerunTolerance()}
+		m.Identical = rerun.Identical && m.MaxAbsDiff == 0 && m.RelDiff == 0
+		m.Reproduced = m.RelDiff <= m.Tolerance
 		e.Rerun = &m
 	}
-	return e
+	return e, drawn
 }
 
 // externalWarnings says when the external trainers' determinism was not
 // checked or not reproduced.
-func externalWarnings(p protocol.Protocol, e *report.External) []string {
+func externalWarnings(p protocol.Protocol, e *report.External, drawn bool) []string {
 	m := e.Rerun
 	switch {
-	case m == nil:
+	case m == nil && !drawn:
 		return []string{"rerun check not made: every external trial diverged, so no trial could be trained a second time to check that its trainer is deterministic"}
+	case m == nil:
+		return []string{"rerun check missing: no external trial was trained a second time, so nothing says its trainer is deterministic; run the protocol again to make the check"}
 	case m.Reproduced:
 		return nil
 	}

@@ -2,15 +2,13 @@ package harness
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 
+	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/track"
@@ -39,24 +37,6 @@ func workspace(p protocol.Protocol, store *trial.Store) (*trial.Workspace, func(
 	return ws, func() { os.RemoveAll(dir) }, err
 }
 
-// RerunTrial is the external trial whose trainer runs a second time to
-// measure its determinism: a draw, seeded by the protocol's id, among the
-// external trials that did not diverge; false when there is none.
-func RerunTrial(p protocol.Protocol, trials []protocol.Trial, results []trial.Result) (int, bool) {
-	var eligible []int
-	for i, t := range trials {
-		if p.TrainerOf(t.Arm) != nil && !results[i].Diverged {
-			eligible = append(eligible, i)
-		}
-	}
-	if len(eligible) == 0 {
-		return 0, false
-	}
-	sum := sha256.Sum256([]byte(p.ID()))
-	r := rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
-	return eligible[r.IntN(len(eligible))], true
-}
-
 // rerunRecord keeps a rerun check in the workspace, so a resumed run
 // does not repeat it.
 type rerunRecord struct {
@@ -67,8 +47,8 @@ type rerunRecord struct {
 // rerunCheck runs the determinism check of p's external trials
 // (RerunTrial, trial.Rerun), or reads it back from the workspace; nil
 // when no external trial finished without diverging.
-func rerunCheck(ctx context.Context, ws *trial.Workspace, p protocol.Protocol, ds *track.Dataset, dataSHA string, trials []protocol.Trial, results []trial.Result) (*trial.Reproduction, error) {
-	i, ok := RerunTrial(p, trials, results)
+func rerunCheck(ctx context.Context, ws *trial.Workspace, others []string, p protocol.Protocol, ds *track.Dataset, dataSHA string, trials []protocol.Trial, results []trial.Result) (*trial.Reproduction, error) {
+	i, ok := derive.RerunTrial(p, trials, results)
 	if !ok || ws == nil {
 		return nil, nil
 	}
@@ -80,7 +60,7 @@ func rerunCheck(ctx context.Context, ws *trial.Workspace, p protocol.Protocol, d
 			return rec.Reproduction, nil
 		}
 	}
-	rep, err := trial.Rerun(ctx, ws, p, ds, dataSHA, trials[i])
+	rep, err := trial.Rerun(ctx, ws, others, p, ds, dataSHA, trials[i], results[i])
 	if err != nil {
 		t := trials[i]
 		if errors.Is(err, trial.ErrInterrupted) {

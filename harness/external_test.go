@@ -3,14 +3,17 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 	"github.com/stretchr/testify/require"
 )
@@ -218,7 +221,7 @@ func TestExternalShards(t *testing.T) {
 		require.Equal(t, 6, o.Computed)
 		dirs = append(dirs, st.Dir)
 	}
-	merged, err := Merge(dirs)
+	merged, err := Merge(context.Background(), dirs)
 	require.NoError(t, err)
 	whole, err := Run(context.Background(), p, Options{Workers: 2})
 	require.NoError(t, err)
@@ -237,4 +240,126 @@ func TestExternalSequential(t *testing.T) {
 	require.True(t, o.Report.External.Rerun.Reproduced)
 	require.NotContains(t, strings.Join(o.Report.Comparison.Warnings, "\n"), "rerun check not made")
 	require.Empty(t, derive.Verify(o.Report, derive.VerifyOptions{}).Mismatches())
+}
+
+// TestExternalReviewCases: the test windows a trainer gets hold no
+// targets; forecasts whose error overflows make a diverged trial; an
+// external baseline has no skip-path gap; raising a trainer's time limit
+// keeps its trials; idea arms sharing a trainer are trained apart (the
+// trainer is told the arm); a trainer's children do not outlive it.
+func TestExternalReviewCases(t *testing.T) {
+	t.Run("test_inputs_only", func(t *testing.T) {
+		st, err := trial.OpenStore(t.TempDir())
+		require.NoError(t, err)
+		_, err = Run(context.Background(), externalProtocol(t, "ok", "ok"), Options{Store: st})
+		require.NoError(t, err)
+		files, _ := filepath.Glob(filepath.Join(st.Dir, "external", "data", "*", "*.csv"))
+		require.Len(t, files, 3)
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			require.NoError(t, err)
+			head := strings.SplitN(string(raw), "\n", 3)[1]
+			require.Equal(t, filepath.Base(f) != "test.csv", strings.Contains(head, ",y."), f)
+		}
+	})
+	t.Run("huge", func(t *testing.T) {
+		o, err := Run(context.Background(), externalProtocol(t, "ok", "huge"), Options{Workers: 2})
+		require.NoError(t, err)
+		require.Len(t, o.Report.Diverged.Trials, 6)
+	})
+	t.Run("external_baseline_skip", func(t *testing.T) {
+		p := externalProtocol(t, "ok", "ok")
+		p.Arch.Skip = true
+		o, err := Run(context.Background(), p, Options{Workers: 2})
+		require.NoError(t, err)
+		require.Nil(t, o.Report.Informativeness.LinearPart)
+		require.Empty(t, derive.Verify(o.Report, derive.VerifyOptions{}).Mismatches())
+	})
+	t.Run("timeout_keeps_trials", func(t *testing.T) {
+		p := externalProtocol(t, "ok", "ok")
+		st, err := trial.OpenStore(t.TempDir())
+		require.NoError(t, err)
+		_, err = Run(context.Background(), p, Options{Store: st})
+		require.NoError(t, err)
+		p.Trainers["idea"].TimeoutS, p.Trainers["idea"].Tolerance = 99, 0.01
+		o, err := Run(context.Background(), p, Options{Store: st})
+		require.NoError(t, err)
+		require.Equal(t, 12, o.Reused)
+	})
+	t.Run("shared_trainer", func(t *testing.T) {
+		p := externalProtocol(t, "ok", "arm")
+		p.Ideas = []protocol.IdeaArm{{Name: "other", Grid: p.Idea}}
+		p.Trainers["other"] = p.Trainers["idea"]
+		o, err := Run(context.Background(), p, Options{Workers: 2})
+		require.NoError(t, err)
+		require.Equal(t, 18, o.Computed, "the idea arms' trials are trained apart")
+		require.NotEqual(t, o.Report.Idea.PerSeed, o.Report.Ideas[0].Result.PerSeed)
+	})
+	t.Run("children_reaped", func(t *testing.T) {
+		if _, err := os.Stat("/proc/self/stat"); err != nil {
+			t.Skip("no /proc to look at processes")
+		}
+		st, err := trial.OpenStore(t.TempDir())
+		require.NoError(t, err)
+		_, err = Run(context.Background(), externalProtocol(t, "ok", "fork"), Options{Store: st})
+		require.NoError(t, err)
+		pids, _ := filepath.Glob(filepath.Join(st.Dir, "external", "trials", "*", "child.pid"))
+		require.NotEmpty(t, pids)
+		for _, f := range pids {
+			raw, err := os.ReadFile(f)
+			require.NoError(t, err)
+			pid, err := strconv.Atoi(string(raw))
+			require.NoError(t, err)
+			// Killed, it may linger as a zombie until something reaps it.
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			running := err == nil && !strings.Contains(string(stat), ") Z ")
+			require.False(t, running, "child %d of a finished trial is still running: %s", pid, stat)
+		}
+	})
+}
+
+// TestExternalVerifyRerun: verify names an external block whose rerun
+// was moved to another trial, dropped, or called identical with a
+// difference.
+func TestExternalVerifyRerun(t *testing.T) {
+	o, err := Run(context.Background(), externalProtocol(t, "ok", "ok"), Options{Workers: 2})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		edit  func(m *trial.Reproduction) *trial.Reproduction
+		field string
+	}{
+		{"moved", func(m *trial.Reproduction) *trial.Reproduction { m.Seed = (m.Seed + 1) % 3; return m }, "external.rerun.seed"},
+		{"dropped", func(*trial.Reproduction) *trial.Reproduction { return nil }, "comparison.warnings"}, // "rerun check missing"
+		{"identical", func(m *trial.Reproduction) *trial.Reproduction { m.MaxAbsDiff, m.RelDiff = 0.5, 0.5; return m }, "external.rerun"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := o.Report.Marshal()
+			require.NoError(t, err)
+			r, err := report.ParseReport(raw, "copy")
+			require.NoError(t, err)
+			m := *r.External.Rerun
+			r.External.Rerun = tc.edit(&m)
+			r.Seal()
+			testkit.RequireNamed(t, fieldsOf(derive.Verify(r, derive.VerifyOptions{})), tc.field)
+		})
+	}
+}
+
+// TestExternalMergeEdited: merging shards whose trainer file changed
+// since they ran is refused, naming the file.
+func TestExternalMergeEdited(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "train.py")
+	require.NoError(t, os.WriteFile(script, []byte("# v1\n"), 0o644))
+	p := externalProtocol(t, "ok", "ok")
+	p.Trainers["idea"].Files = []string{script}
+	st, err := trial.OpenStore(t.TempDir())
+	require.NoError(t, err)
+	for i := range 2 {
+		_, err := Run(context.Background(), p, Options{Store: st, Shard: i, Shards: 2})
+		require.NoError(t, err)
+	}
+	require.NoError(t, os.WriteFile(script, []byte("# v2\n"), 0o644))
+	_, err = Merge(context.Background(), []string{st.Dir})
+	require.ErrorContains(t, err, "trainers.idea.files: "+script+" changed since the shards ran")
 }

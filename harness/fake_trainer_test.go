@@ -1,11 +1,15 @@
 package harness
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,40 +72,54 @@ func fakeTrainer(mode, path string) error {
 		}
 	case "slow":
 		time.Sleep(150 * time.Millisecond)
+	case "fork":
+		// A child left running: it must not outlive the trial.
+		child := exec.Command("sleep", "30")
+		if err := child.Start(); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(filepath.Dir(tf.Out), "child.pid"), []byte(strconv.Itoa(child.Process.Pid)), 0o644); err != nil {
+			return err
+		}
 	}
 	damp := 1 - 20*tf.Cfg.LR
 	level := 0.01 * float64(tf.Seed%5)
+	if mode == "arm" {
+		level += float64(len(tf.Arm)) // the forecasts depend on the arm's name
+	}
 	if mode == "nondet" {
 		level += 1e-3 * float64(time.Now().UnixNano()%1000)
 	}
-	for _, s := range []struct{ in, out, start string }{{tf.Val, "val.csv", "start_val.csv"}, {tf.Test, "test.csv", "start_test.csv"}} {
-		f, err := os.Open(s.in)
+	for _, s := range []struct {
+		in, out, start string
+		n              int
+	}{{tf.Val, "val.csv", "start_val.csv", tf.Windows.Val}, {tf.Test, "test.csv", "start_test.csv", tf.Windows.Test}} {
+		last, err := lastInputs(s.in, fmt.Sprintf("x.%s.%d", tf.Target, tf.T-1))
 		if err != nil {
 			return err
 		}
-		sp, _, _, err := trial.ReadWindowsCSV(f, s.in)
-		f.Close()
-		if err != nil {
-			return err
+		if len(last) != s.n {
+			return fmt.Errorf("%s: %d windows, the trial file says %d", s.in, len(last), s.n)
 		}
 		var b, st strings.Builder
 		b.WriteString("window")
-		for k := 1; k <= sp.H; k++ {
+		for k := 1; k <= tf.H; k++ {
 			b.WriteString(",y" + strconv.Itoa(k))
 		}
 		b.WriteString("\n")
 		st.WriteString(b.String())
-		n := sp.N
+		n := len(last)
 		if mode == "rows" && s.out == "test.csv" {
 			n--
 		}
 		for w := range n {
-			_, y := sp.Window(w)
-			last := y[sp.T-1]
 			fmt.Fprintf(&b, "%d", w)
 			fmt.Fprintf(&st, "%d", w)
-			for k := range sp.H {
-				v := damp*last + level
+			for k := range tf.H {
+				v := damp*last[w] + level
+				if mode == "huge" {
+					v = 1e200
+				}
 				if mode == "nan" && w == 3 && k == 0 && s.out == "val.csv" {
 					v = math.NaN()
 				}
@@ -120,4 +138,39 @@ func fakeTrainer(mode, path string) error {
 	}
 	curve := `{"val_curve": [0.9, 0.8], "epoch_loss": [1.0, 0.9]}`
 	return os.WriteFile(filepath.Join(tf.Out, "result.json"), []byte(curve), 0o644)
+}
+
+// lastInputs reads the column named col of a windows file: each window's
+// last input of the target.
+func lastInputs(path, col string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comment = '#'
+	head, err := r.Read()
+	if err != nil {
+		return nil, err
+	}
+	c := slices.Index(head, col)
+	if c < 0 {
+		return nil, fmt.Errorf("%s: no column %s", path, col)
+	}
+	var out []float64
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		x, err := strconv.ParseFloat(rec[c], 64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ import (
 // or the training version, when this build's TrainingVersion differs,
 // when a trial is missing (naming the shard that runs it), when one trial
 // has records with different results, or when a record is corrupt.
-func Merge(dirs []string) (*Outcome, error) {
+func Merge(ctx context.Context, dirs []string) (*Outcome, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("harness: merge: no results directories given")
 	}
@@ -98,13 +99,31 @@ func Merge(dirs []string) (*Outcome, error) {
 		return nil, fmt.Errorf("harness: merge: %d of %d trials missing: %s%s; run the missing shards into these directories", n, len(trials), strings.Join(missing, "; "), more)
 	}
 	// The determinism check runs the trainer again where the first
-	// results directory is (its first run is trained again there if its
-	// forecasts are in another shard's directory).
+	// results directory is, against the first run's forecasts in
+	// whichever shard's directory holds them, with the trainer's files
+	// as the shards ran them.
+	if p.External() {
+		now, err := p.Pin()
+		if err != nil {
+			return nil, fmt.Errorf("harness: merge: %w", err)
+		}
+		for name, tr := range p.Trainers {
+			for f, sum := range tr.SHA256 {
+				if now.Trainers[name].SHA256[f] != sum {
+					return nil, fmt.Errorf("harness: merge: trainers.%s.files: %s changed since the shards ran (SHA-256 %s, now %s); restore it, or rerun the shards with it", name, f, sum, now.Trainers[name].SHA256[f])
+				}
+			}
+		}
+	}
 	ws, _, err := workspace(p, &trial.Store{Dir: dirs[0]})
 	if err != nil {
 		return nil, err
 	}
-	rerun, err := rerunCheck(context.Background(), ws, p, d.Dataset, d.SHA256, trials, results)
+	var others []string
+	for _, dir := range dirs[1:] {
+		others = append(others, filepath.Join(dir, "external"))
+	}
+	rerun, err := rerunCheck(ctx, ws, others, p, d.Dataset, d.SHA256, trials, results)
 	if err != nil {
 		return nil, err
 	}

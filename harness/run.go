@@ -42,6 +42,10 @@ type Options struct {
 	// Limits, when set, refuse a protocol whose estimate (Protocol.Estimate)
 	// does not fit, before anything is generated or trained.
 	Limits protocol.Limits
+
+	// look marks a sequential design's look (runSequential): its report
+	// decides the look only, so the rerun check waits for the last.
+	look bool
 }
 
 // Outcome is a finished protocol: the report plus every trial's result.
@@ -320,19 +324,28 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 			failed = append(failed, err)
 		}
 	}
-	if len(failed) > 0 {
-		return o, fmt.Errorf("harness: %d of %d trials failed in their external trainer; the %d that finished are stored (%d trained now, %d reused), and a rerun trains only the failed ones:\n%w",
-			len(failed), total, done, o.Computed, o.Reused, errors.Join(failed...))
-	}
 	if err := ctx.Err(); err != nil {
+		if len(failed) > 0 {
+			err = fmt.Errorf("%w; %d trials failed in their external trainer before:\n%w", err, len(failed), errors.Join(failed...))
+		}
 		return o, fmt.Errorf("harness: %w after %d of %d trials: %w", trial.ErrInterrupted, done, total, err)
+	}
+	if len(failed) > 0 {
+		kept := "; a rerun trains them all again (give a results directory to keep finished trials)"
+		if opt.Store != nil {
+			kept = " are stored, and a rerun trains only the failed ones"
+		}
+		return o, fmt.Errorf("harness: %d of %d trials failed in their external trainer; the %d that finished (%d trained now, %d reused)%s:\n%w",
+			len(failed), total, done, o.Computed, o.Reused, kept, errors.Join(failed...))
 	}
 	if shards > 1 {
 		return o, nil
 	}
-	rerun, err := rerunCheck(ctx, ws, p, ds, d.SHA256, trials, results)
-	if err != nil {
-		return o, err
+	var rerun *trial.Reproduction
+	if !opt.look {
+		if rerun, err = rerunCheck(ctx, ws, nil, p, ds, d.SHA256, trials, results); err != nil {
+			return o, err
+		}
 	}
 	r, err := derive.Assemble(p, d, trials, results, rerun)
 	if err != nil {

@@ -48,7 +48,9 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 	for _, n := range sizes {
 		q := p
 		q.Seeds, q.Sequential = seeds[:n], nil
-		o, err := Run(ctx, q, opt)
+		lookOpt := opt
+		lookOpt.look = true
+		o, err := Run(ctx, q, lookOpt)
 		earlier := computed // trained by earlier looks, reused by this one
 		if o != nil {
 			computed += o.Computed
@@ -67,8 +69,14 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 	lr := last.Report
 	in := derive.Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes,
 		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results}
-	if lr.External != nil {
-		in.Rerun = lr.External.Rerun // the last look's rerun check
+	if p.External() { // p is pinned (Run)
+		ws, _, err := workspace(p, opt.Store)
+		if err != nil {
+			return nil, err
+		}
+		if in.Rerun, err = rerunCheck(ctx, ws, nil, p, d.Dataset, d.SHA256, last.Trials, last.Results); err != nil {
+			return last, err
+		}
 	}
 	r, err := derive.Derive(in)
 	if err != nil {

@@ -104,14 +104,14 @@ func TestShardMerge(t *testing.T) {
 	}
 	for name, ds := range map[string][]string{"separate": dirs, "shared": {shared}} {
 		t.Run(name, func(t *testing.T) {
-			o, err := Merge(ds)
+			o, err := Merge(context.Background(), ds)
 			require.NoError(t, err)
 			require.Equal(t, want, marshal(t, o))
 		})
 	}
 
 	t.Run("missing", func(t *testing.T) {
-		_, err := Merge(dirs[:2])
+		_, err := Merge(context.Background(), dirs[:2])
 		require.ErrorContains(t, err, "trials missing")
 		require.ErrorContains(t, err, "--shard 2/3")
 	})
@@ -122,7 +122,7 @@ func TestShardMerge(t *testing.T) {
 		r.Test += 1e-9
 		s := &trial.Store{Dir: c}
 		require.NoError(t, s.Save(p.Key(tr, ""), r))
-		_, err := Merge(append([]string{c}, dirs...))
+		_, err := Merge(context.Background(), append([]string{c}, dirs...))
 		require.ErrorContains(t, err, "different results")
 	})
 	t.Run("other_protocol", func(t *testing.T) {
@@ -132,7 +132,7 @@ func TestShardMerge(t *testing.T) {
 		require.NoError(t, err)
 		_, err = Run(context.Background(), q, Options{Store: s, Shard: 0, Shards: n})
 		require.NoError(t, err)
-		_, err = Merge([]string{dirs[1], dirs[2], s.Dir})
+		_, err = Merge(context.Background(), []string{dirs[1], dirs[2], s.Dir})
 		require.ErrorContains(t, err, "merge only shards of one protocol")
 	})
 	t.Run("other_version", func(t *testing.T) {
@@ -142,18 +142,18 @@ func TestShardMerge(t *testing.T) {
 		require.NoError(t, err)
 		edited := strings.Replace(string(raw), protocol.TrainingVersion, "train-old", 1)
 		require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
-		_, err = Merge([]string{c, dirs[1], dirs[2]})
+		_, err = Merge(context.Background(), []string{c, dirs[1], dirs[2]})
 		require.ErrorContains(t, err, "training version train-old")
 	})
 	t.Run("corrupt", func(t *testing.T) {
 		c := copyDir(t, dirs[0])
 		k := p.Key(p.Trials()[0], "")
 		require.NoError(t, os.WriteFile((&trial.Store{Dir: c}).Path(k.ID()), []byte(`{"id":`), 0o644))
-		_, err := Merge([]string{c, dirs[1], dirs[2]})
+		_, err := Merge(context.Background(), []string{c, dirs[1], dirs[2]})
 		require.ErrorIs(t, err, trial.ErrCorrupt)
 	})
 	t.Run("not_results", func(t *testing.T) {
-		_, err := Merge([]string{t.TempDir()})
+		_, err := Merge(context.Background(), []string{t.TempDir()})
 		require.ErrorContains(t, err, "no protocol.json or shard-*.json manifest")
 	})
 	t.Run("bad_shard", func(t *testing.T) {
@@ -240,6 +240,6 @@ func TestManifestTampered(t *testing.T) {
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(raw), `"alpha": 0.05`, `"alpha": 0.01`, 1)), 0o644))
-	_, err = Merge([]string{s.Dir})
+	_, err = Merge(context.Background(), []string{s.Dir})
 	require.ErrorContains(t, err, "does not match its protocol")
 }

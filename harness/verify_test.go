@@ -224,7 +224,7 @@ func TestVerifyResultsShards(t *testing.T) {
 		require.NoError(t, err)
 		dirs = append(dirs, s.Dir)
 	}
-	o, err := Merge(dirs)
+	o, err := Merge(context.Background(), dirs)
 	require.NoError(t, err)
 	require.Empty(t, derive.Verify(o.Report, derive.VerifyOptions{Results: dirs}).Findings)
 	ms := derive.Verify(o.Report, derive.VerifyOptions{Results: dirs[:1]}).Mismatches()

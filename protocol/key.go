@@ -30,9 +30,20 @@ type TrialKey struct {
 	Seed            uint64               `json:"seed"`
 	CSV             *CSVKey              `json:"csv,omitempty"`   // the csv track; its Sequence is then zero
 	Panel           *track.PanelConfig   `json:"panel,omitempty"` // the panel track; its Sequence is then zero
-	// Trainer is the arm's external trainer with its files' SHA-256
-	// (Protocol.Pin); nil for the built-in model.
-	Trainer *Trainer `json:"trainer,omitempty"`
+	// Trainer is what of the arm's external trainer makes its results:
+	// the command and its files' SHA-256 (Protocol.Pin), and the arm's
+	// name, which the trainer is told; nil for the built-in model. Its
+	// time limit and rerun tolerance are left out, so raising them keeps
+	// the finished trials.
+	Trainer *TrainerKey `json:"trainer,omitempty"`
+}
+
+// TrainerKey is the part of a trial key that names an external trainer.
+type TrainerKey struct {
+	Arm     string            `json:"arm"`
+	Command []string          `json:"command"`
+	Files   []string          `json:"files,omitempty"`
+	SHA256  map[string]string `json:"sha256,omitempty"`
 }
 
 // CSVKey is what a csv-track trial depends on: the task on the file and
@@ -64,7 +75,9 @@ func (p Protocol) KeyAt(t Trial, dataSHA, version string) TrialKey {
 	k := TrialKey{
 		TrainingVersion: version, Track: p.Track, Sequence: p.Sequence, Model: p.Model,
 		Arch: p.Arch, Arm: keyArm(t.Arm), Cfg: p.Cfg(t), Seed: t.Seed,
-		Trainer: p.TrainerOf(t.Arm),
+	}
+	if tr := p.TrainerOf(t.Arm); tr != nil {
+		k.Trainer = &TrainerKey{Arm: p.ArmName(t.Arm), Command: tr.Command, Files: tr.Files, SHA256: tr.SHA256}
 	}
 	if p.Track == "panel" && p.Panel != nil {
 		k.Sequence, k.Panel = track.SequenceConfig{}, p.Panel

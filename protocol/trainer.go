@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -42,6 +41,9 @@ type Trainer struct {
 // DefaultTrainerTimeout is a trial's time limit when TimeoutS is 0, in
 // seconds.
 const DefaultTrainerTimeout = 3600
+
+// maxTrainerTimeout is the largest TimeoutS, 30 days.
+const maxTrainerTimeout = 30 * 24 * 3600
 
 // DefaultRerunTolerance is Tolerance when it is 0.
 const DefaultRerunTolerance = 1e-6
@@ -155,8 +157,8 @@ func (p Protocol) trainerErrors() []error {
 		if len(tr.Command) == 0 || tr.Command[0] == "" {
 			bad("%s.command = %q: empty; give the program and its arguments, e.g. [\"python3\", \"train.py\"]", at, tr.Command)
 		}
-		if !(tr.TimeoutS >= 0) || math.IsInf(tr.TimeoutS, 0) {
-			bad("%s.timeout_s = %v: must be a finite number of seconds >= 0; use e.g. 600 (0 is %d)", at, tr.TimeoutS, DefaultTrainerTimeout)
+		if !(tr.TimeoutS >= 0 && tr.TimeoutS <= maxTrainerTimeout) {
+			bad("%s.timeout_s = %v: must be a number of seconds in [0, %d] (30 days); use e.g. 600 (0 is %d)", at, tr.TimeoutS, maxTrainerTimeout, DefaultTrainerTimeout)
 		}
 		if !(tr.Tolerance >= 0 && tr.Tolerance < 1) {
 			bad("%s.rerun_tolerance = %v: must be in [0,1); use e.g. %g (0 is %g)", at, tr.Tolerance, DefaultRerunTolerance, DefaultRerunTolerance)

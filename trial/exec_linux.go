@@ -18,3 +18,12 @@ func killGroup(cmd *exec.Cmd) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// reap kills what is left of cmd's process group once it has exited: the
+// processes a trainer started and did not wait for, which would otherwise
+// go on writing into its trial folder.
+func reap(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -38,7 +38,9 @@ type TrialFile struct {
 	// Train, Val and Test are the track's windows at the cfg's look-back
 	// (the files `ideabench data` writes: a stamp line, a header, one row
 	// per window: its index, the inputs x.<channel>.<t> and the targets
-	// y.<target>.<k>), normalized as the built-in model sees them.
+	// y.<target>.<k>), normalized as the built-in model sees them. Test
+	// holds the inputs only: its targets stay with the harness, which
+	// scores the forecasts.
 	Train string `json:"train"`
 	Val   string `json:"val"`
 	Test  string `json:"test"`
@@ -139,7 +141,7 @@ func NewWorkspace(dir string) (*Workspace, error) {
 // windows writes ds's three splits (at look-back ds.Train.T) once and
 // returns their paths.
 func (w *Workspace) windows(p protocol.Protocol, ds *track.Dataset, dataSHA string) ([3]string, error) {
-	id := fmt.Sprintf("%s-t%d", p.DataID(dataSHA), ds.Train.T)
+	id := fmt.Sprintf("%s-%s-t%d", p.DataID(dataSHA), protocol.TrainingVersion, ds.Train.T)
 	w.mu.Lock()
 	e, ok := w.exports[id]
 	if !ok {
@@ -165,6 +167,9 @@ func (w *Workspace) windows(p protocol.Protocol, ds *track.Dataset, dataSHA stri
 			err := atomicfile.Write(path, func(wr io.Writer) error {
 				if err := WriteStamp(wr, p.DataID(dataSHA), s.name); err != nil {
 					return err
+				}
+				if s.name == "test" {
+					return WriteInputsCSV(wr, s.split, ds.Channels, ds.Target)
 				}
 				return WriteWindowsCSV(wr, s.split, ds.Channels, ds.Target)
 			})
@@ -235,7 +240,7 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&tres); err != nil {
-			return fail("out/result.json: %v; write {\"diverged\": false, \"val_curve\": [...], \"epoch_loss\": [...], \"best_epoch\": N} or leave it out", err)
+			return fail("out/result.json: %v; write {\"val_curve\": [...], \"epoch_loss\": [...], \"best_epoch\": N} with finite numbers (NaN is not JSON: a training that diverged writes {\"diverged\": true}), or leave it out", err)
 		}
 		for _, xs := range [][]float64{tres.ValCurve, tres.EpochLoss} {
 			for _, x := range xs {
@@ -254,7 +259,7 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fail("out/result.json: %v", err)
 	}
-	h := sha256.New()
+	var all []float64
 	for _, s := range []struct {
 		name  string
 		split *track.Split
@@ -265,11 +270,15 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 			return fail("%v", err)
 		}
 		*s.dst = forecastMSE(f, s.split)
-		for _, x := range f {
-			h.Write(binary.LittleEndian.AppendUint64(nil, math.Float64bits(x)))
-		}
+		all = append(all, f...)
 	}
-	res.Forecasts = hex.EncodeToString(h.Sum(nil))
+	res.Forecasts = forecastsDigest(all)
+	if !finite(res.Val) || !finite(res.Test) {
+		// Forecasts so large that their squared error overflows: as a
+		// training whose loss overflows, the trial diverged.
+		res.Diverged, res.Val, res.Test, res.ValCurve = true, math.Inf(1), math.Inf(1), nil
+		return res, nil
+	}
 	sv, err := ReadForecasts(filepath.Join(out, "start_val.csv"), at.Val.N, at.Val.H)
 	if err != nil {
 		return fail("%v", err)
@@ -279,6 +288,9 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 		return fail("%v", err)
 	}
 	res.StartVal, res.StartTest = forecastMSE(sv, &at.Val), forecastMSE(st, &at.Test)
+	if !finite(res.StartVal) || !finite(res.StartTest) {
+		return fail("out/start_val.csv, out/start_test.csv: the untrained model's forecasts are so large that their squared error overflows; check the model's initialization")
+	}
 	if len(res.ValCurve) == 0 {
 		res.ValCurve = []float64{res.Val}
 		res.BestEpoch = 1
@@ -304,29 +316,34 @@ func (w *Workspace) exec(ctx context.Context, tr *protocol.Trainer, trialPath, l
 	killGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
+	reap(cmd)
 	switch {
+	case err == nil:
+		return nil
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
 	case tctx.Err() != nil:
 		return fmt.Errorf("timed out after %v (trainers.*.timeout_s); raise the limit or make the trial cheaper", limit)
-	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return fmt.Errorf("the command %q exited with %v", tr.Command, ee.ProcessState)
-		}
-		return fmt.Errorf("the command %q did not run: %v; check trainers.*.command", tr.Command, err)
 	}
-	return nil
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return fmt.Errorf("the command %q exited with %v", tr.Command, ee.ProcessState)
+	}
+	return fmt.Errorf("the command %q did not run: %v; check trainers.*.command", tr.Command, err)
 }
 
 // tail is the last logTail bytes of the file at path.
 func tail(path string) string {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}
-	if len(b) > logTail {
-		b = b[len(b)-logTail:]
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > logTail {
+		f.Seek(st.Size()-logTail, io.SeekStart)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, logTail))
+	if len(b) == logTail {
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			b = b[i+1:]
 		}
@@ -358,12 +375,14 @@ func ReadForecasts(path string, n, h int) ([]float64, error) {
 		if err == io.EOF {
 			break
 		}
-		line++
 		if err != nil {
 			return nil, fmt.Errorf("out/%s: %v", name, err)
 		}
-		if line == 1 {
-			if _, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil {
+		first := line == 0
+		line, _ = r.FieldPos(0)
+		if first {
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+			if _, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64); err != nil {
 				continue // the header
 			}
 		}
@@ -373,7 +392,7 @@ func ReadForecasts(path string, n, h int) ([]float64, error) {
 		if len(rec) != h+1 {
 			return nil, fmt.Errorf("out/%s line %d: %d fields, want %d (the window's index, then its %d forecasts)", name, line, len(rec), h+1, h)
 		}
-		if k, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil || k != row {
+		if k, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64); err != nil || k != float64(row) {
 			return nil, fmt.Errorf("out/%s line %d: window %q, want %d; write the windows in the order of the windows file", name, line, rec[0], row)
 		}
 		for j, s := range rec[1:] {
@@ -417,19 +436,25 @@ type Reproduction struct {
 	// the first run's.
 	MaxAbsDiff float64 `json:"max_abs_diff"`
 	RelDiff    float64 `json:"rel_diff"`
+	// StoredDiffers says the first run's forecasts were gone and, made
+	// again, differ from those the stored result was scored on.
+	StoredDiffers bool `json:"stored_differs,omitempty"`
 	// Tolerance is the trainer's rerun_tolerance; Reproduced says
-	// Identical or RelDiff <= Tolerance.
+	// RelDiff <= Tolerance and not StoredDiffers.
 	Tolerance  float64 `json:"tolerance"`
 	Reproduced bool    `json:"reproduced"`
 }
 
 // Rerun runs trial t's trainer again, in the rerun/ folder of the
 // trial's folder, and compares its val and test forecasts with those of
-// the first run (RunExternal), which are read from the trial's folder;
-// when they are gone (a results directory copied without its external/
-// folder), the first run is made again first.
-func Rerun(ctx context.Context, w *Workspace, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial) (*Reproduction, error) {
-	dir := filepath.Join(w.Dir, "trials", p.Key(t, dataSHA).ID())
+// the first run, whose result (stored) the report uses. The first run's
+// forecasts are read from the trial's folder in w, or in one of the other
+// workspaces (the shards of a merged run), where their digest is
+// stored.Forecasts; where none holds them, the first run is made again
+// first, and a digest other than the stored one sets StoredDiffers.
+func Rerun(ctx context.Context, w *Workspace, others []string, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial, stored Result) (*Reproduction, error) {
+	id := p.Key(t, dataSHA).ID()
+	dir := filepath.Join(w.Dir, "trials", id)
 	at := ds.At(p.Cfg(t).Context)
 	read := func(dir string) ([]float64, error) {
 		v, err := ReadForecasts(filepath.Join(dir, "out", "val.csv"), at.Val.N, at.Val.H)
@@ -439,14 +464,26 @@ func Rerun(ctx context.Context, w *Workspace, p protocol.Protocol, ds *track.Dat
 		s, err := ReadForecasts(filepath.Join(dir, "out", "test.csv"), at.Test.N, at.Test.H)
 		return append(v, s...), err
 	}
-	first, err := read(dir)
-	if err != nil {
+	var first []float64
+	for _, d := range append([]string{dir}, others...) {
+		if d != dir {
+			d = filepath.Join(d, "trials", id)
+		}
+		if f, err := read(d); err == nil && forecastsDigest(f) == stored.Forecasts {
+			first = f
+			break
+		}
+	}
+	storedDiffers := false
+	if first == nil {
 		if _, err := w.run(ctx, p, ds, dataSHA, t, dir); err != nil {
 			return nil, err
 		}
-		if first, err = read(dir); err != nil {
+		f, err := read(dir)
+		if err != nil {
 			return nil, err
 		}
+		first, storedDiffers = f, forecastsDigest(f) != stored.Forecasts
 	}
 	if _, err := w.run(ctx, p, ds, dataSHA, t, filepath.Join(dir, "rerun")); err != nil {
 		return nil, err
@@ -455,7 +492,7 @@ func Rerun(ctx context.Context, w *Workspace, p protocol.Protocol, ds *track.Dat
 	if err != nil {
 		return nil, err
 	}
-	rep := &Reproduction{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Identical: true, Tolerance: p.TrainerOf(t.Arm).RerunTolerance()}
+	rep := &Reproduction{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Identical: !storedDiffers, StoredDiffers: storedDiffers, Tolerance: p.TrainerOf(t.Arm).RerunTolerance()}
 	var ss float64
 	for i, x := range first {
 		ss += x * x
@@ -465,7 +502,7 @@ func Rerun(ctx context.Context, w *Workspace, p protocol.Protocol, ds *track.Dat
 		rep.MaxAbsDiff = max(rep.MaxAbsDiff, math.Abs(x-again[i]))
 	}
 	rep.RelDiff = RelDiff(rep.MaxAbsDiff, math.Sqrt(ss/float64(len(first))))
-	rep.Reproduced = rep.Identical || rep.RelDiff <= rep.Tolerance
+	rep.Reproduced = rep.RelDiff <= rep.Tolerance && !storedDiffers
 	return rep, nil
 }
 
@@ -479,4 +516,16 @@ func RelDiff(diff, rms float64) float64 {
 		return math.MaxFloat64
 	}
 	return diff / rms
+}
+
+// forecastsDigest is the SHA-256 (hex) of forecasts' float64 bits,
+// little-endian: Result.Forecasts of the val forecasts then the test ones.
+func forecastsDigest(f []float64) string {
+	h := sha256.New()
+	b := make([]byte, 8)
+	for _, x := range f {
+		binary.LittleEndian.PutUint64(b, math.Float64bits(x))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -29,6 +29,17 @@ import (
 // WriteWindowsCSV writes split s with channel names (C) and the target's
 // index among them.
 func WriteWindowsCSV(w io.Writer, s *track.Split, channels []string, target int) error {
+	return writeWindows(w, s, channels, target, true)
+}
+
+// WriteInputsCSV writes the windows of s as WriteWindowsCSV does, without
+// their targets (the y columns): what a trainer gets of the test split, so
+// that it forecasts windows it cannot score itself.
+func WriteInputsCSV(w io.Writer, s *track.Split, channels []string, target int) error {
+	return writeWindows(w, s, channels, target, false)
+}
+
+func writeWindows(w io.Writer, s *track.Split, channels []string, target int, targets bool) error {
 	if len(channels) != s.C || target < 0 || target >= s.C {
 		panic(fmt.Sprintf("harness: WriteWindowsCSV: %d channel names and target %d for C = %d", len(channels), target, s.C))
 	}
@@ -40,7 +51,7 @@ func WriteWindowsCSV(w io.Writer, s *track.Split, channels []string, target int)
 			head = append(head, fmt.Sprintf("x.%s.%d", ch, t))
 		}
 	}
-	for k := 1; k <= s.H; k++ {
+	for k := 1; targets && k <= s.H; k++ {
 		head = append(head, fmt.Sprintf("y.%s.%d", channels[target], k))
 	}
 	if err := cw.Write(head); err != nil {
@@ -58,6 +69,9 @@ func WriteWindowsCSV(w io.Writer, s *track.Split, channels []string, target int)
 			}
 		}
 		for _, v := range y[s.T:] {
+			if !targets {
+				break
+			}
 			row[i] = strconv.FormatFloat(v, 'g', -1, 64)
 			i++
 		}

@@ -47,6 +47,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 	rows, err := readCompareRows(raw, file)
 	if err != nil {
 		return err
@@ -81,6 +82,7 @@ func readCompareRows(raw []byte, name string) ([]derive.CompareRow, error) {
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
+		dec.UseNumber() // seeds as written, however large
 		if err := dec.Decode(&objs); err != nil {
 			return nil, fmt.Errorf("%s: %v; want [{\"arm\": \"baseline\", \"cfg\": \"lr=0.001\", \"seed\": 0, \"val\": 0.41, \"test\": 0.43}, ...]", name, err)
 		}
@@ -89,7 +91,7 @@ func readCompareRows(raw []byte, name string) ([]derive.CompareRow, error) {
 			if o.Test == nil {
 				return nil, fmt.Errorf("%s[%d]: no \"test\"; every row gives its test metric", name, i)
 			}
-			rows[i] = derive.CompareRow{Arm: o.Arm, Cfg: label(o.Cfg), Seed: label(o.Seed), Val: o.Val, Test: *o.Test}
+			rows[i] = derive.CompareRow{Arm: o.Arm, Cfg: label(o.Cfg), Seed: label(o.Seed), Val: o.Val, Test: *o.Test, Line: i + 1}
 		}
 		return rows, nil
 	}
@@ -161,8 +163,8 @@ func label(v any) string {
 		return ""
 	case string:
 		return v
-	case float64:
-		return fmt.Sprint(v)
+	case json.Number:
+		return v.String()
 	}
 	b, _ := json.Marshal(v)
 	return string(b)

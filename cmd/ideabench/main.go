@@ -97,7 +97,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "suite":
 		return cmdSuite(ctx, args[1:], stdout, stderr)
 	case "merge":
-		return cmdMerge(args[1:], stdout, stderr)
+		return cmdMerge(ctx, args[1:], stdout, stderr)
 	case "plot":
 		return cmdPlot(args[1:], stdout, stderr)
 	case "train":
@@ -319,7 +319,7 @@ func parseShard(flagVal string, getenv func(string) string) (i, n int, err error
 	return i, n, nil
 }
 
-func cmdMerge(args []string, stdout, stderr io.Writer) error {
+func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge")
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -332,7 +332,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	o, err := harness.Merge(fs.Args())
+	o, err := harness.Merge(ctx, fs.Args())
 	if err != nil {
 		return err
 	}

@@ -43,15 +43,19 @@ import torch.nn as nn
 
 
 def load_windows(path, channels, target, t, h):
-    """Windows of one split: inputs (N, T, C) and targets (N, H)."""
+    """Windows of one split: inputs (N, T, C) and targets (N, H); the test
+    file holds no targets (None)."""
     with open(path) as f:
         lines = [line for line in f if not line.startswith("#")]
     head = lines[0].strip().split(",")
     data = np.loadtxt(lines[1:], delimiter=",", dtype=np.float64, ndmin=2)
     col = {name: i for i, name in enumerate(head)}
     x = np.stack([data[:, [col[f"x.{ch}.{k}"] for k in range(t)]] for ch in channels], axis=-1)
+    x = torch.tensor(x, dtype=torch.float32)
+    if f"y.{target}.1" not in col:
+        return x, None
     y = data[:, [col[f"y.{target}.{k}"] for k in range(1, h + 1)]]
-    return torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.float32)
+    return x, torch.tensor(y, dtype=torch.float32)
 
 
 class Gate(nn.Module):
@@ -172,7 +176,7 @@ def every_target(x, y, target, patch, tokens):
 
 def lr_at(cfg, step, total):
     """The cfg's schedule: linear warmup, then constant, cosine or linear decay."""
-    lr, warm = cfg["lr"], int(cfg.get("warmup", 0) * total)
+    lr, warm = cfg["lr"], math.ceil(cfg.get("warmup", 0) * total)
     if step < warm:
         return lr * (step + 1) / warm
     frac = (step - warm) / max(total - warm, 1)
@@ -220,6 +224,8 @@ def main():
     xva, yva = load_windows(tr["val"], chans, tr["target"], t, h)
     xte, _ = load_windows(tr["test"], chans, tr["target"], t, h)
 
+    if cfg.get("idea", "") not in ("", "gate"):
+        sys.exit(f"cfg idea {cfg['idea']!r}: this trainer knows the gate only (--idea gate)")
     gate = None
     if args.idea == "gate":
         if not cfg.get("beta", 0) > 0:
@@ -234,7 +240,13 @@ def main():
     write_forecasts(os.path.join(out, "start_val.csv"), forecast(model, xva))
     write_forecasts(os.path.join(out, "start_test.csv"), forecast(model, xte))
 
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], weight_decay=cfg.get("weight_decay", 0))
+    # Weight decay on the weight matrices and embeddings only, as the
+    # built-in model: not on biases or LayerNorm gains.
+    decayed = [p for p in model.parameters() if p.dim() >= 2]
+    kept = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW(
+        [{"params": decayed, "weight_decay": cfg.get("weight_decay", 0)}, {"params": kept, "weight_decay": 0}], lr=cfg["lr"]
+    )
     batch = arch.get("batch", 32)
     per_epoch = min(cfg.get("epoch_windows", 0) or len(xtr), len(xtr))
     steps = cfg["epochs"] * math.ceil(per_epoch / batch)
@@ -264,6 +276,10 @@ def main():
                 json.dump({"diverged": True}, w)
             return
         val = torch.mean((forecast(model, xva) - yva) ** 2).item()
+        if not math.isfinite(val):
+            with open(os.path.join(out, "result.json"), "w") as w:
+                json.dump({"diverged": True}, w)
+            return
         val_curve.append(val)
         epoch_loss.append(total / per_epoch)
         if patience:
