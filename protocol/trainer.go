@@ -1,13 +1,11 @@
 package protocol
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/ideabench/ideabench/track"
 )
 
 // Trainer is an external trainer: a command that trains one trial of an
@@ -101,7 +99,7 @@ func (p Protocol) Pin() (Protocol, error) {
 		c.Files = append([]string(nil), tr.Files...)
 		c.SHA256 = make(map[string]string, len(tr.Files))
 		for _, f := range tr.Files {
-			sum, err := fileSHA256(f)
+			sum, err := track.FileSHA256(f)
 			if err != nil {
 				return p, fmt.Errorf("trainers.%s.files: %w; list the files the command reads, as paths from the folder ideabench runs in", name, err)
 			}
@@ -111,19 +109,6 @@ func (p Protocol) Pin() (Protocol, error) {
 	}
 	p.Trainers = pinned
 	return p, nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // trainerErrors validates p.Trainers, each error shaped as Validate's.

@@ -114,7 +114,7 @@ func (k KnownData) Find(dir string) (string, error) {
 		slices.Sort(found)
 		path = found[0]
 	}
-	sum, err := fileSHA256(path)
+	sum, err := FileSHA256(path)
 	if err != nil {
 		return "", fmt.Errorf("track: %s: %w", k.Name, err)
 	}
@@ -125,7 +125,8 @@ func (k KnownData) Find(dir string) (string, error) {
 	return path, nil
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex SHA-256 of the file at path.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
