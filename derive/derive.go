@@ -383,15 +383,15 @@ func ideaSweep(grid []protocol.Cfg, a stats.Arm, dir stats.Direction) ([]report.
 // otherwise, with a warning saying why. estimates false leaves out the
 // intervals and power.
 func comparison(p protocol.Protocol, name string, b stats.Arm, bBest int, x stats.Arm, xBest int, xGrid []protocol.Cfg, dir stats.Direction, minEffect float64, estimates bool) (report.Comparison, error) {
-	return compareArms(p.Alpha, selectionAware(p), name, b, bBest, fmt.Sprintf("lr %g", p.Baseline[bBest].LR), x, xBest, fmt.Sprintf("lr %g", xGrid[xBest].LR), dir, minEffect, estimates)
+	return CompareArms(p.Alpha, selectionAware(p), name, b, bBest, fmt.Sprintf("lr %g", p.Baseline[bBest].LR), x, xBest, fmt.Sprintf("lr %g", xGrid[xBest].LR), dir, minEffect, estimates)
 }
 
-// compareArms is the comparison block of idea arm name (sweep x, chosen
+// CompareArms is the comparison block of idea arm name (sweep x, chosen
 // cfg xBest, described as xCfg) against the baseline (b, bBest, bCfg) at
 // level alpha: the headline test is the selection-aware one when
 // selection is set and the grids pair, else the sign-flip test on the
 // chosen cfgs; estimates adds the intervals and the power analysis.
-func compareArms(alpha float64, selection bool, name string, b stats.Arm, bBest int, bCfg string, x stats.Arm, xBest int, xCfg string, dir stats.Direction, minEffect float64, estimates bool) (report.Comparison, error) {
+func CompareArms(alpha float64, selection bool, name string, b stats.Arm, bBest int, bCfg string, x stats.Arm, xBest int, xCfg string, dir stats.Direction, minEffect float64, estimates bool) (report.Comparison, error) {
 	opt := stats.DefaultOptions()
 	opt.Alpha = alpha
 	bs, xs := b.Test[bBest], x.Test[xBest]

@@ -631,3 +631,12 @@ func (v *verifier) run(r *report.Report, n int) {
 		v.add("run.trials_run", fmt.Sprintf("%d run + %d reused", ri.TrialsRun, ri.TrialsReused), fmt.Sprintf("%d in all, the report's trials", n), "")
 	}
 }
+
+// Diff compares got with want leaf by leaf, as Verify compares a report
+// with the one derived again: numbers within the last bits of another
+// build's arithmetic, everything else exactly.
+func Diff(got, want any) Findings {
+	v := &verifier{}
+	v.tree("", got, want)
+	return Findings{Checked: v.checked, Findings: v.found}
+}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/compare"
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/stretchr/testify/require"
@@ -21,22 +21,22 @@ func TestCompareMatchesRun(t *testing.T) {
 	o, err := Run(context.Background(), p, Options{Workers: 2})
 	require.NoError(t, err)
 	r := o.Report
-	var rows []derive.CompareRow
+	var rows []compare.Row
 	for j, row := range r.Baseline.Sweep {
 		for s := range row.PerSeed {
 			v := row.Val.PerSeed[s]
-			rows = append(rows, derive.CompareRow{Arm: "baseline", Cfg: fmt.Sprintf("lr %g", p.Baseline[j].LR), Seed: fmt.Sprint(p.Seeds[s]), Val: &v, Test: row.PerSeed[s]})
+			rows = append(rows, compare.Row{Arm: "baseline", Cfg: fmt.Sprintf("lr %g", p.Baseline[j].LR), Seed: fmt.Sprint(p.Seeds[s]), Val: &v, Test: row.PerSeed[s]})
 		}
 	}
 	for j, row := range r.MechanismSignature.IdeaSweep {
 		for s := range row.Result.PerSeed {
 			v := row.Val.PerSeed[s]
-			rows = append(rows, derive.CompareRow{Arm: "gate", Cfg: fmt.Sprintf("lr %g", p.Idea[j].LR), Seed: fmt.Sprint(p.Seeds[s]), Val: &v, Test: row.Result.PerSeed[s]})
+			rows = append(rows, compare.Row{Arm: "gate", Cfg: fmt.Sprintf("lr %g", p.Idea[j].LR), Seed: fmt.Sprint(p.Seeds[s]), Val: &v, Test: row.Result.PerSeed[s]})
 		}
 	}
-	c, err := derive.Compare(rows, derive.CompareOptions{Source: "run", Direction: stats.LowerIsBetter, Alpha: p.Alpha, MinEffectPct: p.MinEffectPct})
+	c, err := compare.Compare(rows, compare.Options{Source: "run", Direction: stats.LowerIsBetter, Alpha: p.Alpha, MinEffectPct: p.MinEffectPct})
 	require.NoError(t, err)
-	require.Empty(t, derive.VerifyCompare(c).Mismatches())
+	require.Empty(t, compare.Verify(c).Mismatches())
 
 	got, want := c.Comparison, r.Comparison
 	require.Equal(t, want.Warnings[:len(got.Warnings)], got.Warnings)

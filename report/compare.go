@@ -19,7 +19,7 @@ const CompareVersion = 1
 // Compared is the report of `ideabench compare`: arms whose trials ran
 // elsewhere, given as per-seed metrics, compared as a run's arms are. Its
 // inputs are Arms' per-seed values, MetricDirection, Alpha and MinEffect;
-// the rest is derived (derive.Compare) and verified (derive.VerifyCompare).
+// the rest is derived (compare.Compare) and verified (compare.Verify).
 type Compared struct {
 	CompareVersion  int     `json:"compare_version"`
 	Source          string  `json:"source"`           // the file the metrics were read from

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/compare"
 	"github.com/ideabench/ideabench/internal/num"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
@@ -56,7 +56,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if *higher {
 		dir = stats.HigherIsBetter
 	}
-	c, err := derive.Compare(rows, derive.CompareOptions{Source: file, Baseline: *baseline, Direction: dir, Alpha: *alpha, MinEffectPct: *minEff})
+	c, err := compare.Compare(rows, compare.Options{Source: file, Baseline: *baseline, Direction: dir, Alpha: *alpha, MinEffectPct: *minEff})
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 // readCompareRows reads per-seed metrics: CSV with a header naming arm,
 // seed and test (cfg and val optional; other columns are refused), or a
 // JSON array of objects with those keys.
-func readCompareRows(raw []byte, name string) ([]derive.CompareRow, error) {
+func readCompareRows(raw []byte, name string) ([]compare.Row, error) {
 	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
 		var objs []struct {
 			Arm  string   `json:"arm"`
@@ -86,12 +86,12 @@ func readCompareRows(raw []byte, name string) ([]derive.CompareRow, error) {
 		if err := dec.Decode(&objs); err != nil {
 			return nil, fmt.Errorf("%s: %v; want [{\"arm\": \"baseline\", \"cfg\": \"lr=0.001\", \"seed\": 0, \"val\": 0.41, \"test\": 0.43}, ...]", name, err)
 		}
-		rows := make([]derive.CompareRow, len(objs))
+		rows := make([]compare.Row, len(objs))
 		for i, o := range objs {
 			if o.Test == nil {
 				return nil, fmt.Errorf("%s[%d]: no \"test\"; every row gives its test metric", name, i)
 			}
-			rows[i] = derive.CompareRow{Arm: o.Arm, Cfg: label(o.Cfg), Seed: label(o.Seed), Val: o.Val, Test: *o.Test, Line: i + 1}
+			rows[i] = compare.Row{Arm: o.Arm, Cfg: label(o.Cfg), Seed: label(o.Seed), Val: o.Val, Test: *o.Test, Line: i + 1}
 		}
 		return rows, nil
 	}
@@ -117,7 +117,7 @@ func readCompareRows(raw []byte, name string) ([]derive.CompareRow, error) {
 			return nil, fmt.Errorf("%s: no %q column; the header names arm, seed and test (and optionally cfg and val)", name, need)
 		}
 	}
-	var rows []derive.CompareRow
+	var rows []compare.Row
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
@@ -137,7 +137,7 @@ func readCompareRows(raw []byte, name string) ([]derive.CompareRow, error) {
 			}
 			return x, nil
 		}
-		row := derive.CompareRow{Arm: strings.TrimSpace(rec[col["arm"]]), Seed: strings.TrimSpace(rec[col["seed"]]), Line: line}
+		row := compare.Row{Arm: strings.TrimSpace(rec[col["arm"]]), Seed: strings.TrimSpace(rec[col["seed"]]), Line: line}
 		if i, ok := col["cfg"]; ok {
 			row.Cfg = strings.TrimSpace(rec[i])
 		}
@@ -217,7 +217,7 @@ func verifyCompared(file string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f := derive.VerifyCompare(c)
+	f := compare.Verify(c)
 	bad := f.Mismatches()
 	for _, m := range bad {
 		fmt.Fprintln(stdout, m)

@@ -1,26 +1,27 @@
-package derive
+package compare
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
 )
 
-// CompareRow is one trial's metrics from results made elsewhere: its arm,
+// Row is one trial's metrics from results made elsewhere: its arm,
 // cfg and seed (labels) and its val (optional) and test metric.
-type CompareRow struct {
+type Row struct {
 	Arm, Cfg, Seed string
 	Val            *float64
 	Test           float64
 	Line           int // where it was read, for messages (0: unknown)
 }
 
-// CompareOptions are the settings of Compare.
-type CompareOptions struct {
+// Options are the settings of Compare.
+type Options struct {
 	Source       string          // the file the rows came from
 	Baseline     string          // the baseline arm's name; "" is the first arm
 	Direction    stats.Direction // of the metric
@@ -35,7 +36,7 @@ type CompareOptions struct {
 // (the sign-flip test when the grids differ in length), intervals and
 // power, Holm-adjusted across idea arms. Every (arm, cfg) must have every
 // seed once; an error names the row and the fix.
-func Compare(rows []CompareRow, opt CompareOptions) (*report.Compared, error) {
+func Compare(rows []Row, opt Options) (*report.Compared, error) {
 	if opt.Alpha == 0 {
 		opt.Alpha = 0.05
 	}
@@ -48,19 +49,19 @@ func Compare(rows []CompareRow, opt CompareOptions) (*report.Compared, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("compare: %s has no rows; give one row per arm, cfg and seed", opt.Source)
 	}
-	at := func(r CompareRow) string {
+	at := func(r Row) string {
 		if r.Line > 0 {
 			return fmt.Sprintf("%s line %d", opt.Source, r.Line)
 		}
 		return opt.Source
 	}
 	if strings.HasSuffix(opt.Source, ".json") {
-		at = func(r CompareRow) string { return fmt.Sprintf("%s row %d", opt.Source, r.Line) }
+		at = func(r Row) string { return fmt.Sprintf("%s row %d", opt.Source, r.Line) }
 	}
 	type key struct{ arm, cfg string }
 	var arms []string
 	cfgs := map[string][]string{}
-	seen := map[key]map[string]CompareRow{}
+	seen := map[key]map[string]Row{}
 	var seeds []string
 	seedSeen := map[string]bool{}
 	hasVal := rows[0].Val != nil
@@ -78,7 +79,7 @@ func Compare(rows []CompareRow, opt CompareOptions) (*report.Compared, error) {
 			arms = append(arms, r.Arm)
 		}
 		if seen[k] == nil {
-			seen[k] = map[string]CompareRow{}
+			seen[k] = map[string]Row{}
 			cfgs[r.Arm] = append(cfgs[r.Arm], r.Cfg)
 		}
 		if _, dup := seen[k][r.Seed]; dup {
@@ -164,11 +165,11 @@ func deriveCompared(c *report.Compared) error {
 		a := &c.Arms[i]
 		for j := range a.Cfgs {
 			cf := &a.Cfgs[j]
-			cf.Test = summary(stats.Summarize(cf.Test.PerSeed))
+			cf.Test = summarize(stats.Summarize(cf.Test.PerSeed))
 			test := cf.Test.PerSeed
 			val := test // one cfg and no val: the choice is that cfg
 			if cf.Val != nil {
-				s := summary(stats.Summarize(cf.Val.PerSeed))
+				s := summarize(stats.Summarize(cf.Val.PerSeed))
 				cf.Val, val = &s, s.PerSeed
 			}
 			tables[i].Val = append(tables[i].Val, val)
@@ -184,7 +185,7 @@ func deriveCompared(c *report.Compared) error {
 	var cs []*report.Comparison
 	for i := 1; i < len(c.Arms); i++ {
 		b, x := c.Arms[0], c.Arms[i]
-		cmp, err := compareArms(c.Alpha, true, x.Name, tables[0], best[0], b.Cfgs[best[0]].Name, tables[i], best[i], x.Cfgs[best[i]].Name, dir, minEff, true)
+		cmp, err := derive.CompareArms(c.Alpha, true, x.Name, tables[0], best[0], b.Cfgs[best[0]].Name, tables[i], best[i], x.Cfgs[best[i]].Name, dir, minEff, true)
 		if err != nil {
 			return err
 		}
@@ -213,7 +214,7 @@ func deriveCompared(c *report.Compared) error {
 			cs[i].VerdictHolm = stats.VerdictOf(q, cs[i].DeltaMean, c.Alpha, dir, cs[i].NPairs)
 		}
 	}
-	c.DeriveVersion = DeriveVersion
+	c.DeriveVersion = derive.DeriveVersion
 	c.Digests = map[string]string{"arms": report.Digest(comparedInputs(c)), "seeds": report.Digest(c.Seeds)}
 	return nil
 }
@@ -244,30 +245,30 @@ func comparedInputs(c *report.Compared) any {
 	return out
 }
 
-// VerifyCompare derives c again from its inputs and names every field
-// that differs, as Verify does for a run's report.
-func VerifyCompare(c *report.Compared) Findings {
-	v := &verifier{}
+// Verify derives c again from its inputs and names every field that
+// differs, as derive.Verify does for a run's report.
+func Verify(c *report.Compared) derive.Findings {
+	v := &findings{}
 	want := &report.Compared{CompareVersion: c.CompareVersion, Source: c.Source, MetricDirection: c.MetricDirection,
 		Alpha: c.Alpha, MinEffectPct: c.MinEffectPct, Seeds: c.Seeds}
 	if len(c.Arms) < 2 {
 		v.add("arms", fmt.Sprintf("%d arms", len(c.Arms)), "a baseline and at least one idea arm", "")
-		return Findings{Checked: 1, Findings: v.found}
+		return v.result()
 	}
 	if !(c.Alpha > 0 && c.Alpha < 1) {
 		v.add("alpha", fmt.Sprint(c.Alpha), "a level in (0,1)", "")
-		return Findings{Checked: 1, Findings: v.found}
+		return v.result()
 	}
 	for i, a := range c.Arms {
 		if len(a.Cfgs) == 0 {
 			v.add(fmt.Sprintf("arms[%d].cfgs", i), "[]", "at least one cfg", "")
-			return Findings{Checked: 1, Findings: v.found}
+			return v.result()
 		}
 		x := report.ComparedArm{Name: a.Name}
 		for j, cf := range a.Cfgs {
 			if len(cf.Test.PerSeed) != len(c.Seeds) || (cf.Val != nil && len(cf.Val.PerSeed) != len(c.Seeds)) {
 				v.add(fmt.Sprintf("arms[%d].cfgs[%d]", i, j), "per-seed lists of another length", fmt.Sprintf("%d values, one per seed", len(c.Seeds)), "")
-				return Findings{Checked: 1, Findings: v.found}
+				return v.result()
 			}
 			y := report.ComparedCfg{Name: cf.Name, Test: report.Summary{PerSeed: cf.Test.PerSeed}}
 			if cf.Val != nil {
@@ -279,13 +280,34 @@ func VerifyCompare(c *report.Compared) Findings {
 	}
 	if err := deriveCompared(want); err != nil {
 		v.add("", "a comparison", err.Error(), "")
-		return Findings{Checked: 1, Findings: v.found}
+		return v.result()
 	}
 	if c.CompareVersion != report.CompareVersion {
 		v.add("compare_version", fmt.Sprint(c.CompareVersion), fmt.Sprint(report.CompareVersion), "")
 	}
-	v.tree("", c, want)
-	return Findings{Checked: v.checked, Findings: v.found}
+	d := derive.Diff(c, want)
+	d.Checked += v.checked
+	d.Findings = append(v.found, d.Findings...)
+	return d
+}
+
+// findings collects what Verify finds before it can derive.
+type findings struct {
+	checked int
+	found   []derive.Finding
+}
+
+func (v *findings) add(field, got, want, note string) {
+	v.checked++
+	v.found = append(v.found, derive.Finding{Field: field, Got: got, Want: want, Note: note})
+}
+
+func (v *findings) result() derive.Findings {
+	return derive.Findings{Checked: max(v.checked, 1), Findings: v.found}
+}
+
+func summarize(s stats.Summary) report.Summary {
+	return report.Summary{Mean: s.Mean, Std: s.Std, PerSeed: s.PerSeed, N: s.N}
 }
 
 // sameNames reports whether a and b hold the same names, in any order.
