@@ -165,11 +165,11 @@ func deriveCompared(c *report.Compared) error {
 		a := &c.Arms[i]
 		for j := range a.Cfgs {
 			cf := &a.Cfgs[j]
-			cf.Test = summarize(stats.Summarize(cf.Test.PerSeed))
+			cf.Test = report.SummaryOf(stats.Summarize(cf.Test.PerSeed))
 			test := cf.Test.PerSeed
 			val := test // one cfg and no val: the choice is that cfg
 			if cf.Val != nil {
-				s := summarize(stats.Summarize(cf.Val.PerSeed))
+				s := report.SummaryOf(stats.Summarize(cf.Val.PerSeed))
 				cf.Val, val = &s, s.PerSeed
 			}
 			tables[i].Val = append(tables[i].Val, val)
@@ -204,15 +204,7 @@ func deriveCompared(c *report.Compared) error {
 		cs = append(cs, &c.Ideas[k].Comparison)
 	}
 	if len(cs) > 1 {
-		var ps []float64
-		for _, x := range cs {
-			ps = append(ps, x.PValue)
-		}
-		for i, q := range stats.Holm(ps) {
-			q := q
-			cs[i].PValueHolm = &q
-			cs[i].VerdictHolm = stats.VerdictOf(q, cs[i].DeltaMean, c.Alpha, dir, cs[i].NPairs)
-		}
+		derive.Holm(cs, dir)
 	}
 	c.DeriveVersion = derive.DeriveVersion
 	c.Digests = map[string]string{"arms": report.Digest(comparedInputs(c)), "seeds": report.Digest(c.Seeds)}
@@ -304,10 +296,6 @@ func (v *findings) add(field, got, want, note string) {
 
 func (v *findings) result() derive.Findings {
 	return derive.Findings{Checked: max(v.checked, 1), Findings: v.found}
-}
-
-func summarize(s stats.Summary) report.Summary {
-	return report.Summary{Mean: s.Mean, Std: s.Std, PerSeed: s.PerSeed, N: s.N}
 }
 
 // sameNames reports whether a and b hold the same names, in any order.

@@ -194,13 +194,13 @@ func derive(in Inputs) (*report.Report, error) {
 	ideaArm := armTable(trials, results, "idea", len(p.Idea))
 
 	for i, c := range p.Baseline {
-		v := summary(stats.Summarize(base.Val[i]))
+		v := report.SummaryOf(stats.Summarize(base.Val[i]))
 		t := stats.Summarize(base.Test[i])
 		r.Baseline.Sweep = append(r.Baseline.Sweep, report.SweepRow{Cfg: c, Mean: t.Mean, Val: &v, PerSeed: t.PerSeed})
 	}
 	bBest := base.Select(dir)
 	r.Baseline.BestCfg = p.Baseline[bBest]
-	r.Baseline.Full = summary(stats.Summarize(base.Test[bBest]))
+	r.Baseline.Full = report.SummaryOf(stats.Summarize(base.Test[bBest]))
 
 	var iBest int
 	r.MechanismSignature.IdeaSweep, iBest = ideaSweep(p.Idea, ideaArm, dir)
@@ -368,8 +368,8 @@ func selectionAware(p protocol.Protocol) bool { return p.Profile != "seed" }
 func ideaSweep(grid []protocol.Cfg, a stats.Arm, dir stats.Direction) ([]report.IdeaRow, int) {
 	var rows []report.IdeaRow
 	for i, c := range grid {
-		v := summary(stats.Summarize(a.Val[i]))
-		rows = append(rows, report.IdeaRow{Cfg: c, Result: summary(stats.Summarize(a.Test[i])), Val: &v})
+		v := report.SummaryOf(stats.Summarize(a.Val[i]))
+		rows = append(rows, report.IdeaRow{Cfg: c, Result: report.SummaryOf(stats.Summarize(a.Test[i])), Val: &v})
 	}
 	return rows, a.Select(dir)
 }
@@ -480,6 +480,12 @@ func holm(r *report.Report, dir stats.Direction) {
 	for k := range r.Ideas {
 		cs = append(cs, &r.Ideas[k].Comparison)
 	}
+	Holm(cs, dir)
+}
+
+// Holm sets the Holm-adjusted p-value (stats.Holm over all of them) and
+// its verdict on each comparison of cs.
+func Holm(cs []*report.Comparison, dir stats.Direction) {
 	var ps []float64
 	for _, c := range cs {
 		ps = append(ps, c.PValue)

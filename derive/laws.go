@@ -5,7 +5,6 @@ import (
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
-	"github.com/ideabench/ideabench/stats"
 )
 
 // trainsGate reports whether a cfg's idea is the gate or none: the cfgs
@@ -62,8 +61,4 @@ func ideaLaws(arms ...[]protocol.Cfg) ([]report.IdeaLaws, error) {
 		}
 	}
 	return out, nil
-}
-
-func summary(s stats.Summary) report.Summary {
-	return report.Summary{Mean: s.Mean, Std: s.Std, PerSeed: s.PerSeed, N: s.N}
 }

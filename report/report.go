@@ -467,3 +467,8 @@ func (r *Report) MissingFields() []string { return r.missing }
 // UnknownKeys lists the keys of the parsed file that are no field of a
 // report (ParseReport); nil for a report built here.
 func (r *Report) UnknownKeys() []string { return r.unknown }
+
+// SummaryOf is the report's summary of s.
+func SummaryOf(s stats.Summary) Summary {
+	return Summary{Mean: s.Mean, Std: s.Std, PerSeed: s.PerSeed, N: s.N}
+}
