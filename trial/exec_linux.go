@@ -2,28 +2,11 @@
 
 package trial
 
-import (
-	"os/exec"
-	"syscall"
-)
+import "syscall"
 
-// killGroup starts cmd in a process group of its own and kills the whole
-// group when its context ends, so a trainer's children (a data loader's
-// workers) stop with it; the trainer is also killed when ideabench dies
-// (Pdeathsig), so a killed run leaves no trainer writing into a trial
-// folder that the next run reuses.
-func killGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error {
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-}
-
-// reap kills what is left of cmd's process group once it has exited: the
-// processes a trainer started and did not wait for, which would otherwise
-// go on writing into its trial folder.
-func reap(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+// groupAttr puts a trainer in a process group of its own, and has it
+// killed when ideabench dies (Pdeathsig), so a killed run leaves no
+// trainer writing into a trial folder that the next run reuses.
+func groupAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

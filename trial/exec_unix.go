@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package trial
 
@@ -7,11 +7,11 @@ import (
 	"syscall"
 )
 
-// killGroup starts cmd in a process group of its own and kills the whole
-// group when its context ends, so a trainer's children (a data loader's
-// workers) stop with it.
+// killGroup starts cmd in a process group of its own (groupAttr) and
+// kills the whole group when its context ends, so a trainer's children
+// (a data loader's workers) stop with it.
 func killGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = groupAttr()
 	cmd.Cancel = func() error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
