@@ -25,7 +25,7 @@ import (
 // TestDeriveVersionPinned fails until it does. A report of another
 // derivation re-derives from its results directory (ideabench run on
 // it reuses every trial).
-const DeriveVersion = "derive-2026-12-05b"
+const DeriveVersion = "derive-2026-12-06"
 
 // Inputs are everything a report is derived from: the protocol, the
 // facts of its data and training path, the reference forecasters' MSEs,
@@ -48,6 +48,10 @@ type Inputs struct {
 	// to where the design stopped).
 	Trials  []protocol.Trial
 	Results []trial.Result
+	// TrainSizes are the track's train windows at each look-back
+	// (protocol.TrainSizes), which the arms' budgets count; nil leaves
+	// the budget out (a report written before it was recorded).
+	TrainSizes []protocol.TrainSize
 	// Run is copied into the report (volatile, not derived).
 	Run *report.RunInfo
 	// Rerun is the determinism check of the external trainers (a trial
@@ -67,7 +71,7 @@ func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, re
 	if err != nil {
 		return nil, err
 	}
-	return Derive(Inputs{Protocol: p, TrainingVersion: protocol.TrainingVersion, DataSHA256: d.SHA256, DataNotes: d.Notes, References: f, Trials: trials, Results: results, Rerun: rerun})
+	return Derive(Inputs{Protocol: p, TrainingVersion: protocol.TrainingVersion, DataSHA256: d.SHA256, DataNotes: d.Notes, TrainSizes: protocol.TrainSizes(d.Dataset), References: f, Trials: trials, Results: results, Rerun: rerun})
 }
 
 // Derive builds the report from its inputs: each arm's sweep, selection
@@ -186,7 +190,7 @@ func derive(in Inputs) (*report.Report, error) {
 	r := &report.Report{
 		BenchVersion: report.BenchVersion, Track: p.Track, Model: p.Model,
 		MetricDirection: dir.String(), NSeeds: len(p.Seeds),
-		Setup:    &report.Setup{Protocol: p, DeriveVersion: DeriveVersion, TrainingVersion: in.TrainingVersion, DataSHA256: in.DataSHA256, DataNotes: in.DataNotes},
+		Setup:    &report.Setup{Protocol: p, DeriveVersion: DeriveVersion, TrainingVersion: in.TrainingVersion, DataSHA256: in.DataSHA256, DataNotes: in.DataNotes, TrainSizes: in.TrainSizes},
 		Diverged: div, Run: in.Run,
 	}
 	r.Setup.TrialsSHA256 = report.TrialsDigest(p, trials, in.DataSHA256, in.TrainingVersion)
@@ -213,6 +217,7 @@ func derive(in Inputs) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	mark(p, "idea", &cmp, base, ideaArm)
 	r.Comparison = cmp
 	for k, a := range p.Ideas {
 		arm := armTable(trials, results, protocol.IdeasArm(k), len(a.Grid))
@@ -221,7 +226,13 @@ func derive(in Inputs) (*report.Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		mark(p, protocol.IdeasArm(k), &c, base, arm)
 		r.Ideas = append(r.Ideas, report.IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
+	}
+	if in.TrainSizes != nil {
+		if r.Budget, err = budget(p, in.TrainSizes); err != nil {
+			return nil, err
+		}
 	}
 	holm(r, dir)
 	for _, n := range in.DataNotes {
@@ -359,9 +370,8 @@ func signatureOf(c protocol.Cfg, seed uint64, res trial.Result, external bool) r
 }
 
 // selectionAware reports whether the protocol's headline test is the
-// selection-aware one: in every profile but seed, which keeps the seed
-// report's sign-flip test.
-func selectionAware(p protocol.Protocol) bool { return p.Profile != "seed" }
+// selection-aware one (Protocol.Test).
+func selectionAware(p protocol.Protocol) bool { return p.Test == protocol.TestSelection }
 
 // ideaSweep summarizes an idea arm's grid from its per-cfg val and test
 // metrics and picks its cfg (stats.Arm.Select).
@@ -430,7 +440,7 @@ func CompareArms(alpha float64, selection bool, name string, b stats.Arm, bBest 
 		} else {
 			out.PValueSelection, out.VerdictSelection = &sel, vs
 			out.Warnings = append(out.Warnings, fmt.Sprintf(
-				"seed profile: the verdict is the seed report's sign-flip test on the chosen cfgs, conditional on each arm's choice; the selection-aware test, valid under that choice, gives p = %.4g (%s)", sel, vs))
+				"sign-flip headline (setup.protocol.test): the verdict is the seed report's sign-flip test on the chosen cfgs, conditional on each arm's choice; the selection-aware test, valid under that choice, gives p = %.4g (%s)", sel, vs))
 		}
 		if bBest != xBest {
 			out.Warnings = append(out.Warnings, fmt.Sprintf(

@@ -3,6 +3,7 @@ package derive
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/ideabench/ideabench/protocol"
 	"math"
 	"testing"
 
@@ -47,7 +48,8 @@ func derivedByHand(t *testing.T) *report.Report {
 		r.ValCurve[1] = r.Val
 		res[i] = r
 	}
-	r, err := Derive(Inputs{Protocol: p, TrainingVersion: "pinned", DataNotes: []string{"f.csv:3 repeats the timestamp of the row before"}, References: f, Trials: trials, Results: res})
+	sizes := []protocol.TrainSize{{Context: 16, H: 4, Channels: 1, Windows: 64}}
+	r, err := Derive(Inputs{Protocol: p, TrainingVersion: "pinned", DataNotes: []string{"f.csv:3 repeats the timestamp of the row before"}, TrainSizes: sizes, References: f, Trials: trials, Results: res})
 	require.NoError(t, err)
 	return r
 }
@@ -82,6 +84,7 @@ func TestDeriveDiverged(t *testing.T) {
 var derivePins = map[string]string{
 	"derive-2026-12-05":  "214a00166eb1accae9a02d0af89b36c2b2a89c3a63952f9a1d601f509135d24b",
 	"derive-2026-12-05b": "bd67dbf133de4d45786f3e802ae71e9aadaad8859204c68cbc88358ee6db0d7b",
+	"derive-2026-12-06":  "3d959d52867120731bfc7a924eef15d293be8043d7b0922a504ac6bbbda0eec8",
 }
 
 func TestDeriveVersionPinned(t *testing.T) {

@@ -250,7 +250,7 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 		v.add(field, got, want, "")
 	}
 	p := r.Setup.Protocol
-	in := Inputs{Protocol: p, TrainingVersion: r.Setup.TrainingVersion, DataSHA256: r.Setup.DataSHA256, DataNotes: r.Setup.DataNotes, Run: r.Run}
+	in := Inputs{Protocol: p, TrainingVersion: r.Setup.TrainingVersion, DataSHA256: r.Setup.DataSHA256, DataNotes: r.Setup.DataNotes, TrainSizes: r.Setup.TrainSizes, Run: r.Run}
 	if r.External != nil {
 		in.Rerun = r.External.Rerun
 	}
@@ -265,7 +265,7 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 		} else if f, err := reference.References(d.Dataset, p.Contexts()); err != nil {
 			bad("reference_forecasters", "present", err.Error())
 		} else {
-			in.References, in.DataSHA256, in.DataNotes = f, d.SHA256, d.Notes
+			in.References, in.DataSHA256, in.DataNotes, in.TrainSizes = f, d.SHA256, d.Notes, protocol.TrainSizes(d.Dataset)
 		}
 	}
 

@@ -67,7 +67,7 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 		}
 	}
 	lr := last.Report
-	in := derive.Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes,
+	in := derive.Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes, TrainSizes: lr.Setup.TrainSizes,
 		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results}
 	if p.External() { // p is pinned (Run)
 		ws, _, err := workspace(p, opt.Store)

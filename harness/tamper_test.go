@@ -240,7 +240,7 @@ func TestVerifyEveryLeaf(t *testing.T) {
 		p := testkit.TinyProtocol()
 		p.Ideas = []protocol.IdeaArm{{Name: "ema", Grid: []protocol.Cfg{
 			{LR: 0.003, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})},
-			{LR: 1e10, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}}}}
+			{LR: 1e10, Epochs: 3, Patience: 1, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}}}}
 		p.Sequential = &protocol.Sequential{MaxSeeds: 6}
 		o, err := Run(context.Background(), p, Options{})
 		require.NoError(t, err)

@@ -166,6 +166,10 @@ func TestSeveralIdeas(t *testing.T) {
 		{Name: "rezero", Grid: []protocol.Cfg{{LR: 0.003, Epochs: 2, Idea: "rezero"}, {LR: 0.01, Epochs: 2, Idea: "rezero"}}},
 		{Name: "gate again", Grid: p.Idea},
 	}
+	require.ErrorContains(t, p.Validate(), "ideas[0].grid: 2 cfgs against the baseline's 1")
+	// rezero tries two cfgs against the baseline's one: it runs only
+	// when the config says so, and its verdict carries the mark.
+	p.UnequalBudget = true
 	require.NoError(t, p.Validate())
 	s, err := trial.OpenStore(t.TempDir())
 	require.NoError(t, err)
@@ -180,6 +184,12 @@ func TestSeveralIdeas(t *testing.T) {
 	require.Equal(t, want[0], *r.Comparison.PValueHolm)
 	require.Equal(t, want[1], *r.Ideas[0].Comparison.PValueHolm)
 	require.GreaterOrEqual(t, *r.Comparison.PValueHolm, r.Comparison.PValue)
+	for _, m := range r.Comparison.Marks {
+		require.NotContains(t, m, "unequal budget", "the gate arm spends the baseline's budget")
+	}
+	require.Equal(t, []string{"unequal budget: ideas[0].grid: 2 cfgs against the baseline's 1 (an arm that tries more cfgs has more chances on val, and trains more)"}, r.Ideas[0].Comparison.Marks)
+	require.False(t, r.Budget.Equal)
+	require.Equal(t, 2*r.Budget.Arms[0].Steps, r.Budget.Arms[2].Steps, "rezero: two cfgs of the baseline's one")
 	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
 
 	for _, tc := range []struct {
@@ -190,6 +200,8 @@ func TestSeveralIdeas(t *testing.T) {
 		{"ideas[0].best_cfg", func(r *report.Report) { r.Ideas[0].BestCfg = r.Ideas[0].Sweep[1-indexOf(r.Ideas[0])].Cfg }},
 		{"ideas[1].comparison.delta_mean", func(r *report.Report) { r.Ideas[1].Comparison.DeltaMean += 1 }},
 		{"comparison.verdict_holm", func(r *report.Report) { r.Comparison.VerdictHolm = "significant win" }},
+		{"ideas[0].comparison.marks", func(r *report.Report) { r.Ideas[0].Comparison.Marks = nil }},
+		{"budget.arms[2].steps", func(r *report.Report) { r.Budget.Arms[2].Steps = r.Budget.Arms[0].Steps }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			testkit.RequireNamed(t, tamperedFields(t, r, tc.edit), tc.field)

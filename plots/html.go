@@ -87,7 +87,7 @@ func htmlPage(r *report.Report, figs []htmlFigure) ([]byte, error) {
 		Figures                  []htmlFigure
 	}{
 		Title:   fmt.Sprintf("ideabench: %s on the %s track", ideaName(r), r.Track),
-		Verdict: c.Verdict,
+		Verdict: c.VerdictLine(),
 		Headline: fmt.Sprintf("p = %.3g (%s test, %s, alpha %g); idea - baseline %+.4g on test over %d seeds, the idea better on %d; minimum detectable effect %.3g (%.1f%%)",
 			c.PValue, c.Test, c.PValueMethod, c.Alpha, c.DeltaMean, c.NPairs, c.IdeaWins, c.MDE, c.MDERelPct),
 		Warnings: c.Warnings,

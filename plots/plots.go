@@ -377,7 +377,7 @@ func paired(r *report.Report) (*figure, error) {
 	}
 	fig := &figure{
 		title: fmt.Sprintf("idea vs baseline on %d seeds: p = %.3g%s, %s\nmean difference %+.3g, %s%s",
-			n, c.PValue, method(c), c.Verdict, c.DeltaMean, interval, poi),
+			n, c.PValue, method(c), c.VerdictTag(), c.DeltaMean, interval, poi),
 		legend: newLegend(),
 	}
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"html"
 	"image/png"
 	"math"
 	"os"
@@ -462,7 +463,7 @@ func TestWriteHTML(t *testing.T) {
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	page := string(raw)
-	v := strings.Index(page, `id="verdict">`+r.Comparison.Verdict+`<`)
+	v := strings.Index(page, `id="verdict">`+html.EscapeString(r.Comparison.VerdictLine())+`<`)
 	require.Greater(t, v, 0, "the verdict")
 	trust := strings.Index(page, "How far to trust it")
 	first := strings.Index(page, "<svg")

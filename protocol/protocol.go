@@ -226,7 +226,29 @@ type Protocol struct {
 	// the built-in model, by arm name ("baseline", "idea" or an idea
 	// arm's name); see Trainer.
 	Trainers map[string]*Trainer `json:"trainers,omitempty"`
+
+	// Test is the test behind the headline p_value and verdict:
+	// TestSelection (every profile but seed), valid when each arm
+	// chooses its cfg on validation, or TestSignFlip (the seed report's),
+	// on the chosen cfgs alone, conditional on each arm's choice.
+	Test string `json:"test"`
+
+	// UnequalBudget lets the idea arms train on another budget than the
+	// baseline's (BudgetDiffs); every verdict of the report is then
+	// marked "unequal budget". Without it Validate refuses such a
+	// protocol.
+	UnequalBudget bool `json:"unequal_budget,omitempty"`
 }
+
+// The headline tests (Protocol.Test).
+const (
+	// TestSelection is stats.SelectionPValue: each arm's choice of cfg is
+	// repeated under every relabelling of the seeds.
+	TestSelection = "selection-aware"
+	// TestSignFlip is the sign-flip test of stats.Compare on the chosen
+	// cfgs' per-seed differences, conditional on the choice.
+	TestSignFlip = "sign-flip"
+)
 
 // MinEffectAt is the protocol's smallest improvement of interest as a mean
 // difference idea - baseline against a baseline of mean baseMean: negative
@@ -260,6 +282,7 @@ func SeedProfile() Protocol {
 		Arch:     Arch{D: 32, Heads: 4, Layers: 2, Batch: 32},
 		Sequence: track.DefaultSequenceConfig(),
 		Alpha:    0.05,
+		Test:     TestSignFlip,
 	}
 }
 
@@ -293,6 +316,7 @@ func FullProfile(trk string) Protocol {
 		Arch:     Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 4},
 		Sequence: track.DefaultSequenceConfig(),
 		Alpha:    0.05,
+		Test:     TestSelection,
 		// Plan for an improvement of 1% of the baseline's metric.
 		MinEffectPct: 1,
 	}
@@ -489,6 +513,12 @@ func decodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 	if err := dec.Decode(&p); err != nil {
 		return Protocol{}, jsonstrict.DecodeError(raw, vals, name, "config", err)
 	}
+	if base.Profile != "" && p.Profile != base.Profile {
+		// The key names the profile a config starts from; it cannot
+		// switch the profile, whose grids, model and test are already in
+		// place.
+		return Protocol{}, fmt.Errorf("harness: config %s: profile = %q: the config is applied over the %q profile, and a config cannot switch it; choose the profile with --profile (full, seed or ci) and leave the key out, or set it to %q", name, p.Profile, base.Profile, base.Profile)
+	}
 	return p, nil
 }
 
@@ -573,6 +603,7 @@ func (p Protocol) Validate() error {
 		}
 		arms = append(arms, armGrid{at + ".grid", a.Grid, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0, "idea": "rezero"}`, p.Trainers[a.Name] != nil})
 	}
+	gridErrs := len(errs)
 	for _, arm := range arms {
 		if len(arm.cs) == 0 {
 			bad("%s = []: empty grid; give at least one cfg such as %s", arm.name, arm.example)
@@ -621,6 +652,7 @@ func (p Protocol) Validate() error {
 			}
 		}
 	}
+	gridsValid := len(errs) == gridErrs
 	a := p.Arch
 	for _, f := range []struct {
 		name            string
@@ -697,6 +729,16 @@ func (p Protocol) Validate() error {
 		}
 	} else if p.Sequence.TrainWindows < p.Sequence.T+1 {
 		bad("sequence.train_windows = %d: the linear reference forecaster needs at least sequence.t+1 = %d; raise it to %d or more", p.Sequence.TrainWindows, p.Sequence.T+1, p.Sequence.T+1)
+	}
+	switch p.Test {
+	case TestSelection, TestSignFlip:
+	default:
+		bad("test = %q: unknown headline test; use %q (valid when each arm chooses its cfg on val) or %q (the seed report's, on the chosen cfgs, conditional on each arm's choice)", p.Test, TestSelection, TestSignFlip)
+	}
+	if gridsValid { // the budgets of valid grids
+		if d := p.BudgetDiffs(); len(d) > 0 && !p.UnequalBudget {
+			errs = append(errs, budgetError(d))
+		}
 	}
 	if !(p.Alpha > 0 && p.Alpha < 1) {
 		bad("alpha = %v: must be in (0,1); use e.g. 0.05", p.Alpha)
@@ -809,9 +851,9 @@ func (p Protocol) Trials() []Trial {
 	return ts
 }
 
-// grid returns the grid of arm ("baseline", "idea" or "ideas[k]"), nil
+// Grid returns the grid of arm ("baseline", "idea" or "ideas[k]"), nil
 // for an unknown arm.
-func (p Protocol) grid(arm string) []Cfg {
+func (p Protocol) Grid(arm string) []Cfg {
 	switch arm {
 	case "baseline":
 		return p.Baseline
@@ -827,4 +869,4 @@ func (p Protocol) grid(arm string) []Cfg {
 }
 
 // Cfg returns the trial's Cfg.
-func (p Protocol) Cfg(t Trial) Cfg { return p.grid(t.Arm)[t.Cfg] }
+func (p Protocol) Cfg(t Trial) Cfg { return p.Grid(t.Arm)[t.Cfg] }

@@ -16,9 +16,30 @@ func TestLoadProtocol(t *testing.T) {
 		check      func(t *testing.T, p Protocol)
 	}{
 		{"empty_keeps_profile", `{}`, "", func(t *testing.T, p Protocol) { require.Equal(t, CIProfile(), p) }},
-		{"grid_replaces_whole", `{"idea":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":2}]}`, "", func(t *testing.T, p Protocol) {
+		{"grid_replaces_whole", `{"idea":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":2}], "unequal_budget": true}`, "", func(t *testing.T, p Protocol) {
 			require.Equal(t, []Cfg{{LR: 0.1, Epochs: 1, Rho: 0.5, Beta: 2}}, p.Idea)
 		}},
+		// The arms' budgets must agree: an idea arm given more epochs
+		// than the baseline is refused unless the config opts in.
+		{"unequal_epochs", `{"idea":[{"lr":0.005,"epochs":6,"rho":0.8,"beta":0.5},{"lr":0.015,"epochs":3,"rho":0.8,"beta":0.5},{"lr":0.045,"epochs":3,"rho":0.8,"beta":0.5}]}`,
+			`idea[0].epochs = 6: the baseline's cfg 0 has 3`, nil},
+		{"fewer_cfgs", `{"idea":[{"lr":0.1,"epochs":3,"rho":0.5,"beta":2}]}`, `idea: 1 cfgs against the baseline's 3`, nil},
+		{"more_patience", `{"baseline":[{"lr":0.1,"epochs":3,"patience":1}],"idea":[{"lr":0.1,"epochs":3,"patience":2,"rho":0.5,"beta":2}]}`,
+			`idea[0].patience = 2: the baseline's cfg 0 has 1`, nil},
+		// The same budgets in another order are equal.
+		{"budgets_reordered", `{"baseline":[{"lr":0.1,"epochs":3},{"lr":0.2,"epochs":6}],"idea":[{"lr":0.1,"epochs":6,"rho":0.5,"beta":2},{"lr":0.2,"epochs":3,"rho":0.5,"beta":2}]}`, "", func(t *testing.T, p Protocol) {
+			require.Empty(t, p.BudgetDiffs())
+		}},
+		{"opt_in", `{"idea":[{"lr":0.005,"epochs":6,"patience":3,"rho":0.8,"beta":0.5},{"lr":0.015,"epochs":3,"patience":3,"rho":0.8,"beta":0.5},{"lr":0.045,"epochs":3,"patience":3,"rho":0.8,"beta":0.5}],"unequal_budget":true}`, "", func(t *testing.T, p Protocol) {
+			require.Equal(t, []string{"idea[0].epochs = 6: the baseline's cfg 0 has 3"}, p.BudgetDiffs())
+		}},
+		// A config names the profile it is applied over, and cannot
+		// switch it (the seed profile's test is sign-flip).
+		{"profile_switch", `{"profile":"seed"}`, `profile = "seed": the config is applied over the "ci" profile`, nil},
+		{"profile_unknown", `{"profile":"foo"}`, `profile = "foo"`, nil},
+		{"profile_same", `{"profile":"ci"}`, "", func(t *testing.T, p Protocol) { require.Equal(t, CIProfile(), p) }},
+		{"test_unknown", `{"test":"t-test"}`, `test = "t-test": unknown headline test`, nil},
+		{"test_visible", `{"test":"sign-flip"}`, "", func(t *testing.T, p Protocol) { require.Equal(t, TestSignFlip, p.Test) }},
 		// A partial entry does not inherit the profile's epochs.
 		{"partial_entry", `{"idea":[{"lr":0.1}]}`, "idea[0].epochs = 0: must be in [1, ", nil},
 		{"unknown_field", `{"lr":0.1}`, `unknown field "lr"`, nil},

@@ -66,7 +66,8 @@ func (ri RunInfo) Sum() string {
 // nothing derived from it shows the edit:
 //
 //   - setup.protocol.<key>, setup.training_version, setup.data_sha256:
-//     what the trials ran (their keys);
+//     what the trials ran (their keys); setup.train_sizes, the data's
+//     train windows (the budget);
 //   - each sweep row's per-seed test and val metrics (of diverged seeds,
 //     the substitutes), and diverged.trials;
 //   - each seed's training.<arm>.epoch_losses and .val_curves, and the
@@ -91,6 +92,9 @@ func (r *Report) inputGroups() map[string]any {
 	g["setup.data_sha256"] = r.Setup.DataSHA256
 	if r.Setup.DataNotes != nil {
 		g["setup.data_notes"] = r.Setup.DataNotes
+	}
+	if r.Setup.TrainSizes != nil {
+		g["setup.train_sizes"] = r.Setup.TrainSizes
 	}
 	for j, row := range r.Baseline.Sweep {
 		g[fmt.Sprintf("baseline.sweep[%d].per_seed", j)] = row.PerSeed

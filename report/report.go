@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/reference"
@@ -57,6 +58,9 @@ type Report struct {
 	// External describes the arms trained by external trainers
 	// (setup.protocol.trainers) and the check of their determinism.
 	External *External `json:"external,omitempty"`
+	// Budget is what each arm's training may spend, and whether every
+	// idea arm spends what the baseline does.
+	Budget *Budget `json:"budget,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked
 	// (ParseReport); verify reports each as missing.
@@ -76,6 +80,18 @@ type External struct {
 	// trial diverged. Its arm, cfg, seed, identical, max_abs_diff and
 	// rel_diff are measured; tolerance and reproduced are derived.
 	Rerun *trial.Reproduction `json:"rerun,omitempty"`
+}
+
+// Budget is what each arm's training may spend under the protocol
+// (protocol.ArmBudget: cfgs, trials, steps, examples, FLOPs over the
+// train windows of setup.train_sizes) and whether every idea arm spends
+// what the baseline does (protocol.Protocol.BudgetDiffs). When one does
+// not (setup.protocol.unequal_budget), every comparison of such an arm
+// carries the mark "unequal budget" (Comparison.Marks).
+type Budget struct {
+	Equal       bool                 `json:"equal"`
+	Differences []string             `json:"differences,omitempty"`
+	Arms        []protocol.ArmBudget `json:"arms"`
 }
 
 // Informativeness says whether the track can judge an architectural idea
@@ -238,11 +254,22 @@ type Comparison struct {
 	Verdict      string    `json:"verdict"` // at alpha with PValue
 	SystemWorked bool      `json:"system_worked"`
 
-	// Test names the test behind p_value and verdict: TestSelection
-	// when the idea's grid pairs with the baseline's (the same length,
-	// index j against index j) in every profile but seed; TestSignFlip in
-	// the seed profile (the seed report's test) and when the grids do not
-	// pair, which a warning then says.
+	// Marks qualify the verdict, each a short sentence that a page, a
+	// figure or a summary shows beside it (VerdictLine): "unequal budget:
+	// ..." when the arm trained on another budget than the baseline's,
+	// "idea inert: ..." when the idea changed no trial's outcome
+	// (IdeaInert).
+	Marks []string `json:"marks,omitempty"`
+	// IdeaInert is true when, at every cfg the two grids pair (the same
+	// cfg apart from the idea) and every seed, the idea arm's test metric
+	// is within InertRelTol of the baseline's: the idea did not act on
+	// this track, so the verdict says nothing about it.
+	IdeaInert bool `json:"idea_inert,omitempty"`
+
+	// Test names the test behind p_value and verdict: the protocol's
+	// (setup.protocol.test) when the idea's grid pairs with the
+	// baseline's (the same length, index j against index j);
+	// TestSignFlip when the grids do not pair, which a warning then says.
 	Test         string   `json:"test,omitempty"`
 	PValueMethod string   `json:"p_value_method,omitempty"`
 	PValueDraws  int      `json:"p_value_draws,omitempty"`
@@ -284,14 +311,10 @@ type Comparison struct {
 }
 
 // The tests a comparison's headline can come from (Comparison.Test,
-// SequentialReport.Test).
+// SequentialReport.Test): the protocol's (protocol.Protocol.Test).
 const (
-	// TestSelection is stats.SelectionPValue: each arm's choice of cfg is
-	// repeated under every relabelling of the seeds.
-	TestSelection = "selection-aware"
-	// TestSignFlip is the sign-flip test of stats.Compare on the chosen
-	// cfgs' per-seed differences, conditional on the choice.
-	TestSignFlip = "sign-flip"
+	TestSelection = protocol.TestSelection
+	TestSignFlip  = protocol.TestSignFlip
 )
 
 // IdeaReport is one further idea arm of a run (Protocol.Ideas): its sweep,
@@ -387,6 +410,9 @@ type Setup struct {
 	// DataNotes say what about the data a user should know (a csv file's
 	// repeated timestamps or gaps, track.Table.Notes).
 	DataNotes []string `json:"data_notes,omitempty"`
+	// TrainSizes are the train windows at each look-back
+	// (protocol.TrainSizes), which the arms' budgets count.
+	TrainSizes []protocol.TrainSize `json:"train_sizes,omitempty"`
 	// TrialsSHA256 is the SHA-256 of the ids of the report's trials in
 	// order (Protocol.Key): the records of a results directory that hold
 	// its raw values (verify --results).
@@ -415,6 +441,39 @@ type RunInfo struct {
 	// Digest is the digest of the fields above (Report.SetRun), which
 	// verify recomputes.
 	Digest string `json:"digest,omitempty"`
+}
+
+// InertRelTol is the relative difference of test metrics below which an
+// idea arm's trial counts as the baseline's at the same cfg and seed
+// (Comparison.IdeaInert). Training is chaotic: any change to the
+// function a model computes moves its test metric by far more than
+// this after a few steps (measured: an A/A pair differs by 0, the gate
+// at its smallest trained effect on the sunspot track by 2e-5, an idea
+// that acts by 1e-3 and more).
+const InertRelTol = 1e-4
+
+// VerdictLine is the verdict as every summary, page and figure shows it:
+// the verdict, then its marks (Comparison.Marks) in brackets, so that a
+// qualified verdict never reads as a plain one.
+func (c Comparison) VerdictLine() string {
+	if len(c.Marks) == 0 {
+		return c.Verdict
+	}
+	return c.Verdict + " [" + strings.Join(c.Marks, "; ") + "]"
+}
+
+// VerdictTag is VerdictLine for a figure's title: the verdict and the
+// head of each mark ("unequal budget", "idea inert").
+func (c Comparison) VerdictTag() string {
+	if len(c.Marks) == 0 {
+		return c.Verdict
+	}
+	var tags []string
+	for _, m := range c.Marks {
+		head, _, _ := strings.Cut(m, ":")
+		tags = append(tags, strings.ToUpper(head))
+	}
+	return c.Verdict + " [" + strings.Join(tags, ", ") + "]"
 }
 
 // MathDrive and SteadyErrTol are the gate's (gate.MathDrive,

@@ -592,7 +592,7 @@ func printSummary(w io.Writer, r *report.Report) {
 	for _, msg := range c.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
-	fmt.Fprintf(w, "verdict: %s (%s test, p = %.4g)%s; system worked: %v\n", c.Verdict, c.Test, c.PValue, hollow, c.SystemWorked)
+	fmt.Fprintf(w, "verdict: %s (%s test, p = %.4g)%s; system worked: %v\n", c.VerdictLine(), c.Test, c.PValue, hollow, c.SystemWorked)
 	switch {
 	case c.PValueConditional != nil:
 		fmt.Fprintf(w, "  the sign-flip test on the chosen cfgs alone, conditional on each arm's choice: p = %.4g, %s\n", *c.PValueConditional, c.VerdictConditional)
@@ -636,6 +636,9 @@ func printComparison(w io.Writer, name string, c report.Comparison) {
 		fmt.Fprintf(w, "; Holm p = %.4g: %s", *c.PValueHolm, c.VerdictHolm)
 	}
 	fmt.Fprintln(w)
+	for _, m := range c.Marks {
+		fmt.Fprintf(w, "  %s's verdict is marked: %s\n", name, m)
+	}
 	if iv := c.Intervals; iv != nil {
 		fmt.Fprintf(w, "  %.0f%% interval of delta: [%+.4g, %+.4g] (paired t), [%+.4g, %+.4g] (bootstrap); P(%s better on a random seed) %.2f [%.2f, %.2f]\n",
 			100*iv.Level, iv.TLo, iv.THi, iv.BootLo, iv.BootHi, name, iv.PoI, iv.PoILo, iv.PoIHi)

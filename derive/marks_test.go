@@ -1,0 +1,131 @@
+package derive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/trial"
+	"github.com/stretchr/testify/require"
+)
+
+// deriveWith derives TinyProtocol-shaped p (8 seeds) from results that
+// test gives each trial: the baseline's cfg j on seed s scores 0.5 +
+// 0.01·j + 0.001·s, and the idea's what idea makes of that.
+func deriveWith(t *testing.T, p protocol.Protocol, idea func(tr protocol.Trial, base float64) (test float64, diverged bool)) Inputs {
+	t.Helper()
+	lc := 0.62
+	f := &reference.Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &reference.ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
+	trials := p.Trials()
+	res := make([]trial.Result, len(trials))
+	for i, tr := range trials {
+		base := 0.5 + 0.01*float64(tr.Cfg) + 0.001*float64(tr.Seed)
+		r := trial.Result{EpochLoss: []float64{1, 0.9}, ValCurve: []float64{1, base}, StartVal: 9, StartTest: 9, Val: base, Test: base}
+		if tr.Arm != "baseline" {
+			r.Test, r.Diverged = idea(tr, base)
+			r.Val = r.Test
+			r.ValCurve[1] = r.Val
+		}
+		if r.Diverged {
+			r.Val, r.Test = 1e300, 1e300
+		}
+		res[i] = r
+	}
+	return Inputs{Protocol: p, TrainingVersion: "pinned", TrainSizes: []protocol.TrainSize{{Context: 16, H: 4, Channels: 1, Windows: 64}}, References: f, Trials: trials, Results: res}
+}
+
+func eightSeeds() protocol.Protocol {
+	p := testkit.TinyProtocol()
+	p.Seeds = []uint64{0, 1, 2, 3, 4, 5, 6, 7}
+	return p
+}
+
+// TestBudget: the budget block counts, by hand, what TinyProtocol's
+// arms may spend: cfg 0 trains 2 epochs and cfg 1 3, each of the 64
+// windows in batches of 16 (4 steps an epoch), on 8 seeds:
+// (2+3)·4·8 = 160 steps over (2+3)·64·8 = 2560 windows.
+func TestBudget(t *testing.T) {
+	r := derivedByHand(t)
+	b := r.Budget
+	require.NotNil(t, b)
+	require.True(t, b.Equal)
+	require.Empty(t, b.Differences)
+	require.Len(t, b.Arms, 2)
+	for i, name := range []string{"baseline", "idea"} {
+		a := b.Arms[i]
+		require.Equal(t, name, a.Arm)
+		require.Equal(t, 2, a.Cfgs)
+		require.Equal(t, 16, a.Trials)
+		require.EqualValues(t, 160, a.Steps)
+		require.EqualValues(t, 2560, a.Examples)
+		mc := r.Setup.Protocol.ModelConfig(r.Setup.Protocol.Baseline[0], testkit.MustSequence(t, r.Setup.Protocol))
+		require.Equal(t, 160*mc.StepFLOPs(16), a.FLOPs, "matrix-product FLOPs: the gate adds none")
+	}
+	require.Empty(t, r.Comparison.Marks)
+	require.Equal(t, r.Comparison.Verdict, r.Comparison.VerdictLine())
+}
+
+// TestUnequalBudgetMarked: an idea arm that trains twice the epochs of
+// the baseline runs only with unequal_budget, and then every verdict
+// carries the mark, the budget block says how they differ, and the
+// report verifies.
+func TestUnequalBudgetMarked(t *testing.T) {
+	p := eightSeeds()
+	p.Idea[1].Epochs = 6
+	require.ErrorContains(t, p.Validate(), "idea[1].epochs = 6: the baseline's cfg 1 has 3")
+	p.UnequalBudget = true
+	r, err := Derive(deriveWith(t, p, func(_ protocol.Trial, base float64) (float64, bool) { return base * 0.9, false }))
+	require.NoError(t, err)
+	c := r.Comparison
+	require.False(t, r.Budget.Equal)
+	require.Equal(t, []string{"idea[1].epochs = 6: the baseline's cfg 1 has 3"}, r.Budget.Differences)
+	require.EqualValues(t, (2+3)*4*8, r.Budget.Arms[0].Steps)
+	require.EqualValues(t, (2+6)*4*8, r.Budget.Arms[1].Steps)
+	require.Equal(t, []string{"unequal budget: idea[1].epochs = 6: the baseline's cfg 1 has 3"}, c.Marks)
+	require.Equal(t, c.Verdict+" [unequal budget: idea[1].epochs = 6: the baseline's cfg 1 has 3]", c.VerdictLine())
+	require.Equal(t, c.Verdict+" [UNEQUAL BUDGET]", c.VerdictTag())
+	require.Contains(t, strings.Join(c.Warnings, "\n"), "unequal budget (setup.protocol.unequal_budget): the idea arm")
+	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+}
+
+// TestInert: an idea arm whose every paired trial scores within
+// InertRelTol of the baseline's is marked inert; one that moves a single
+// trial by more, or diverges where the baseline does not, is not.
+func TestInert(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		idea  func(tr protocol.Trial, base float64) (float64, bool)
+		inert bool
+	}{
+		{"identical", func(_ protocol.Trial, base float64) (float64, bool) { return base, false }, true},
+		// The sunspot track's gate: 2e-5 of the metric.
+		{"within_tol", func(tr protocol.Trial, base float64) (float64, bool) {
+			return base * (1 + 2e-5*float64(int(tr.Seed%3)-1)), false
+		}, true},
+		{"one_trial_acts", func(tr protocol.Trial, base float64) (float64, bool) {
+			if tr.Seed == 3 && tr.Cfg == 1 {
+				return base * (1 - 1e-3), false
+			}
+			return base, false
+		}, false},
+		{"diverged_alone", func(tr protocol.Trial, base float64) (float64, bool) { return base, tr.Seed == 2 && tr.Cfg == 0 }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Derive(deriveWith(t, eightSeeds(), tc.idea))
+			require.NoError(t, err)
+			c := r.Comparison
+			require.Equal(t, tc.inert, c.IdeaInert)
+			if tc.inert {
+				require.Len(t, c.Marks, 1)
+				require.Contains(t, c.VerdictLine(), "[idea inert: within 0.01% of the baseline at every paired cfg and seed]")
+				require.Equal(t, c.Verdict+" [IDEA INERT]", c.VerdictTag())
+				require.Contains(t, strings.Join(c.Warnings, "\n"), "idea inert: at each of the 2 cfgs")
+			} else {
+				require.Empty(t, c.Marks)
+			}
+			require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+		})
+	}
+}
