@@ -161,9 +161,10 @@ func benchProfile(t *testing.T, p protocol.Protocol, name string) {
 	t.Run("math_identities", func(t *testing.T) {
 		mc := r.MechanismSignature.MathCheck
 		require.True(t, mc.Confirmed)
-		require.Len(t, mc.Rows, len(p.Idea))
+		// One row per idea cfg, those a grid extension added included.
+		require.Len(t, mc.Rows, len(r.MechanismSignature.IdeaSweep))
 		for i, row := range mc.Rows {
-			c := p.Idea[i]
+			c := r.MechanismSignature.IdeaSweep[i].Cfg
 			require.Equal(t, c.Rho, row.Rho)
 			require.Equal(t, gate.HalfLife(c.Rho), row.HalfPredicted)
 			require.Equal(t, row.HalfPredicted, row.HalfObserved)

@@ -91,6 +91,9 @@ func Derive(in Inputs) (*report.Report, error) {
 	if p.Sequential != nil {
 		return deriveSequential(in)
 	}
+	if p.ExtendGrid != nil {
+		return deriveExtended(in)
+	}
 	if err := checkTrials(p, in.Trials, in.Results); err != nil {
 		return nil, err
 	}

@@ -286,6 +286,16 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 	}
 	q := p
 	q.Seeds, q.Sequential = seeds, nil
+	if p.ExtendGrid != nil {
+		// The grids as they grew: the sweeps' cfgs, which Derive checks
+		// against its replay of the extension.
+		q.ExtendGrid = nil
+		q.Baseline, q.Idea = sweepCfgs(r.Baseline.Sweep), ideaCfgs(r.MechanismSignature.IdeaSweep)
+		q.Ideas = slices.Clone(p.Ideas)
+		for k := range min(len(q.Ideas), len(r.Ideas)) {
+			q.Ideas[k].Grid = ideaCfgs(r.Ideas[k].Sweep)
+		}
+	}
 	in.Trials = q.Trials()
 	in.Results = make([]trial.Result, len(in.Trials))
 	seedIdx := map[uint64]int{}
@@ -333,13 +343,13 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 	for _, a := range []struct {
 		arm, at string
 		n       int
-	}{{"baseline", "baseline.sweep", len(p.Baseline)}, {"idea", "mechanism_signature.idea_sweep", len(p.Idea)}} {
+	}{{"baseline", "baseline.sweep", len(q.Baseline)}, {"idea", "mechanism_signature.idea_sweep", len(q.Idea)}} {
 		if len(arms[a.arm]) != a.n {
 			bad(a.at, fmt.Sprintf("%d rows", len(arms[a.arm])), fmt.Sprintf("%d rows, one per cfg of setup.protocol", a.n))
 			ok = false
 		}
 	}
-	for k, a := range p.Ideas {
+	for k, a := range q.Ideas {
 		if len(arms[protocol.IdeasArm(k)]) != len(a.Grid) {
 			bad(fmt.Sprintf("ideas[%d].sweep", k), fmt.Sprintf("%d rows", len(arms[protocol.IdeasArm(k)])), fmt.Sprintf("%d rows, one per cfg of setup.protocol.ideas[%d].grid", len(a.Grid), k))
 			ok = false
@@ -639,4 +649,22 @@ func Diff(got, want any) Findings {
 	v := &verifier{}
 	v.tree("", got, want)
 	return Findings{Checked: v.checked, Findings: v.found}
+}
+
+// sweepCfgs are the cfgs of a baseline sweep.
+func sweepCfgs(rows []report.SweepRow) []protocol.Cfg {
+	var out []protocol.Cfg
+	for _, row := range rows {
+		out = append(out, row.Cfg)
+	}
+	return out
+}
+
+// ideaCfgs are the cfgs of an idea sweep.
+func ideaCfgs(rows []report.IdeaRow) []protocol.Cfg {
+	var out []protocol.Cfg
+	for _, row := range rows {
+		out = append(out, row.Cfg)
+	}
+	return out
 }

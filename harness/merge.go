@@ -63,11 +63,15 @@ func Merge(ctx context.Context, dirs []string) (*Outcome, error) {
 	if dataSHA != d.SHA256 {
 		return nil, fmt.Errorf("harness: merge: %s ran on data with SHA-256 %s, but %s now has %s; merge where the shards' data file is", first, dataSHA, p.CSV.Path, d.SHA256)
 	}
-	trials := p.Trials()
+	// A grid extension's starting grids are what the shards ran; its
+	// later rounds are run here (mergeRounds).
+	q := p
+	q.ExtendGrid = nil
+	trials := q.Trials()
 	results := make([]trial.Result, len(trials))
 	var missing []string
 	for i, t := range trials {
-		k := p.Key(t, d.SHA256)
+		k := q.Key(t, d.SHA256)
 		var found []byte
 		var from string
 		for _, dir := range dirs {
@@ -115,6 +119,11 @@ func Merge(ctx context.Context, dirs []string) (*Outcome, error) {
 			}
 		}
 	}
+	if p.ExtendGrid != nil {
+		if q, trials, results, err = mergeRounds(ctx, p, q, dirs, trials, results); err != nil {
+			return nil, err
+		}
+	}
 	ws, _, err := workspace(p, &trial.Store{Dir: dirs[0]})
 	if err != nil {
 		return nil, err
@@ -123,7 +132,7 @@ func Merge(ctx context.Context, dirs []string) (*Outcome, error) {
 	for _, dir := range dirs[1:] {
 		others = append(others, filepath.Join(dir, "external"))
 	}
-	rerun, err := rerunCheck(ctx, ws, others, p, d.Dataset, d.SHA256, trials, results)
+	rerun, err := rerunCheck(ctx, ws, others, q, d.Dataset, d.SHA256, trials, results)
 	if err != nil {
 		return nil, err
 	}
@@ -132,4 +141,29 @@ func Merge(ctx context.Context, dirs []string) (*Outcome, error) {
 		return nil, err
 	}
 	return &Outcome{Report: r, Trials: trials, Results: results, Data: d.Dataset}, nil
+}
+
+// mergeRounds runs the later rounds of p's grid extension from its
+// starting grids q and their trials: while the choices grow the grids, it
+// trains the new cfgs' trials into the first directory (reusing records
+// any of dirs holds), and returns the last round's protocol, trials and
+// results.
+func mergeRounds(ctx context.Context, p, q protocol.Protocol, dirs []string, trials []protocol.Trial, results []trial.Result) (protocol.Protocol, []protocol.Trial, []trial.Result, error) {
+	st := &trial.Store{Dir: dirs[0], Also: dirs[1:]}
+	for round := 0; ; round++ {
+		chosen, err := derive.Choices(q, trials, results)
+		if err != nil {
+			return q, nil, nil, err
+		}
+		next, _, more := q.Extend(p.ExtendGrid, round, chosen)
+		if !more {
+			return q, trials, results, nil
+		}
+		q = next
+		o, err := Run(ctx, q, Options{Store: st, round: true})
+		if err != nil {
+			return q, nil, nil, fmt.Errorf("harness: merge: round %d of the grid extension: %w", round+1, err)
+		}
+		trials, results = o.Trials, o.Results
+	}
 }

@@ -46,6 +46,10 @@ type Options struct {
 	// look marks a sequential design's look (runSequential): its report
 	// decides the look only, so the rerun check waits for the last.
 	look bool
+	// round marks a round of a grid extension (runExtended): it trains
+	// the round's grids and returns their results, with no manifest
+	// (the extension's is written once) and no report.
+	round bool
 }
 
 // Outcome is a finished protocol: the report plus every trial's result.
@@ -57,6 +61,8 @@ type Outcome struct {
 
 	Reused   int // trials read from the store
 	Computed int // trials trained by this call
+
+	data *protocol.Data // the protocol's data, for a round's caller
 }
 
 // workers is the number of trials run at once.
@@ -97,6 +103,9 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 		}
 		return runSequential(ctx, p, opt)
 	}
+	if p.ExtendGrid != nil {
+		return runExtended(ctx, p, opt)
+	}
 	shards := max(opt.Shards, 1)
 	if opt.Shard < 0 || opt.Shard >= shards {
 		return nil, fmt.Errorf("harness: shard %d of %d: the index must be in [0, %d)", opt.Shard, shards, shards)
@@ -125,8 +134,8 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 		return nil, err
 	}
 	results := make([]trial.Result, len(trials))
-	o := &Outcome{Trials: trials, Results: results, Data: ds}
-	if opt.Store != nil {
+	o := &Outcome{Trials: trials, Results: results, Data: ds, data: d}
+	if opt.Store != nil && !opt.round {
 		if err := opt.Store.WriteManifest(p, d.SHA256, opt.Shard, shards); err != nil {
 			return nil, err
 		}
@@ -338,7 +347,7 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 		return o, fmt.Errorf("harness: %d of %d trials failed in their external trainer; the %d that finished (%d trained now, %d reused)%s:\n%w",
 			len(failed), total, done, o.Computed, o.Reused, kept, errors.Join(failed...))
 	}
-	if shards > 1 {
+	if shards > 1 || opt.round {
 		return o, nil
 	}
 	var rerun *trial.Reproduction

@@ -222,6 +222,11 @@ type Protocol struct {
 	// comparison is decided (see Sequential).
 	Sequential *Sequential `json:"sequential,omitempty"`
 
+	// ExtendGrid, when set, extends every arm's learning rates while an
+	// arm's choice takes the edge of its grid (see GridExtension); the
+	// grids above are where it starts.
+	ExtendGrid *GridExtension `json:"extend_grid,omitempty"`
+
 	// Trainers names the arms trained by an external command instead of
 	// the built-in model, by arm name ("baseline", "idea" or an idea
 	// arm's name); see Trainer.
@@ -294,8 +299,10 @@ func DefaultProtocol() Protocol { return FullProfile("panel") }
 // both arms sweep the same three peak learning rates under the same
 // training (AdamW with weight decay 0.05, 5% warmup then cosine decay,
 // gradients clipped at norm 1, early stopping on val), so they get the
-// same budget; the idea arm runs the gate at ρ = 0.8, β = 0.5. The power
-// analysis plans for a 1% improvement (min_effect_pct).
+// same budget; the idea arm runs the gate at ρ = 0.8, β = 0.5. When an
+// arm chooses the smallest or largest rate, both grids grow a step that
+// way (DefaultGridExtension). The power analysis plans for a 1%
+// improvement (min_effect_pct).
 //
 //   - panel: d=32, 4 heads, L=2, batch 32, tokens of 4 positions, every
 //     token's forecast trained; lr ∈ {0.005, 0.015, 0.045}, 24 epochs,
@@ -319,6 +326,8 @@ func FullProfile(trk string) Protocol {
 		Test:     TestSelection,
 		// Plan for an improvement of 1% of the baseline's metric.
 		MinEffectPct: 1,
+		// A choice on the edge of the lr grid moves the grid.
+		ExtendGrid: DefaultGridExtension(),
 	}
 	lrs, epochs, patience := []float64{0.005, 0.015, 0.045}, 12, 3
 	epochWindows := 0
@@ -752,6 +761,9 @@ func (p Protocol) Validate() error {
 	errs = append(errs, p.trainerErrors()...)
 	if p.Sequential != nil {
 		errs = append(errs, p.Sequential.errors(p)...)
+	}
+	if p.ExtendGrid != nil {
+		errs = append(errs, p.ExtendGrid.errors(p)...)
 	}
 	if p.MinEffectPct > 0 && p.MinEffect > 0 {
 		bad("min_effect = %v: min_effect_pct = %v is set too; give the smallest effect of interest one way, relative or absolute", p.MinEffect, p.MinEffectPct)

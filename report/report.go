@@ -61,6 +61,10 @@ type Report struct {
 	// Budget is what each arm's training may spend, and whether every
 	// idea arm spends what the baseline does.
 	Budget *Budget `json:"budget,omitempty"`
+	// GridExtension records the rounds of a grid extension
+	// (setup.protocol.extend_grid): each arm's choice, the rates added,
+	// and why it stopped. The sweeps above hold the grids it grew.
+	GridExtension []protocol.Extension `json:"grid_extension,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked
 	// (ParseReport); verify reports each as missing.

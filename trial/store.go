@@ -27,6 +27,9 @@ import (
 // the same trial are identical.
 type Store struct {
 	Dir string
+	// Also are further results directories whose records Load reads
+	// (after Dir's); nothing is written there.
+	Also []string
 
 	leases leases // the trial leases this process holds (lease.go)
 }
@@ -94,11 +97,17 @@ var ErrCorrupt = errors.New("corrupt trial record")
 // error wrapping ErrCorrupt when the file is truncated, fails its
 // checksum or holds another key. The caller recomputes in both cases.
 func (s *Store) Load(k protocol.TrialKey) (res Result, ok bool, err error) {
-	_, res, ok, err = s.Read(k.ID())
-	if err != nil {
-		return Result{}, false, fmt.Errorf("harness: trial record %s: %w", s.Path(k.ID()), err)
+	for _, dir := range append([]string{s.Dir}, s.Also...) {
+		st := &Store{Dir: dir}
+		_, res, ok, err = st.Read(k.ID())
+		if err != nil {
+			return Result{}, false, fmt.Errorf("harness: trial record %s: %w", st.Path(k.ID()), err)
+		}
+		if ok {
+			return res, true, nil
+		}
 	}
-	return res, ok, nil
+	return Result{}, false, nil
 }
 
 // Read reads and checks the record of trial id: ok false when there is

@@ -22,10 +22,12 @@ const SeedReport = "../report/testdata/seed-report.json"
 const TinyCSV = "../track/testdata/tiny.csv"
 
 // TinyProtocol has the protocol's structure at a size that runs in a
-// second: 3 seeds, 2 cfgs per arm, a narrow model, few windows.
+// second: 3 seeds, 2 cfgs per arm, a narrow model, few windows, and
+// fixed grids (no grid extension).
 func TinyProtocol() protocol.Protocol {
 	p := protocol.CIProfileFor("sequence")
 	p.Profile = "tiny"
+	p.ExtendGrid = nil
 	p.Seeds = []uint64{0, 1, 2}
 	// cfg 0 trains as the seed report did; cfg 1 with AdamW, warmup,
 	// cosine decay, clipping and early stopping.
