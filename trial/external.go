@@ -269,7 +269,7 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 		if err != nil {
 			return fail("%v", err)
 		}
-		*s.dst = forecastMSE(f, s.split)
+		*s.dst = track.LastPositionMSE(f, s.split) // ReadForecasts gave N·H values
 		all = append(all, f...)
 	}
 	res.Forecasts = forecastsDigest(all)
@@ -287,7 +287,7 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	if err != nil {
 		return fail("%v", err)
 	}
-	res.StartVal, res.StartTest = forecastMSE(sv, &at.Val), forecastMSE(st, &at.Test)
+	res.StartVal, res.StartTest = track.LastPositionMSE(sv, &at.Val), track.LastPositionMSE(st, &at.Test)
 	if !finite(res.StartVal) || !finite(res.StartTest) {
 		return fail("out/start_val.csv, out/start_test.csv: the untrained model's forecasts are so large that their squared error overflows; check the model's initialization")
 	}
@@ -408,17 +408,6 @@ func ReadForecasts(path string, n, h int) ([]float64, error) {
 		return nil, fmt.Errorf("out/%s: %d windows, want %d (one row per window of the split)", name, row, n)
 	}
 	return out, nil
-}
-
-// forecastMSE is the mean squared error of forecasts f (n·h, window-major)
-// against s's targets.
-func forecastMSE(f []float64, s *track.Split) float64 {
-	var sse float64
-	for n := range s.N {
-		_, y := s.Window(n)
-		sse = track.SquaredError(sse, f[n*s.H:(n+1)*s.H], y[s.T:])
-	}
-	return sse / float64(s.N*s.H)
 }
 
 // Reproduction is the rerun check of one external trial: its trainer run
