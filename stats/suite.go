@@ -398,6 +398,12 @@ type BayesResult struct{ Left, ROPE, Right float64 }
 // weights are normalized Gamma variates: Gamma(1) is exponential,
 // Gamma(½) is Z²/2 with Z standard normal. samples draws from
 // rand.NewPCG(seed, 13).
+//
+// The posterior's mass lies on z_0, ..., z_K alone, so few effects do not
+// spread it by themselves: effects all inside the ROPE give θ_rope = 1 in
+// every sample and ROPE = 1 exactly, one effect or many. One effect z with
+// rope < |z| <= 2·rope gives its side (1 - 2^(-½))^½ ≈ 0.54, one with
+// |z| > 2·rope gives it 2^(-¼) ≈ 0.84 (TestBayesSignedRank derives both).
 func BayesSignedRank(z []float64, rope float64, samples int, seed uint64) BayesResult {
 	zs := append([]float64{0}, z...)
 	n := len(zs)
