@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/report"
@@ -478,9 +476,10 @@ func (f Finding) String() string { return f.Path + ": " + f.Note }
 
 // Verify checks a suite report read from path: every track report it
 // names is there with the same SHA-256 and verifies on its own
-// (harness.Verify), and every aggregate number is derived again from the
-// track reports and compared exactly. It returns the findings and the
-// number of values checked.
+// (derive.Verify), and the whole suite report is derived again from the
+// track reports and compared with it leaf by leaf (derive.Diff, with
+// derive's tolerances). It returns the findings and the number of values
+// checked.
 func Verify(r *Report, path string, opt derive.VerifyOptions) ([]Finding, int) {
 	var out []Finding
 	checked := 0
@@ -567,90 +566,9 @@ func Verify(r *Report, path string, opt derive.VerifyOptions) ([]Finding, int) {
 		return append(out, Finding{"suite", err.Error()}), checked
 	}
 	again.WallSeconds = r.WallSeconds
-	a, _ := json.Marshal(again)
-	b, _ := json.Marshal(r)
-	var am, bm any
-	_ = json.Unmarshal(a, &am)
-	_ = json.Unmarshal(b, &bm)
-	diff(&out, &checked, "", bm, am)
-	return out, checked
-}
-
-// Tolerances of Verify's comparison. A float derived again must equal
-// the report's within relTol relative (a fused multiply-add in another
-// build's arithmetic moves the last bits, as harness.Verify allows). The
-// hierarchical model's sampler is a Markov chain: one such bit can turn
-// an accept into a reject, after which another build's chain takes
-// another path, so its probabilities must agree within hierProbTol and
-// its means within hierRelTol of the largest |effect| (its Monte Carlo
-// error; TestHierarchicalReference shows two samplers agree within 0.004).
-const (
-	relTol      = 1e-12
-	hierProbTol = 0.02
-	hierRelTol  = 0.05
-)
-
-// diff appends a finding for every leaf where got (the file) differs
-// from want (derived again).
-func diff(out *[]Finding, checked *int, path string, got, want any) {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			*out = append(*out, Finding{path, fmt.Sprintf("is %v, derived %v", got, want)})
-			return
-		}
-		keys := make([]string, 0, len(w))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		for k := range g {
-			if _, ok := w[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		keys = slices.Compact(keys)
-		for _, k := range keys {
-			diff(out, checked, path+"."+k, g[k], w[k])
-		}
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			*out = append(*out, Finding{path, fmt.Sprintf("has %v, derived %v", got, want)})
-			return
-		}
-		for i := range w {
-			diff(out, checked, fmt.Sprintf("%s[%d]", path, i), g[i], w[i])
-		}
-	default:
-		*checked++
-		if gf, ok := got.(float64); ok {
-			if wf, ok := want.(float64); ok && near(path, gf, wf) {
-				return
-			}
-		} else if got == want {
-			return
-		}
-		*out = append(*out, Finding{path, fmt.Sprintf("is %v, derived %v", got, want)})
+	d := derive.Diff(r, again)
+	for _, f := range d.Findings {
+		out = append(out, Finding{f.Field, fmt.Sprintf("report has %s, re-derived %s", f.Got, f.Want)})
 	}
-}
-
-// near reports whether a float of the report at path agrees with its
-// value derived again (see relTol).
-func near(path string, got, want float64) bool {
-	if got == want {
-		return true
-	}
-	if i := strings.Index(path, ".hierarchical."); i >= 0 {
-		switch field := path[i+len(".hierarchical."):]; {
-		case strings.HasPrefix(field, "p_"):
-			return math.Abs(got-want) <= hierProbTol
-		case field == "samples" || field == "burn":
-			return false
-		default: // delta0, tracks[k]
-			return math.Abs(got-want) <= hierRelTol*math.Max(math.Abs(want), 1e-12)+1e-9
-		}
-	}
-	return math.Abs(got-want) <= relTol*math.Max(math.Abs(got), math.Abs(want))
+	return out, checked + d.Checked
 }

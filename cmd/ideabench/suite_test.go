@@ -39,7 +39,7 @@ func TestSuiteVerify(t *testing.T) {
 	stdout.Reset()
 	err = run(context.Background(), []string{"verify", out}, &stdout, &stderr)
 	require.ErrorContains(t, err, "1 mismatches")
-	require.Contains(t, stdout.String(), "MISMATCH .verdict")
+	require.Contains(t, stdout.String(), "MISMATCH verdict: report has")
 
 	// control --suite refuses protocol flags.
 	err = run(context.Background(), []string{"control", "--suite", "ci", "--track", "panel", "--out", filepath.Join(dir, "c.json")}, &stdout, &stderr)
