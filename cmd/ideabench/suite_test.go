@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,7 +32,7 @@ func TestSuiteVerify(t *testing.T) {
 	require.Contains(t, stdout.String(), "over 2 track reports, 0 mismatches")
 
 	// An edited aggregate is named.
-	r, err := suite.ReadReport(out)
+	r, err := suitereport.ReadReport(out)
 	require.NoError(t, err)
 	r.Verdict = "better"
 	require.NoError(t, r.WriteFile(out))
