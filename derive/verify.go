@@ -112,7 +112,6 @@ func Verify(r *report.Report, opt VerifyOptions) Findings {
 		return verifySeedFormat(r)
 	}
 	v := &verifier{}
-	v.unknown(r)
 	if r.Setup.Digests == nil {
 		// A report written before verify rebuilt reports: check what the
 		// seed schema determines, and say it is not bound.
@@ -154,15 +153,6 @@ func Verify(r *report.Report, opt VerifyOptions) Findings {
 	v.keptEpochs(r, want)
 	v.run(r, len(in.Trials))
 	return Findings{Checked: v.checked, Findings: v.found}
-}
-
-// unknown names the keys of the parsed file that are no field of a
-// report: nothing derives or checks them.
-func (v *verifier) unknown(r *report.Report) {
-	for _, k := range r.UnknownKeys() {
-		v.checked++
-		v.add(k, "present", "absent: not a field of this build's report, so nothing checks it", "")
-	}
 }
 
 // keptEpochs checks the one relation between two inputs that training
@@ -472,7 +462,7 @@ func (v *verifier) records(in *Inputs, q protocol.Protocol, dirs []string) {
 			st := &trial.Store{Dir: dir}
 			_, res, ok, err := st.Read(id)
 			if err != nil {
-				v.add(at, "a record", fmt.Sprintf("%s: %v", st.Path(id), err), "")
+				v.add(at, "a record", err.Error(), "")
 				found = true
 				break
 			}

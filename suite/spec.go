@@ -1,11 +1,10 @@
 package suite
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 
+	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/protocol"
 
 	"github.com/ideabench/ideabench/harness"
@@ -51,18 +50,13 @@ func Named(name string) (suitereport.Spec, error) {
 	return suitereport.Spec{}, fmt.Errorf("suite: %q is no built-in suite; use default or ci, or a suite file (JSON)", name)
 }
 
-// Load reads a suite file: JSON with the fields of suitereport.Spec, unknown keys
-// refused.
+// Load reads a suite file strictly (jsonstrict): JSON with the fields of
+// suitereport.Spec, nothing after it, unknown and repeated keys refused,
+// each fault named with its line:column and JSON path; then validated.
 func Load(path string) (suitereport.Spec, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return suitereport.Spec{}, fmt.Errorf("suite: %w", err)
-	}
 	var s suitereport.Spec
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return suitereport.Spec{}, fmt.Errorf("suite: %s: %w; see Spec in package suite for the fields", path, err)
+	if err := jsonstrict.ReadFile(path, "suite file", &s); err != nil {
+		return suitereport.Spec{}, fmt.Errorf("suite: %w", err)
 	}
 	if err := s.Validate(); err != nil {
 		return suitereport.Spec{}, fmt.Errorf("suite: %s: %w", path, err)

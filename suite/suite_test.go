@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 
@@ -413,4 +414,15 @@ func TestHeldOut(t *testing.T) {
 	fs, _ = Verify(back, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "not a confirmation track")
+}
+
+// TestLoadStrict: a suite file with trailing data or an unknown key is
+// refused where the fault is.
+func TestLoadStrict(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.json")
+	stricttest.Refuses(t, []byte("{\"name\": \"x\",\n \"tracks\": [{\"name\": \"panel\", \"track\": \"panel\"}]}\n"), func(raw []byte) error {
+		require.NoError(t, os.WriteFile(path, raw, 0o644))
+		_, err := Load(path)
+		return err
+	})
 }

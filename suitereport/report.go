@@ -1,13 +1,13 @@
 package suitereport
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/stats"
 )
 
@@ -169,17 +169,17 @@ func (r *Report) WriteFile(path string) error {
 	return nil
 }
 
-// ReadReport reads a suite report.
+// ReadReport reads a suite report strictly (jsonstrict): malformed JSON,
+// trailing data, a mistyped value, a key given twice or a key that is no
+// field of a suite report is an error naming the file and where.
 func ReadReport(path string) (*Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
 	}
 	var r Report
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("suite: %s: %w (a suite report of another build, or edited)", path, err)
+	if err := jsonstrict.Decode(raw, path, "suite report", &r); err != nil {
+		return nil, fmt.Errorf("suite: %w (a suite report of another build, or edited)", err)
 	}
 	if r.SuiteVersion != Version {
 		return nil, fmt.Errorf("suite: %s: suite_version %d; this build reads %d", path, r.SuiteVersion, Version)
@@ -190,8 +190,6 @@ func ReadReport(path string) (*Report, error) {
 // IsReport reports whether the JSON raw is a suite report (it has the
 // key suite_version) rather than a track's.
 func IsReport(raw []byte) bool {
-	var probe struct {
-		V *int `json:"suite_version"`
-	}
-	return json.Unmarshal(raw, &probe) == nil && probe.V != nil
+	var v *int
+	return jsonstrict.Peek(raw, "suite_version", &v) && v != nil
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/track"
 )
@@ -236,18 +237,9 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	}
 	var res Result
 	if raw, err := os.ReadFile(filepath.Join(out, "result.json")); err == nil {
-		var tres TrainerResult
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&tres); err != nil {
-			return fail("out/result.json: %v; write {\"val_curve\": [...], \"epoch_loss\": [...], \"best_epoch\": N} with finite numbers (NaN is not JSON: a training that diverged writes {\"diverged\": true}), or leave it out", err)
-		}
-		for _, xs := range [][]float64{tres.ValCurve, tres.EpochLoss} {
-			for _, x := range xs {
-				if !finite(x) && !tres.Diverged {
-					return fail("out/result.json: a curve holds %v; write finite numbers, or \"diverged\": true", x)
-				}
-			}
+		tres, err := readTrainerResult(raw)
+		if err != nil {
+			return fail("%v", err)
 		}
 		res.ValCurve, res.EpochLoss, res.BestEpoch = tres.ValCurve, tres.EpochLoss, tres.BestEpoch
 		if tres.Diverged {
@@ -408,6 +400,24 @@ func ReadForecasts(path string, n, h int) ([]float64, error) {
 		return nil, fmt.Errorf("out/%s: %d windows, want %d (one row per window of the split)", name, row, n)
 	}
 	return out, nil
+}
+
+// readTrainerResult reads an external trainer's out/result.json
+// strictly (jsonstrict) and checks that its curves are finite unless it
+// diverged.
+func readTrainerResult(raw []byte) (TrainerResult, error) {
+	var tres TrainerResult
+	if err := jsonstrict.Decode(raw, "out/result.json", "trainer result", &tres); err != nil {
+		return TrainerResult{}, fmt.Errorf("%v; write {\"val_curve\": [...], \"epoch_loss\": [...], \"best_epoch\": N} with finite numbers (NaN is not JSON: a training that diverged writes {\"diverged\": true}), or leave it out", err)
+	}
+	for _, xs := range [][]float64{tres.ValCurve, tres.EpochLoss} {
+		for _, x := range xs {
+			if !finite(x) && !tres.Diverged {
+				return TrainerResult{}, fmt.Errorf("out/result.json: a curve holds %v; write finite numbers, or \"diverged\": true", x)
+			}
+		}
+	}
+	return tres, nil
 }
 
 // Reproduction is the rerun check of one external trial: its trainer run
