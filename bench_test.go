@@ -21,6 +21,7 @@ import (
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -61,7 +62,7 @@ func TestBenchSuiteCI(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "suite.json")
 	r, err := suite.Run(context.Background(), suite.CI(), suite.Options{Out: out, Workers: 2})
 	require.NoError(t, err)
-	back, err := suite.ReadReport(out)
+	back, err := suitereport.ReadReport(out)
 	require.NoError(t, err)
 	fs, _ := suite.Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)

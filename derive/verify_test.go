@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ideabench/ideabench/internal/testkit"
@@ -132,5 +133,48 @@ func TestVerifyMissing(t *testing.T) {
 	for _, bad := range []string{`{}`, `{"name": "x", "values": [1, 2]}`} {
 		_, err := report.ParseReport([]byte(bad), "other.json")
 		require.ErrorContains(t, err, "other.json is not an ideabench report")
+	}
+}
+
+// TestDiffTolerances: the one tolerance policy of every verify, as Diff
+// applies it leaf by leaf.
+func TestDiffTolerances(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		path      []string // object keys from the root to the leaf
+		got, want any
+		agree     bool
+	}{
+		{"exact", []string{"development", "mean"}, 0.1, 0.1, true},
+		{"last_bits", []string{"development", "mean"}, 0.1, 0.1 * (1 + 1e-14), true},
+		{"moved", []string{"development", "mean"}, 0.1, 0.1 * (1 + 1e-9), false},
+		{"whole", []string{"n_seeds"}, 3, 4, false},
+		// A hierarchical model is a Markov chain: its probabilities agree
+		// within 0.02, its means within 5%, its sample counts exactly.
+		{"hier_p", []string{"development", "hierarchical", "p_better"}, 0.80, 0.81, true},
+		{"hier_p_whole", []string{"development", "hierarchical", "p_better"}, 1, 0.99, true},
+		{"hier_p_far", []string{"development", "hierarchical", "p_better"}, 0.80, 0.85, false},
+		{"hier_delta0", []string{"development", "hierarchical", "delta0"}, 0.0100, 0.0102, true},
+		{"hier_delta0_far", []string{"development", "hierarchical", "delta0"}, 0.0100, 0.0120, false},
+		{"hier_samples", []string{"development", "hierarchical", "samples"}, 20000, 20001, false},
+		{"not_below_hierarchical", []string{"development", "hierarchical_p"}, 0.80, 0.81, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nest := func(leaf any) any {
+				v := leaf
+				for i := len(tc.path) - 1; i >= 0; i-- {
+					v = map[string]any{tc.path[i]: v}
+				}
+				return v
+			}
+			d := Diff(nest(tc.got), nest(tc.want))
+			require.Equal(t, 1, d.Checked)
+			if tc.agree {
+				require.Empty(t, d.Findings)
+			} else {
+				require.Len(t, d.Findings, 1)
+				require.Equal(t, strings.Join(tc.path, "."), d.Findings[0].Field)
+			}
+		})
 	}
 }

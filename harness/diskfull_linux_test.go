@@ -40,7 +40,7 @@ func TestDiskFull(t *testing.T) {
 		require.False(t, strings.HasPrefix(filepath.Base(name), "."), "temporary file %s left behind", name)
 		raw, err := os.ReadFile(name)
 		require.NoError(t, err)
-		_, _, err = trial.DecodeRecord(raw)
+		_, _, err = trial.DecodeRecord(raw, name)
 		require.NoError(t, err, "record %s is complete", name)
 		saved++
 	}

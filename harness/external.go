@@ -10,6 +10,7 @@ import (
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/trial"
@@ -54,11 +55,8 @@ func rerunCheck(ctx context.Context, ws *trial.Workspace, others []string, p pro
 	}
 	id := p.Key(trials[i], dataSHA).ID()
 	path := filepath.Join(ws.Dir, "rerun.json")
-	if raw, err := os.ReadFile(path); err == nil {
-		var rec rerunRecord
-		if json.Unmarshal(raw, &rec) == nil && rec.ID == id && rec.Reproduction != nil {
-			return rec.Reproduction, nil
-		}
+	if rep, err := readRerun(path, id); err == nil {
+		return rep, nil
 	}
 	rep, err := trial.Rerun(ctx, ws, others, p, ds, dataSHA, trials[i], results[i])
 	if err != nil {
@@ -72,4 +70,17 @@ func rerunCheck(ctx context.Context, ws *trial.Workspace, others []string, p pro
 		return json.NewEncoder(w).Encode(rerunRecord{ID: id, Reproduction: rep})
 	})
 	return rep, err
+}
+
+// readRerun reads the rerun check of trial id kept at path strictly
+// (jsonstrict); an error when there is none to trust.
+func readRerun(path, id string) (*trial.Reproduction, error) {
+	var rec rerunRecord
+	if err := jsonstrict.ReadFile(path, "rerun record", &rec); err != nil {
+		return nil, err
+	}
+	if rec.ID != id || rec.Reproduction == nil {
+		return nil, fmt.Errorf("%s: the rerun check of another trial", path)
+	}
+	return rec.Reproduction, nil
 }

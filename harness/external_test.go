@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
@@ -362,4 +364,20 @@ func TestExternalMergeEdited(t *testing.T) {
 	require.NoError(t, os.WriteFile(script, []byte("# v2\n"), 0o644))
 	_, err = Merge(context.Background(), []string{st.Dir})
 	require.ErrorContains(t, err, "trainers.idea.files: "+script+" changed since the shards ran")
+}
+
+// TestReadRerunStrict: a kept rerun check with trailing data or an
+// unknown key is refused where the fault is (and the check runs again).
+func TestReadRerunStrict(t *testing.T) {
+	raw, err := json.Marshal(rerunRecord{ID: "abc", Reproduction: &trial.Reproduction{Arm: "idea", Identical: true}})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "rerun.json")
+	stricttest.Refuses(t, raw, func(raw []byte) error {
+		require.NoError(t, os.WriteFile(path, raw, 0o644))
+		_, err := readRerun(path, "abc")
+		return err
+	})
+	require.NoError(t, os.WriteFile(path, raw, 0o644))
+	_, err = readRerun(path, "other")
+	require.ErrorContains(t, err, "another trial")
 }

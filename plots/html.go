@@ -16,7 +16,7 @@ import (
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
-	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 )
 
 // WriteHTML writes one self-contained HTML page of the report to path:
@@ -222,7 +222,7 @@ figure svg { width: 100%; height: auto; }
 // warnings first, then each aggregate's statistics (and its idea arms),
 // every track's row with why it is in an aggregate or not, and the
 // figures of WriteSuite inline as SVG.
-func WriteSuiteHTML(r *suite.Report, path string) error {
+func WriteSuiteHTML(r *suitereport.Report, path string) error {
 	if r == nil {
 		return errors.New("plots: no suite report")
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 )
 
 var tiny struct {
@@ -384,11 +385,11 @@ func TestWriteSuite(t *testing.T) {
 // TestWriteSuiteRanks: an aggregate of several idea arms adds the
 // critical-difference figure.
 func TestWriteSuiteRanks(t *testing.T) {
-	r := &suite.Report{Name: "x", Verdict: "better",
-		Tracks: []suite.TrackResult{{Name: "a", EffectPct: 2, EffectLoPct: 1, EffectHiPct: 3, InAggregate: true}},
-		Development: &suite.Aggregate{Tracks: []string{"a"},
+	r := &suitereport.Report{Name: "x", Verdict: "better",
+		Tracks: []suitereport.TrackResult{{Name: "a", EffectPct: 2, EffectLoPct: 1, EffectHiPct: 3, InAggregate: true}},
+		Development: &suitereport.Aggregate{Tracks: []string{"a"},
 			SuiteResult: stats.SuiteResult{Mean: 0.02, Lo: 0.01, Hi: 0.03, ROPE: 0.00995, Verdict: "better"},
-			Ideas: &suite.IdeaArms{Arms: []string{"baseline", "idea", "conv"},
+			Ideas: &suitereport.IdeaArms{Arms: []string{"baseline", "idea", "conv"},
 				Friedman: stats.Friedman{Ranks: []float64{2.5, 2, 1.5}, CD: 1.2, PValue: 0.04}}}}
 	dir := t.TempDir()
 	paths, err := WriteSuite(r, dir, Options{})
@@ -416,10 +417,10 @@ func TestProfileSteps(t *testing.T) {
 // TestWriteSuiteProfile: a development aggregate over tracks with a
 // reference draws the performance profile.
 func TestWriteSuiteProfile(t *testing.T) {
-	r := &suite.Report{Name: "x", Verdict: "better",
-		Tracks: []suite.TrackResult{{Name: "a", EffectPct: 2, EffectLoPct: 1, EffectHiPct: 3, InAggregate: true,
+	r := &suitereport.Report{Name: "x", Verdict: "better",
+		Tracks: []suitereport.TrackResult{{Name: "a", EffectPct: 2, EffectLoPct: 1, EffectHiPct: 3, InAggregate: true,
 			BaselineTest: []float64{0.5, 0.4}, IdeaTest: []float64{0.3, 0.45}, BestReferenceMSE: 0.5}},
-		Development: &suite.Aggregate{Tracks: []string{"a"},
+		Development: &suitereport.Aggregate{Tracks: []string{"a"},
 			SuiteResult: stats.SuiteResult{Mean: 0.02, Lo: 0.01, Hi: 0.03, ROPE: 0.00995, Verdict: "better"}}}
 	paths, err := WriteSuite(r, t.TempDir(), Options{})
 	require.NoError(t, err)

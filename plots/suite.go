@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ideabench/ideabench/stats"
-	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 )
 
 // WriteSuite draws a suite report's forest plot into dir, forest.png and
@@ -25,7 +25,7 @@ import (
 // effect with the stratified bootstrap interval, a square), around zero
 // and the region of practical equivalence (shaded). The title carries
 // the suite's verdict.
-func WriteSuite(r *suite.Report, dir string, opt Options) ([]string, error) {
+func WriteSuite(r *suitereport.Report, dir string, opt Options) ([]string, error) {
 	if r == nil {
 		return nil, errors.New("plots: no suite report")
 	}
@@ -45,7 +45,7 @@ func WriteSuite(r *suite.Report, dir string, opt Options) ([]string, error) {
 // suiteFigures builds a suite report's figures: the forest plot, the
 // performance profile where there is one, and the ranks of each
 // aggregate of several idea arms.
-func suiteFigures(r *suite.Report) ([]named, error) {
+func suiteFigures(r *suitereport.Report) ([]named, error) {
 	fig, err := forest(r)
 	if err != nil {
 		return nil, fmt.Errorf("plots: forest: %w", err)
@@ -77,7 +77,7 @@ func suiteFigures(r *suite.Report) ([]named, error) {
 // arm's average rank over the tracks (1 the best) with a bar of half the
 // Nemenyi critical difference either side, so two arms whose bars do not
 // overlap differ at level 0.05 (Demšar 2006, §3.2.2).
-func ranks(name string, g *suite.Aggregate) (*figure, error) {
+func ranks(name string, g *suitereport.Aggregate) (*figure, error) {
 	ia := g.Ideas
 	f := ia.Friedman
 	if len(f.Ranks) != len(ia.Arms) {
@@ -127,7 +127,7 @@ type xErr struct {
 func (e xErr) Len() int { return len(e.XYs) }
 
 // forest builds the forest plot of r.
-func forest(r *suite.Report) (*figure, error) {
+func forest(r *suitereport.Report) (*figure, error) {
 	type row struct {
 		label        string
 		mid, lo, hi  float64
@@ -218,7 +218,7 @@ func forest(r *suite.Report) (*figure, error) {
 // test metric beats the track's best reference forecaster by at least τ
 // percent, 100·(1 - mse/reference). nil without a development aggregate
 // or a reference on its tracks.
-func profile(r *suite.Report) (*figure, error) {
+func profile(r *suitereport.Report) (*figure, error) {
 	if r.Development == nil {
 		return nil, nil
 	}

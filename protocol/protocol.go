@@ -1,8 +1,6 @@
 package protocol
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -441,13 +439,9 @@ func ConfigTrack(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("harness: config: %w", err)
 	}
-	var v struct {
-		Track string `json:"track"`
-	}
-	if json.Unmarshal(raw, &v) != nil {
-		return "", nil
-	}
-	return v.Track, nil
+	var trk string
+	jsonstrict.Peek(raw, "track", &trk)
+	return trk, nil
 }
 
 // DecodeProtocol is ParseProtocol without the validation: raw (from name,
@@ -488,21 +482,15 @@ func ParseProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 
 // decodeProtocol is ParseProtocol without the validation.
 func decodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
-	if err := jsonstrict.CheckObject(raw, name, "config"); err != nil {
-		return Protocol{}, err
-	}
-	vals, err := jsonstrict.Values(raw)
+	doc, err := jsonstrict.Parse(raw, name, "config", reflect.TypeFor[Protocol]())
 	if err != nil {
-		return Protocol{}, fmt.Errorf("harness: config %s: %w", name, err)
-	}
-	if err := jsonstrict.CheckKeys(raw, vals, name, reflect.TypeFor[Protocol]()); err != nil {
-		return Protocol{}, err
+		return Protocol{}, fmt.Errorf("harness: %w", err)
 	}
 	p := base
 	// encoding/json decodes array elements over the existing ones, so a
 	// grid entry would inherit the profile's fields: given grids replace
 	// the profile's whole.
-	for _, v := range vals {
+	for _, v := range doc.Values() {
 		if len(v.Path) != 1 {
 			continue
 		}
@@ -517,10 +505,8 @@ func decodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 			p.Seeds = nil
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return Protocol{}, jsonstrict.DecodeError(raw, vals, name, "config", err)
+	if err := doc.Decode(&p); err != nil {
+		return Protocol{}, fmt.Errorf("harness: %w", err)
 	}
 	if base.Profile != "" && p.Profile != base.Profile {
 		// The key names the profile a config starts from; it cannot

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
 	"github.com/ideabench/ideabench/transformer"
 	"github.com/stretchr/testify/require"
 )
@@ -94,4 +95,13 @@ func TestProfiles(t *testing.T) {
 	require.Equal(t, transformer.NormLast, FullProfile("csv").Arch.Norm, "instance normalization is on for the csv track")
 	_, err := Profile("nope")
 	require.ErrorContains(t, err, `"nope" is unknown`)
+}
+
+// TestParseProtocolStrict: a config with trailing data or an unknown key
+// is refused where the fault is.
+func TestParseProtocolStrict(t *testing.T) {
+	stricttest.Refuses(t, []byte("{\n  \"seeds\": [0, 1, 2]\n}\n"), func(raw []byte) error {
+		_, err := ParseProtocol(raw, "c.json", CIProfile())
+		return err
+	})
 }

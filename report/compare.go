@@ -1,12 +1,9 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"reflect"
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/internal/jsonstrict"
@@ -67,10 +64,8 @@ type ComparedIdea struct {
 
 // IsCompared reports whether raw is a comparison report (Compared).
 func IsCompared(raw []byte) bool {
-	var probe struct {
-		V *int `json:"compare_version"`
-	}
-	return json.Unmarshal(raw, &probe) == nil && probe.V != nil
+	var v *int
+	return jsonstrict.Peek(raw, "compare_version", &v) && v != nil
 }
 
 // WriteFile writes c as indented JSON, atomically.
@@ -85,28 +80,14 @@ func (c *Compared) WriteFile(path string) error {
 	})
 }
 
-// ReadCompared reads a comparison report strictly: malformed JSON, a
-// mistyped value or a key given twice is an error naming the file and
-// where; an unknown key is refused, since nothing would check it.
+// ReadCompared reads a comparison report strictly (jsonstrict):
+// malformed JSON, trailing data, a mistyped value, a key given twice or
+// an unknown key (nothing would check it) is an error naming the file
+// and where.
 func ReadCompared(path string) (*Compared, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := jsonstrict.CheckObject(raw, path, "comparison report"); err != nil {
-		return nil, err
-	}
-	vals, _ := jsonstrict.Values(raw)
-	if err := jsonstrict.DuplicateKey(raw, vals, path); err != nil {
-		return nil, err
-	}
-	if err := jsonstrict.CheckKeys(raw, vals, path, reflect.TypeFor[Compared]()); err != nil {
-		return nil, err
-	}
 	var c Compared
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&c); err != nil {
-		return nil, jsonstrict.DecodeError(raw, vals, path, "comparison report", err)
+	if err := jsonstrict.ReadFile(path, "comparison report", &c); err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
 	}
 	return &c, nil
 }

@@ -2,8 +2,10 @@ package report
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
@@ -26,4 +28,24 @@ func TestParseReportTruncated(t *testing.T) {
 		require.ErrorContains(t, err, "seed.json")
 		require.ErrorContains(t, err, "truncated", "cut at %d", n)
 	}
+}
+
+// TestReadStrict: a report or a comparison report with trailing data or
+// an unknown key is refused where the fault is.
+func TestReadStrict(t *testing.T) {
+	raw, err := os.ReadFile(testkit.SeedReport)
+	require.NoError(t, err)
+	stricttest.Refuses(t, raw, func(raw []byte) error {
+		_, err := ParseReport(raw, "seed.json")
+		return err
+	})
+	path := filepath.Join(t.TempDir(), "c.json")
+	require.NoError(t, (&Compared{CompareVersion: CompareVersion, Source: "x"}).WriteFile(path))
+	raw, err = os.ReadFile(path)
+	require.NoError(t, err)
+	stricttest.Refuses(t, raw, func(raw []byte) error {
+		require.NoError(t, os.WriteFile(path, raw, 0o644))
+		_, err := ReadCompared(path)
+		return err
+	})
 }

@@ -69,9 +69,6 @@ type Report struct {
 	// missing lists the seed-schema fields the parsed file lacked
 	// (ParseReport); verify reports each as missing.
 	missing []string
-	// unknown lists the keys of the parsed file that are no field of a
-	// report (ParseReport): verify reports each, since nothing checks them.
-	unknown []string
 }
 
 // External is the report's block on external trainers.
@@ -526,10 +523,6 @@ func ReadReport(path string) (*Report, error) {
 // MissingFields lists the seed-schema fields the parsed file lacked
 // (ParseReport); nil for a report built here.
 func (r *Report) MissingFields() []string { return r.missing }
-
-// UnknownKeys lists the keys of the parsed file that are no field of a
-// report (ParseReport); nil for a report built here.
-func (r *Report) UnknownKeys() []string { return r.unknown }
 
 // SummaryOf is the report's summary of s.
 func SummaryOf(s stats.Summary) Summary {

@@ -54,14 +54,16 @@ func (a Arm) Select(dir Direction) int {
 // each arm's cfg is selected again (Select: diverged seeds, then the val
 // means) on the swapped trials, and
 //
-//	S(s) = |Σ_i (x_{ĵx(s)}(i) - b_{ĵb(s)}(i))|      test metrics of the reselected cfgs
+//	S(s) = |1/N · Σ_i (x_{ĵx(s)}(i) - b_{ĵb(s)}(i))|      test metrics of the reselected cfgs
 //	p    = #{s : S(s) >= S(1) - tol} / 2^N           exact for N <= opt.ExactMaxN
 //	p    = (1 + #{draws with S >= S(1) - tol}) / (1 + draws)   Monte Carlo otherwise
 //
 // with tol as in Compare (the randomization test of Fisher 1935 with the
 // selection step inside the statistic, as in the permutation treatment of
 // data-dependent choices in Good 2005, §3). Swapping every seed swaps the
-// arms, so s and -s give the same S.
+// arms, so s and -s give the same S. The draws come from
+// rand.NewPCG(opt.Seed, 1). It is Suite's test on one track (selectionTest
+// runs both).
 func SelectionPValue(b, x Arm, dir Direction, opt *Options) (float64, error) {
 	o := DefaultOptions()
 	if opt != nil {
@@ -85,32 +87,67 @@ func SelectionPValue(b, x Arm, dir Direction, opt *Options) (float64, error) {
 			}
 		}
 	}
-	// Working copies that a relabelling swaps in place.
-	wb, wx := clone(b), clone(x)
-	stat := func() (float64, float64) {
-		jb, jx := wb.Select(dir), wx.Select(dir)
-		var s, scale float64
-		for i := range n {
-			d := wx.Test[jx][i] - wb.Test[jb][i]
-			s += d
-			scale += math.Abs(d)
+	track := SuiteTrack{Baseline: clone(b), Idea: clone(x)}
+	p, _ := selectionTest([]SuiteTrack{track}, dir, o.ExactMaxN, o.MonteCarloDraws, o.Seed, 1)
+	return p, nil
+}
+
+// selectionTest is the permutation engine of SelectionPValue (one
+// stratum) and Suite (a stratum a track): the two-sided p-value of the
+// selection-aware permutation test with the seeds of each stratum
+// relabelled independently. A relabelling s swaps the arms' whole sweeps
+// on the seeds with s_i = -1, each stratum's cfgs are selected again
+// (Arm.Select), and with d_ki = x_k,ĵx(s)(i) - b_k,ĵb(s)(i),
+//
+//	S(s)  = |1/K · Σ_k 1/n_k · Σ_i d_ki|
+//	tol   = tieRelTol · 1/K · Σ_k 1/n_k · Σ_i |d_ki|      at the observed labels
+//	p     = #{s : S(s) >= S(1) - tol} / 2^(N-1)         exact, N = Σ n_k <= exactMaxN
+//	p     = (1 + #{draws with S >= S(1) - tol}) / (1 + draws)   otherwise
+//
+// The exact count walks a Gray code over the first N-1 seeds, one swap a
+// step (s and -s give the same S, so the last seed stays); a draw flips
+// each seed with probability ½ from rand.NewPCG(seed, stream), one
+// Uint64 a seed in order. strata must be working copies with Diverged
+// allocated (clone): they are swapped in place, and every swap is undone
+// before selectionTest returns.
+func selectionTest(strata []SuiteTrack, dir Direction, exactMaxN, draws int, seed, stream uint64) (p float64, method string) {
+	type seedRef struct{ k, i int }
+	var seeds []seedRef
+	for k, t := range strata {
+		for i := range t.Baseline.Val[0] {
+			seeds = append(seeds, seedRef{k, i})
 		}
-		return math.Abs(s), scale
+	}
+	swap := func(q int) {
+		t, i := strata[seeds[q].k], seeds[q].i
+		for j := range t.Baseline.Val {
+			t.Baseline.Val[j][i], t.Idea.Val[j][i] = t.Idea.Val[j][i], t.Baseline.Val[j][i]
+			t.Baseline.Test[j][i], t.Idea.Test[j][i] = t.Idea.Test[j][i], t.Baseline.Test[j][i]
+			t.Baseline.Diverged[j][i], t.Idea.Diverged[j][i] = t.Idea.Diverged[j][i], t.Baseline.Diverged[j][i]
+		}
+	}
+	stat := func() (s, scale float64) {
+		var e float64
+		for _, t := range strata {
+			b, x := t.Baseline.Test[t.Baseline.Select(dir)], t.Idea.Test[t.Idea.Select(dir)]
+			n := float64(len(b))
+			var sum float64
+			for i := range b {
+				d := x[i] - b[i]
+				sum += d
+				scale += math.Abs(d) / n
+			}
+			e += sum / n
+		}
+		k := float64(len(strata))
+		return math.Abs(e / k), scale / k
 	}
 	obs, scale := stat()
 	tol := tieRelTol * scale
-	swap := func(i int) {
-		for j := range g {
-			wb.Val[j][i], wx.Val[j][i] = wx.Val[j][i], wb.Val[j][i]
-			wb.Test[j][i], wx.Test[j][i] = wx.Test[j][i], wb.Test[j][i]
-			wb.Diverged[j][i], wx.Diverged[j][i] = wx.Diverged[j][i], wb.Diverged[j][i]
-		}
-	}
 	hits := 0
-	if n <= o.ExactMaxN {
-		// Gray code over the first N-1 seeds: one swap per step; the
-		// last seed stays unswapped (s and -s give the same S).
-		half := 1 << (n - 1)
+	total := len(seeds)
+	if total <= exactMaxN {
+		half := 1 << (total - 1)
 		for k := range half {
 			if k > 0 {
 				swap(trailingZeros(k))
@@ -119,21 +156,32 @@ func SelectionPValue(b, x Arm, dir Direction, opt *Options) (float64, error) {
 				hits++
 			}
 		}
-		return float64(hits) / float64(half), nil
+		// Undo the Gray code's swaps: after 2^(N-1)-1 steps it sits at
+		// the code of 2^(N-1)-1, bit N-2 alone set.
+		if total > 1 {
+			swap(total - 2)
+		}
+		return float64(hits) / float64(half), MethodExact
 	}
-	rng := rand.New(rand.NewPCG(o.Seed, 1))
-	for range o.MonteCarloDraws {
-		wb, wx = clone(b), clone(x)
-		for i := range n {
-			if rng.Uint64()&1 == 1 {
-				swap(i)
+	rng := rand.New(rand.NewPCG(seed, stream))
+	flip := make([]bool, total)
+	for range draws {
+		for q := range flip {
+			flip[q] = rng.Uint64()&1 == 1
+			if flip[q] {
+				swap(q)
 			}
 		}
 		if s, _ := stat(); s >= obs-tol {
 			hits++
 		}
+		for q, f := range flip {
+			if f {
+				swap(q)
+			}
+		}
 	}
-	return float64(1+hits) / float64(1+o.MonteCarloDraws), nil
+	return float64(1+hits) / float64(1+draws), MethodMonteCarlo
 }
 
 // trailingZeros is the index of the bit a Gray code flips at step k >= 1.

@@ -147,3 +147,71 @@ func TestSelectionNullCalibration(t *testing.T) {
 	require.LessOrEqual(t, float64(aware)/sims, 0.067)
 	require.Greater(t, float64(fixed)/sims, 0.08)
 }
+
+// TestSuiteOneTrackIsSelectionPValue: on one track, Suite's stratified
+// test is SelectionPValue's on the arms' log test metrics (Suite takes
+// the log ratio; |E| is |1/N · Σ_i d_i| on the logs, and the sign of
+// the effect goes under the absolute value). In the exact range both
+// visit the same relabellings, so the p-values are equal to the bit. Above
+// it each draws from its own PCG stream (1 for SelectionPValue, 11 for
+// Suite, kept so that every report stays as it was), so the two Monte
+// Carlo estimates of one p-value differ by sampling error only.
+func TestSuiteOneTrackIsSelectionPValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 13))
+	logArm := func(a Arm) Arm {
+		l := clone(a)
+		for j := range l.Test {
+			for i, v := range l.Test[j] {
+				l.Test[j][i] = math.Log(v)
+			}
+		}
+		return l
+	}
+	for k := range 12 {
+		n := 5 + k%4
+		dir := []Direction{LowerIsBetter, HigherIsBetter}[k%2]
+		b := randArm(r, 3, n, []float64{1, 0.95, 1.02}, 0.05)
+		x := randArm(r, 3, n, []float64{1, 0.96, 1.01}, 0.05)
+		if k%3 == 0 {
+			b.Diverged = [][]bool{make([]bool, n), make([]bool, n), make([]bool, n)}
+			b.Diverged[1][k%n] = true
+		}
+		so := DefaultSuiteOptions(1)
+		so.Boot, so.Bayes, so.Hier.Samples = 1, 1, 0
+		res, err := Suite([]SuiteTrack{{b, x}}, dir, so)
+		require.NoError(t, err)
+		p, err := SelectionPValue(logArm(b), logArm(x), dir, nil)
+		require.NoError(t, err)
+		require.Equal(t, MethodExact, res.Method)
+		require.Equal(t, p, res.PValue, "case %d", k)
+
+		so.ExactMaxN, so.Draws = 0, 4000
+		res, err = Suite([]SuiteTrack{{b, x}}, dir, so)
+		require.NoError(t, err)
+		opt := DefaultOptions()
+		opt.ExactMaxN, opt.MonteCarloDraws = 0, 4000
+		mc, err := SelectionPValue(logArm(b), logArm(x), dir, &opt)
+		require.NoError(t, err)
+		require.Equal(t, MethodMonteCarlo, res.Method)
+		// Two independent estimates of p: their difference has a standard
+		// deviation of at most sqrt(2·¼/4000) ≈ 0.011.
+		require.InDelta(t, p, res.PValue, 0.045, "case %d", k)
+		require.InDelta(t, p, mc, 0.045, "case %d", k)
+	}
+}
+
+// TestSelectionTestRestores: selectionTest swaps its strata in place and
+// leaves them as they came, exact and Monte Carlo alike.
+func TestSelectionTestRestores(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 14))
+	var strata, before []SuiteTrack
+	for _, n := range []int{3, 4} {
+		b, x := randArm(r, 2, n, []float64{1, 0.9}, 0.1), randArm(r, 2, n, []float64{1, 0.9}, 0.1)
+		strata = append(strata, SuiteTrack{clone(b), clone(x)})
+		before = append(before, SuiteTrack{clone(b), clone(x)})
+	}
+	for _, exactMaxN := range []int{20, 0} {
+		selectionTest(strata, LowerIsBetter, exactMaxN, 50, 1, 1)
+		require.Equal(t, before, strata, "exactMaxN %d", exactMaxN)
+	}
+}

@@ -154,9 +154,11 @@ type SuiteResult struct {
 //
 //     exact over every relabelling up to ExactMaxN seeds in all (one seed
 //     held fixed: s and -s give the same S), else (1 + hits)/(1 + Draws)
-//     over seeded draws; tol as in Compare. This is SelectionPValue with
-//     the relabelling stratified by track (the stratified permutation
-//     test of Good 2005, §3.5) and E as the statistic.
+//     over seeded draws (PCG stream 11); tol as in Compare. This is
+//     SelectionPValue with the relabelling stratified by track (the
+//     stratified permutation test of Good 2005, §3.5) and E as the
+//     statistic; both run one engine (selectionTest), so on one track
+//     Suite's p-value is SelectionPValue's on the arms' log metrics.
 //
 //   - Intervals of E and of the IQM from a stratified bootstrap (Agarwal et
 //     al. 2021, "Deep Reinforcement Learning at the Edge of the
@@ -185,101 +187,27 @@ func Suite(tracks []SuiteTrack, dir Direction, o SuiteOptions) (SuiteResult, err
 		return SuiteResult{}, errors.New("stats: Suite: no tracks")
 	}
 	logs := make([]SuiteTrack, len(tracks))
-	total := 0
+	r := SuiteResult{ROPE: o.ROPE}
+	var e float64
 	for k, t := range tracks {
 		l, err := logTrack(t)
 		if err != nil {
 			return SuiteResult{}, fmt.Errorf("stats: Suite: track %d: %w", k, err)
 		}
 		logs[k] = l
-		total += len(l.Baseline.Val[0])
+		row := logEffects(l, dir)
+		r.Effects = append(r.Effects, row)
+		r.TrackMeans = append(r.TrackMeans, mean(row))
+		e += mean(row)
 	}
-	sign := effectSign(dir)
-	// effects returns E and, with keep, each track's per-seed effects.
-	effects := func(keep bool) (float64, float64, [][]float64) {
-		var e, scale float64
-		var per [][]float64
-		for _, t := range logs {
-			jb, jx := t.Baseline.Select(dir), t.Idea.Select(dir)
-			n := len(t.Baseline.Test[jb])
-			var s float64
-			var row []float64
-			for i := range n {
-				d := sign * (t.Baseline.Test[jb][i] - t.Idea.Test[jx][i])
-				s += d
-				scale += math.Abs(d) / float64(n)
-				if keep {
-					row = append(row, d)
-				}
-			}
-			e += s / float64(n)
-			per = append(per, row)
-		}
-		k := float64(len(logs))
-		return e / k, scale / k, per
-	}
-	obsMean, scale, per := effects(true)
-	r := SuiteResult{Effects: per, Mean: obsMean, MeanPct: Pct(obsMean), ROPE: o.ROPE}
-	for _, e := range per {
-		r.TrackMeans = append(r.TrackMeans, mean(e))
-	}
+	r.Mean = e / float64(len(tracks))
+	r.MeanPct = Pct(r.Mean)
+	per := r.Effects
 
-	// The permutation test. Seeds are numbered across tracks, track by
-	// track; swap exchanges seed q's sweeps between the arms.
-	type seedRef struct{ k, i int }
-	var seeds []seedRef
-	for k, t := range logs {
-		for i := range t.Baseline.Val[0] {
-			seeds = append(seeds, seedRef{k, i})
-		}
-	}
-	swap := func(q int) {
-		t, i := logs[seeds[q].k], seeds[q].i
-		for j := range t.Baseline.Val {
-			t.Baseline.Val[j][i], t.Idea.Val[j][i] = t.Idea.Val[j][i], t.Baseline.Val[j][i]
-			t.Baseline.Test[j][i], t.Idea.Test[j][i] = t.Idea.Test[j][i], t.Baseline.Test[j][i]
-			t.Baseline.Diverged[j][i], t.Idea.Diverged[j][i] = t.Idea.Diverged[j][i], t.Baseline.Diverged[j][i]
-		}
-	}
-	obs := math.Abs(obsMean)
-	tol := tieRelTol * scale
-	hits := 0
-	if total <= o.ExactMaxN {
-		half := 1 << (total - 1)
-		for k := range half {
-			if k > 0 {
-				swap(trailingZeros(k))
-			}
-			if e, _, _ := effects(false); math.Abs(e) >= obs-tol {
-				hits++
-			}
-		}
-		// Undo the Gray code's swaps: after 2^(N-1)-1 steps it sits at
-		// the code of 2^(N-1)-1, bit N-2 alone set.
-		if total > 1 {
-			swap(total - 2)
-		}
-		r.PValue, r.Method = float64(hits)/float64(half), MethodExact
-	} else {
-		rng := rand.New(rand.NewPCG(o.Seed, suitePermStream))
-		flip := make([]bool, total)
-		for range o.Draws {
-			for q := range flip {
-				flip[q] = rng.Uint64()&1 == 1
-				if flip[q] {
-					swap(q)
-				}
-			}
-			if e, _, _ := effects(false); math.Abs(e) >= obs-tol {
-				hits++
-			}
-			for q, f := range flip {
-				if f {
-					swap(q)
-				}
-			}
-		}
-		r.PValue, r.Method, r.Draws = float64(1+hits)/float64(1+o.Draws), MethodMonteCarlo, o.Draws
+	// The permutation test, on the log metrics: logs are working copies.
+	r.PValue, r.Method = selectionTest(logs, dir, o.ExactMaxN, o.Draws, o.Seed, suitePermStream)
+	if r.Method == MethodMonteCarlo {
+		r.Draws = o.Draws
 	}
 
 	// The stratified bootstrap of E, the IQM and the PoI.
@@ -343,12 +271,18 @@ func TrackEffects(t SuiteTrack, dir Direction) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stats: TrackEffects: %w", err)
 	}
+	return logEffects(l, dir), nil
+}
+
+// logEffects is e_ki of track l, whose test metrics are logarithms
+// (logTrack).
+func logEffects(l SuiteTrack, dir Direction) []float64 {
 	b, x := l.Baseline.Test[l.Baseline.Select(dir)], l.Idea.Test[l.Idea.Select(dir)]
 	e := make([]float64, len(b))
 	for i := range b {
 		e[i] = effectSign(dir) * (b[i] - x[i])
 	}
-	return e, nil
+	return e
 }
 
 // effectSign is the sign of an effect ln b - ln x: positive when the
@@ -464,6 +398,12 @@ type BayesResult struct{ Left, ROPE, Right float64 }
 // weights are normalized Gamma variates: Gamma(1) is exponential,
 // Gamma(½) is Z²/2 with Z standard normal. samples draws from
 // rand.NewPCG(seed, 13).
+//
+// The posterior's mass lies on z_0, ..., z_K alone, so few effects do not
+// spread it by themselves: effects all inside the ROPE give θ_rope = 1 in
+// every sample and ROPE = 1 exactly, one effect or many. One effect z with
+// rope < |z| <= 2·rope gives its side (1 - 2^(-½))^½ ≈ 0.54, one with
+// |z| > 2·rope gives it 2^(-¼) ≈ 0.84 (TestBayesSignedRank derives both).
 func BayesSignedRank(z []float64, rope float64, samples int, seed uint64) BayesResult {
 	zs := append([]float64{0}, z...)
 	n := len(zs)

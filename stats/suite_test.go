@@ -262,10 +262,39 @@ func TestBayesSignedRank(t *testing.T) {
 	// Every effect inside the ROPE: the ROPE always wins.
 	r = BayesSignedRank([]float64{0.001, -0.002, 0}, 0.01, 1000, 1)
 	require.Equal(t, BayesResult{0, 1, 0}, r)
+	// One effect z with rope < z <= 2·rope: z_0 + z_1 = z stays inside
+	// ±2·rope, only z_1 + z_1 = 2z lies right, so θ_right = w_1² and
+	// θ_rope = 1 - w_1², w_1 ~ Beta(1, ½) with P(w_1 > c) = (1-c)^½:
+	// P(right wins) = P(w_1 > 2^(-½)) = (1 - 2^(-½))^½ ≈ 0.5412.
+	r = BayesSignedRank([]float64{0.015}, 0.01, n, 1)
+	mid := math.Sqrt(1 - math.Sqrt(0.5))
+	require.InDelta(t, mid, r.Right, se)
+	require.InDelta(t, 1-mid, r.ROPE, se)
+	require.Zero(t, r.Left)
 	// Symmetric effects: left and right alike.
 	r = BayesSignedRank([]float64{0.5, -0.5, 0.4, -0.4}, 0.01, n, 1)
 	require.InDelta(t, r.Left, r.Right, 2*se)
 	require.InDelta(t, 1, r.Left+r.ROPE+r.Right, 1e-9)
+}
+
+// TestSuiteOneTrackBayes: a suite of one track whose mean effect lies
+// inside the ROPE reports P(equivalent) = 1 exactly, as the method gives
+// it (Benavoli et al. 2017, §5.2): the Dirichlet-process posterior puts
+// its mass on the pseudo-observation z_0 = 0 and the one track mean z_1
+// alone, and the three sums z_0 + z_0 = 0, z_0 + z_1 = z_1 and z_1 + z_1 =
+// 2·z_1 all lie inside ±2·rope when |z_1| <= rope, so θ_rope = 1 for every
+// weight. One track does not spread the posterior; it stays spread only
+// where a track mean lies outside the ROPE (TestBayesSignedRank).
+func TestSuiteOneTrackBayes(t *testing.T) {
+	o := DefaultSuiteOptions(1) // ROPE ln 1.01 ≈ 0.00995
+	o.Boot, o.Bayes, o.Hier.Samples = 10, 1000, 0
+	// Effects ln(b/x) of -0.3%, +0.2%, -0.1%, 0: mean -0.05%, inside.
+	b := oneCfg(1, 1, 1, 1)
+	x := oneCfg(expOf(-0.003, 0.002, -0.001, 0)...)
+	r, err := Suite([]SuiteTrack{{b, x}}, LowerIsBetter, o)
+	require.NoError(t, err)
+	require.InDelta(t, -0.0005, r.Mean, 1e-12)
+	require.Equal(t, []float64{0, 1, 0}, []float64{r.PWorse, r.PEquivalent, r.PBetter})
 }
 
 func TestSuiteVerdict(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/suitereport"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -29,7 +30,7 @@ type ControlResult struct {
 	SeedBase uint64      `json:"seed_base"`
 	Tracks   []string    `json:"tracks"`
 	// Skipped are the tracks whose data is absent.
-	Skipped []Skipped `json:"skipped,omitempty"`
+	Skipped []suitereport.Skipped `json:"skipped,omitempty"`
 	// Counts of the aggregate verdicts over the blocks; NoAggregate the
 	// blocks where no development track could judge (no verdict).
 	NoAggregate int `json:"no_aggregate"`
@@ -84,7 +85,7 @@ type ControlBlock struct {
 // the tracks the suite report would (informativeness is the baseline's,
 // so it is decided per block). progress, when not nil, is called after
 // each block.
-func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint64, dir, dataDir string, opt harness.Options, progress func(done int)) (*ControlResult, error) {
+func Control(ctx context.Context, s suitereport.Spec, ic idea.Config, blocks int, base uint64, dir, dataDir string, opt harness.Options, progress func(done int)) (*ControlResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
 	}
@@ -96,18 +97,18 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 	}
 	res := &ControlResult{Idea: ic, Blocks: blocks, SeedBase: base}
 	type planned struct {
-		spec  TrackSpec
+		spec  suitereport.TrackSpec
 		p     protocol.Protocol
 		store *trial.Store
 	}
 	var plan []planned
-	for _, t := range s.ordered() {
+	for _, t := range s.Ordered() {
 		if t.Confirm {
 			continue
 		}
-		p, err := s.TrackProtocol(t, dataDir)
+		p, err := TrackProtocol(s, t, dataDir)
 		if errors.Is(err, track.ErrNotFound) {
-			res.Skipped = append(res.Skipped, Skipped{Name: t.Name, Reason: err.Error()})
+			res.Skipped = append(res.Skipped, suitereport.Skipped{Name: t.Name, Reason: err.Error()})
 			continue
 		}
 		if err != nil {
@@ -130,7 +131,7 @@ func Control(ctx context.Context, s Spec, ic idea.Config, blocks int, base uint6
 	if len(plan) == 0 {
 		return nil, errors.New("suite: control: no development track to run (every data set is absent)")
 	}
-	o := stats.DefaultSuiteOptions(s.minEffectPct())
+	o := stats.DefaultSuiteOptions(s.WithDefaults().MinEffectPct)
 	o.Hier.Samples = 0 // not part of the verdict, and not reported per block
 	res.Alpha = o.Alpha
 	rejects := 0

@@ -1,10 +1,10 @@
 // Package suite runs one comparison of an idea with the baseline on many
 // tracks and gives one verdict over all of them.
 //
-// A win on one track is weak evidence. A suite (Spec: the built-in Default
-// and CI, or a JSON file) names tracks (synthetic ones, or known data
-// sets found by name under a data directory and skipped with a note when
-// absent); Run runs each as `ideabench run` does, its trials stored,
+// A win on one track is weak evidence. A suite (suitereport.Spec: the
+// built-in Default and CI, or a JSON file) names tracks (synthetic ones,
+// or known data sets found by name under a data directory and skipped
+// with a note when absent); Run runs each as `ideabench run` does, its trials stored,
 // resumed and sharded alike, and writes each track's report beside the
 // suite report.
 //
@@ -21,9 +21,11 @@
 // Only tracks whose report says they can judge an idea
 // (harness.Informativeness.CanJudge) enter the aggregate unless the spec
 // says include_all; the others are listed with the reason. Confirmation
-// tracks (TrackSpec.Confirm) run after the development tracks and are
-// aggregated apart, as held-out workloads.
+// tracks (suitereport.TrackSpec.Confirm) run after the development
+// tracks and are aggregated apart, as held-out workloads.
 //
+// The suite report's schema, with its reading and writing, is package
+// suitereport, which a reader of reports imports without this runner.
 // Verify re-derives the suite report from the track reports it names,
 // which it verifies on their own.
 package suite

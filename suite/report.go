@@ -1,170 +1,20 @@
 package suite
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/report"
 
-	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/suitereport"
 )
-
-// Version is the suite report's format; verify refuses another.
-const Version = 1
-
-// Report is a suite's result: each track's report (a file beside it) and
-// the aggregates of the development and the confirmation tracks.
-type Report struct {
-	SuiteVersion int    `json:"suite_version"`
-	Name         string `json:"name"`
-	Spec         Spec   `json:"spec"`
-	// Tracks are the tracks that ran, in the order they ran.
-	Tracks []TrackResult `json:"tracks"`
-	// Skipped are the tracks that did not run (their data set is not
-	// under the data directory), with the reason.
-	Skipped []Skipped `json:"skipped,omitempty"`
-	// HeldOut names the confirmation tracks not run in this report:
-	// they run with Options.Confirm (ideabench suite --confirm), once the
-	// idea's settings are settled on the development tracks.
-	HeldOut []string `json:"held_out,omitempty"`
-	// Development is the aggregate over the development tracks that can
-	// judge an idea (every development track with Spec.IncludeAll);
-	// Confirmation over the confirmation tracks alike. Nil where no
-	// track enters.
-	Development  *Aggregate `json:"development,omitempty"`
-	Confirmation *Aggregate `json:"confirmation,omitempty"`
-	// Verdict is the development aggregate's verdict, then the
-	// confirmation's where there is one ("better; confirmed: better"),
-	// or "; confirmation held out" where its tracks did not run.
-	Verdict string `json:"verdict"`
-	// Warnings name what weakens the verdict: a held-out track reported
-	// under more than one protocol (TrackResult.HeldOutRuns).
-	Warnings []string `json:"warnings,omitempty"`
-	// WallSeconds is the time the call that wrote the report took
-	// (trials reused from the store cost next to nothing); volatile,
-	// nothing is derived from it.
-	WallSeconds float64 `json:"wall_seconds,omitempty"`
-}
-
-// TrackResult is one track's result as the suite reads it.
-type TrackResult struct {
-	Name    string `json:"name"`
-	Track   string `json:"track"`
-	Dataset string `json:"dataset,omitempty"`
-	Confirm bool   `json:"confirm,omitempty"`
-	// Report is the track's report file, relative to the suite report's
-	// directory, and ReportSHA256 the SHA-256 of its bytes.
-	Report       string `json:"report"`
-	ReportSHA256 string `json:"report_sha256"`
-	// Baseline and Idea are the chosen cfgs' mean test metrics, and
-	// BaselineTest and IdeaTest their per-seed test metrics.
-	Baseline     float64   `json:"baseline"`
-	Idea         float64   `json:"idea"`
-	BaselineTest []float64 `json:"baseline_test"`
-	IdeaTest     []float64 `json:"idea_test"`
-	// BestReference and BestReferenceMSE are the track's best reference
-	// forecaster on test (reference_forecasters), absent without one.
-	BestReference    string  `json:"best_reference,omitempty"`
-	BestReferenceMSE float64 `json:"best_reference_mse,omitempty"`
-	// Effects are the track's per-seed log ratios of the chosen cfgs'
-	// test metrics (positive: the idea is better), EffectPct their mean
-	// as a percent improvement of the idea, 100·(exp(mean)-1), and
-	// EffectLoPct and EffectHiPct the paired-t interval of the mean at
-	// level 1 - alpha (mean ∓ stats.MDE), in percent alike.
-	Effects     []float64 `json:"effects"`
-	EffectPct   float64   `json:"effect_pct"`
-	EffectLoPct float64   `json:"effect_lo_pct"`
-	EffectHiPct float64   `json:"effect_hi_pct"`
-	// PValue and Verdict are the track report's own headline.
-	PValue  float64 `json:"p_value"`
-	Verdict string  `json:"verdict"`
-	// CanJudge and Reasons are the track report's informativeness.
-	CanJudge bool     `json:"can_judge"`
-	Reasons  []string `json:"reasons,omitempty"`
-	// InAggregate says whether the track enters its aggregate.
-	InAggregate bool `json:"in_aggregate"`
-	// HeldOutRuns, on a confirmation track, is how many different
-	// protocols (their trials, harness.Setup.TrialsSHA256) this suite's
-	// folder has reported the track under, this one included: a second
-	// one means its result was seen before the settings changed, so it
-	// no longer confirms anything (Report.Warnings says so).
-	HeldOutRuns int `json:"held_out_runs,omitempty"`
-}
-
-// NamedAggregate is one of a report's aggregates with its name.
-type NamedAggregate struct {
-	Name string // "development" or "confirmation"
-	*Aggregate
-}
-
-// Aggregates returns the report's aggregates that are present,
-// development first.
-func (r *Report) Aggregates() []NamedAggregate {
-	var out []NamedAggregate
-	for _, a := range []NamedAggregate{{"development", r.Development}, {"confirmation", r.Confirmation}} {
-		if a.Aggregate != nil {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// Skipped is a track that did not run.
-type Skipped struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`
-}
-
-// Aggregate is the aggregate comparison of a set of tracks
-// (stats.Suite).
-type Aggregate struct {
-	// Tracks names the tracks in it, in order.
-	Tracks []string `json:"tracks"`
-	stats.SuiteResult
-	// Ideas is present when the tracks' protocols compare several ideas
-	// with the baseline (harness.Protocol.Ideas): every idea arm against
-	// the baseline over the tracks, Holm-adjusted, and the Friedman test
-	// of all arms. The fields above are the first idea's.
-	Ideas *IdeaArms `json:"ideas,omitempty"`
-}
-
-// IdeaArms compares several idea arms over a suite's tracks, as Demšar
-// (2006) recommends for several methods over many data sets.
-type IdeaArms struct {
-	// Arms names the arms: "baseline", "idea", then the further ones.
-	Arms []string `json:"arms"`
-	// Comparisons holds each idea arm against the baseline: its suite
-	// effect and p-value (stats.Suite), the p-value Holm-adjusted over
-	// the idea arms (stats.Holm) and the verdict with it
-	// (stats.SuiteVerdict).
-	Comparisons []IdeaComparison `json:"comparisons"`
-	// Friedman ranks every arm on each track by its chosen cfg's mean
-	// test metric: average ranks, the Friedman test and the Nemenyi
-	// critical difference (stats.FriedmanTest).
-	Friedman stats.Friedman `json:"friedman"`
-}
-
-// IdeaComparison is one idea arm against the baseline over the tracks.
-type IdeaComparison struct {
-	Name        string  `json:"name"`
-	MeanPct     float64 `json:"mean_pct"`
-	PValue      float64 `json:"p_value"`
-	PValueHolm  float64 `json:"p_value_holm"`
-	Verdict     string  `json:"verdict"`
-	VerdictHolm string  `json:"verdict_holm"`
-}
 
 // trackArms returns a track report's baseline and first idea arm as the
 // suite's statistics take them (see armsOf).
@@ -254,9 +104,9 @@ func direction(r *report.Report) (stats.Direction, error) {
 // assemble builds a suite report from the track reports (in run order,
 // with their paths relative to the suite report and their bytes'
 // SHA-256): each track's row, and the two aggregates.
-func assemble(spec Spec, specs []TrackSpec, reports []*report.Report, paths, sums []string, heldOut []int, skipped []Skipped, held []string) (*Report, error) {
-	out := &Report{SuiteVersion: Version, Name: spec.Name, Spec: spec, Skipped: skipped, HeldOut: held}
-	o := stats.DefaultSuiteOptions(spec.minEffectPct())
+func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*report.Report, paths, sums []string, heldOut []int, skipped []suitereport.Skipped, held []string) (*suitereport.Report, error) {
+	out := &suitereport.Report{SuiteVersion: suitereport.Version, Name: spec.Name, Spec: spec, Skipped: skipped, HeldOut: held}
+	o := stats.DefaultSuiteOptions(spec.WithDefaults().MinEffectPct)
 	var dir stats.Direction
 	groups := map[bool][]int{} // confirm -> indices of the tracks in the aggregate
 	arms := make([]stats.SuiteTrack, len(reports))
@@ -287,7 +137,7 @@ func assemble(spec Spec, specs []TrackSpec, reports []*report.Report, paths, sum
 			}
 		}
 		mean := stats.Summarize(effects).Mean
-		tr := TrackResult{
+		tr := suitereport.TrackResult{
 			Name: t.Name, Track: r.Track, Dataset: t.Dataset, Confirm: t.Confirm,
 			Report: paths[i], ReportSHA256: sums[i],
 			Baseline: r.Baseline.Full.Mean, Idea: r.Idea.Mean,
@@ -319,7 +169,7 @@ func assemble(spec Spec, specs []TrackSpec, reports []*report.Report, paths, sum
 			continue
 		}
 		var ts []stats.SuiteTrack
-		agg := &Aggregate{}
+		agg := &suitereport.Aggregate{}
 		for _, i := range idx {
 			ts = append(ts, arms[i])
 			agg.Tracks = append(agg.Tracks, specs[i].Name)
@@ -350,7 +200,7 @@ func assemble(spec Spec, specs []TrackSpec, reports []*report.Report, paths, sum
 // ideaArms compares every idea arm of the tracks idx with the baseline
 // and ranks all arms (nil when the tracks have one idea arm); first is
 // the first idea's aggregate, already computed.
-func ideaArms(specs []TrackSpec, idx []int, all [][]stats.Arm, names [][]string, dir stats.Direction, o stats.SuiteOptions, first stats.SuiteResult) (*IdeaArms, error) {
+func ideaArms(specs []suitereport.TrackSpec, idx []int, all [][]stats.Arm, names [][]string, dir stats.Direction, o stats.SuiteOptions, first stats.SuiteResult) (*suitereport.IdeaArms, error) {
 	arms := names[idx[0]]
 	for _, i := range idx[1:] {
 		if !slices.Equal(names[i], arms) {
@@ -360,7 +210,7 @@ func ideaArms(specs []TrackSpec, idx []int, all [][]stats.Arm, names [][]string,
 	if len(arms) <= 2 {
 		return nil, nil
 	}
-	out := &IdeaArms{Arms: arms}
+	out := &suitereport.IdeaArms{Arms: arms}
 	results := []stats.SuiteResult{first}
 	for a := 2; a < len(arms); a++ {
 		var ts []stats.SuiteTrack
@@ -379,7 +229,7 @@ func ideaArms(specs []TrackSpec, idx []int, all [][]stats.Arm, names [][]string,
 	}
 	for j, q := range stats.Holm(ps) {
 		res := results[j]
-		out.Comparisons = append(out.Comparisons, IdeaComparison{
+		out.Comparisons = append(out.Comparisons, suitereport.IdeaComparison{
 			Name: arms[j+1], MeanPct: res.MeanPct, PValue: res.PValue, Verdict: res.Verdict,
 			// The equivalence interval is the arm's own; only the
 			// test's p changes.
@@ -403,7 +253,7 @@ func ideaArms(specs []TrackSpec, idx []int, all [][]stats.Arm, names [][]string,
 }
 
 // verdict is the report's headline from its aggregates.
-func verdict(r *Report) string {
+func verdict(r *suitereport.Report) string {
 	v := "no track can judge an idea: nothing to aggregate"
 	if r.Development != nil {
 		v = r.Development.Verdict
@@ -415,46 +265,6 @@ func verdict(r *Report) string {
 		v += "; confirmation held out"
 	}
 	return v
-}
-
-// WriteFile writes r as indented JSON.
-func (r *Report) WriteFile(path string) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("suite: encoding report (a NaN or Inf?): %w", err)
-	}
-	data = append(data, '\n')
-	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-		return fmt.Errorf("suite: writing report %s: %w", path, err)
-	}
-	return nil
-}
-
-// ReadReport reads a suite report.
-func ReadReport(path string) (*Report, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("suite: %w", err)
-	}
-	var r Report
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("suite: %s: %w (a suite report of another build, or edited)", path, err)
-	}
-	if r.SuiteVersion != Version {
-		return nil, fmt.Errorf("suite: %s: suite_version %d; this build reads %d", path, r.SuiteVersion, Version)
-	}
-	return &r, nil
-}
-
-// IsReport reports whether the JSON raw is a suite report (it has the
-// key suite_version) rather than a track's.
-func IsReport(raw []byte) bool {
-	var probe struct {
-		V *int `json:"suite_version"`
-	}
-	return json.Unmarshal(raw, &probe) == nil && probe.V != nil
 }
 
 // readTrack reads a track report and the SHA-256 of its bytes.
@@ -478,18 +288,19 @@ func (f Finding) String() string { return f.Path + ": " + f.Note }
 
 // Verify checks a suite report read from path: every track report it
 // names is there with the same SHA-256 and verifies on its own
-// (harness.Verify), and every aggregate number is derived again from the
-// track reports and compared exactly. It returns the findings and the
-// number of values checked.
-func Verify(r *Report, path string, opt derive.VerifyOptions) ([]Finding, int) {
+// (derive.Verify), and the whole suite report is derived again from the
+// track reports and compared with it leaf by leaf (derive.Diff, with
+// derive's tolerances). It returns the findings and the number of values
+// checked.
+func Verify(r *suitereport.Report, path string, opt derive.VerifyOptions) ([]Finding, int) {
 	var out []Finding
 	checked := 0
 	base := filepath.Dir(path)
 	var reports []*report.Report
 	var paths, sums []string
-	var specs []TrackSpec
+	var specs []suitereport.TrackSpec
 	var heldOut []int
-	byName := map[string]TrackSpec{}
+	byName := map[string]suitereport.TrackSpec{}
 	for _, t := range r.Spec.Tracks {
 		byName[t.Name] = t
 	}
@@ -526,7 +337,7 @@ func Verify(r *Report, path string, opt derive.VerifyOptions) ([]Finding, int) {
 		held[name] = true
 	}
 	var want []string
-	for _, t := range r.Spec.ordered() {
+	for _, t := range r.Spec.Ordered() {
 		if !skipped[t.Name] && !held[t.Name] {
 			want = append(want, t.Name)
 		}
@@ -567,90 +378,9 @@ func Verify(r *Report, path string, opt derive.VerifyOptions) ([]Finding, int) {
 		return append(out, Finding{"suite", err.Error()}), checked
 	}
 	again.WallSeconds = r.WallSeconds
-	a, _ := json.Marshal(again)
-	b, _ := json.Marshal(r)
-	var am, bm any
-	_ = json.Unmarshal(a, &am)
-	_ = json.Unmarshal(b, &bm)
-	diff(&out, &checked, "", bm, am)
-	return out, checked
-}
-
-// Tolerances of Verify's comparison. A float derived again must equal
-// the report's within relTol relative (a fused multiply-add in another
-// build's arithmetic moves the last bits, as harness.Verify allows). The
-// hierarchical model's sampler is a Markov chain: one such bit can turn
-// an accept into a reject, after which another build's chain takes
-// another path, so its probabilities must agree within hierProbTol and
-// its means within hierRelTol of the largest |effect| (its Monte Carlo
-// error; TestHierarchicalReference shows two samplers agree within 0.004).
-const (
-	relTol      = 1e-12
-	hierProbTol = 0.02
-	hierRelTol  = 0.05
-)
-
-// diff appends a finding for every leaf where got (the file) differs
-// from want (derived again).
-func diff(out *[]Finding, checked *int, path string, got, want any) {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			*out = append(*out, Finding{path, fmt.Sprintf("is %v, derived %v", got, want)})
-			return
-		}
-		keys := make([]string, 0, len(w))
-		for k := range w {
-			keys = append(keys, k)
-		}
-		for k := range g {
-			if _, ok := w[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		keys = slices.Compact(keys)
-		for _, k := range keys {
-			diff(out, checked, path+"."+k, g[k], w[k])
-		}
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			*out = append(*out, Finding{path, fmt.Sprintf("has %v, derived %v", got, want)})
-			return
-		}
-		for i := range w {
-			diff(out, checked, fmt.Sprintf("%s[%d]", path, i), g[i], w[i])
-		}
-	default:
-		*checked++
-		if gf, ok := got.(float64); ok {
-			if wf, ok := want.(float64); ok && near(path, gf, wf) {
-				return
-			}
-		} else if got == want {
-			return
-		}
-		*out = append(*out, Finding{path, fmt.Sprintf("is %v, derived %v", got, want)})
+	d := derive.Diff(r, again)
+	for _, f := range d.Findings {
+		out = append(out, Finding{f.Field, fmt.Sprintf("report has %s, re-derived %s", f.Got, f.Want)})
 	}
-}
-
-// near reports whether a float of the report at path agrees with its
-// value derived again (see relTol).
-func near(path string, got, want float64) bool {
-	if got == want {
-		return true
-	}
-	if i := strings.Index(path, ".hierarchical."); i >= 0 {
-		switch field := path[i+len(".hierarchical."):]; {
-		case strings.HasPrefix(field, "p_"):
-			return math.Abs(got-want) <= hierProbTol
-		case field == "samples" || field == "burn":
-			return false
-		default: // delta0, tracks[k]
-			return math.Abs(got-want) <= hierRelTol*math.Max(math.Abs(want), 1e-12)+1e-9
-		}
-	}
-	return math.Abs(got-want) <= relTol*math.Max(math.Abs(got), math.Abs(want))
+	return out, checked + d.Checked
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ideabench/ideabench/internal/atomicfile"
 
 	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/suitereport"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -49,7 +50,7 @@ type Options struct {
 	// run block.
 	Version string
 	// Confirm runs the confirmation tracks too, after the development
-	// tracks. Without it they are held out (Report.HeldOut): settle the
+	// tracks. Without it they are held out (suitereport.Report.HeldOut): settle the
 	// idea's settings on the development tracks first, then confirm once.
 	Confirm bool
 }
@@ -77,7 +78,7 @@ func CheckOut(out string) error {
 // A data set absent from the data directory is skipped with a note; any
 // other error stops the suite, after the finished tracks' reports are
 // written.
-func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
+func Run(ctx context.Context, s suitereport.Spec, opt Options) (*suitereport.Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
 	}
@@ -91,20 +92,20 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 	}
 	// Every protocol first: a bad track fails before any training.
 	type planned struct {
-		spec TrackSpec
+		spec suitereport.TrackSpec
 		p    protocol.Protocol
 	}
 	var plan []planned
-	var skipped []Skipped
+	var skipped []suitereport.Skipped
 	var held []string
-	for _, t := range s.ordered() {
+	for _, t := range s.Ordered() {
 		if t.Confirm && !opt.Confirm {
 			held = append(held, t.Name)
 			continue
 		}
-		p, err := s.TrackProtocol(t, opt.DataDir)
+		p, err := TrackProtocol(s, t, opt.DataDir)
 		if errors.Is(err, track.ErrNotFound) {
-			skipped = append(skipped, Skipped{Name: t.Name, Reason: err.Error()})
+			skipped = append(skipped, suitereport.Skipped{Name: t.Name, Reason: err.Error()})
 			if opt.Warn != nil {
 				opt.Warn(fmt.Sprintf("track %s skipped: %v", t.Name, err))
 			}
@@ -116,7 +117,7 @@ func Run(ctx context.Context, s Spec, opt Options) (*Report, error) {
 		plan = append(plan, planned{t, p})
 	}
 	var reports []*report.Report
-	var specs []TrackSpec
+	var specs []suitereport.TrackSpec
 	var paths, sums []string
 	var heldOut []int
 	for i, pl := range plan {

@@ -10,19 +10,21 @@ import (
 	"testing"
 
 	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/suitereport"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
 
 // ciSpec is the CI suite with a csv track on the tiny file of package
 // track and a data set that is not there.
-func ciSpec(t *testing.T) Spec {
+func ciSpec(t *testing.T) suitereport.Spec {
 	s := CI()
 	tiny, err := filepath.Abs("../track/testdata/tiny.csv")
 	require.NoError(t, err)
@@ -30,8 +32,8 @@ func ciSpec(t *testing.T) Spec {
 		"path": tiny, "target": "OT", "features": []string{"OT"}, "t": 24, "h": 8, "split": "fractions",
 	}, "seeds": []int{0, 1, 2, 3}, "arch": map[string]any{"patch": 8}})
 	s.Tracks = append(s.Tracks,
-		TrackSpec{Name: "tiny", Track: "csv", Protocol: cfg, Confirm: true},
-		TrackSpec{Name: "illness", Dataset: "illness"})
+		suitereport.TrackSpec{Name: "tiny", Track: "csv", Protocol: cfg, Confirm: true},
+		suitereport.TrackSpec{Name: "illness", Dataset: "illness"})
 	return s
 }
 
@@ -84,7 +86,7 @@ func TestRun(t *testing.T) {
 	}
 
 	// Verify: clean, then a changed track report is named.
-	back, err := ReadReport(out)
+	back, err := suitereport.ReadReport(out)
 	require.NoError(t, err)
 	fs, n := Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
@@ -108,7 +110,7 @@ func TestRun(t *testing.T) {
 	raw, err := os.ReadFile(trackPath)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(trackPath, []byte(strings.Replace(string(raw), `"n_seeds": `, `"n_seeds": 1`, 1)), 0o644))
-	back, err = ReadReport(out)
+	back, err = suitereport.ReadReport(out)
 	require.NoError(t, err)
 	fs, _ = Verify(back, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
@@ -119,20 +121,20 @@ func TestRun(t *testing.T) {
 		back.Development.Mean += 1e-9
 		fs, _ = Verify(back, out, derive.VerifyOptions{})
 		require.Len(t, fs, 1)
-		require.Equal(t, ".development.mean", fs[0].Path)
+		require.Equal(t, "development.mean", fs[0].Path)
 		back.Development.Mean -= 1e-9
 	}
 
 	// A track moved from the tracks to the skipped ones, or listed
 	// twice, is named.
-	moved, err := ReadReport(out)
+	moved, err := suitereport.ReadReport(out)
 	require.NoError(t, err)
-	moved.Skipped = append(moved.Skipped, Skipped{Name: moved.Tracks[1].Name, Reason: "absent"})
+	moved.Skipped = append(moved.Skipped, suitereport.Skipped{Name: moved.Tracks[1].Name, Reason: "absent"})
 	moved.Tracks = append(moved.Tracks[:1], moved.Tracks[2:]...)
 	fs, _ = Verify(moved, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "not a data set")
-	twice, err := ReadReport(out)
+	twice, err := suitereport.ReadReport(out)
 	require.NoError(t, err)
 	twice.Tracks = append(twice.Tracks, twice.Tracks[0])
 	fs, _ = Verify(twice, out, derive.VerifyOptions{})
@@ -151,7 +153,7 @@ func TestRun(t *testing.T) {
 	require.Equal(t, 2, r3.Tracks[2].HeldOutRuns)
 	require.Len(t, r3.Warnings, 1)
 	require.Contains(t, r3.Warnings[0], "held-out track tiny was reported under 2 protocols")
-	back3, err := ReadReport(out)
+	back3, err := suitereport.ReadReport(out)
 	require.NoError(t, err)
 	fs, _ = Verify(back3, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
@@ -164,42 +166,21 @@ func TestRun(t *testing.T) {
 	require.ErrorContains(t, err, "must end in .json")
 }
 
-// TestNear: Verify's tolerances.
-func TestNear(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		path      string
-		got, want float64
-		agree     bool
-	}{
-		{"exact", ".development.mean", 0.1, 0.1, true},
-		{"last_bits", ".development.mean", 0.1, 0.1 * (1 + 1e-14), true},
-		{"moved", ".development.mean", 0.1, 0.1 * (1 + 1e-9), false},
-		{"hier_p", ".development.hierarchical.p_better", 0.80, 0.81, true},
-		{"hier_p_far", ".development.hierarchical.p_better", 0.80, 0.85, false},
-		{"hier_delta0", ".development.hierarchical.delta0", 0.0100, 0.0102, true},
-		{"hier_delta0_far", ".development.hierarchical.delta0", 0.0100, 0.0120, false},
-		{"hier_samples", ".development.hierarchical.samples", 20000, 20001, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.agree, near(tc.path, tc.got, tc.want)) })
-	}
-}
-
 func TestSpecValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		s    Spec
+		s    suitereport.Spec
 		want string
 	}{
-		{"no_tracks", Spec{Name: "x"}, "tracks: empty"},
-		{"bad_name", Spec{Tracks: []TrackSpec{{Name: "a/b", Track: "panel"}}}, "tracks[0].name"},
-		{"twice", Spec{Tracks: []TrackSpec{{Name: "a", Track: "panel"}, {Name: "A", Track: "sequence"}}}, "names must differ"},
-		{"unknown_dataset", Spec{Tracks: []TrackSpec{{Name: "a", Dataset: "nope"}}}, "not a known data set"},
-		{"nothing", Spec{Tracks: []TrackSpec{{Name: "a"}}}, "neither track nor dataset"},
-		{"profile", Spec{Profile: "seed", Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "profile"},
-		{"min_effect", Spec{MinEffectPct: -1, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "min_effect_pct"},
-		{"idea", Spec{Ideas: []string{"nope"}, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, `ideas[0] = "nope"`},
-		{"idea_twice", Spec{Ideas: []string{"conv", "conv"}, Tracks: []TrackSpec{{Name: "a", Track: "panel"}}}, "given twice"},
+		{"no_tracks", suitereport.Spec{Name: "x"}, "tracks: empty"},
+		{"bad_name", suitereport.Spec{Tracks: []suitereport.TrackSpec{{Name: "a/b", Track: "panel"}}}, "tracks[0].name"},
+		{"twice", suitereport.Spec{Tracks: []suitereport.TrackSpec{{Name: "a", Track: "panel"}, {Name: "A", Track: "sequence"}}}, "names must differ"},
+		{"unknown_dataset", suitereport.Spec{Tracks: []suitereport.TrackSpec{{Name: "a", Dataset: "nope"}}}, "not a known data set"},
+		{"nothing", suitereport.Spec{Tracks: []suitereport.TrackSpec{{Name: "a"}}}, "neither track nor dataset"},
+		{"profile", suitereport.Spec{Profile: "seed", Tracks: []suitereport.TrackSpec{{Name: "a", Track: "panel"}}}, "profile"},
+		{"min_effect", suitereport.Spec{MinEffectPct: -1, Tracks: []suitereport.TrackSpec{{Name: "a", Track: "panel"}}}, "min_effect_pct"},
+		{"idea", suitereport.Spec{Ideas: []string{"nope"}, Tracks: []suitereport.TrackSpec{{Name: "a", Track: "panel"}}}, `ideas[0] = "nope"`},
+		{"idea_twice", suitereport.Spec{Ideas: []string{"conv", "conv"}, Tracks: []suitereport.TrackSpec{{Name: "a", Track: "panel"}}}, "given twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.ErrorContains(t, tc.s.Validate(), tc.want) })
 	}
@@ -209,21 +190,21 @@ func TestSpecValidate(t *testing.T) {
 
 func TestTrackProtocol(t *testing.T) {
 	s := Default()
-	_, err := s.TrackProtocol(s.Tracks[2], t.TempDir()) // ETTh1, absent
+	_, err := TrackProtocol(s, s.Tracks[2], t.TempDir()) // ETTh1, absent
 	require.True(t, errors.Is(err, track.ErrNotFound), "%v", err)
-	p, err := s.TrackProtocol(s.Tracks[0], "")
+	p, err := TrackProtocol(s, s.Tracks[0], "")
 	require.NoError(t, err)
 	require.Equal(t, "panel", p.Track)
 	// The suite's protocol, then the track's, over the profile.
 	s.Protocol = json.RawMessage(`{"seeds": [0, 1, 2]}`)
 	s.Tracks[0].Protocol = json.RawMessage(`{"alpha": 0.1}`)
-	p, err = s.TrackProtocol(s.Tracks[0], "")
+	p, err = TrackProtocol(s, s.Tracks[0], "")
 	require.NoError(t, err)
 	require.Equal(t, []uint64{0, 1, 2}, p.Seeds)
 	require.Equal(t, 0.1, p.Alpha)
 	// Ideas add arms on the baseline's grid.
 	s.Ideas = []string{"conv", "gate:rho=0.8,beta=0.5"}
-	p, err = s.TrackProtocol(s.Tracks[0], "")
+	p, err = TrackProtocol(s, s.Tracks[0], "")
 	require.NoError(t, err)
 	require.Len(t, p.Ideas, 2)
 	require.Equal(t, "gate:rho=0.8,beta=0.5", p.Ideas[1].Name)
@@ -235,30 +216,30 @@ func TestTrackProtocol(t *testing.T) {
 	// The track's patch over the suite's protocol; its own protocol last.
 	s.Protocol = json.RawMessage(`{"arch": {"patch": 8}}`)
 	s.Tracks[0].Patch, s.Tracks[0].Protocol = 4, nil
-	p, err = s.TrackProtocol(s.Tracks[0], "")
+	p, err = TrackProtocol(s, s.Tracks[0], "")
 	require.NoError(t, err)
 	require.Equal(t, 4, p.Arch.Patch)
 	s.Tracks[0].Protocol = json.RawMessage(`{"arch": {"patch": 2}}`)
-	p, err = s.TrackProtocol(s.Tracks[0], "")
+	p, err = TrackProtocol(s, s.Tracks[0], "")
 	require.NoError(t, err)
 	require.Equal(t, 2, p.Arch.Patch)
 	s.Protocol, s.Tracks[0].Patch = nil, 0
 	// Channels over a csv block the track's protocol gives.
 	tiny, err := filepath.Abs("../track/testdata/tiny.csv")
 	require.NoError(t, err)
-	csv := TrackSpec{Name: "c", Track: "csv", Channels: "independent",
+	csv := suitereport.TrackSpec{Name: "c", Track: "csv", Channels: "independent",
 		Protocol: json.RawMessage(`{"csv": {"path": "` + tiny + `", "t": 24, "h": 8, "split": "fractions"}, "arch": {"patch": 8}}`)}
-	p, err = s.TrackProtocol(csv, "")
+	p, err = TrackProtocol(s, csv, "")
 	require.NoError(t, err)
 	require.Equal(t, "independent", p.CSV.Channels)
 	csv.Protocol = nil
-	_, err = s.TrackProtocol(csv, "")
+	_, err = TrackProtocol(s, csv, "")
 	require.ErrorContains(t, err, "needs a csv track")
 	s.Tracks[0].Protocol = json.RawMessage(`{"sequential": {"max_seeds": 16}}`)
-	_, err = s.TrackProtocol(s.Tracks[0], "")
+	_, err = TrackProtocol(s, s.Tracks[0], "")
 	require.ErrorContains(t, err, "sequential")
 	s.Tracks[0].Protocol = json.RawMessage(`{"nope": 1}`)
-	_, err = s.TrackProtocol(s.Tracks[0], "")
+	_, err = TrackProtocol(s, s.Tracks[0], "")
 	require.ErrorContains(t, err, "nope")
 }
 
@@ -271,7 +252,7 @@ func TestDefaultOnSharedData(t *testing.T) {
 	}
 	s := Default()
 	for _, tr := range s.Tracks {
-		p, err := s.TrackProtocol(tr, dir)
+		p, err := TrackProtocol(s, tr, dir)
 		if errors.Is(err, track.ErrNotFound) {
 			continue
 		}
@@ -317,7 +298,7 @@ func TestSeveralIdeas(t *testing.T) {
 	}
 	require.InDelta(t, 6, sum, 1e-12) // ranks 1..3 on every track
 
-	back, err := ReadReport(filepath.Join(dir, "s.json"))
+	back, err := suitereport.ReadReport(filepath.Join(dir, "s.json"))
 	require.NoError(t, err)
 	fs, _ := Verify(back, filepath.Join(dir, "s.json"), derive.VerifyOptions{})
 	require.Empty(t, fs)
@@ -337,9 +318,9 @@ func TestLoad(t *testing.T) {
 	}
 	s, err := Load(write(`{"name": "mine", "min_effect_pct": 2, "tracks": [{"name": "ILI", "dataset": "illness", "patch": 12}, {"name": "sun", "dataset": "sunspots", "confirm": true}]}`))
 	require.NoError(t, err)
-	require.Equal(t, 2.0, s.minEffectPct())
-	require.Equal(t, "full", s.profile())
-	require.Equal(t, []string{"ILI", "sun"}, []string{s.ordered()[0].Name, s.ordered()[1].Name})
+	require.Equal(t, 2.0, s.WithDefaults().MinEffectPct)
+	require.Equal(t, "full", s.WithDefaults().Profile)
+	require.Equal(t, []string{"ILI", "sun"}, []string{s.Ordered()[0].Name, s.Ordered()[1].Name})
 	_, err = Load(write(`{"name": "x", "tracks": [{"name": "a", "track": "panel", "lr": 1}]}`))
 	require.ErrorContains(t, err, `unknown field "lr"`)
 	_, err = Load(write(`{"name": "x", "tracks": []}`))
@@ -358,7 +339,7 @@ func TestControl(t *testing.T) {
 	require.Equal(t, []string{"panel", "sequence"}, res.Tracks)
 	require.Len(t, res.PerBlock, 2)
 	require.Equal(t, 2, res.Better+res.Worse+res.Equivalent+res.Undecided+res.NoAggregate)
-	p, err := CI().TrackProtocol(CI().Tracks[0], "")
+	p, err := TrackProtocol(CI(), CI().Tracks[0], "")
 	require.NoError(t, err)
 	require.Equal(t, harness.ControlSeeds(p, 1000, 1), res.PerBlock[1].Seeds)
 	require.Equal(t, res.Better, res.BetterRate.K)
@@ -432,7 +413,7 @@ func TestHeldOut(t *testing.T) {
 	require.True(t, strings.HasSuffix(r.Verdict, "; confirmation held out"), r.Verdict)
 	_, err = os.Stat(filepath.Join(dir, "s", "tiny.trials"))
 	require.True(t, os.IsNotExist(err), "a held-out track trains nothing")
-	back, err := ReadReport(out)
+	back, err := suitereport.ReadReport(out)
 	require.NoError(t, err)
 	fs, _ := Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
@@ -440,4 +421,15 @@ func TestHeldOut(t *testing.T) {
 	fs, _ = Verify(back, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "not a confirmation track")
+}
+
+// TestLoadStrict: a suite file with trailing data or an unknown key is
+// refused where the fault is.
+func TestLoadStrict(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.json")
+	stricttest.Refuses(t, []byte("{\"name\": \"x\",\n \"tracks\": [{\"name\": \"panel\", \"track\": \"panel\"}]}\n"), func(raw []byte) error {
+		require.NoError(t, os.WriteFile(path, raw, 0o644))
+		_, err := Load(path)
+		return err
+	})
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/track"
 )
@@ -236,18 +237,9 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	}
 	var res Result
 	if raw, err := os.ReadFile(filepath.Join(out, "result.json")); err == nil {
-		var tres TrainerResult
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&tres); err != nil {
-			return fail("out/result.json: %v; write {\"val_curve\": [...], \"epoch_loss\": [...], \"best_epoch\": N} with finite numbers (NaN is not JSON: a training that diverged writes {\"diverged\": true}), or leave it out", err)
-		}
-		for _, xs := range [][]float64{tres.ValCurve, tres.EpochLoss} {
-			for _, x := range xs {
-				if !finite(x) && !tres.Diverged {
-					return fail("out/result.json: a curve holds %v; write finite numbers, or \"diverged\": true", x)
-				}
-			}
+		tres, err := readTrainerResult(raw)
+		if err != nil {
+			return fail("%v", err)
 		}
 		res.ValCurve, res.EpochLoss, res.BestEpoch = tres.ValCurve, tres.EpochLoss, tres.BestEpoch
 		if tres.Diverged {
@@ -269,7 +261,7 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 		if err != nil {
 			return fail("%v", err)
 		}
-		*s.dst = forecastMSE(f, s.split)
+		*s.dst = track.LastPositionMSE(f, s.split) // ReadForecasts gave N·H values
 		all = append(all, f...)
 	}
 	res.Forecasts = forecastsDigest(all)
@@ -287,7 +279,7 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	if err != nil {
 		return fail("%v", err)
 	}
-	res.StartVal, res.StartTest = forecastMSE(sv, &at.Val), forecastMSE(st, &at.Test)
+	res.StartVal, res.StartTest = track.LastPositionMSE(sv, &at.Val), track.LastPositionMSE(st, &at.Test)
 	if !finite(res.StartVal) || !finite(res.StartTest) {
 		return fail("out/start_val.csv, out/start_test.csv: the untrained model's forecasts are so large that their squared error overflows; check the model's initialization")
 	}
@@ -410,15 +402,22 @@ func ReadForecasts(path string, n, h int) ([]float64, error) {
 	return out, nil
 }
 
-// forecastMSE is the mean squared error of forecasts f (n·h, window-major)
-// against s's targets.
-func forecastMSE(f []float64, s *track.Split) float64 {
-	var sse float64
-	for n := range s.N {
-		_, y := s.Window(n)
-		sse = track.SquaredError(sse, f[n*s.H:(n+1)*s.H], y[s.T:])
+// readTrainerResult reads an external trainer's out/result.json
+// strictly (jsonstrict) and checks that its curves are finite unless it
+// diverged.
+func readTrainerResult(raw []byte) (TrainerResult, error) {
+	var tres TrainerResult
+	if err := jsonstrict.Decode(raw, "out/result.json", "trainer result", &tres); err != nil {
+		return TrainerResult{}, fmt.Errorf("%v; write {\"val_curve\": [...], \"epoch_loss\": [...], \"best_epoch\": N} with finite numbers (NaN is not JSON: a training that diverged writes {\"diverged\": true}), or leave it out", err)
 	}
-	return sse / float64(s.N*s.H)
+	for _, xs := range [][]float64{tres.ValCurve, tres.EpochLoss} {
+		for _, x := range xs {
+			if !finite(x) && !tres.Diverged {
+				return TrainerResult{}, fmt.Errorf("out/result.json: a curve holds %v; write finite numbers, or \"diverged\": true", x)
+			}
+		}
+	}
+	return tres, nil
 }
 
 // Reproduction is the rerun check of one external trial: its trainer run

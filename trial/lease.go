@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ideabench/ideabench/internal/jsonstrict"
 )
 
 // Several processes may run one protocol into one results directory at
@@ -126,13 +128,10 @@ func leaseStale(path string) (bool, error) {
 	if time.Since(st.ModTime()) > LeaseTTL {
 		return true, nil
 	}
-	raw, err := os.ReadFile(path)
+	l, err := readLease(path)
 	if err != nil {
+		// Gone: free. Not a lease of this harness: wait out LeaseTTL.
 		return errors.Is(err, fs.ErrNotExist), nil
-	}
-	var l lease
-	if json.Unmarshal(raw, &l) != nil {
-		return false, nil // not a lease of this harness: wait out LeaseTTL
 	}
 	if host, _ := os.Hostname(); l.Host == host && l.PID > 0 && !processAlive(l.PID) {
 		return true, nil
@@ -151,11 +150,15 @@ func (s *Store) Release(id string) {
 		return
 	}
 	path := s.leasePath(id)
-	raw, err := os.ReadFile(path)
-	var l lease
-	if err == nil && json.Unmarshal(raw, &l) == nil && l.PID == me.PID && l.Host == me.Host && l.Since.Equal(me.Since) {
+	if l, err := readLease(path); err == nil && l.PID == me.PID && l.Host == me.Host && l.Since.Equal(me.Since) {
 		os.Remove(path)
 	}
+}
+
+// readLease reads the lease file path strictly (jsonstrict).
+func readLease(path string) (lease, error) {
+	var l lease
+	return l, jsonstrict.ReadFile(path, "lease", &l)
 }
 
 // RenewLeases touches every lease s holds each LeaseTTL/4 until stop is

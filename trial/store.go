@@ -1,7 +1,6 @@
 package trial
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,11 +11,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/ideabench/ideabench/protocol"
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/jsonstrict"
 )
 
 // Store is a results directory: one JSON file per finished trial under
@@ -101,7 +102,7 @@ func (s *Store) Load(k protocol.TrialKey) (res Result, ok bool, err error) {
 		st := &Store{Dir: dir}
 		_, res, ok, err = st.Read(k.ID())
 		if err != nil {
-			return Result{}, false, fmt.Errorf("harness: trial record %s: %w", st.Path(k.ID()), err)
+			return Result{}, false, fmt.Errorf("harness: %w", err)
 		}
 		if ok {
 			return res, true, nil
@@ -111,18 +112,20 @@ func (s *Store) Load(k protocol.TrialKey) (res Result, ok bool, err error) {
 }
 
 // Read reads and checks the record of trial id: ok false when there is
-// none; an error wrapping ErrCorrupt when it cannot be trusted.
+// none; an error naming the file, wrapping ErrCorrupt when it cannot be
+// trusted.
 func (s *Store) Read(id string) (rec record, res Result, ok bool, err error) {
-	raw, err := os.ReadFile(s.Path(id))
+	path := s.Path(id)
+	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return record{}, Result{}, false, nil
 	}
 	if err != nil {
 		return record{}, Result{}, false, err
 	}
-	rec, res, err = DecodeRecord(raw)
+	rec, res, err = DecodeRecord(raw, path)
 	if err == nil && rec.ID != id {
-		err = fmt.Errorf("%w: it holds trial %s, not %s", ErrCorrupt, rec.ID, id)
+		err = fmt.Errorf("%w %s: it holds trial %s, not %s", ErrCorrupt, path, rec.ID, id)
 	}
 	if err != nil {
 		return record{}, Result{}, false, err
@@ -130,32 +133,45 @@ func (s *Store) Read(id string) (rec record, res Result, ok bool, err error) {
 	return rec, res, true, nil
 }
 
-// DecodeRecord parses and checks one record file.
-func DecodeRecord(raw []byte) (record, Result, error) {
+// recordFile is a record as its file is checked: the result decoded
+// in place, so that a fault in it is named at its line and column.
+type recordFile struct {
+	ID     string            `json:"id"`
+	Key    protocol.TrialKey `json:"key"`
+	Result resultJSON        `json:"result"`
+	SHA256 string            `json:"sha256"`
+}
+
+// DecodeRecord parses and checks one record file, read from name (used
+// in messages), strictly (jsonstrict); every error wraps ErrCorrupt.
+func DecodeRecord(raw []byte, name string) (record, Result, error) {
+	doc, err := jsonstrict.Parse(raw, name, "trial record", reflect.TypeFor[recordFile]())
+	if err != nil {
+		return record{}, Result{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	}
 	var rec record
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return record{}, Result{}, fmt.Errorf("%w (truncated or not JSON: %v)", ErrCorrupt, err)
+	if err := doc.Decode(&rec); err != nil {
+		return record{}, Result{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
 	sum := sha256.Sum256(rec.Result)
 	if hex.EncodeToString(sum[:]) != rec.SHA256 {
-		return record{}, Result{}, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+		return record{}, Result{}, fmt.Errorf("%w %s: checksum mismatch", ErrCorrupt, name)
 	}
 	if rec.Key.ID() != rec.ID {
-		return record{}, Result{}, fmt.Errorf("%w: id %s does not match its key", ErrCorrupt, rec.ID)
+		return record{}, Result{}, fmt.Errorf("%w %s: id %s does not match its key", ErrCorrupt, name, rec.ID)
 	}
-	var rj resultJSON
-	dec := json.NewDecoder(bytes.NewReader(rec.Result))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rj); err != nil {
-		return record{}, Result{}, fmt.Errorf("%w: result: %v", ErrCorrupt, err)
+	var file recordFile
+	if err := doc.Decode(&file); err != nil {
+		return record{}, Result{}, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
+	rj := file.Result
 	res := Result{EpochLoss: rj.EpochLoss, ValCurve: rj.ValCurve, StartVal: rj.StartVal, StartTest: rj.StartTest, LinearTest: rj.LinearTest, BestEpoch: rj.BestEpoch,
 		Diverged: rj.Diverged, DivergedStep: rj.DivergedStep, Signature: rj.Signature, Forecasts: rj.Forecasts}
 	switch {
 	case rj.Diverged:
 		res.Val, res.Test = math.Inf(1), math.Inf(1)
 	case rj.Val == nil || rj.Test == nil:
-		return record{}, Result{}, fmt.Errorf("%w: a finished trial without val or test metric", ErrCorrupt)
+		return record{}, Result{}, fmt.Errorf("%w %s: a finished trial without val or test metric", ErrCorrupt, name)
 	default:
 		res.Val, res.Test = *rj.Val, *rj.Test
 	}
@@ -244,15 +260,9 @@ func ReadManifests(dir string) (map[string]Manifest, error) {
 		if base != "protocol.json" && !strings.HasPrefix(base, "shard-") {
 			continue
 		}
-		raw, err := os.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("harness: %w", err)
-		}
 		var m Manifest
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&m); err != nil {
-			return nil, fmt.Errorf("harness: manifest %s: %w", name, err)
+		if err := jsonstrict.ReadFile(name, "manifest", &m); err != nil {
+			return nil, fmt.Errorf("harness: %w", err)
 		}
 		if m.Protocol.ID() != m.ProtocolID {
 			return nil, fmt.Errorf("harness: manifest %s: protocol_id %s does not match its protocol (edited?)", name, m.ProtocolID)

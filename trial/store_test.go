@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
 
@@ -90,7 +92,7 @@ func TestStoreCorrupt(t *testing.T) {
 		{"edited_value", []byte(strings.Replace(string(good), `"val":0.25`, `"val":0.24`, 1)), "checksum mismatch"},
 		{"edited_checksum", []byte(strings.Replace(string(good), `"sha256":"`, `"sha256":"0`, 1)), "checksum mismatch"},
 		{"other_trial", otherRec, "holds trial"},
-		{"not_json", []byte("\x00\x01garbage"), "truncated or not JSON"},
+		{"not_json", []byte("\x00\x01garbage"), "invalid character"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := OpenStore(t.TempDir())
@@ -118,4 +120,46 @@ func TestOpenStoreUnwritable(t *testing.T) {
 	require.NoError(t, os.Chmod(dir, 0o500))
 	_, err := OpenStore(filepath.Join(dir, "results"))
 	require.ErrorContains(t, err, "results directory")
+}
+
+// TestReadStrict: a trial record (also inside its result), a manifest, an
+// external trainer's result and a lease with trailing data or an unknown
+// key are refused where the fault is.
+func TestReadStrict(t *testing.T) {
+	p := testkit.TinyProtocol()
+	k := p.Key(protocol.Trial{Arm: "baseline", Cfg: 0, Seed: 0}, "")
+	rec, err := encodeRecord(k, Result{Val: 0.25, Test: 0.5, EpochLoss: []float64{1, 0.75}})
+	require.NoError(t, err)
+	stricttest.Refuses(t, rec, func(raw []byte) error {
+		_, _, err := DecodeRecord(raw, "r.json")
+		return err
+	})
+	_, _, err = DecodeRecord([]byte(strings.Replace(string(rec), `"val":0.25`, `"val":0.25,"zz_unknown":0`, 1)), "r.json")
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, `unknown field "zz_unknown" in result`)
+
+	dir := t.TempDir()
+	s := &Store{Dir: dir}
+	require.NoError(t, s.WriteManifest(p, "", 0, 1))
+	man, err := os.ReadFile(filepath.Join(dir, "protocol.json"))
+	require.NoError(t, err)
+	stricttest.Refuses(t, man, func(raw []byte) error {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "protocol.json"), raw, 0o644))
+		_, err := ReadManifests(dir)
+		return err
+	})
+
+	stricttest.Refuses(t, []byte(`{"val_curve": [0.5, 0.4], "epoch_loss": [1, 0.9], "best_epoch": 2}`), func(raw []byte) error {
+		_, err := readTrainerResult(raw)
+		return err
+	})
+
+	l, err := json.Marshal(lease{PID: 1, Host: "h", Since: time.Unix(0, 0).UTC()})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "x.lease")
+	stricttest.Refuses(t, l, func(raw []byte) error {
+		require.NoError(t, os.WriteFile(path, raw, 0o644))
+		_, err := readLease(path)
+		return err
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ideabench/ideabench/compare"
+	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/internal/num"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
@@ -76,15 +77,12 @@ func readCompareRows(raw []byte, name string) ([]compare.Row, error) {
 		var objs []struct {
 			Arm  string   `json:"arm"`
 			Cfg  any      `json:"cfg"`
-			Seed any      `json:"seed"`
+			Seed any      `json:"seed"` // a json.Number: as written, however large
 			Val  *float64 `json:"val"`
 			Test *float64 `json:"test"`
 		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		dec.UseNumber() // seeds as written, however large
-		if err := dec.Decode(&objs); err != nil {
-			return nil, fmt.Errorf("%s: %v; want [{\"arm\": \"baseline\", \"cfg\": \"lr=0.001\", \"seed\": 0, \"val\": 0.41, \"test\": 0.43}, ...]", name, err)
+		if err := jsonstrict.Decode(raw, name, "per-seed metrics", &objs); err != nil {
+			return nil, fmt.Errorf("%v; want [{\"arm\": \"baseline\", \"cfg\": \"lr=0.001\", \"seed\": 0, \"val\": 0.41, \"test\": 0.43}, ...]", err)
 		}
 		rows := make([]compare.Row, len(objs))
 		for i, o := range objs {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -76,4 +77,13 @@ func TestCompareCommand(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// TestReadCompareRowsStrict: per-seed metrics as JSON with trailing data
+// or an unknown key are refused where the fault is.
+func TestReadCompareRowsStrict(t *testing.T) {
+	stricttest.Refuses(t, []byte(`[{"arm": "b", "seed": 0, "test": 1}, {"arm": "b", "seed": 1, "test": 2}]`), func(raw []byte) error {
+		_, err := readCompareRows(raw, "m.json")
+		return err
+	})
 }

@@ -44,7 +44,7 @@ import (
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
-	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 )
 
 // errUsage marks a command-line or config error (exit status 2).
@@ -684,7 +684,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if raw, err := os.ReadFile(file); err == nil && suite.IsReport(raw) {
+	if raw, err := os.ReadFile(file); err == nil && suitereport.IsReport(raw) {
 		return verifySuite(file, dirs, stdout)
 	} else if err == nil && report.IsCompared(raw) {
 		return verifyCompared(file, stdout)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ideabench/ideabench/plots"
 	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 )
 
 // cmdPlot draws a report's figures: ideabench plot REPORT.json [--out DIR].
@@ -34,7 +35,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: plot takes one report file (got also %q)", errUsage, fs.Args())
 	}
-	if raw, err := os.ReadFile(file); err == nil && suite.IsReport(raw) {
+	if raw, err := os.ReadFile(file); err == nil && suitereport.IsReport(raw) {
 		return plotSuite(file, *out, *unverified, stdout, stderr)
 	}
 	r, err := report.ReadReport(file)
@@ -76,7 +77,7 @@ func writePlots(r *report.Report, dir string, stdout io.Writer) error {
 // plotSuite draws a suite report's forest plot after verifying it (as
 // plot does a report).
 func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) error {
-	r, err := suite.ReadReport(report)
+	r, err := suitereport.ReadReport(report)
 	if err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) er
 // writeSuitePlots draws a suite report's figures into dir and prints
 // "plot: PATH" for each file written, then its page (report.html,
 // plots.WriteSuiteHTML) and "page: PATH".
-func writeSuitePlots(r *suite.Report, dir string, stdout io.Writer) error {
+func writeSuitePlots(r *suitereport.Report, dir string, stdout io.Writer) error {
 	paths, err := plots.WriteSuite(r, dir, plots.Options{})
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "plot:", p)

@@ -17,13 +17,14 @@ import (
 
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 )
 
 // cmdSuite runs a suite: the comparison on every track of it, then one
 // verdict over them.
 func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("suite")
-	name := fs.String("suite", "default", "the suite: default (panel, sequence, and the known data sets found under --data-dir), ci (seconds), or a suite file (JSON, see suite.Spec)")
+	name := fs.String("suite", "default", "the suite: default (panel, sequence, and the known data sets found under --data-dir), ci (seconds), or a suite file (JSON, see suitereport.Spec)")
 	out := fs.String("out", "ideabench-suite.json", "where to write the suite report; each track's report and trials go into the folder of the same name without .json")
 	dataDir := fs.String("data-dir", defaultDataDir(), "where the suite's data sets are looked for by name (default $IDEABENCH_DATA, else the current directory); absent ones are skipped")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
@@ -111,7 +112,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // loadSuite is --suite: a suite file (NAME.json, suite.Load) or a
 // built-in suite (suite.Named); errors wrap errUsage.
-func loadSuite(name string) (suite.Spec, error) {
+func loadSuite(name string) (suitereport.Spec, error) {
 	load := suite.Named
 	if strings.HasSuffix(name, ".json") {
 		load = suite.Load
@@ -125,7 +126,7 @@ func loadSuite(name string) (suite.Spec, error) {
 
 // printSuite writes a suite report's tables: one row a track, then each
 // aggregate.
-func printSuite(w io.Writer, r *suite.Report) {
+func printSuite(w io.Writer, r *suitereport.Report) {
 	fmt.Fprintf(w, "suite %s: %s\n", r.Name, r.Verdict)
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
@@ -184,7 +185,7 @@ func printSuite(w io.Writer, r *suite.Report) {
 
 // verifySuite verifies a suite report (suite.Verify).
 func verifySuite(path string, dirs []string, stdout io.Writer) error {
-	r, err := suite.ReadReport(path)
+	r, err := suitereport.ReadReport(path)
 	if err != nil {
 		return err
 	}

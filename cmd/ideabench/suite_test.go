@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ideabench/ideabench/suite"
+	"github.com/ideabench/ideabench/suitereport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,14 +32,14 @@ func TestSuiteVerify(t *testing.T) {
 	require.Contains(t, stdout.String(), "over 2 track reports, 0 mismatches")
 
 	// An edited aggregate is named.
-	r, err := suite.ReadReport(out)
+	r, err := suitereport.ReadReport(out)
 	require.NoError(t, err)
 	r.Verdict = "better"
 	require.NoError(t, r.WriteFile(out))
 	stdout.Reset()
 	err = run(context.Background(), []string{"verify", out}, &stdout, &stderr)
 	require.ErrorContains(t, err, "1 mismatches")
-	require.Contains(t, stdout.String(), "MISMATCH .verdict")
+	require.Contains(t, stdout.String(), "MISMATCH verdict: report has")
 
 	// control --suite refuses protocol flags.
 	err = run(context.Background(), []string{"control", "--suite", "ci", "--track", "panel", "--out", filepath.Join(dir, "c.json")}, &stdout, &stderr)

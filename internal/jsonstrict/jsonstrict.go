@@ -1,6 +1,17 @@
-// Package jsonstrict reads JSON strictly for the protocol and report
-// files: one object, no key twice, unknown keys named, and every error
-// naming the file, the line:column and the JSON path of the fault.
+// Package jsonstrict is the one strict reading of every JSON file
+// ideabench reads (configs, reports, comparison and suite reports, suite
+// files, trial records, manifests, an external trainer's result, per-seed
+// metrics): one JSON value of the kind its Go type takes and nothing after
+// it, no key twice, every key a field of the struct it decodes into
+// (spelt exactly), and every error naming the file, the line:column and
+// the JSON path of the fault.
+//
+//  1. Parse checks the syntax (where a file looks truncated, it says so),
+//     the top level's kind, then every key against the Go type.
+//  2. Doc.Decode decodes, naming the path of a value of the wrong type.
+//
+// Decode does both, and ReadFile reads a file first. Peek probes one
+// top-level key, to tell what a file is before it is read.
 package jsonstrict
 
 import (
@@ -8,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -15,13 +27,90 @@ import (
 	"unicode/utf8"
 )
 
-// DuplicateKey refuses an object that gives a key twice (encoding/json
-// would keep the last, so the first would pass unseen).
-func DuplicateKey(raw []byte, vals []Value, name string) error {
-	if v, ok := repeatedKey(vals); ok {
-		return fmt.Errorf("%s%s: duplicate key; a report gives each key once", at("report", name, raw, v.key), PathString(v.Path))
+// Doc is a JSON document that passed Parse, ready to decode.
+type Doc struct {
+	raw        []byte
+	name, what string
+	vals       []Value
+}
+
+// Parse checks raw, the contents of the file name (used in messages),
+// which holds a what ("config", "report", "suite report", ...), for
+// decoding into a value of type root: one valid JSON value and nothing
+// but white space after it; at the top level an object where root is a
+// struct or a map, an array where it is a slice; no key twice in an
+// object; every key a field of the struct it decodes into, spelt exactly
+// (encoding/json would also take another case, so "Baseline" would decode
+// over a profile's grid; a map, and a type that decodes its own JSON,
+// take any key). A fault is an error "what name:line:col: path: ...".
+func Parse(raw []byte, name, what string, root reflect.Type) (*Doc, error) {
+	for root.Kind() == reflect.Pointer {
+		root = root.Elem()
+	}
+	if err := checkSyntax(raw, name, what, root); err != nil {
+		return nil, err
+	}
+	vals, err := values(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, name, err)
+	}
+	d := &Doc{raw: raw, name: name, what: what, vals: vals}
+	if err := d.checkKeys(root); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Values lists every value of the document in document order (a parent
+// before its children).
+func (d *Doc) Values() []Value { return d.vals }
+
+// Decode decodes the document into v, a pointer to Parse's root type
+// (over what v holds, as encoding/json does). A value of the wrong type
+// is an error naming the file, the line:column and the JSON path of the
+// value and what to write instead. A number decodes into an interface as
+// a json.Number, as written.
+func (d *Doc) Decode(v any) error {
+	dec := json.NewDecoder(bytes.NewReader(d.raw))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return d.decodeError(err)
 	}
 	return nil
+}
+
+// Decode reads raw, the contents of the file name holding a what, into
+// v strictly: Parse against v's type, then Doc.Decode.
+func Decode(raw []byte, name, what string, v any) error {
+	d, err := Parse(raw, name, what, reflect.TypeOf(v))
+	if err != nil {
+		return err
+	}
+	return d.Decode(v)
+}
+
+// ReadFile reads the file path, which holds a what, into v as Decode
+// does.
+func ReadFile(path, what string, v any) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return Decode(raw, path, what, v)
+}
+
+// Peek decodes the value of key at the top level of the JSON object raw
+// into v and reports whether it could: a probe of what a file is (a suite
+// report, a comparison) before it is read strictly. Nothing else of raw
+// is checked.
+func Peek(raw []byte, key string, v any) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return false
+	}
+	val, ok := top[key]
+	return ok && json.Unmarshal(val, v) == nil
 }
 
 // repeatedKey returns the first member of vals whose key its object gave
@@ -39,26 +128,6 @@ func repeatedKey(vals []Value) (Value, bool) {
 		seen[full] = true
 	}
 	return Value{}, false
-}
-
-// UnknownKeys lists the paths of the object keys in vals that name no
-// field of the Go type root decodes into (maps and types that decode
-// their own keys excepted): what encoding/json drops unseen.
-func UnknownKeys(vals []Value, root reflect.Type) []string {
-	var out []string
-	for _, v := range vals {
-		if v.key < 0 {
-			continue
-		}
-		parent := fieldType(root, v.Path[:len(v.Path)-1])
-		if parent == nil || parent.Kind() != reflect.Struct || reflect.PointerTo(parent).Implements(reflect.TypeFor[json.Unmarshaler]()) {
-			continue
-		}
-		if _, ok := fieldByKey(parent, v.Path[len(v.Path)-1].(string)); !ok {
-			out = append(out, PathString(v.Path))
-		}
-	}
-	return out
 }
 
 // Value is one value of a JSON document.
@@ -100,10 +169,10 @@ func isIdent(s string) bool {
 	return s != ""
 }
 
-// Values lists every value of the valid JSON document raw in document
-// order (a parent before its children). checkJSONObject bounds the nesting
+// values lists every value of the valid JSON document raw in document
+// order (a parent before its children). checkSyntax bounds the nesting
 // depth first, as encoding/json does, so the recursion stays shallow.
-func Values(raw []byte) ([]Value, error) {
+func values(raw []byte) ([]Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // a number beyond float64 is still a token
 	var vals []Value
@@ -169,7 +238,7 @@ func lineCol(raw []byte, off int64) (line, col int) {
 // at is the message prefix of a fault at byte off of the file name.
 func at(what, name string, raw []byte, off int64) string {
 	line, col := lineCol(raw, off)
-	return fmt.Sprintf("harness: %s %s:%d:%d: ", what, name, line, col)
+	return fmt.Sprintf("%s %s:%d:%d: ", what, name, line, col)
 }
 
 // syntaxPath returns the path ("baseline[0].lr") of the value in which
@@ -233,14 +302,15 @@ func syntaxPath(raw []byte) string {
 	return PathString(path)
 }
 
-// CheckObject checks that raw is one syntactically valid JSON object
-// and says where it is not. what is "config" or "report".
-func CheckObject(raw []byte, name, what string) error {
+// checkSyntax checks that raw is one syntactically valid JSON value of
+// the kind root takes at the top level, nothing after it, and says where
+// it is not.
+func checkSyntax(raw []byte, name, what string, root reflect.Type) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		if what == "report" {
-			return fmt.Errorf("harness: report %s: the file is empty; it looks truncated, write the report again", name)
+		if what == "config" {
+			return fmt.Errorf("config %s: the file is empty; write a JSON object, {} keeps the profile", name)
 		}
-		return fmt.Errorf("harness: config %s: the file is empty; write a JSON object, {} keeps the profile", name)
+		return fmt.Errorf("%s %s: the file is empty; it looks truncated, write the %s again", what, name, what)
 	}
 	var skip json.RawMessage
 	err := json.Unmarshal(raw, &skip)
@@ -264,11 +334,17 @@ func CheckObject(raw []byte, name, what string) error {
 		return fmt.Errorf("%s%s%v%s", at(what, name, raw, se.Offset-1), field, se, hint)
 	}
 	if err != nil {
-		return fmt.Errorf("harness: %s %s: %w", what, name, err)
+		return fmt.Errorf("%s %s: %w", what, name, err)
+	}
+	if reflect.PointerTo(root).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+		return nil // it reads its own top level
 	}
 	start := int64(len(raw) - len(bytes.TrimLeft(raw, " \t\r\n")))
-	if raw[start] != '{' {
-		return fmt.Errorf("%sthe top level is %s, not a JSON object; write the %s as {...}", at(what, name, raw, start), kindOf(raw[start]), what)
+	switch c := raw[start]; {
+	case (root.Kind() == reflect.Struct || root.Kind() == reflect.Map) && c != '{':
+		return fmt.Errorf("%sthe top level is %s, not a JSON object; write the %s as {...}", at(what, name, raw, start), kindOf(c), what)
+	case (root.Kind() == reflect.Slice || root.Kind() == reflect.Array) && c != '[':
+		return fmt.Errorf("%sthe top level is %s, not a JSON array; write the %s as [...]", at(what, name, raw, start), kindOf(c), what)
 	}
 	return nil
 }
@@ -290,28 +366,28 @@ func kindOf(c byte) string {
 	return "a number"
 }
 
-// DecodeError turns an error of decoding the valid JSON raw, whose values
-// are vals, into one that names the file, the line:column and the JSON
-// path of the value at fault and what to write instead.
-func DecodeError(raw []byte, vals []Value, name, what string, err error) error {
+// decodeError turns an error of decoding the document into one that
+// names the file, the line:column and the JSON path of the value at
+// fault and what to write instead.
+func (d *Doc) decodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {
-		return fmt.Errorf("harness: %s %s: %w", what, name, err)
+		return fmt.Errorf("%s %s: %w", d.what, d.name, err)
 	}
 	// Offset is just past a scalar or just past the opening byte of an
 	// object or array, so byte Offset-1 lies in the value at fault; the last
 	// value in document order that holds it is the innermost.
 	fault := te.Offset - 1
 	pos, path, text := fault, te.Field, ""
-	for _, v := range vals {
+	for _, v := range d.vals {
 		if v.start <= fault && fault < v.end {
-			pos, path, text = v.start, PathString(v.Path), excerpt(raw[v.start:v.end])
+			pos, path, text = v.start, PathString(v.Path), excerpt(d.raw[v.start:v.end])
 		}
 	}
 	if path == "" {
 		path = "the top level"
 	}
-	return fmt.Errorf("%s%s = %s: %s", at(what, name, raw, pos), path, text, wantType(te.Type))
+	return fmt.Errorf("%s%s = %s: %s", at(d.what, d.name, d.raw, pos), path, text, wantType(te.Type))
 }
 
 // excerpt is the start of a value's JSON text, for a message.
@@ -359,35 +435,55 @@ func wantType(t reflect.Type) string {
 // jsonFields are the JSON keys of struct type t, in field order.
 func jsonFields(t reflect.Type) []string {
 	var keys []string
-	for f := range t.Fields() {
-		if k, ok := jsonKey(f); ok {
-			keys = append(keys, k)
-		}
+	for _, f := range keyedFields(t) {
+		keys = append(keys, f.key)
 	}
 	return keys
 }
 
-// jsonKey is the JSON key of struct field f, false when encoding/json
-// skips the field.
-func jsonKey(f reflect.StructField) (string, bool) {
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	switch {
-	case !f.IsExported() || name == "-":
-		return "", false
-	case name == "":
-		return f.Name, true
-	}
-	return name, true
+// keyedField is a field of a struct type as encoding/json reads it.
+type keyedField struct {
+	key string
+	typ reflect.Type
 }
 
-// CheckKeys checks every object key of the valid JSON raw, whose values
-// are vals, against the Go type root it decodes into: a key must name a
-// field exactly (encoding/json would also take another case, so "Baseline"
-// would decode over the profile's grid instead of replacing it) and appear
-// once in its object (encoding/json would keep the last).
-func CheckKeys(raw []byte, vals []Value, name string, root reflect.Type) error {
+// keyedFields are the fields of struct type t that encoding/json reads,
+// by their JSON keys, in field order: a field named by its tag or else
+// its Go name, exported, not "-"; an embedded struct without a tag name
+// gives its own fields in its place (encoding/json promotes them).
+func keyedFields(t reflect.Type) []keyedField {
+	var out []keyedField
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch {
+		case name == "-":
+		case f.Anonymous && name == "" && ft.Kind() == reflect.Struct:
+			out = append(out, keyedFields(ft)...)
+		case !f.IsExported():
+		case name == "":
+			out = append(out, keyedField{f.Name, f.Type})
+		default:
+			out = append(out, keyedField{name, f.Type})
+		}
+	}
+	return out
+}
+
+// checkKeys checks every object key of the document against the Go type
+// root it decodes into: a key must name a field exactly and appear once
+// in its object (encoding/json would keep the last).
+func (d *Doc) checkKeys(root reflect.Type) error {
+	raw, vals := d.raw, d.vals
 	if v, ok := repeatedKey(vals); ok {
-		return fmt.Errorf("%sduplicate key %s; give each key once", at("config", name, raw, v.key), strconv.Quote(v.Path[len(v.Path)-1].(string)))
+		where := "the top level"
+		if len(v.Path) > 1 {
+			where = PathString(v.Path[:len(v.Path)-1])
+		}
+		return fmt.Errorf("%sduplicate key %s in %s; give each key once", at(d.what, d.name, raw, v.key), strconv.Quote(v.Path[len(v.Path)-1].(string)), where)
 	}
 	for _, v := range vals {
 		if v.key < 0 {
@@ -395,7 +491,7 @@ func CheckKeys(raw []byte, vals []Value, name string, root reflect.Type) error {
 		}
 		parent := fieldType(root, v.Path[:len(v.Path)-1])
 		if parent == nil || parent.Kind() != reflect.Struct {
-			continue // the parent has the wrong type, which decoding reports
+			continue // a map's key, or a parent of the wrong type, which decoding reports
 		}
 		if reflect.PointerTo(parent).Implements(reflect.TypeFor[json.Unmarshaler]()) {
 			continue // it decodes its own keys (an idea's params)
@@ -415,7 +511,7 @@ func CheckKeys(raw []byte, vals []Value, name string, root reflect.Type) error {
 				hint = fmt.Sprintf(" (keys are case-sensitive: write %q)", k)
 			}
 		}
-		return fmt.Errorf("%sunknown field %q in %s%s; %s takes %s", at("config", name, raw, v.key), key, where, hint, where, strings.Join(keys, ", "))
+		return fmt.Errorf("%sunknown field %q in %s%s; %s takes %s", at(d.what, d.name, raw, v.key), key, where, hint, where, strings.Join(keys, ", "))
 	}
 	return nil
 }
@@ -432,11 +528,11 @@ func fieldType(t reflect.Type, path []any) reflect.Type {
 			if t.Kind() != reflect.Struct {
 				return nil
 			}
-			f, ok := fieldByKey(t, c)
+			ft, ok := fieldByKey(t, c)
 			if !ok {
 				return nil
 			}
-			t = f.Type
+			t = ft
 		case int:
 			if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
 				return nil
@@ -450,12 +546,13 @@ func fieldType(t reflect.Type, path []any) reflect.Type {
 	return t
 }
 
-// fieldByKey is the field of struct type t whose JSON key is key.
-func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
-	for f := range t.Fields() {
-		if k, ok := jsonKey(f); ok && k == key {
-			return f, true
+// fieldByKey is the type of the field of struct type t whose JSON key is
+// key.
+func fieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
+	for _, f := range keyedFields(t) {
+		if f.key == key {
+			return f.typ, true
 		}
 	}
-	return reflect.StructField{}, false
+	return nil, false
 }

@@ -1,0 +1,195 @@
+package suitereport
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/jsonstrict"
+	"github.com/ideabench/ideabench/stats"
+)
+
+// Version is the suite report's format; verify refuses another.
+const Version = 1
+
+// Report is a suite's result: each track's report (a file beside it) and
+// the aggregates of the development and the confirmation tracks.
+type Report struct {
+	SuiteVersion int    `json:"suite_version"`
+	Name         string `json:"name"`
+	Spec         Spec   `json:"spec"`
+	// Tracks are the tracks that ran, in the order they ran.
+	Tracks []TrackResult `json:"tracks"`
+	// Skipped are the tracks that did not run (their data set is not
+	// under the data directory), with the reason.
+	Skipped []Skipped `json:"skipped,omitempty"`
+	// HeldOut names the confirmation tracks not run in this report:
+	// they run with suite.Options.Confirm (ideabench suite --confirm), once the
+	// idea's settings are settled on the development tracks.
+	HeldOut []string `json:"held_out,omitempty"`
+	// Development is the aggregate over the development tracks that can
+	// judge an idea (every development track with Spec.IncludeAll);
+	// Confirmation over the confirmation tracks alike. Nil where no
+	// track enters.
+	Development  *Aggregate `json:"development,omitempty"`
+	Confirmation *Aggregate `json:"confirmation,omitempty"`
+	// Verdict is the development aggregate's verdict, then the
+	// confirmation's where there is one ("better; confirmed: better"),
+	// or "; confirmation held out" where its tracks did not run.
+	Verdict string `json:"verdict"`
+	// Warnings name what weakens the verdict: a held-out track reported
+	// under more than one protocol (TrackResult.HeldOutRuns).
+	Warnings []string `json:"warnings,omitempty"`
+	// WallSeconds is the time the call that wrote the report took
+	// (trials reused from the store cost next to nothing); volatile,
+	// nothing is derived from it.
+	WallSeconds float64 `json:"wall_seconds,omitempty"`
+}
+
+// TrackResult is one track's result as the suite reads it.
+type TrackResult struct {
+	Name    string `json:"name"`
+	Track   string `json:"track"`
+	Dataset string `json:"dataset,omitempty"`
+	Confirm bool   `json:"confirm,omitempty"`
+	// Report is the track's report file, relative to the suite report's
+	// directory, and ReportSHA256 the SHA-256 of its bytes.
+	Report       string `json:"report"`
+	ReportSHA256 string `json:"report_sha256"`
+	// Baseline and Idea are the chosen cfgs' mean test metrics, and
+	// BaselineTest and IdeaTest their per-seed test metrics.
+	Baseline     float64   `json:"baseline"`
+	Idea         float64   `json:"idea"`
+	BaselineTest []float64 `json:"baseline_test"`
+	IdeaTest     []float64 `json:"idea_test"`
+	// BestReference and BestReferenceMSE are the track's best reference
+	// forecaster on test (reference_forecasters), absent without one.
+	BestReference    string  `json:"best_reference,omitempty"`
+	BestReferenceMSE float64 `json:"best_reference_mse,omitempty"`
+	// Effects are the track's per-seed log ratios of the chosen cfgs'
+	// test metrics (positive: the idea is better), EffectPct their mean
+	// as a percent improvement of the idea, 100·(exp(mean)-1), and
+	// EffectLoPct and EffectHiPct the paired-t interval of the mean at
+	// level 1 - alpha (mean ∓ stats.MDE), in percent alike.
+	Effects     []float64 `json:"effects"`
+	EffectPct   float64   `json:"effect_pct"`
+	EffectLoPct float64   `json:"effect_lo_pct"`
+	EffectHiPct float64   `json:"effect_hi_pct"`
+	// PValue and Verdict are the track report's own headline.
+	PValue  float64 `json:"p_value"`
+	Verdict string  `json:"verdict"`
+	// CanJudge and Reasons are the track report's informativeness.
+	CanJudge bool     `json:"can_judge"`
+	Reasons  []string `json:"reasons,omitempty"`
+	// InAggregate says whether the track enters its aggregate.
+	InAggregate bool `json:"in_aggregate"`
+	// HeldOutRuns, on a confirmation track, is how many different
+	// protocols (their trials, harness.Setup.TrialsSHA256) this suite's
+	// folder has reported the track under, this one included: a second
+	// one means its result was seen before the settings changed, so it
+	// no longer confirms anything (Report.Warnings says so).
+	HeldOutRuns int `json:"held_out_runs,omitempty"`
+}
+
+// NamedAggregate is one of a report's aggregates with its name.
+type NamedAggregate struct {
+	Name string // "development" or "confirmation"
+	*Aggregate
+}
+
+// Aggregates returns the report's aggregates that are present,
+// development first.
+func (r *Report) Aggregates() []NamedAggregate {
+	var out []NamedAggregate
+	for _, a := range []NamedAggregate{{"development", r.Development}, {"confirmation", r.Confirmation}} {
+		if a.Aggregate != nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Skipped is a track that did not run.
+type Skipped struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// Aggregate is the aggregate comparison of a set of tracks
+// (stats.Suite).
+type Aggregate struct {
+	// Tracks names the tracks in it, in order.
+	Tracks []string `json:"tracks"`
+	stats.SuiteResult
+	// Ideas is present when the tracks' protocols compare several ideas
+	// with the baseline (harness.Protocol.Ideas): every idea arm against
+	// the baseline over the tracks, Holm-adjusted, and the Friedman test
+	// of all arms. The fields above are the first idea's.
+	Ideas *IdeaArms `json:"ideas,omitempty"`
+}
+
+// IdeaArms compares several idea arms over a suite's tracks, as Demšar
+// (2006) recommends for several methods over many data sets.
+type IdeaArms struct {
+	// Arms names the arms: "baseline", "idea", then the further ones.
+	Arms []string `json:"arms"`
+	// Comparisons holds each idea arm against the baseline: its suite
+	// effect and p-value (stats.Suite), the p-value Holm-adjusted over
+	// the idea arms (stats.Holm) and the verdict with it
+	// (stats.SuiteVerdict).
+	Comparisons []IdeaComparison `json:"comparisons"`
+	// Friedman ranks every arm on each track by its chosen cfg's mean
+	// test metric: average ranks, the Friedman test and the Nemenyi
+	// critical difference (stats.FriedmanTest).
+	Friedman stats.Friedman `json:"friedman"`
+}
+
+// IdeaComparison is one idea arm against the baseline over the tracks.
+type IdeaComparison struct {
+	Name        string  `json:"name"`
+	MeanPct     float64 `json:"mean_pct"`
+	PValue      float64 `json:"p_value"`
+	PValueHolm  float64 `json:"p_value_holm"`
+	Verdict     string  `json:"verdict"`
+	VerdictHolm string  `json:"verdict_holm"`
+}
+
+// WriteFile writes r as indented JSON.
+func (r *Report) WriteFile(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("suite: encoding report (a NaN or Inf?): %w", err)
+	}
+	data = append(data, '\n')
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		return fmt.Errorf("suite: writing report %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadReport reads a suite report strictly (jsonstrict): malformed JSON,
+// trailing data, a mistyped value, a key given twice or a key that is no
+// field of a suite report is an error naming the file and where.
+func ReadReport(path string) (*Report, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("suite: %w", err)
+	}
+	var r Report
+	if err := jsonstrict.Decode(raw, path, "suite report", &r); err != nil {
+		return nil, fmt.Errorf("suite: %w (a suite report of another build, or edited)", err)
+	}
+	if r.SuiteVersion != Version {
+		return nil, fmt.Errorf("suite: %s: suite_version %d; this build reads %d", path, r.SuiteVersion, Version)
+	}
+	return &r, nil
+}
+
+// IsReport reports whether the JSON raw is a suite report (it has the
+// key suite_version) rather than a track's.
+func IsReport(raw []byte) bool {
+	var v *int
+	return jsonstrict.Peek(raw, "suite_version", &v) && v != nil
+}
