@@ -220,7 +220,7 @@ func derive(in Inputs) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	mark(p, "idea", &cmp, base, ideaArm)
+	mark(p, "idea", &cmp, base, ideaArm, iBest)
 	r.Comparison = cmp
 	for k, a := range p.Ideas {
 		arm := armTable(trials, results, protocol.IdeasArm(k), len(a.Grid))
@@ -229,7 +229,7 @@ func derive(in Inputs) (*report.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		mark(p, protocol.IdeasArm(k), &c, base, arm)
+		mark(p, protocol.IdeasArm(k), &c, base, arm, best)
 		r.Ideas = append(r.Ideas, report.IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
 	}
 	if in.TrainSizes != nil {
