@@ -25,11 +25,13 @@ import (
 // warnings), then the sweeps, the reference forecasters and every figure
 // of Write inline as SVG. It loads nothing from a network and runs no
 // script; it prints as it shows. The same report gives the same bytes.
-func WriteHTML(r *report.Report, path string) error {
+// A report that did not verify (opt.Unverified) gets a banner that says
+// so above everything else, and so does every figure.
+func WriteHTML(r *report.Report, path string, opt Options) error {
 	if r == nil {
 		return errors.New("plots: no report")
 	}
-	figs, err := reportFigures(r)
+	figs, err := reportFigures(r, opt.Unverified)
 	if err != nil {
 		return err
 	}
@@ -37,7 +39,7 @@ func WriteHTML(r *report.Report, path string) error {
 	if err != nil {
 		return err
 	}
-	page, err := htmlPage(r, inline)
+	page, err := htmlPage(r, inline, opt.Unverified)
 	if err != nil {
 		return err
 	}
@@ -77,9 +79,10 @@ type htmlFigure struct {
 type htmlRow struct{ Cells []string }
 
 // htmlPage renders the page.
-func htmlPage(r *report.Report, figs []htmlFigure) ([]byte, error) {
+func htmlPage(r *report.Report, figs []htmlFigure, u *Unverified) ([]byte, error) {
 	c := r.Comparison
 	data := struct {
+		Unverified               string
 		Title, Verdict, Headline string
 		Trust                    []string
 		Warnings                 []string
@@ -92,6 +95,9 @@ func htmlPage(r *report.Report, figs []htmlFigure) ([]byte, error) {
 			c.PValue, c.Test, c.PValueMethod, c.Alpha, c.DeltaMean, c.NPairs, c.IdeaWins, c.MDE, c.MDERelPct),
 		Warnings: c.Warnings,
 		Figures:  figs,
+	}
+	if u != nil {
+		data.Unverified = u.Banner()
 	}
 	if f := r.ReferenceForecasters; f != nil {
 		name, mse := f.Best()
@@ -183,9 +189,10 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
+<title>{{if .Unverified}}UNVERIFIED: {{end}}{{.Title}}</title>
 <style>
 body { font-family: 'Liberation Serif', 'Times New Roman', Times, serif; max-width: 52rem; margin: 1.5rem auto; padding: 0 1rem; color: #111; }
+.unverified { background: #b00000; color: #fff; font-size: 1.3rem; font-weight: bold; padding: 0.6rem 0.8rem; margin: 0 0 1rem 0; }
 .verdict { font-size: 1.6rem; font-weight: bold; margin: 0.3rem 0; }
 .headline { margin: 0 0 1rem 0; }
 .trust li, .warnings li { margin: 0.25rem 0; }
@@ -198,7 +205,8 @@ figure svg { width: 100%; height: auto; }
 </style>
 </head>
 <body>
-<h1>{{.Title}}</h1>
+{{if .Unverified}}<p class="unverified" id="unverified">{{.Unverified}}</p>
+{{end}}<h1>{{.Title}}</h1>
 <p class="verdict" id="verdict">{{.Verdict}}</p>
 <p class="headline">{{.Headline}}</p>
 <h2>How far to trust it</h2>
@@ -221,12 +229,14 @@ figure svg { width: 100%; height: auto; }
 // to path, as WriteHTML does for a track's: the suite's verdict and its
 // warnings first, then each aggregate's statistics (and its idea arms),
 // every track's row with why it is in an aggregate or not, and the
-// figures of WriteSuite inline as SVG.
-func WriteSuiteHTML(r *suitereport.Report, path string) error {
+// figures of WriteSuite inline as SVG. A report that did not verify
+// (opt.Unverified) gets a banner that says so above everything else, and
+// so does every figure.
+func WriteSuiteHTML(r *suitereport.Report, path string, opt Options) error {
 	if r == nil {
 		return errors.New("plots: no suite report")
 	}
-	built, err := suiteFigures(r)
+	built, err := suiteFigures(r, opt.Unverified)
 	if err != nil {
 		return err
 	}
@@ -241,6 +251,7 @@ func WriteSuiteHTML(r *suitereport.Report, path string) error {
 		Ideas         []htmlRow
 	}
 	data := struct {
+		Unverified     string
 		Title, Verdict string
 		Warnings       []string
 		Notes          []string
@@ -248,6 +259,9 @@ func WriteSuiteHTML(r *suitereport.Report, path string) error {
 		Tracks         []htmlRow
 		Figures        []htmlFigure
 	}{Title: "ideabench suite " + r.Name, Verdict: r.Verdict, Warnings: r.Warnings, Figures: figs}
+	if u := opt.Unverified; u != nil {
+		data.Unverified = u.Banner()
+	}
 	for _, s := range r.Skipped {
 		data.Notes = append(data.Notes, "skipped "+s.Name+": "+s.Reason)
 	}
@@ -300,9 +314,10 @@ var suitePageTemplate = template.Must(template.New("suite").Parse(`<!DOCTYPE htm
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
+<title>{{if .Unverified}}UNVERIFIED: {{end}}{{.Title}}</title>
 <style>
 body { font-family: 'Liberation Serif', 'Times New Roman', Times, serif; max-width: 52rem; margin: 1.5rem auto; padding: 0 1rem; color: #111; }
+.unverified { background: #b00000; color: #fff; font-size: 1.3rem; font-weight: bold; padding: 0.6rem 0.8rem; margin: 0 0 1rem 0; }
 .verdict { font-size: 1.6rem; font-weight: bold; margin: 0.3rem 0 1rem 0; }
 .warnings { color: #8a1c1c; }
 table { border-collapse: collapse; margin: 0.5rem 0 1rem 0; }
@@ -313,7 +328,8 @@ figure svg { width: 100%; height: auto; }
 </style>
 </head>
 <body>
-<h1>{{.Title}}</h1>
+{{if .Unverified}}<p class="unverified" id="unverified">{{.Unverified}}</p>
+{{end}}<h1>{{.Title}}</h1>
 <p class="verdict" id="verdict">{{.Verdict}}</p>
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Notes}}<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}

@@ -30,9 +30,37 @@ import (
 	"github.com/ideabench/ideabench/stats"
 )
 
-// Options size the figures. The zero value is the default.
+// Options size the figures and say whether the report verified. The
+// zero value is the default.
 type Options struct {
 	Width, Height vg.Length // default DefaultWidth x DefaultHeight
+	// Unverified, when set, says the report does not re-derive: every
+	// figure's title and the page then open with Unverified.Banner. The
+	// caller verifies (derive.Verify, suite.Verify); plots shows what it
+	// is told and never verifies on its own.
+	Unverified *Unverified
+}
+
+// Unverified is what a failed verification found, as a page and the
+// figures name it.
+type Unverified struct {
+	// Mismatches is the number of fields that did not re-derive, First
+	// the first of them (a JSON path, "comparison.verdict").
+	Mismatches int
+	First      string
+}
+
+// Banner is the line a page of an unverified report opens with.
+func (u *Unverified) Banner() string {
+	return fmt.Sprintf("UNVERIFIED: this report does not re-derive (%d mismatches, first: %s); its numbers may have been edited", u.Mismatches, u.First)
+}
+
+// figureBanner is Banner short enough for a figure's width.
+func (u *Unverified) figureBanner() string {
+	if u == nil {
+		return ""
+	}
+	return fmt.Sprintf("UNVERIFIED: does not re-derive (%d mismatches); its numbers may have been edited", u.Mismatches)
 }
 
 // Default figure size: 16 cm x 10 cm, 605 x 378 pixels at DPI.
@@ -72,6 +100,7 @@ var (
 	colIdea     = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
 	colGray     = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
 	colBlack    = color.RGBA{A: 0xff}
+	colAlarm    = color.RGBA{R: 0xc0, A: 0xff}                    // a banner that says the figure cannot be trusted
 	colBand     = color.NRGBA{R: 0x40, G: 0x40, B: 0x40, A: 0x30} // the 95% interval, translucent (not premultiplied)
 	// Colours of the gate's blocks, then again from the first.
 	colBlocks = []color.Color{colIdea, colBaseline, color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}}
@@ -110,7 +139,7 @@ func Write(r *report.Report, dir string, opt Options) ([]string, error) {
 	if !(opt.Width > 0 && opt.Height > 0 && opt.Width <= maxSize && opt.Height <= maxSize) {
 		return nil, fmt.Errorf("plots: figure size %.5gpt x %.5gpt; need each in (0, 1 m]", float64(opt.Width), float64(opt.Height))
 	}
-	figs, err := reportFigures(r)
+	figs, err := reportFigures(r, opt.Unverified)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +153,9 @@ type named struct {
 }
 
 // reportFigures builds every figure of figures the report has data for,
-// in that order.
-func reportFigures(r *report.Report) ([]named, error) {
+// in that order, each opening with u's banner when the report did not
+// verify.
+func reportFigures(r *report.Report, u *Unverified) ([]named, error) {
 	var figs []named
 	for _, name := range figures {
 		fig, err := builders[name](r)
@@ -133,6 +163,7 @@ func reportFigures(r *report.Report) ([]named, error) {
 			return nil, fmt.Errorf("plots: %s: %w", name, err)
 		}
 		if fig != nil {
+			fig.banner = u.figureBanner()
 			figs = append(figs, named{name, fig})
 		}
 	}
@@ -188,8 +219,10 @@ func (c svgCanvas) WriteTo(w io.Writer) (int64, error) {
 
 // figure is a title over a grid of panels aligned on their data areas
 // (plot.Align), with one legend right of the grid, outside every data
-// area so it never covers data.
+// area so it never covers data. A banner, in red, stands above the title:
+// the report did not verify (Unverified).
 type figure struct {
+	banner string
 	title  string
 	panels [][]*plot.Plot // rows of columns
 	legend *plot.Legend   // nil for none
@@ -227,6 +260,12 @@ func (f *figure) draw(dc draw.Canvas) {
 	dc.Fill(dc.Rectangle.Path())
 	pad := vg.Points(5)
 	dc = draw.Crop(dc, pad, -pad, pad, -pad)
+	if f.banner != "" {
+		sty := textStyle(11)
+		sty.Color, sty.XAlign, sty.YAlign = colAlarm, draw.XCenter, draw.YTop
+		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, f.banner)
+		dc.Max.Y -= sty.Height(f.banner) + pad
+	}
 	if f.title != "" {
 		sty := textStyle(11)
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop

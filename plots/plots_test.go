@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -460,7 +461,7 @@ func TestWriteHTML(t *testing.T) {
 	r := tinyReport(t)
 	dir := t.TempDir()
 	path := HTMLPath(dir)
-	require.NoError(t, WriteHTML(r, path))
+	require.NoError(t, WriteHTML(r, path, Options{}))
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	page := string(raw)
@@ -479,7 +480,7 @@ func TestWriteHTML(t *testing.T) {
 	for _, bad := range []string{"<script", `src="http`, `href="http`, "url(http", "@import", "<?xml"} {
 		require.False(t, strings.Contains(page, bad), "the page holds %q: it must load and run nothing, its SVGs inline", bad)
 	}
-	require.NoError(t, WriteHTML(r, path))
+	require.NoError(t, WriteHTML(r, path, Options{}))
 	again, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, raw, again)
@@ -526,7 +527,7 @@ func TestWriteSuiteHTML(t *testing.T) {
 	r, err := suite.Run(context.Background(), s, suite.Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
 	require.NoError(t, err)
 	path := HTMLPath(dir)
-	require.NoError(t, WriteSuiteHTML(r, path))
+	require.NoError(t, WriteSuiteHTML(r, path, Options{}))
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	page := string(raw)
@@ -547,4 +548,39 @@ func TestWriteSuiteHTML(t *testing.T) {
 		"--window-size=1280,2400", "--screenshot="+filepath.Join(dir, "suite.png"), "file://"+path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.False(t, strings.Contains(string(out), "CONSOLE"), "%s", out)
+}
+
+// TestUnverified: with Options.Unverified every figure opens with the
+// banner (its first text, drawn above the title) and the page with the
+// banner, before its title and verdict; without it neither does.
+func TestUnverified(t *testing.T) {
+	r := tinyReport(t)
+	u := &Unverified{Mismatches: 2, First: "comparison.verdict"}
+	for _, opt := range []Options{{}, {Unverified: u}} {
+		dir := t.TempDir()
+		paths, err := Write(r, dir, opt)
+		require.NoError(t, err)
+		for _, p := range paths {
+			if filepath.Ext(p) != ".svg" {
+				continue
+			}
+			raw, err := os.ReadFile(p)
+			require.NoError(t, err)
+			first := regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindStringSubmatch(string(raw))
+			require.NotNil(t, first, p)
+			require.Equal(t, opt.Unverified != nil, strings.HasPrefix(first[1], "UNVERIFIED: does not re-derive (2 mismatches)"), "%s opens with %q", p, first[1])
+		}
+		require.NoError(t, WriteHTML(r, HTMLPath(dir), opt))
+		raw, err := os.ReadFile(HTMLPath(dir))
+		require.NoError(t, err)
+		page := string(raw)
+		banner := strings.Index(page, `id="unverified">UNVERIFIED: this report does not re-derive (2 mismatches, first: comparison.verdict); its numbers may have been edited<`)
+		if opt.Unverified == nil {
+			require.NotContains(t, page, "UNVERIFIED")
+			continue
+		}
+		require.Greater(t, banner, 0)
+		require.Less(t, banner, strings.Index(page, "<h1"))
+		require.Contains(t, page, "<title>UNVERIFIED: ")
+	}
 }

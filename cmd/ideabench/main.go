@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/plots"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
@@ -227,7 +228,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *plotDir != "" {
-		return writePlots(o.Report, *plotDir, stdout)
+		return writePlots(o.Report, *plotDir, plots.Options{}, stdout)
 	}
 	return nil
 }

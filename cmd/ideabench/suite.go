@@ -15,6 +15,7 @@ import (
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/trial"
 
+	"github.com/ideabench/ideabench/plots"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suite"
 	"github.com/ideabench/ideabench/suitereport"
@@ -105,7 +106,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	printSuite(stdout, r)
 	fmt.Fprintf(stdout, "\nsuite report: %s (%.1fs); track reports in %s\n", *out, r.WallSeconds, suite.Dir(*out))
 	if *plotDir != "" {
-		return writeSuitePlots(r, *plotDir, stdout)
+		return writeSuitePlots(r, *plotDir, plots.Options{}, stdout)
 	}
 	return nil
 }
