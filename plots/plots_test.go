@@ -285,24 +285,32 @@ func TestWriteUnwritable(t *testing.T) {
 
 func TestInterval(t *testing.T) {
 	// d = (1, 2, 3): mean 2, s = 1; for ν = 2 the t quantile has the
-	// closed form t_p = (2p-1)/√(2p(1-p)), so t(0.975, 2) = 0.95/√0.04875.
+	// closed form t_p = (2p-1)/√(2p(1-p)), so t(0.975, 2) = 0.95/√0.04875
+	// and t(0.95, 2) = 0.9/√0.095.
 	half := 0.95 / math.Sqrt(0.04875) / math.Sqrt(3)
+	half90 := 0.9 / math.Sqrt(0.095) / math.Sqrt(3)
 	for _, tc := range []struct {
-		name   string
-		d      []float64
-		lo, hi float64
-		errMsg string
+		name          string
+		c             report.Comparison
+		lo, hi, level float64
+		errMsg        string
 	}{
-		{"n=3", []float64{1, 2, 3}, 2 - half, 2 + half, ""},
+		{"n=3", report.Comparison{PerSeedDiffs: []float64{1, 2, 3}, Alpha: 0.05}, 2 - half, 2 + half, 0.95, ""},
+		// A report of the seed schema records no alpha: stats' default.
+		{"no-alpha", report.Comparison{PerSeedDiffs: []float64{1, 2, 3}}, 2 - half, 2 + half, 0.95, ""},
+		// The level is the report's: alpha 0.1 gives the 90% interval.
+		{"alpha-0.1", report.Comparison{PerSeedDiffs: []float64{1, 2, 3}, Alpha: 0.1}, 2 - half90, 2 + half90, 0.9, ""},
 		// Shifting every difference shifts the interval.
-		{"n=3-shifted", []float64{-9, -8, -7}, -8 - half, -8 + half, ""},
+		{"n=3-shifted", report.Comparison{PerSeedDiffs: []float64{-9, -8, -7}, Alpha: 0.05}, -8 - half, -8 + half, 0.95, ""},
 		// All equal: s = 0, the interval is the point.
-		{"constant", []float64{0.5, 0.5, 0.5, 0.5}, 0.5, 0.5, ""},
-		{"n=1", []float64{1}, 0, 0, "at least 2"},
-		{"n=0", nil, 0, 0, "at least 2"},
+		{"constant", report.Comparison{PerSeedDiffs: []float64{0.5, 0.5, 0.5, 0.5}, Alpha: 0.05}, 0.5, 0.5, 0.95, ""},
+		// The report's own interval, where it has one.
+		{"report's", report.Comparison{PerSeedDiffs: []float64{1, 2, 3}, Alpha: 0.1, Intervals: &stats.Intervals{Level: 0.9, TLo: -1, THi: 4}}, -1, 4, 0.9, ""},
+		{"n=1", report.Comparison{PerSeedDiffs: []float64{1}}, 0, 0, 0, "at least 2"},
+		{"n=0", report.Comparison{}, 0, 0, 0, "at least 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lo, hi, err := Interval(tc.d)
+			lo, hi, level, err := Interval(tc.c)
 			if tc.errMsg != "" {
 				require.ErrorContains(t, err, tc.errMsg)
 				return
@@ -310,6 +318,7 @@ func TestInterval(t *testing.T) {
 			require.NoError(t, err)
 			require.InDelta(t, tc.lo, lo, 1e-12)
 			require.InDelta(t, tc.hi, hi, 1e-12)
+			require.InDelta(t, tc.level, level, 1e-15)
 		})
 	}
 }
@@ -471,7 +480,7 @@ func TestWriteHTML(t *testing.T) {
 	first := strings.Index(page, "<svg")
 	require.Greater(t, trust, v)
 	require.Greater(t, first, trust, "figures come after the verdict and the trust signals")
-	for _, want := range []string{"competent", "judge an idea", "Power at the protocol", "Reference forecasters"} {
+	for _, want := range []string{"competent", "judge an idea", "seeds for 80% power", "what these seeds can rule out", "Reference forecasters"} {
 		require.True(t, strings.Contains(page, want), "the page lacks %q", want)
 	}
 	for _, name := range []string{"paired", "sweep", "budget"} {

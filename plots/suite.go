@@ -162,7 +162,7 @@ func forest(r *suitereport.Report) (*figure, error) {
 	if len(rows) == 0 {
 		return nil, errors.New("the report has no tracks")
 	}
-	p := newPanel("", "idea better than the baseline by (% of test MSE, 95% interval)", "")
+	p := newPanel("", fmt.Sprintf("idea better than the baseline by (%% of test MSE, %s interval)", Level(1-r.Alpha())), "")
 	n := len(rows)
 	y := func(i int) float64 { return float64(n - i) }
 	lo, hi := 0.0, 0.0

@@ -99,14 +99,14 @@ func TestGolden(t *testing.T) {
 		r, err := report.ReadReport("../../golden/ci_1.snap.json")
 		require.NoError(t, err)
 		var out bytes.Buffer
-		printSummary(&out, r)
+		require.NoError(t, printSummary(&out, r))
 		checkGolden(t, "summary-ci", out.Bytes())
 	})
 	t.Run("suite-ci", func(t *testing.T) {
 		r, err := suitereport.ReadReport("../../golden/suite_ci_1.snap.json")
 		require.NoError(t, err)
 		var out bytes.Buffer
-		printSuite(&out, r)
+		require.NoError(t, printSuite(&out, r))
 		checkGolden(t, "suite-ci", out.Bytes())
 	})
 	compared := filepath.Join(dir, "compare.json")
