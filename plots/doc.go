@@ -4,8 +4,9 @@
 //
 //   - paired: left, every seed's test metric of both arms joined by a
 //     line, red where the idea is better; right, the per-seed differences
-//     idea - baseline with their mean (comparison.delta_mean) and its 95%
-//     interval (see Interval); the title gives the p-value and the verdict.
+//     idea - baseline with their mean (comparison.delta_mean) and its
+//     interval at the report's level, 1 - alpha (see Interval); the title
+//     gives the p-value and the verdict with its marks.
 //   - sweep: one panel per arm, learning rate (log axis) against the
 //     validation metric, mean ± std over seeds, the chosen cfg ringed and
 //     every idea cfg labelled with its ρ and β.
@@ -29,4 +30,12 @@
 //  3. Draw it on a PNG and an SVG canvas and write each file atomically.
 //
 // The same report always gives the same bytes.
+//
+// The package also reads a report out to a person: Reading (ReadingOf, a
+// suite's SuiteReading, a comparison's ComparedReading) is its labelled
+// lines and small tables, from provenance to verdict to the tables,
+// which the command prints (Reading.WriteText) and the pages show
+// (WriteHTML, WriteSuiteHTML), so that a label, an interval's level
+// (from the report's alpha) or a verdict's marks are written once.
+// Whether a report verified is the caller's to say (Options.Unverified).
 package plots

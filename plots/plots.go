@@ -30,9 +30,37 @@ import (
 	"github.com/ideabench/ideabench/stats"
 )
 
-// Options size the figures. The zero value is the default.
+// Options size the figures and say whether the report verified. The
+// zero value is the default.
 type Options struct {
 	Width, Height vg.Length // default DefaultWidth x DefaultHeight
+	// Unverified, when set, says the report does not re-derive: every
+	// figure's title and the page then open with Unverified.Banner. The
+	// caller verifies (derive.Verify, suite.Verify); plots shows what it
+	// is told and never verifies on its own.
+	Unverified *Unverified
+}
+
+// Unverified is what a failed verification found, as a page and the
+// figures name it.
+type Unverified struct {
+	// Mismatches is the number of fields that did not re-derive, First
+	// the first of them (a JSON path, "comparison.verdict").
+	Mismatches int
+	First      string
+}
+
+// Banner is the line a page of an unverified report opens with.
+func (u *Unverified) Banner() string {
+	return fmt.Sprintf("UNVERIFIED: this report does not re-derive (%d mismatches, first: %s); its numbers may have been edited", u.Mismatches, u.First)
+}
+
+// figureBanner is Banner short enough for a figure's width.
+func (u *Unverified) figureBanner() string {
+	if u == nil {
+		return ""
+	}
+	return fmt.Sprintf("UNVERIFIED: does not re-derive (%d mismatches); its numbers may have been edited", u.Mismatches)
 }
 
 // Default figure size: 16 cm x 10 cm, 605 x 378 pixels at DPI.
@@ -72,7 +100,8 @@ var (
 	colIdea     = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
 	colGray     = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
 	colBlack    = color.RGBA{A: 0xff}
-	colBand     = color.NRGBA{R: 0x40, G: 0x40, B: 0x40, A: 0x30} // the 95% interval, translucent (not premultiplied)
+	colAlarm    = color.RGBA{R: 0xc0, A: 0xff}                    // a banner that says the figure cannot be trusted
+	colBand     = color.NRGBA{R: 0x40, G: 0x40, B: 0x40, A: 0x30} // an interval, translucent (not premultiplied)
 	// Colours of the gate's blocks, then again from the first.
 	colBlocks = []color.Color{colIdea, colBaseline, color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}}
 	// Thin per-seed loss curves: the arm's colour, translucent.
@@ -110,7 +139,7 @@ func Write(r *report.Report, dir string, opt Options) ([]string, error) {
 	if !(opt.Width > 0 && opt.Height > 0 && opt.Width <= maxSize && opt.Height <= maxSize) {
 		return nil, fmt.Errorf("plots: figure size %.5gpt x %.5gpt; need each in (0, 1 m]", float64(opt.Width), float64(opt.Height))
 	}
-	figs, err := reportFigures(r)
+	figs, err := reportFigures(r, opt.Unverified)
 	if err != nil {
 		return nil, err
 	}
@@ -124,8 +153,9 @@ type named struct {
 }
 
 // reportFigures builds every figure of figures the report has data for,
-// in that order.
-func reportFigures(r *report.Report) ([]named, error) {
+// in that order, each opening with u's banner when the report did not
+// verify.
+func reportFigures(r *report.Report, u *Unverified) ([]named, error) {
 	var figs []named
 	for _, name := range figures {
 		fig, err := builders[name](r)
@@ -133,6 +163,7 @@ func reportFigures(r *report.Report) ([]named, error) {
 			return nil, fmt.Errorf("plots: %s: %w", name, err)
 		}
 		if fig != nil {
+			fig.banner = u.figureBanner()
 			figs = append(figs, named{name, fig})
 		}
 	}
@@ -188,8 +219,10 @@ func (c svgCanvas) WriteTo(w io.Writer) (int64, error) {
 
 // figure is a title over a grid of panels aligned on their data areas
 // (plot.Align), with one legend right of the grid, outside every data
-// area so it never covers data.
+// area so it never covers data. A banner, in red, stands above the title:
+// the report did not verify (Unverified).
 type figure struct {
+	banner string
 	title  string
 	panels [][]*plot.Plot // rows of columns
 	legend *plot.Legend   // nil for none
@@ -227,6 +260,12 @@ func (f *figure) draw(dc draw.Canvas) {
 	dc.Fill(dc.Rectangle.Path())
 	pad := vg.Points(5)
 	dc = draw.Crop(dc, pad, -pad, pad, -pad)
+	if f.banner != "" {
+		sty := textStyle(11)
+		sty.Color, sty.XAlign, sty.YAlign = colAlarm, draw.XCenter, draw.YTop
+		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, f.banner)
+		dc.Max.Y -= sty.Height(f.banner) + pad
+	}
 	if f.title != "" {
 		sty := textStyle(11)
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
@@ -284,22 +323,27 @@ func dots(xys plotter.XYs, c color.Color, shape draw.GlyphDrawer, radius vg.Leng
 	return s
 }
 
-// Interval is the 95% interval of the mean paired difference:
+// Interval is the paired-t interval of a comparison's mean difference
+// at its level, 1 - alpha:
 //
-//	d̄ ± t(0.975, n-1) · s/√n,  s² = Σ(dᵢ - d̄)²/(n-1)
+//	d̄ ∓ t(1 - alpha/2, n-1) · s/√n,  s² = Σ(dᵢ - d̄)²/(n-1)
 //
-// with the Student t quantile (stats.TQuantile) and the sample std s (n-1
-// denominator, unlike the report's population std).
-func Interval(diffs []float64) (lo, hi float64, err error) {
-	n := len(diffs)
-	if n < 2 {
-		return 0, 0, fmt.Errorf("%d paired differences; an interval needs at least 2", n)
+// the report's own (comparison.intervals, t_lo and t_hi) where it has
+// one; else, for a report of the seed schema, from its per-seed
+// differences with stats.MDE, the half-width above, at its alpha
+// (stats' default where it records none). An error for fewer than 2
+// differences.
+func Interval(c report.Comparison) (lo, hi, level float64, err error) {
+	if iv := c.Intervals; iv != nil {
+		return iv.TLo, iv.THi, iv.Level, nil
 	}
-	// From the population std σ (Summarize): s = σ·√(n/(n-1)), so
-	// s/√n = σ/√(n-1).
-	sm := stats.Summarize(diffs)
-	half := stats.TQuantile(0.975, float64(n-1)) * sm.Std / math.Sqrt(float64(n-1))
-	return sm.Mean - half, sm.Mean + half, nil
+	d := c.PerSeedDiffs
+	if len(d) < 2 {
+		return 0, 0, 0, fmt.Errorf("%d paired differences; an interval needs at least 2", len(d))
+	}
+	alpha := alphaOf(c)
+	mean, half := stats.Summarize(d).Mean, stats.MDE(d, alpha)
+	return mean - half, mean + half, 1 - alpha, nil
 }
 
 // offScale reports where a reference level y lies against data spanning
@@ -337,7 +381,7 @@ func headroom(p *plot.Plot, frac float64) {
 }
 
 // paired: left, both arms' test metric per seed joined by a line; right,
-// the per-seed differences with their mean and its 95% interval.
+// the per-seed differences with their mean and its interval (Interval).
 func paired(r *report.Report) (*figure, error) {
 	b, x, d := r.Baseline.Full.PerSeed, r.Idea.PerSeed, r.Comparison.PerSeedDiffs
 	n := len(b)
@@ -366,10 +410,13 @@ func paired(r *report.Report) (*figure, error) {
 	}
 	better := func(k int) bool { return (dir == stats.LowerIsBetter) == (x[k] < b[k]) && x[k] != b[k] }
 	c := r.Comparison
-	lo, hi, ierr := Interval(d)
-	interval := "no 95% interval (n < 2)"
+	lo, hi, level, ierr := Interval(c)
+	if ierr == nil && !finite(lo, hi) {
+		return nil, fmt.Errorf("comparison.intervals: t_lo %v, t_hi %v", lo, hi)
+	}
+	interval := "no interval (n < 2)"
 	if ierr == nil {
-		interval = fmt.Sprintf("95%% interval [%+.3g, %+.3g]", lo, hi)
+		interval = fmt.Sprintf("%s interval [%+.3g, %+.3g]", Level(level), lo, hi)
 	}
 	poi := ""
 	if iv := c.Intervals; iv != nil && finite(iv.PoI, iv.PoILo, iv.PoIHi) {
@@ -536,10 +583,10 @@ func paired(r *report.Report) (*figure, error) {
 	}
 	fig.legend.Add("mean difference", mean)
 	if band != nil {
-		fig.legend.Add("95% interval (t)", band)
+		fig.legend.Add(Level(level)+" interval (t)", band)
 	}
 	if boot != nil {
-		fig.legend.Add(fmt.Sprintf("%.0f%% bootstrap", 100*c.Intervals.Level), boot)
+		fig.legend.Add(Level(c.Intervals.Level)+" bootstrap", boot)
 	}
 	return fig, nil
 }

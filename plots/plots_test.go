@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -284,24 +285,32 @@ func TestWriteUnwritable(t *testing.T) {
 
 func TestInterval(t *testing.T) {
 	// d = (1, 2, 3): mean 2, s = 1; for ν = 2 the t quantile has the
-	// closed form t_p = (2p-1)/√(2p(1-p)), so t(0.975, 2) = 0.95/√0.04875.
+	// closed form t_p = (2p-1)/√(2p(1-p)), so t(0.975, 2) = 0.95/√0.04875
+	// and t(0.95, 2) = 0.9/√0.095.
 	half := 0.95 / math.Sqrt(0.04875) / math.Sqrt(3)
+	half90 := 0.9 / math.Sqrt(0.095) / math.Sqrt(3)
 	for _, tc := range []struct {
-		name   string
-		d      []float64
-		lo, hi float64
-		errMsg string
+		name          string
+		c             report.Comparison
+		lo, hi, level float64
+		errMsg        string
 	}{
-		{"n=3", []float64{1, 2, 3}, 2 - half, 2 + half, ""},
+		{"n=3", report.Comparison{PerSeedDiffs: []float64{1, 2, 3}, Alpha: 0.05}, 2 - half, 2 + half, 0.95, ""},
+		// A report of the seed schema records no alpha: stats' default.
+		{"no-alpha", report.Comparison{PerSeedDiffs: []float64{1, 2, 3}}, 2 - half, 2 + half, 0.95, ""},
+		// The level is the report's: alpha 0.1 gives the 90% interval.
+		{"alpha-0.1", report.Comparison{PerSeedDiffs: []float64{1, 2, 3}, Alpha: 0.1}, 2 - half90, 2 + half90, 0.9, ""},
 		// Shifting every difference shifts the interval.
-		{"n=3-shifted", []float64{-9, -8, -7}, -8 - half, -8 + half, ""},
+		{"n=3-shifted", report.Comparison{PerSeedDiffs: []float64{-9, -8, -7}, Alpha: 0.05}, -8 - half, -8 + half, 0.95, ""},
 		// All equal: s = 0, the interval is the point.
-		{"constant", []float64{0.5, 0.5, 0.5, 0.5}, 0.5, 0.5, ""},
-		{"n=1", []float64{1}, 0, 0, "at least 2"},
-		{"n=0", nil, 0, 0, "at least 2"},
+		{"constant", report.Comparison{PerSeedDiffs: []float64{0.5, 0.5, 0.5, 0.5}, Alpha: 0.05}, 0.5, 0.5, 0.95, ""},
+		// The report's own interval, where it has one.
+		{"report's", report.Comparison{PerSeedDiffs: []float64{1, 2, 3}, Alpha: 0.1, Intervals: &stats.Intervals{Level: 0.9, TLo: -1, THi: 4}}, -1, 4, 0.9, ""},
+		{"n=1", report.Comparison{PerSeedDiffs: []float64{1}}, 0, 0, 0, "at least 2"},
+		{"n=0", report.Comparison{}, 0, 0, 0, "at least 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lo, hi, err := Interval(tc.d)
+			lo, hi, level, err := Interval(tc.c)
 			if tc.errMsg != "" {
 				require.ErrorContains(t, err, tc.errMsg)
 				return
@@ -309,6 +318,7 @@ func TestInterval(t *testing.T) {
 			require.NoError(t, err)
 			require.InDelta(t, tc.lo, lo, 1e-12)
 			require.InDelta(t, tc.hi, hi, 1e-12)
+			require.InDelta(t, tc.level, level, 1e-15)
 		})
 	}
 }
@@ -460,7 +470,7 @@ func TestWriteHTML(t *testing.T) {
 	r := tinyReport(t)
 	dir := t.TempDir()
 	path := HTMLPath(dir)
-	require.NoError(t, WriteHTML(r, path))
+	require.NoError(t, WriteHTML(r, path, Options{}))
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	page := string(raw)
@@ -470,7 +480,7 @@ func TestWriteHTML(t *testing.T) {
 	first := strings.Index(page, "<svg")
 	require.Greater(t, trust, v)
 	require.Greater(t, first, trust, "figures come after the verdict and the trust signals")
-	for _, want := range []string{"competent", "judge an idea", "Power at the protocol", "Reference forecasters"} {
+	for _, want := range []string{"competent", "judge an idea", "seeds for 80% power", "what these seeds can rule out", "Reference forecasters"} {
 		require.True(t, strings.Contains(page, want), "the page lacks %q", want)
 	}
 	for _, name := range []string{"paired", "sweep", "budget"} {
@@ -479,7 +489,7 @@ func TestWriteHTML(t *testing.T) {
 	for _, bad := range []string{"<script", `src="http`, `href="http`, "url(http", "@import", "<?xml"} {
 		require.False(t, strings.Contains(page, bad), "the page holds %q: it must load and run nothing, its SVGs inline", bad)
 	}
-	require.NoError(t, WriteHTML(r, path))
+	require.NoError(t, WriteHTML(r, path, Options{}))
 	again, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, raw, again)
@@ -526,7 +536,7 @@ func TestWriteSuiteHTML(t *testing.T) {
 	r, err := suite.Run(context.Background(), s, suite.Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
 	require.NoError(t, err)
 	path := HTMLPath(dir)
-	require.NoError(t, WriteSuiteHTML(r, path))
+	require.NoError(t, WriteSuiteHTML(r, path, Options{}))
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	page := string(raw)
@@ -547,4 +557,39 @@ func TestWriteSuiteHTML(t *testing.T) {
 		"--window-size=1280,2400", "--screenshot="+filepath.Join(dir, "suite.png"), "file://"+path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.False(t, strings.Contains(string(out), "CONSOLE"), "%s", out)
+}
+
+// TestUnverified: with Options.Unverified every figure opens with the
+// banner (its first text, drawn above the title) and the page with the
+// banner, before its title and verdict; without it neither does.
+func TestUnverified(t *testing.T) {
+	r := tinyReport(t)
+	u := &Unverified{Mismatches: 2, First: "comparison.verdict"}
+	for _, opt := range []Options{{}, {Unverified: u}} {
+		dir := t.TempDir()
+		paths, err := Write(r, dir, opt)
+		require.NoError(t, err)
+		for _, p := range paths {
+			if filepath.Ext(p) != ".svg" {
+				continue
+			}
+			raw, err := os.ReadFile(p)
+			require.NoError(t, err)
+			first := regexp.MustCompile(`<text[^>]*>([^<]*)</text>`).FindStringSubmatch(string(raw))
+			require.NotNil(t, first, p)
+			require.Equal(t, opt.Unverified != nil, strings.HasPrefix(first[1], "UNVERIFIED: does not re-derive (2 mismatches)"), "%s opens with %q", p, first[1])
+		}
+		require.NoError(t, WriteHTML(r, HTMLPath(dir), opt))
+		raw, err := os.ReadFile(HTMLPath(dir))
+		require.NoError(t, err)
+		page := string(raw)
+		banner := strings.Index(page, `id="unverified">UNVERIFIED: this report does not re-derive (2 mismatches, first: comparison.verdict); its numbers may have been edited<`)
+		if opt.Unverified == nil {
+			require.NotContains(t, page, "UNVERIFIED")
+			continue
+		}
+		require.Greater(t, banner, 0)
+		require.Less(t, banner, strings.Index(page, "<h1"))
+		require.Contains(t, page, "<title>UNVERIFIED: ")
+	}
 }

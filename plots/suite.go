@@ -35,7 +35,7 @@ func WriteSuite(r *suitereport.Report, dir string, opt Options) ([]string, error
 	if opt.Height == 0 {
 		opt.Height = DefaultHeight
 	}
-	figs, err := suiteFigures(r)
+	figs, err := suiteFigures(r, opt.Unverified)
 	if err != nil {
 		return nil, err
 	}
@@ -44,8 +44,9 @@ func WriteSuite(r *suitereport.Report, dir string, opt Options) ([]string, error
 
 // suiteFigures builds a suite report's figures: the forest plot, the
 // performance profile where there is one, and the ranks of each
-// aggregate of several idea arms.
-func suiteFigures(r *suitereport.Report) ([]named, error) {
+// aggregate of several idea arms; each opens with u's banner when the
+// report did not verify.
+func suiteFigures(r *suitereport.Report, u *Unverified) ([]named, error) {
 	fig, err := forest(r)
 	if err != nil {
 		return nil, fmt.Errorf("plots: forest: %w", err)
@@ -69,6 +70,9 @@ func suiteFigures(r *suitereport.Report) ([]named, error) {
 			return nil, fmt.Errorf("plots: %s: %w", name, err)
 		}
 		figs = append(figs, named{name, fig})
+	}
+	for _, f := range figs {
+		f.fig.banner = u.figureBanner()
 	}
 	return figs, nil
 }
@@ -158,7 +162,7 @@ func forest(r *suitereport.Report) (*figure, error) {
 	if len(rows) == 0 {
 		return nil, errors.New("the report has no tracks")
 	}
-	p := newPanel("", "idea better than the baseline by (% of test MSE, 95% interval)", "")
+	p := newPanel("", fmt.Sprintf("idea better than the baseline by (%% of test MSE, %s interval)", Level(1-r.Alpha())), "")
 	n := len(rows)
 	y := func(i int) float64 { return float64(n - i) }
 	lo, hi := 0.0, 0.0

@@ -93,6 +93,15 @@ type TrackResult struct {
 	HeldOutRuns int `json:"held_out_runs,omitempty"`
 }
 
+// Alpha is the level the suite's statistics ran at: the aggregates'
+// tests and intervals at 1 - Alpha (the equivalence interval at
+// 1 - 2·Alpha) and each track's effect interval at 1 - Alpha, the
+// suite's default options (stats.DefaultSuiteOptions), which the suite
+// report does not record apart.
+func (r *Report) Alpha() float64 {
+	return stats.DefaultSuiteOptions(r.Spec.WithDefaults().MinEffectPct).Alpha
+}
+
 // NamedAggregate is one of a report's aggregates with its name.
 type NamedAggregate struct {
 	Name string // "development" or "confirmation"

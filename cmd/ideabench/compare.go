@@ -11,11 +11,11 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/ideabench/ideabench/compare"
 	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/internal/num"
+	"github.com/ideabench/ideabench/plots"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
 )
@@ -64,7 +64,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err := c.WriteFile(*out); err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)
 	}
-	printCompared(stdout, c)
+	if err := printCompared(stdout, c); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", *out)
 	return nil
 }
@@ -168,44 +170,10 @@ func label(v any) string {
 	return string(b)
 }
 
-// printCompared prints a comparison of results made elsewhere.
-func printCompared(w io.Writer, c *report.Compared) {
-	fmt.Fprintf(w, "%s: %d arms, %d seeds, metric %s\n\n", c.Source, len(c.Arms), len(c.Seeds), strings.ReplaceAll(c.MetricDirection, "_", " "))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "arm\tcfg\tval mean\ttest mean\t")
-	for _, a := range c.Arms {
-		for j, cf := range a.Cfgs {
-			val := "-"
-			if cf.Val != nil {
-				val = fmt.Sprintf("%.4g", cf.Val.Mean)
-			}
-			mark := ""
-			if j == a.BestCfg {
-				mark = "  <- chosen"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.4g\t%s\n", a.Name, cf.Name, val, cf.Test.Mean, mark)
-		}
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	printComparison(w, c.Arms[1].Name, c.Comparison)
-	for k, x := range c.Ideas {
-		printComparison(w, c.Arms[k+2].Name, x.Comparison)
-	}
-	for _, x := range append([]report.Comparison{c.Comparison}, ideaComparisons(c)...) {
-		for _, warn := range x.Warnings {
-			fmt.Fprintln(w, "warning:", warn)
-		}
-	}
-	fmt.Fprintf(w, "verdict: %s (%s test, p = %.4g)\n", c.Comparison.Verdict, c.Comparison.Test, c.Comparison.PValue)
-}
-
-func ideaComparisons(c *report.Compared) []report.Comparison {
-	var out []report.Comparison
-	for _, x := range c.Ideas {
-		out = append(out, x.Comparison)
-	}
-	return out
+// printCompared prints a comparison of results made elsewhere: its
+// reading (plots.ComparedReading).
+func printCompared(w io.Writer, c *report.Compared) error {
+	return plots.ComparedReading(c).WriteText(w)
 }
 
 // verifyCompared derives a comparison report again and prints what

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
+	"github.com/ideabench/ideabench/report"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,7 +47,7 @@ func TestCompareCommand(t *testing.T) {
 		out := in + ".report.json"
 		var stdout, stderr bytes.Buffer
 		require.NoError(t, run(context.Background(), []string{"compare", in, "--out", out}, &stdout, &stderr))
-		require.Contains(t, stdout.String(), "comparison (new - baseline, paired by seed): delta -0.1000, wins 3/3")
+		require.Contains(t, stdout.String(), "new - baseline: no significant win: delta -0.1, wins 3/3")
 		stdout.Reset()
 		require.NoError(t, run(context.Background(), []string{"verify", out}, &stdout, &stderr))
 		require.Contains(t, stdout.String(), "0 mismatches")
@@ -86,4 +87,18 @@ func TestReadCompareRowsStrict(t *testing.T) {
 		_, err := readCompareRows(raw, "m.json")
 		return err
 	})
+}
+
+// TestCompareMarks: compare's verdict line carries the comparison's
+// marks (report.Comparison.VerdictLine), as every verdict does.
+func TestCompareMarks(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c.json")
+	require.NoError(t, run(context.Background(), []string{"compare", "testdata/compare.csv", "--out", out}, &bytes.Buffer{}, &bytes.Buffer{}))
+	c, err := report.ReadCompared(out)
+	require.NoError(t, err)
+	c.Comparison.Marks = []string{"idea inert: within 0.01% of the baseline"}
+	var b bytes.Buffer
+	require.NoError(t, printCompared(&b, c))
+	require.Contains(t, b.String(), "verdict: significant win [idea inert: within 0.01% of the baseline]\n")
+	require.Contains(t, b.String(), "gated - baseline: significant win [IDEA INERT]: ")
 }

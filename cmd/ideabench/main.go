@@ -17,7 +17,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -32,18 +31,16 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/plots"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 
 	"github.com/ideabench/ideabench/harness"
-	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
-	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suitereport"
 )
 
@@ -227,7 +224,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *plotDir != "" {
-		return writePlots(o.Report, *plotDir, stdout)
+		return writePlots(o.Report, *plotDir, plots.Options{}, stdout)
 	}
 	return nil
 }
@@ -279,7 +276,9 @@ func writeReport(stdout io.Writer, o *harness.Outcome, out string, info report.R
 	if err := o.Report.WriteFile(out); err != nil {
 		return err
 	}
-	printSummary(stdout, o.Report)
+	if err := printSummary(stdout, o.Report); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "\nreport: %s (%.1fs, %d workers, %d trials reused, %d run)\n", out, info.WallSeconds, info.Workers, info.TrialsReused, info.TrialsRun)
 	return nil
 }
@@ -440,224 +439,9 @@ func (p *progress) finish() {
 	}
 }
 
-func printSummary(w io.Writer, r *report.Report) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "track %s, model %s, %d seeds, metric: test MSE of the last position (%s)\n\n", r.Track, r.Model, r.NSeeds, r.MetricDirection)
-	type row struct {
-		arm       string
-		cfg       protocol.Cfg
-		val, test float64
-		best      bool
-	}
-	var rows []row
-	var cfgs []protocol.Cfg
-	for _, x := range r.Baseline.Sweep {
-		rows = append(rows, row{"baseline", x.Cfg, x.Val.Mean, x.Mean, x.Cfg == r.Baseline.BestCfg})
-	}
-	for _, x := range r.MechanismSignature.IdeaSweep {
-		rows = append(rows, row{"idea", x.Cfg, x.Val.Mean, x.Result.Mean, x.Cfg == r.MechanismSignature.ObservedBestCfg})
-	}
-	for _, a := range r.Ideas {
-		for _, x := range a.Sweep {
-			rows = append(rows, row{"idea " + a.Name, x.Cfg, x.Val.Mean, x.Result.Mean, x.Cfg == a.BestCfg})
-		}
-	}
-	for _, x := range rows {
-		cfgs = append(cfgs, x.cfg)
-	}
-	// Every cfg field that varies between rows gets a column; lr always.
-	var cols []protocol.CfgField
-	for _, f := range protocol.CfgFields {
-		if f.Key == "lr" || f.Varies(cfgs) {
-			cols = append(cols, f)
-		}
-	}
-	schedule, ideas := false, false
-	for _, c := range cfgs {
-		schedule = schedule || c.Schedule != cfgs[0].Schedule
-		ideas = ideas || c.Idea != ""
-	}
-	fmt.Fprint(tw, "arm\t")
-	if ideas {
-		fmt.Fprint(tw, "idea\t")
-	}
-	for _, f := range cols {
-		fmt.Fprintf(tw, "%s\t", f.Key)
-	}
-	if schedule {
-		fmt.Fprint(tw, "schedule\t")
-	}
-	fmt.Fprintln(tw, "val mean\ttest mean\t")
-	for _, x := range rows {
-		fmt.Fprintf(tw, "%s\t", x.arm)
-		if ideas {
-			ic := x.cfg.IdeaConfig()
-			name := ic.Name
-			if !ic.Params.IsZero() && ic.Name != "gate" {
-				name += " " + ic.Params.String()
-			}
-			fmt.Fprintf(tw, "%s\t", cmp.Or(name, "-"))
-		}
-		for _, f := range cols {
-			fmt.Fprintf(tw, "%g\t", f.Value(x.cfg))
-		}
-		if schedule {
-			fmt.Fprintf(tw, "%s\t", cmp.Or(x.cfg.Schedule, protocol.ScheduleConstant))
-		}
-		mark := ""
-		if x.best {
-			mark = "  <- best"
-		}
-		if f := r.ReferenceForecasters; f != nil && derive.BlownUp(x.test, f.Persistence) {
-			mark += "  BLOWN UP (over 100x persistence)"
-		}
-		fmt.Fprintf(tw, "%.4f\t%.4f\t%s\n", x.val, x.test, mark)
-	}
-	tw.Flush()
-	c := r.Comparison
-	fmt.Fprintln(w)
-	printComparison(w, "idea", c)
-	for _, a := range r.Ideas {
-		printComparison(w, "idea "+a.Name, a.Comparison)
-	}
-	s := r.MechanismSignature.MechanismSignature
-	if s.NotMeasured != "" {
-		fmt.Fprintf(w, "mechanism: not measured: %s\n", s.NotMeasured)
-	} else {
-		fmt.Fprintf(w, "mechanism (block 0, seed %d): gain %.3f -> %.3f, predicted steady %.3f, pole %.4f vs rho %g: confirmed %v\n",
-			s.TrainedModelSeed, s.InitialGain, s.FinalGain, s.PredictedSteadyGain, s.FittedStatePole, s.Rho, s.Confirmed)
-	}
-	fmt.Fprintf(w, "math check: confirmed %v\n", r.MechanismSignature.MathCheck.Confirmed)
-	if e := r.External; e != nil {
-		fmt.Fprintf(w, "external trainers: %s", strings.Join(e.Arms, ", "))
-		switch m := e.Rerun; {
-		case m == nil:
-			fmt.Fprintln(w, "; no rerun check (every external trial diverged)")
-		case m.Identical:
-			fmt.Fprintf(w, "; rerun of %s cfg %d seed %d: identical forecasts (bit for bit)\n", m.Arm, m.Cfg, m.Seed)
-		default:
-			fmt.Fprintf(w, "; rerun of %s cfg %d seed %d: forecasts differ by up to %.3g (%.3g relative, tolerance %.3g): reproduced %v\n",
-				m.Arm, m.Cfg, m.Seed, m.MaxAbsDiff, m.RelDiff, m.Tolerance, m.Reproduced)
-		}
-	}
-	hollow := ""
-	if f := r.ReferenceForecasters; f != nil {
-		fmt.Fprintf(w, "reference forecasters (test): persistence %.4f", f.Persistence)
-		if f.SeasonalPersistence != nil {
-			fmt.Fprintf(w, ", seasonal persistence (period %d) %.4f", f.SeasonalPeriod, *f.SeasonalPersistence)
-		}
-		shared := ""
-		if f.LinearARPerChannel != nil {
-			shared = " (shared)"
-		}
-		fmt.Fprintf(w, ", linear AR%s %.4f", shared, f.LinearAR)
-		if f.LinearCentred != nil {
-			fmt.Fprintf(w, ", linear centred%s %.4f", shared, *f.LinearCentred)
-		}
-		if f.LinearARPerChannel != nil {
-			fmt.Fprintf(w, ", linear AR per channel %.4f", *f.LinearARPerChannel)
-		}
-		if f.LinearCentredPerChannel != nil {
-			fmt.Fprintf(w, ", linear centred per channel %.4f", *f.LinearCentredPerChannel)
-		}
-		if f.NoiseFloor > 0 {
-			fmt.Fprintf(w, ", noise floor %.4f", f.NoiseFloor)
-		}
-		fmt.Fprintf(w, "; baseline %.4f, idea %.4f\n", r.Baseline.Full.Mean, r.Idea.Mean)
-		if f.BestReference != "" {
-			fmt.Fprintf(w, "baseline competent: %v (best reference %s %.4f, baseline better by %+.4f, %+.1f%%)\n",
-				f.BaselineCompetent, f.BestReference, f.BestReferenceMSE, f.BaselineMargin, f.BaselineMarginPct)
-			if !f.BaselineCompetent {
-				hollow = " (HOLLOW: the baseline does not beat " + f.BestReference + ")"
-			}
-		}
-	}
-	if inf := r.Informativeness; inf != nil {
-		gap := func(name string, g report.Gap) string {
-			return fmt.Sprintf("over %s %+.4g (%+.2g%%, %.0f%% interval [%+.4g, %+.4g], p = %.3g)", name, g.Mean, g.Pct, 100*(1-c.Alpha), g.Lo, g.Hi, g.PValue)
-		}
-		parts := []string{gap("the best reference", inf.BestReference), gap("its start", inf.Start)}
-		if inf.LinearPart != nil {
-			parts = append(parts, gap("its skip path alone", *inf.LinearPart))
-		}
-		verdict := "yes"
-		if !inf.CanJudge {
-			verdict = "NO: " + inf.Reasons[0]
-			if len(inf.Reasons) > 1 {
-				verdict += fmt.Sprintf(" (and %d more reasons)", len(inf.Reasons)-1)
-			}
-		}
-		fmt.Fprintf(w, "informative: %s\n  the baseline's margin (positive: better) %s\n", verdict, strings.Join(parts, "; "))
-	}
-	for _, msg := range c.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", msg)
-	}
-	fmt.Fprintf(w, "verdict: %s (%s test, p = %.4g)%s; system worked: %v\n", c.VerdictLine(), c.Test, c.PValue, hollow, c.SystemWorked)
-	switch {
-	case c.PValueConditional != nil:
-		fmt.Fprintf(w, "  the sign-flip test on the chosen cfgs alone, conditional on each arm's choice: p = %.4g, %s\n", *c.PValueConditional, c.VerdictConditional)
-	case c.PValueSelection != nil:
-		fmt.Fprintf(w, "  the selection-aware test, valid under each arm's choice of cfg: p = %.4g, %s\n", *c.PValueSelection, c.VerdictSelection)
-	}
-	if c.VerdictHolm != "" {
-		fmt.Fprintf(w, "verdicts over the %d ideas, Holm-adjusted: idea %s", 1+len(r.Ideas), c.VerdictHolm)
-		for _, a := range r.Ideas {
-			fmt.Fprintf(w, ", %s %s", a.Name, a.Comparison.VerdictHolm)
-		}
-		fmt.Fprintln(w)
-	}
-	if es := r.EarlyStop; es != nil && len(es.Looks) > 0 {
-		l := es.Looks[0]
-		if es.SeedsSaved > 0 {
-			fmt.Fprintf(w, "early stop: a sequential design (O'Brien-Fleming, looks at %d and %d seeds) would have stopped at %d seeds (p = %.4g < %.3g): %s\n",
-				l.NSeeds, es.MaxSeeds, es.StoppedAt, l.PValue, l.Boundary, es.Verdict)
-		} else {
-			fmt.Fprintf(w, "early stop: not possible here (a look at %d seeds has p = %.4g, above its boundary %.3g)\n", l.NSeeds, l.PValue, l.Boundary)
-		}
-	}
-	if sq := r.Sequential; sq != nil {
-		fmt.Fprintf(w, "sequential (%s spending, %s test, at most %d seeds):", sq.Spending, sq.Test, sq.MaxSeeds)
-		for _, l := range sq.Looks {
-			fmt.Fprintf(w, " %d seeds p = %.4g vs %.3g;", l.NSeeds, l.PValue, l.Boundary)
-		}
-		fmt.Fprintf(w, " stopped at %d seeds (%d saved): %s\n", sq.StoppedAt, sq.SeedsSaved, sq.Verdict)
-	}
-	if s := r.MechanismSignature.MechanismSignature; len(s.Laws) > 0 {
-		fmt.Fprintln(w, lawsLine(s.Laws, s.Confirmed))
-	}
-}
-
-// printComparison writes one idea arm's comparison line (and its Holm
-// adjustment when the run compares several ideas).
-func printComparison(w io.Writer, name string, c report.Comparison) {
-	fmt.Fprintf(w, "comparison (%s - baseline, paired by seed): delta %+.4f, wins %d/%d, p = %.4g (%s test, %s), MDE %.4f (%.1f%%)",
-		name, c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, c.Test, c.PValueMethod, c.MDE, c.MDERelPct)
-	if c.PValueHolm != nil {
-		fmt.Fprintf(w, "; Holm p = %.4g: %s", *c.PValueHolm, c.VerdictHolm)
-	}
-	fmt.Fprintln(w)
-	for _, m := range c.Marks {
-		fmt.Fprintf(w, "  %s's verdict is marked: %s\n", name, m)
-	}
-	if iv := c.Intervals; iv != nil {
-		fmt.Fprintf(w, "  %.0f%% interval of delta: [%+.4g, %+.4g] (paired t), [%+.4g, %+.4g] (bootstrap); P(%s better on a random seed) %.2f [%.2f, %.2f]\n",
-			100*iv.Level, iv.TLo, iv.THi, iv.BootLo, iv.BootHi, name, iv.PoI, iv.PoILo, iv.PoIHi)
-	}
-	if pw := c.Power; pw != nil {
-		seeds := func(a stats.PowerAt) string {
-			if a.SeedsNeeded == 0 {
-				return fmt.Sprintf("more than %d", pw.MaxSeeds)
-			}
-			return fmt.Sprint(a.SeedsNeeded)
-		}
-		fmt.Fprintf(w, "  seeds for %.0f%% power: %s at the observed effect %+.4g (power now %.2f)",
-			100*pw.Target, seeds(pw.Observed), pw.Observed.Effect, pw.Observed.PowerNow)
-		if m := pw.Min; m != nil {
-			fmt.Fprintf(w, "; %s at min_effect %+.4g (power now %.2f)", seeds(*m), m.Effect, m.PowerNow)
-		}
-		fmt.Fprintln(w)
-	}
-}
+// printSummary writes the run's summary: the report's reading
+// (plots.ReadingOf), the one its page shows.
+func printSummary(w io.Writer, r *report.Report) error { return plots.ReadingOf(r).WriteText(w) }
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify")
@@ -707,27 +491,4 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %d mismatches", file, bad)
 	}
 	return nil
-}
-
-// lawsLine is the summary's line of the mechanism laws: how many hold,
-// and each one that fails with what it got and wanted.
-func lawsLine(laws []idea.Law, confirmed bool) string {
-	held := 0
-	var failed []string
-	for _, l := range laws {
-		if l.Holds() {
-			held++
-			continue
-		}
-		want := fmt.Sprintf("%.4g ± %.2g", l.Want, l.Tol)
-		if l.AtLeast {
-			want = fmt.Sprintf(">= %.4g", l.Want)
-		}
-		failed = append(failed, fmt.Sprintf("%s: got %.4g, want %s", l.Name, l.Got, want))
-	}
-	line := fmt.Sprintf("mechanism laws: %d of %d hold (confirmed: %v)", held, len(laws), confirmed)
-	if len(failed) > 0 {
-		line += "; failed: " + strings.Join(failed, "; ")
-	}
-	return line
 }

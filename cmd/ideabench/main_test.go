@@ -14,7 +14,6 @@ import (
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 
-	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +23,7 @@ func TestRunVerify(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"run", "--config", "testdata/tiny.json", "--out", out, "--workers", "2"}, &stdout, &stderr)
 	require.NoError(t, err, stderr.String())
-	for _, want := range []string{"baseline  0.003", "idea      0.01", "comparison (idea - baseline", "reference forecasters (test)", "verdict: ", "report: " + out} {
+	for _, want := range []string{"baseline  0.003", "idea      0.01", "idea - baseline: ", "Reference forecasters (test)", "verdict: ", "report: " + out} {
 		require.Contains(t, stdout.String(), want)
 	}
 	require.Contains(t, stderr.String(), "12/12 trials")
@@ -253,16 +252,4 @@ func TestDatasetsCommand(t *testing.T) {
 	}
 	require.Contains(t, out.String(), "differs from the published file")
 	require.Contains(t, out.String(), "missing")
-}
-
-// TestLawsLine: the summary names each law that fails.
-func TestLawsLine(t *testing.T) {
-	laws := []idea.Law{
-		{Name: "steady gain", Got: 0.81, Want: 0.8, Tol: 0.05},
-		{Name: "state pole", Got: 0.7, Want: 0.9, Tol: 0.05},
-		{Name: "gain below one", Got: 0.4, Want: 0.5, AtLeast: true},
-	}
-	require.Equal(t, "mechanism laws: 1 of 3 hold (confirmed: false); failed: state pole: got 0.7, want 0.9 ± 0.05; gain below one: got 0.4, want >= 0.5",
-		lawsLine(laws, false))
-	require.Equal(t, "mechanism laws: 1 of 1 hold (confirmed: true)", lawsLine(laws[:1], true))
 }

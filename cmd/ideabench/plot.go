@@ -43,23 +43,26 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	// Draw only what re-derives: a figure of an edited report would
-	// show numbers that contradict each other.
+	// show numbers that contradict each other. Drawn on request, the
+	// page and every figure say first that it did not verify.
+	var opt plots.Options
 	if bad := derive.Verify(r, derive.VerifyOptions{}).Mismatches(); len(bad) > 0 {
 		if !*unverified {
 			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], file)
 		}
-		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified\n", file, len(bad))
+		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on the page and every figure\n", file, len(bad))
+		opt.Unverified = &plots.Unverified{Mismatches: len(bad), First: bad[0].Field}
 	}
-	return writePlots(r, *out, stdout)
+	return writePlots(r, *out, opt, stdout)
 }
 
-// writePlots draws r's figures into dir at the default size (plots.Write)
-// and prints "plot: PATH" for each file written, also those written before
-// an error, then writes the report's page (plots.WriteHTML, report.html)
-// and prints "page: PATH". run --plots DIR calls it with the report it
-// just wrote.
-func writePlots(r *report.Report, dir string, stdout io.Writer) error {
-	paths, err := plots.Write(r, dir, plots.Options{})
+// writePlots draws r's figures into dir (plots.Write, opt: the default
+// size, and whether r verified) and prints "plot: PATH" for each file
+// written, also those written before an error, then writes the report's
+// page (plots.WriteHTML, report.html) and prints "page: PATH". run
+// --plots DIR calls it with the report it just derived.
+func writePlots(r *report.Report, dir string, opt plots.Options, stdout io.Writer) error {
+	paths, err := plots.Write(r, dir, opt)
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "plot:", p)
 	}
@@ -67,7 +70,7 @@ func writePlots(r *report.Report, dir string, stdout io.Writer) error {
 		return err
 	}
 	page := plots.HTMLPath(dir)
-	if err := plots.WriteHTML(r, page); err != nil {
+	if err := plots.WriteHTML(r, page, opt); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "page:", page)
@@ -81,20 +84,22 @@ func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	var opt plots.Options
 	if bad, _ := suite.Verify(r, report, derive.VerifyOptions{}); len(bad) > 0 {
 		if !unverified {
 			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], report)
 		}
-		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified\n", report, len(bad))
+		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on the page and every figure\n", report, len(bad))
+		opt.Unverified = &plots.Unverified{Mismatches: len(bad), First: bad[0].Path}
 	}
-	return writeSuitePlots(r, dir, stdout)
+	return writeSuitePlots(r, dir, opt, stdout)
 }
 
-// writeSuitePlots draws a suite report's figures into dir and prints
-// "plot: PATH" for each file written, then its page (report.html,
-// plots.WriteSuiteHTML) and "page: PATH".
-func writeSuitePlots(r *suitereport.Report, dir string, stdout io.Writer) error {
-	paths, err := plots.WriteSuite(r, dir, plots.Options{})
+// writeSuitePlots draws a suite report's figures into dir (opt as
+// writePlots takes it) and prints "plot: PATH" for each file written,
+// then its page (report.html, plots.WriteSuiteHTML) and "page: PATH".
+func writeSuitePlots(r *suitereport.Report, dir string, opt plots.Options, stdout io.Writer) error {
+	paths, err := plots.WriteSuite(r, dir, opt)
 	for _, p := range paths {
 		fmt.Fprintln(stdout, "plot:", p)
 	}
@@ -102,7 +107,7 @@ func writeSuitePlots(r *suitereport.Report, dir string, stdout io.Writer) error 
 		return err
 	}
 	page := plots.HTMLPath(dir)
-	if err := plots.WriteSuiteHTML(r, page); err != nil {
+	if err := plots.WriteSuiteHTML(r, page, opt); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "page:", page)

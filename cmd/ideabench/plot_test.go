@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"html"
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/plots"
 	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/suitereport"
 
 	"github.com/stretchr/testify/require"
 )
@@ -134,6 +138,79 @@ func TestWritePlotsOldReport(t *testing.T) {
 	require.NoError(t, err)
 	var stdout bytes.Buffer
 	dir := t.TempDir()
-	require.NoError(t, writePlots(r, dir, &stdout))
+	require.NoError(t, writePlots(r, dir, plots.Options{}, &stdout))
 	require.Equal(t, figureFiles[:4], plotLines(t, stdout.String()))
+}
+
+// svgTexts are the texts of an SVG file in the order they are drawn.
+var svgText = regexp.MustCompile(`<text[^>]*>([^<]*)</text>`)
+
+func svgTexts(t *testing.T, path string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []string
+	for _, m := range svgText.FindAllStringSubmatch(string(raw), -1) {
+		out = append(out, html.UnescapeString(m[1]))
+	}
+	return out
+}
+
+// TestPlotUnverified: plot --unverified draws a report that does not
+// verify, and then its page says so before the verdict and every
+// figure's title opens with it; the suite's page and figures alike.
+func TestPlotUnverified(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"run", "--config", "testdata/tiny.json", "--out", out, "--quiet"}, &stdout, &stderr), stderr.String())
+	r, err := report.ReadReport(out)
+	require.NoError(t, err)
+	r.Comparison.Verdict = "significant win" // the tampered verdict
+	require.NoError(t, r.WriteFile(out))
+	pd := filepath.Join(dir, "p")
+	stdout.Reset()
+	require.NoError(t, cmdPlot([]string{out, "--unverified", "--out", pd}, &stdout, &stderr))
+	raw, err := os.ReadFile(filepath.Join(pd, "report.html"))
+	require.NoError(t, err)
+	page := string(raw)
+	banner := strings.Index(page, "UNVERIFIED: this report does not re-derive (1 mismatches, first: comparison.verdict); its numbers may have been edited")
+	require.GreaterOrEqual(t, banner, 0, "the page says it did not verify")
+	require.Less(t, banner, strings.Index(page, `id="verdict"`), "before the verdict")
+	require.Less(t, banner, strings.Index(page, "<h1"), "before anything else")
+	for _, name := range figureFiles {
+		if !strings.HasSuffix(name, ".svg") {
+			continue
+		}
+		texts := svgTexts(t, filepath.Join(pd, name))
+		require.NotEmpty(t, texts, name)
+		require.True(t, strings.HasPrefix(texts[0], "UNVERIFIED"), "%s opens with %q", name, texts[0])
+	}
+	// The same report verified (its verdict put back) draws no banner.
+	r.Comparison.Verdict = "no significant win"
+	require.NoError(t, r.WriteFile(out))
+	require.NoError(t, cmdPlot([]string{out, "--out", pd}, &stdout, &stderr))
+	raw, err = os.ReadFile(filepath.Join(pd, "report.html"))
+	require.NoError(t, err)
+	require.NotContains(t, string(raw), "UNVERIFIED")
+	require.NotContains(t, strings.Join(svgTexts(t, filepath.Join(pd, "paired.svg")), "\n"), "UNVERIFIED")
+
+	t.Run("suite", func(t *testing.T) {
+		sout := filepath.Join(dir, "s.json")
+		require.NoError(t, run(context.Background(), []string{"suite", "--suite", "ci", "--out", sout, "--quiet", "--data-dir", dir}, &stdout, &stderr), stderr.String())
+		s, err := suitereport.ReadReport(sout)
+		require.NoError(t, err)
+		s.Verdict = "better"
+		require.NoError(t, s.WriteFile(sout))
+		sd := filepath.Join(dir, "sp")
+		require.NoError(t, cmdPlot([]string{sout, "--unverified", "--out", sd}, &stdout, &stderr))
+		raw, err := os.ReadFile(filepath.Join(sd, "report.html"))
+		require.NoError(t, err)
+		page := string(raw)
+		banner := strings.Index(page, "UNVERIFIED: this report does not re-derive (1 mismatches, first: verdict)")
+		require.GreaterOrEqual(t, banner, 0, "the suite page says it did not verify")
+		require.Less(t, banner, strings.Index(page, `id="verdict"`))
+		texts := svgTexts(t, filepath.Join(sd, "forest.svg"))
+		require.True(t, strings.HasPrefix(texts[0], "UNVERIFIED"), "forest.svg opens with %q", texts[0])
+	})
 }

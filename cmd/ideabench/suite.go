@@ -8,14 +8,13 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/trial"
 
-	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/plots"
 	"github.com/ideabench/ideabench/suite"
 	"github.com/ideabench/ideabench/suitereport"
 )
@@ -102,10 +101,12 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "shard %d/%d of every track done in %.1fs (trials under %s); when every shard is done, rerun without --shard to write the reports\n", si, sn, time.Since(start).Seconds(), suite.Dir(*out))
 		return nil
 	}
-	printSuite(stdout, r)
+	if err := printSuite(stdout, r); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "\nsuite report: %s (%.1fs); track reports in %s\n", *out, r.WallSeconds, suite.Dir(*out))
 	if *plotDir != "" {
-		return writeSuitePlots(r, *plotDir, stdout)
+		return writeSuitePlots(r, *plotDir, plots.Options{}, stdout)
 	}
 	return nil
 }
@@ -124,64 +125,9 @@ func loadSuite(name string) (suitereport.Spec, error) {
 	return spec, nil
 }
 
-// printSuite writes a suite report's tables: one row a track, then each
-// aggregate.
-func printSuite(w io.Writer, r *suitereport.Report) {
-	fmt.Fprintf(w, "suite %s: %s\n", r.Name, r.Verdict)
-	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "track\tbaseline\tidea\tidea better by\ttrack verdict (p)\tcan judge\taggregate")
-	for _, t := range r.Tracks {
-		agg := "no"
-		switch {
-		case t.InAggregate && t.Confirm:
-			agg = "confirmation"
-		case t.InAggregate:
-			agg = "development"
-		}
-		fmt.Fprintf(tw, "%s\t%.4g\t%.4g\t%+.2f%%\t%s (%.3g)\t%v\t%s\n", t.Name, t.Baseline, t.Idea, t.EffectPct, t.Verdict, t.PValue, t.CanJudge, agg)
-	}
-	tw.Flush()
-	for _, s := range r.Skipped {
-		fmt.Fprintf(w, "skipped %s: %s\n", s.Name, s.Reason)
-	}
-	if len(r.HeldOut) > 0 {
-		fmt.Fprintf(w, "held out (confirmation, run with --confirm once the settings are settled): %s\n", strings.Join(r.HeldOut, ", "))
-	}
-	for _, t := range r.Tracks {
-		if !t.InAggregate && len(t.Reasons) > 0 {
-			fmt.Fprintf(w, "%s left out of the aggregate: %s\n", t.Name, strings.Join(t.Reasons, "; "))
-		}
-	}
-	for _, g := range r.Aggregates() {
-		fmt.Fprintf(w, "\n%s (%s): %s\n", g.Name, strings.Join(g.Tracks, ", "), g.Verdict)
-		fmt.Fprintf(w, "  idea better by %+.2f%% (mean log ratio over tracks), 95%% interval [%+.2f%%, %+.2f%%], p = %.3g (stratified, selection-aware)\n",
-			g.MeanPct, stats.Pct(g.Lo), stats.Pct(g.Hi), g.PValue)
-		fmt.Fprintf(w, "  practically equivalent within ±%.2f%%: 90%% interval [%+.2f%%, %+.2f%%]\n", stats.Pct(g.ROPE), stats.Pct(g.EqLo), stats.Pct(g.EqHi))
-		fmt.Fprintf(w, "  IQM %+.2f%% [%+.2f%%, %+.2f%%]; probability of improvement %.2f [%.2f, %.2f]\n",
-			stats.Pct(g.IQM), stats.Pct(g.IQMLo), stats.Pct(g.IQMHi), g.PoI, g.PoILo, g.PoIHi)
-		fmt.Fprintf(w, "  Bayesian signed-rank over tracks: P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f\n", g.PWorse, g.PEquivalent, g.PBetter)
-		if h := g.Hierarchical; h != nil {
-			fmt.Fprintf(w, "  hierarchical model (seeds in tracks), next track: P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f; mean effect %+.2f%%\n",
-				h.PWorse, h.PEquivalent, h.PBetter, stats.Pct(h.Delta0))
-		}
-		if ia := g.Ideas; ia != nil {
-			fmt.Fprintf(w, "  idea arms against the baseline (Holm over %d):\n", len(ia.Comparisons))
-			for _, c := range ia.Comparisons {
-				fmt.Fprintf(w, "    %-12s %+.2f%%  p = %.3g, Holm %.3g: %s\n", c.Name, c.MeanPct, c.PValue, c.PValueHolm, c.VerdictHolm)
-			}
-			f := ia.Friedman
-			var ranks []string
-			for a, name := range ia.Arms {
-				ranks = append(ranks, fmt.Sprintf("%s %.2f", name, f.Ranks[a]))
-			}
-			fmt.Fprintf(w, "  average ranks (1 best): %s; Friedman p = %.3g, critical difference %.2f\n", strings.Join(ranks, ", "), f.PValue, f.CD)
-		}
-	}
-}
+// printSuite writes a suite report's summary: its reading
+// (plots.SuiteReading), the one its page shows.
+func printSuite(w io.Writer, r *suitereport.Report) error { return plots.SuiteReading(r).WriteText(w) }
 
 // verifySuite verifies a suite report (suite.Verify).
 func verifySuite(path string, dirs []string, stdout io.Writer) error {

@@ -18,7 +18,7 @@ func TestSuiteVerify(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"suite", "--suite", "ci", "--out", out, "--workers", "2", "--data-dir", dir}, &stdout, &stderr)
 	require.NoError(t, err, stderr.String())
-	for _, want := range []string{"suite ci: ", "track     baseline", "panel", "sequence", "development (", "probability of improvement", "suite report: " + out} {
+	for _, want := range []string{"suite ci\n", "verdict: ", "track     baseline", "panel", "sequence", "development (", "probability of improvement", "suite report: " + out} {
 		require.Contains(t, stdout.String(), want)
 	}
 	require.Contains(t, stderr.String(), "track 2/2: sequence")
