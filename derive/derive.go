@@ -27,36 +27,21 @@ import (
 // it reuses every trial).
 const DeriveVersion = "derive-2026-12-06"
 
-// Inputs are everything a report is derived from: the protocol, the
-// facts of its data and training path, the reference forecasters' MSEs,
-// and every trial's result. Derive turns them into the report; verify
-// reads them back out of a report (or from the trial records) and derives
-// again, so every derived number is checked by the code that made it.
+// Inputs are everything a report is derived from: its facts (the
+// protocol, the facts of its data and training path, the reference
+// forecasters' MSEs, the rerun check) and every trial's result. Derive
+// turns them into the report; verify reads them back out of a report
+// (report.ReadInputs, or the trial records) and derives again, so every
+// derived number is checked by the code that made it.
 type Inputs struct {
-	Protocol        protocol.Protocol
-	TrainingVersion string // the training path of the results (TrainingVersion)
-	DataSHA256      string // the csv track's file (Data.SHA256); empty otherwise
-	// DataNotes say what about the source data a user should know
-	// (track.Dataset.Notes); each becomes a warning.
-	DataNotes []string
-	// References are the reference forecasters' test and val MSEs
-	// (persistence, seasonal persistence, linear_ar, linear_centred, the
-	// noise floor); Derive sets the fields that judge the baseline.
-	References *reference.Forecasters
+	report.Facts
 	// Trials and Results are aligned: the trials of the protocol in the
 	// order of Protocol.Trials (for a sequential protocol, of its seeds up
 	// to where the design stopped).
 	Trials  []protocol.Trial
 	Results []trial.Result
-	// TrainSizes are the track's train windows at each look-back
-	// (protocol.TrainSizes), which the arms' budgets count; nil leaves
-	// the budget out (a report written before it was recorded).
-	TrainSizes []protocol.TrainSize
 	// Run is copied into the report (volatile, not derived).
 	Run *report.RunInfo
-	// Rerun is the determinism check of the external trainers (a trial
-	// trained a second time); nil without them, or when none finished.
-	Rerun *trial.Reproduction
 
 	// look, set for a sequential design's looks before the last, leaves
 	// out what a look does not read: the comparisons' intervals and power,
@@ -67,11 +52,22 @@ type Inputs struct {
 // Assemble builds the report from finished trials (aligned with
 // p.Trials()) on the protocol's data d.
 func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, results []trial.Result, rerun *trial.Reproduction) (*report.Report, error) {
-	f, err := reference.References(d.Dataset, p.Contexts())
-	if err != nil {
+	in := Inputs{Facts: report.Facts{Protocol: p, TrainingVersion: protocol.TrainingVersion, Rerun: rerun}, Trials: trials, Results: results}
+	if err := dataFacts(&in.Facts, d); err != nil {
 		return nil, err
 	}
-	return Derive(Inputs{Protocol: p, TrainingVersion: protocol.TrainingVersion, DataSHA256: d.SHA256, DataNotes: d.Notes, TrainSizes: protocol.TrainSizes(d.Dataset), References: f, Trials: trials, Results: results, Rerun: rerun})
+	return Derive(in)
+}
+
+// dataFacts sets the facts that the data d of f's protocol determines:
+// its digest, notes and train windows, and the reference forecasters.
+func dataFacts(f *report.Facts, d *protocol.Data) error {
+	refs, err := reference.References(d.Dataset, f.Protocol.Contexts())
+	if err != nil {
+		return err
+	}
+	f.DataSHA256, f.DataNotes, f.TrainSizes, f.References = d.SHA256, d.Notes, protocol.TrainSizes(d.Dataset), refs
+	return nil
 }
 
 // Derive builds the report from its inputs: each arm's sweep, selection

@@ -49,7 +49,7 @@ func derivedByHand(t *testing.T) *report.Report {
 		res[i] = r
 	}
 	sizes := []protocol.TrainSize{{Context: 16, H: 4, Channels: 1, Windows: 64}}
-	r, err := Derive(Inputs{Protocol: p, TrainingVersion: "pinned", DataNotes: []string{"f.csv:3 repeats the timestamp of the row before"}, TrainSizes: sizes, References: f, Trials: trials, Results: res})
+	r, err := Derive(Inputs{Facts: report.Facts{Protocol: p, TrainingVersion: "pinned", DataNotes: []string{"f.csv:3 repeats the timestamp of the row before"}, TrainSizes: sizes, References: f}, Trials: trials, Results: res})
 	require.NoError(t, err)
 	return r
 }
@@ -125,7 +125,7 @@ func TestInformativeness(t *testing.T) {
 				res[i] = trial.Result{Diverged: true, Val: math.Inf(1), Test: math.Inf(1), StartVal: 0.6, StartTest: 0.6}
 			}
 		}
-		r, err := Derive(Inputs{Protocol: q, TrainingVersion: "pinned", References: refs, Trials: trials, Results: res})
+		r, err := Derive(Inputs{Facts: report.Facts{Protocol: q, TrainingVersion: "pinned", References: refs}, Trials: trials, Results: res})
 		require.NoError(t, err)
 		require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
 		return r

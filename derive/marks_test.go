@@ -7,6 +7,7 @@ import (
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +34,7 @@ func deriveWith(t *testing.T, p protocol.Protocol, idea func(tr protocol.Trial, 
 		}
 		res[i] = r
 	}
-	return Inputs{Protocol: p, TrainingVersion: "pinned", TrainSizes: []protocol.TrainSize{{Context: 16, H: 4, Channels: 1, Windows: 64}}, References: f, Trials: trials, Results: res}
+	return Inputs{Facts: report.Facts{Protocol: p, TrainingVersion: "pinned", TrainSizes: []protocol.TrainSize{{Context: 16, H: 4, Channels: 1, Windows: 64}}, References: f}, Trials: trials, Results: res}
 }
 
 func eightSeeds() protocol.Protocol {

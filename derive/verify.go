@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 )
@@ -88,18 +87,18 @@ func near(a, b float64) bool {
 // Verify checks a report and lists what does not re-derive.
 //
 // A report of this harness (one with setup) is checked by rebuilding it:
-// its inputs are read back out of it (inputsOf: the protocol, the
-// per-seed metrics of every cfg, the chosen cfgs' curves, the gate's
+// its inputs are read back out of it (report.ReadInputs: the protocol,
+// the per-seed metrics of every cfg, the chosen cfgs' curves, the gate's
 // measurements, the reference forecasters), Derive, the one function that
 // made the report, builds it again, and the two are compared leaf by leaf.
 // So every derived field is checked, by construction, including fields
 // added after this was written. The inputs themselves are covered by
-// their digests (Setup.Digests), which Derive recomputes: an input edited
-// after the report was written is named at its path. With Rerun the
-// reference forecasters and the data digest come from the rebuilt track;
-// with Results the raw values come from the trial records, found by the
-// keys that setup.protocol gives, so an edited protocol, training version
-// or raw value is named leaf by leaf.
+// their digests (Setup.Digests), of the values the same reader reads: an
+// input edited after the report was written is named at its path. With
+// Rerun the reference forecasters and the data digest come from the
+// rebuilt track; with Results the raw values come from the trial records,
+// found by the keys that setup.protocol gives, so an edited protocol,
+// training version or raw value is named leaf by leaf.
 //
 // A report of the seed schema without setup (the seed report) has no
 // inputs to rebuild from; verifySeedFormat checks what its own fields
@@ -124,8 +123,9 @@ func Verify(r *report.Report, opt VerifyOptions) Findings {
 	// The inputs as they stand in the file against the digests recorded
 	// when it was written: an edited input is named at its path whatever
 	// else fails.
-	v.digests(r.Setup.Digests, r.InputDigests())
-	p := r.Setup.Protocol
+	raw, read := r.ReadInputs()
+	v.digests(r.Setup.Digests, report.Digests(read))
+	p := raw.Protocol
 	if err := p.Validate(); err != nil {
 		for _, e := range protocol.Unjoin(err) {
 			field, _, _ := strings.Cut(e.Error(), " ")
@@ -134,10 +134,11 @@ func Verify(r *report.Report, opt VerifyOptions) Findings {
 		}
 		return Findings{Checked: v.checked, Findings: v.found}
 	}
-	in, ok := v.inputsOf(r, opt)
+	in, ok := v.inputsOf(raw, opt)
 	if !ok {
 		return Findings{Checked: v.checked, Findings: v.found}
 	}
+	in.Run = r.Run // no input: it is checked against its own digest (run)
 	v.checked++
 	if r.Setup.DeriveVersion != DeriveVersion {
 		v.add("setup.derive_version", show(r.Setup.DeriveVersion), fmt.Sprintf("%q, this build's derivation: the differences listed may come from that; `ideabench run` (or merge) on the report's results directory derives it again, without training when the report's training version is this build's", DeriveVersion), "")
@@ -244,31 +245,27 @@ func (v *verifier) intEq(field string, got, want int) {
 	}
 }
 
-// inputsOf reads the report's inputs back out of it (see Inputs), with
-// opt's sources in place of the report's where given; false, with the
-// faults among the findings, when the report's shape does not allow it.
-func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) {
+// inputsOf builds Derive's inputs from the report's (raw, read by
+// report.ReadInputs, which the digests cover), with opt's sources in
+// place of the report's where given; false, with the faults among the
+// findings, when the report's shape does not allow it. It reads nothing
+// else of the report, so nothing that reaches Derive escapes the digests.
+func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 	bad := func(field, got, want string) {
 		v.checked++
 		v.add(field, got, want, "")
 	}
-	p := r.Setup.Protocol
-	in := Inputs{Protocol: p, TrainingVersion: r.Setup.TrainingVersion, DataSHA256: r.Setup.DataSHA256, DataNotes: r.Setup.DataNotes, TrainSizes: r.Setup.TrainSizes, Run: r.Run}
-	if r.External != nil {
-		in.Rerun = r.External.Rerun
-	}
-	if r.ReferenceForecasters == nil {
+	in := Inputs{Facts: raw.Facts}
+	p := in.Protocol
+	if in.References == nil {
 		bad("reference_forecasters", "missing", "the reference forecasters' MSEs")
 		return in, false
 	}
-	in.References = r.ReferenceForecasters.Raw()
 	if opt.Rerun {
 		if d, err := p.Data(); err != nil {
 			v.add("setup.protocol", "", err.Error(), "the track could not be rebuilt, so the reference forecasters and the data digest were taken from the report")
-		} else if f, err := reference.References(d.Dataset, p.Contexts()); err != nil {
+		} else if err := dataFacts(&in.Facts, d); err != nil {
 			bad("reference_forecasters", "present", err.Error())
-		} else {
-			in.References, in.DataSHA256, in.DataNotes, in.TrainSizes = f, d.SHA256, d.Notes, protocol.TrainSizes(d.Dataset)
 		}
 	}
 
@@ -277,8 +274,8 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 	seeds := p.Seeds
 	if p.Sequential != nil {
 		n := 0
-		if len(r.Baseline.Sweep) > 0 && r.Baseline.Sweep[0].Val != nil {
-			n = len(r.Baseline.Sweep[0].Val.PerSeed)
+		if b := raw.Baseline.Rows; len(b) > 0 && b[0].HasVal {
+			n = len(b[0].Val)
 		}
 		all := p.Sequential.AllSeeds(p.Seeds)
 		if n < len(p.Seeds) || n > len(all) {
@@ -293,10 +290,10 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 		// The grids as they grew: the sweeps' cfgs, which Derive checks
 		// against its replay of the extension.
 		q.ExtendGrid = nil
-		q.Baseline, q.Idea = sweepCfgs(r.Baseline.Sweep), ideaCfgs(r.MechanismSignature.IdeaSweep)
+		q.Baseline, q.Idea = cfgsOf(raw.Baseline), cfgsOf(raw.Idea)
 		q.Ideas = slices.Clone(p.Ideas)
-		for k := range min(len(q.Ideas), len(r.Ideas)) {
-			q.Ideas[k].Grid = ideaCfgs(r.Ideas[k].Sweep)
+		for k := range min(len(q.Ideas), len(raw.Ideas)) {
+			q.Ideas[k].Grid = cfgsOf(raw.Ideas[k])
 		}
 	}
 	in.Trials = q.Trials()
@@ -313,32 +310,25 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 	}
 	arms := map[string][]row{}
 	ok := true
-	addRows := func(arm, at string, n int, get func(j int) (val *report.Summary, test []float64)) {
-		for j := range n {
-			val, test := get(j)
-			a := fmt.Sprintf("%s[%d]", at, j)
-			if val == nil {
-				bad(a+".val", "missing", "the cfg's val summary")
+	addRows := func(a report.RawArm) {
+		for j, rw := range a.Rows {
+			at := fmt.Sprintf("%s[%d]", a.At, j)
+			if !rw.HasVal {
+				bad(at+".val", "missing", "the cfg's val summary")
 				ok = false
 				continue
 			}
-			arms[arm] = append(arms[arm], row{a, val.PerSeed, test})
+			arms[a.Arm] = append(arms[a.Arm], row{at, rw.Val, rw.Test})
 		}
 	}
-	addRows("baseline", "baseline.sweep", len(r.Baseline.Sweep), func(j int) (*report.Summary, []float64) {
-		return r.Baseline.Sweep[j].Val, r.Baseline.Sweep[j].PerSeed
-	})
-	addRows("idea", "mechanism_signature.idea_sweep", len(r.MechanismSignature.IdeaSweep), func(j int) (*report.Summary, []float64) {
-		return r.MechanismSignature.IdeaSweep[j].Val, r.MechanismSignature.IdeaSweep[j].Result.PerSeed
-	})
-	if len(r.Ideas) != len(p.Ideas) {
-		bad("ideas", fmt.Sprintf("%d arms", len(r.Ideas)), fmt.Sprintf("%d arms, one per setup.protocol.ideas", len(p.Ideas)))
+	addRows(raw.Baseline)
+	addRows(raw.Idea)
+	if len(raw.Ideas) != len(p.Ideas) {
+		bad("ideas", fmt.Sprintf("%d arms", len(raw.Ideas)), fmt.Sprintf("%d arms, one per setup.protocol.ideas", len(p.Ideas)))
 		return in, false
 	}
-	for k, a := range r.Ideas {
-		addRows(protocol.IdeasArm(k), fmt.Sprintf("ideas[%d].sweep", k), len(a.Sweep), func(j int) (*report.Summary, []float64) {
-			return a.Sweep[j].Val, a.Sweep[j].Result.PerSeed
-		})
+	for _, a := range raw.Ideas {
+		addRows(a)
 	}
 	if !ok {
 		return in, false
@@ -384,70 +374,57 @@ func (v *verifier) inputsOf(r *report.Report, opt VerifyOptions) (Inputs, bool) 
 
 	// Diverged trials: their metrics are the substitutes, which derive
 	// computes.
-	if d := r.Diverged; d != nil {
-		for k, dt := range d.Trials {
-			i := slices.Index(in.Trials, protocol.Trial{Arm: dt.Arm, Cfg: dt.Cfg, Seed: dt.Seed})
-			if i < 0 {
-				bad(fmt.Sprintf("diverged.trials[%d]", k), fmt.Sprintf("%s cfg %d seed %d", dt.Arm, dt.Cfg, dt.Seed), "a trial of the protocol")
-				return in, false
-			}
-			in.Results[i].Diverged, in.Results[i].DivergedStep = true, dt.Step
-			in.Results[i].Val, in.Results[i].Test = math.Inf(1), math.Inf(1)
+	for k, dt := range raw.Diverged {
+		i := slices.Index(in.Trials, protocol.Trial{Arm: dt.Arm, Cfg: dt.Cfg, Seed: dt.Seed})
+		if i < 0 {
+			bad(fmt.Sprintf("diverged.trials[%d]", k), fmt.Sprintf("%s cfg %d seed %d", dt.Arm, dt.Cfg, dt.Seed), "a trial of the protocol")
+			return in, false
 		}
+		in.Results[i].Diverged, in.Results[i].DivergedStep = true, dt.Step
+		in.Results[i].Val, in.Results[i].Test = math.Inf(1), math.Inf(1)
 	}
 
 	// The chosen cfgs' curves, given to every cfg of their arm (derive
 	// reads the chosen cfg's), and the mechanism measurements, given to
 	// every idea cfg on the first seed.
-	if r.Training == nil {
+	if raw.Curves == nil {
 		bad("training", "missing", "the chosen cfgs' training curves")
 		return in, false
 	}
-	s := r.MechanismSignature.MechanismSignature
-	var sig *trial.Signature
-	switch {
-	case len(s.Layers) > 0:
-		sig = &trial.Signature{Layers: s.Layers}
-		for l, ls := range s.Layers {
+	sig := raw.Signature
+	if sig != nil {
+		for l, ls := range sig.Layers {
 			if len(ls.GainByPosition) == 0 || len(ls.StateByPosition) != len(ls.GainByPosition) {
 				bad(fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d].state_by_position", l),
 					fmt.Sprintf("%d values", len(ls.StateByPosition)), fmt.Sprintf("one per position, as gain_by_position's %d", len(ls.GainByPosition)))
 				return in, false
 			}
 		}
-	case len(s.Laws) > 0:
-		sig = &trial.Signature{Laws: s.Laws}
 	}
 	for i, t := range in.Trials {
 		si := seedIdx[t.Seed]
-		var ac *report.ArmCurves
-		switch t.Arm {
-		case "baseline":
-			ac = &r.Training.Baseline
-		case "idea":
-			ac = &r.Training.Idea
-			if si == 0 {
-				in.Results[i].Signature = sig
-			}
+		if t.Arm == "idea" && si == 0 {
+			in.Results[i].Signature = sig
 		}
-		if ac == nil {
+		c, ok := raw.Curves[t.Arm]
+		if !ok {
 			continue
 		}
-		if si < len(ac.EpochLosses) {
-			in.Results[i].EpochLoss = ac.EpochLosses[si]
+		if si < len(c.EpochLosses) {
+			in.Results[i].EpochLoss = c.EpochLosses[si]
 		}
-		if si < len(ac.ValCurves) {
-			in.Results[i].ValCurve = ac.ValCurves[si]
+		if si < len(c.ValCurves) {
+			in.Results[i].ValCurve = c.ValCurves[si]
 		}
-		if si < len(ac.StartVals) {
-			in.Results[i].StartVal = ac.StartVals[si]
+		if si < len(c.StartVals) {
+			in.Results[i].StartVal = c.StartVals[si]
 		}
-		if inf := r.Informativeness; inf != nil && t.Arm == "baseline" {
-			if si < len(inf.StartTest) {
-				in.Results[i].StartTest = inf.StartTest[si]
+		if t.Arm == "baseline" {
+			if si < len(raw.StartTest) {
+				in.Results[i].StartTest = raw.StartTest[si]
 			}
-			if si < len(inf.LinearTest) {
-				in.Results[i].LinearTest = inf.LinearTest[si]
+			if si < len(raw.LinearTest) {
+				in.Results[i].LinearTest = raw.LinearTest[si]
 			}
 		}
 	}
@@ -668,19 +645,10 @@ func Diff(got, want any) Findings {
 	return Findings{Checked: v.checked, Findings: v.found}
 }
 
-// sweepCfgs are the cfgs of a baseline sweep.
-func sweepCfgs(rows []report.SweepRow) []protocol.Cfg {
+// cfgsOf are the cfgs of a sweep.
+func cfgsOf(a report.RawArm) []protocol.Cfg {
 	var out []protocol.Cfg
-	for _, row := range rows {
-		out = append(out, row.Cfg)
-	}
-	return out
-}
-
-// ideaCfgs are the cfgs of an idea sweep.
-func ideaCfgs(rows []report.IdeaRow) []protocol.Cfg {
-	var out []protocol.Cfg
-	for _, row := range rows {
+	for _, row := range a.Rows {
 		out = append(out, row.Cfg)
 	}
 	return out

@@ -66,9 +66,11 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 			break
 		}
 	}
-	lr := last.Report
-	in := derive.Inputs{Protocol: p, TrainingVersion: lr.Setup.TrainingVersion, DataSHA256: lr.Setup.DataSHA256, DataNotes: lr.Setup.DataNotes, TrainSizes: lr.Setup.TrainSizes,
-		References: lr.ReferenceForecasters, Trials: last.Trials, Results: last.Results}
+	// The last look's facts (a look runs no rerun check) under the
+	// design's protocol.
+	raw, _ := last.Report.ReadInputs()
+	in := derive.Inputs{Facts: raw.Facts, Trials: last.Trials, Results: last.Results}
+	in.Protocol = p
 	if p.External() { // p is pinned (Run)
 		ws, _, err := workspace(p, opt.Store)
 		if err != nil {

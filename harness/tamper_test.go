@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -114,6 +117,13 @@ func tamper(raw []byte, keys []any) ([]byte, error) {
 // No leaf is exempt: every derived leaf is rebuilt by Derive and
 // compared, every input is covered by its digest (Setup.Digests), the run
 // block by its own (docs/report.md, the report and verify).
+//
+// It checks too that the inputs are digested exactly where they are read
+// back (report.ReadInputs): a change moves the values verify derives
+// again from if and only if it moves a digest, each moved digest's path
+// names the leaf, and every input with a leaf in the report has its
+// digest moved by some change. So an input read back but not digested, digested but not
+// read back, or digested under another path than its own fails here.
 func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 	t.Helper()
 	raw, err := r.Marshal()
@@ -121,10 +131,15 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 	rt, err := report.ParseReport(raw, "report")
 	require.NoError(t, err)
 	require.Empty(t, derive.Verify(rt, derive.VerifyOptions{}).Findings, "the untouched report must verify")
+	in0, read0 := rt.ReadInputs()
+	dropCfgs(&in0)
+	d0 := report.Digests(read0)
 	var doc any
 	require.NoError(t, json.Unmarshal(raw, &doc))
 	ls := leaves(doc)
 	silent := make([]string, len(ls))
+	unbound := make([]string, len(ls))
+	moved := make([][]string, len(ls))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
 	for i, l := range ls {
@@ -142,6 +157,22 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 					silent[i] = fmt.Sprintf("%s: refused without naming it: %v", l.path, err)
 				}
 				return
+			}
+			in1, read1 := bad.ReadInputs()
+			dropCfgs(&in1)
+			d1 := report.Digests(read1)
+			for _, k := range slices.Sorted(maps.Keys(d1)) {
+				if d1[k] != d0[k] {
+					moved[i] = append(moved[i], k)
+				}
+			}
+			switch readBack := !reflect.DeepEqual(in0, in1); {
+			case readBack && len(moved[i]) == 0:
+				unbound[i] = l.path + ": read back, but no digest moved"
+			case !readBack && len(moved[i]) > 0:
+				unbound[i] = fmt.Sprintf("%s: digests %q moved, but nothing read back did", l.path, moved[i])
+			case len(moved[i]) > 1 || len(moved[i]) == 1 && !testkit.Names(moved[i][0], l.path):
+				unbound[i] = fmt.Sprintf("%s: digests %q moved, not that of the input holding it", l.path, moved[i])
 			}
 			want := l.path
 			if l.digest != "" {
@@ -163,12 +194,45 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 		}
 		t.Errorf("unnamed edit: %s", s)
 	}
+	for _, s := range unbound {
+		if s != "" {
+			t.Errorf("input not digested where it is read back: %s", s)
+		}
+	}
+	edited := map[string]bool{}
+	for _, ks := range moved {
+		for _, k := range ks {
+			edited[k] = true
+		}
+	}
+	for _, in := range read0 {
+		has := slices.ContainsFunc(ls, func(l leaf) bool { return l.digest == "" && testkit.Names(in.Path, l.path) })
+		if has && !edited[in.Path] {
+			t.Errorf("input %s: no edit of its leaves moved its digest", in.Path)
+		}
+	}
 	return len(ls), named
 }
 
-// TestVerifyEveryLeaf: every leaf of a ci-profile report, and of a
-// sequential report with a further idea arm and a diverged cfg, changed
-// alone, is rejected by verify with a finding that names it.
+// dropCfgs clears the sweep rows' cfgs of in: they are read for the grids
+// a grid extension grew, but are no input (Derive sets them).
+func dropCfgs(in *report.Raw) {
+	arms := []*report.RawArm{&in.Baseline, &in.Idea}
+	for k := range in.Ideas {
+		arms = append(arms, &in.Ideas[k])
+	}
+	for _, a := range arms {
+		for j := range a.Rows {
+			a.Rows[j].Cfg = protocol.Cfg{}
+		}
+	}
+}
+
+// TestVerifyEveryLeaf: every leaf of a ci-profile report, of csv
+// reports, of a report with an idea's laws and an external trainer, and
+// of a sequential report with a further idea arm and a diverged cfg,
+// changed alone, is rejected by verify with a finding that names it; and
+// every input is digested where it is read back (sweepLeaves).
 func TestVerifyEveryLeaf(t *testing.T) {
 	t.Run("ci", func(t *testing.T) {
 		o, err := Run(context.Background(), protocol.CIProfile(), Options{})
@@ -235,6 +299,24 @@ func TestVerifyEveryLeaf(t *testing.T) {
 		require.Equal(t, 24, ctx["seasonal_persistence"], "the day's period fits only the longer look-back")
 		total, named := sweepLeaves(t, o.Report)
 		t.Logf("csv look-backs report: %d of %d leaves named", named, total)
+	})
+	// An idea whose probe measures laws (no gate layers) against a
+	// baseline trained by an external trainer (external.rerun).
+	t.Run("laws external", func(t *testing.T) {
+		p := testkit.TinyProtocol()
+		for j := range p.Idea {
+			p.Idea[j].Rho, p.Idea[j].Beta = 0, 0
+			p.Idea[j].Idea, p.Idea[j].Params = "ema", idea.NewParams(map[string]float64{"lambda": 0.7})
+		}
+		p.Trainers = map[string]*protocol.Trainer{"baseline": fakeCommand(t, "ok")}
+		o, err := Run(context.Background(), p, Options{})
+		require.NoError(t, err)
+		s := o.Report.MechanismSignature.MechanismSignature
+		require.NotEmpty(t, s.Laws)
+		require.Empty(t, s.Layers)
+		require.NotNil(t, o.Report.External.Rerun)
+		total, named := sweepLeaves(t, o.Report)
+		t.Logf("laws and external report: %d of %d leaves named", named, total)
 	})
 	t.Run("sequential", func(t *testing.T) {
 		p := testkit.TinyProtocol()

@@ -418,7 +418,7 @@ type Setup struct {
 	// order (Protocol.Key): the records of a results directory that hold
 	// its raw values (verify --results).
 	TrialsSHA256 string `json:"trials_sha256,omitempty"`
-	// Digests are the digests of the report's inputs (inputGroups): by
+	// Digests are the digests of the report's inputs (ReadInputs): by
 	// the JSON path of what each covers, the first 16 bytes of the SHA-256
 	// of its JSON, in hex. Verify recomputes them, so an input edited
 	// after the report was written is named even where nothing derived
