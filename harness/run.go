@@ -67,6 +67,16 @@ func (opt Options) workers() int {
 	return opt.Workers
 }
 
+// dataWithin builds p's data within l (Protocol.DataWithin); loading
+// stopped by ctx is an interruption (trial.ErrInterrupted).
+func dataWithin(ctx context.Context, p protocol.Protocol, l protocol.Limits) (*protocol.Data, error) {
+	d, err := p.DataWithin(ctx, l)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("harness: %w before any trial: %w", trial.ErrInterrupted, err)
+	}
+	return d, err
+}
+
 // Run executes the seeded protocol:
 //
 //  1. Build the track from its recorded data seed.
@@ -104,7 +114,7 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	if shards > 1 && opt.Store == nil {
 		return nil, errors.New("harness: a sharded run needs a results directory to write into")
 	}
-	d, err := p.DataWithin(opt.Limits)
+	d, err := dataWithin(ctx, p, opt.Limits)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -111,14 +112,15 @@ const TrackRationale = "Sequence forecast contains multi-token temporal correlat
 // DataWithin builds the protocol's data (Data), first refusing a
 // generated track whose windows alone exceed l.MaxBytes, and a csv track
 // whose windows would (csvBytes), read from its file before they are cut.
-func (p Protocol) DataWithin(l Limits) (*Data, error) {
+// Reading the file stops once ctx is done (track.LoadCSVContext).
+func (p Protocol) DataWithin(ctx context.Context, l Limits) (*Data, error) {
 	if b := p.dataEstimate(); l.MaxBytes > 0 && b > l.MaxBytes {
 		return nil, fmt.Errorf("harness: %w: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", ErrBeyondLimits, p.Track, bytesText(b), bytesText(l.MaxBytes))
 	}
 	if p.Track != "csv" || p.CSV == nil {
 		return p.Data()
 	}
-	tab, err := track.LoadCSV(p.CSV.Path)
+	tab, err := track.LoadCSVContext(ctx, p.CSV.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/ideabench/ideabench/compare"
+	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/internal/num"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
@@ -43,7 +43,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err := checkWritable(*out); err != nil {
 		return err
 	}
-	raw, err := os.ReadFile(file)
+	raw, err := inputfile.Read(file, maxMetricsBytes)
 	if err != nil {
 		return err
 	}
@@ -67,6 +67,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\nreport: %s\n", *out)
 	return nil
 }
+
+// maxMetricsBytes bounds compare's file: a million rows of arm, cfg,
+// seed, val and test.
+const maxMetricsBytes = 64 << 20
 
 // readCompareRows reads per-seed metrics: CSV with a header naming arm,
 // seed and test (cfg and val optional; other columns are refused), or a
@@ -105,7 +109,7 @@ func readCompareRows(raw []byte, name string) ([]compare.Row, error) {
 	for i, h := range head {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if !slices.Contains([]string{"arm", "cfg", "seed", "val", "test"}, h) {
-			return nil, fmt.Errorf("%s: column %q: unknown; the columns are arm, cfg, seed, val and test (cfg and val optional)", name, head[i])
+			return nil, fmt.Errorf("%s: column %s: unknown; the columns are arm, cfg, seed, val and test (cfg and val optional)", name, num.Quote(head[i]))
 		}
 		if _, dup := col[h]; dup {
 			return nil, fmt.Errorf("%s: column %q given twice", name, h)
@@ -133,7 +137,7 @@ func readCompareRows(raw []byte, name string) ([]compare.Row, error) {
 		number := func(c string) (float64, error) {
 			x, err := num.ParseDecimal(strings.TrimSpace(rec[col[c]]))
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return 0, fmt.Errorf("%s line %d: %s = %q: not a finite decimal number", name, line, c, rec[col[c]])
+				return 0, fmt.Errorf("%s line %d: %s = %s: not a finite decimal number", name, line, c, num.Quote(rec[col[c]]))
 			}
 			return x, nil
 		}

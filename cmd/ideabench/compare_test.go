@@ -68,6 +68,9 @@ func TestCompareCommand(t *testing.T) {
 		{"no_test", "arm,seed\n", `no "test" column`},
 		{"number", "arm,seed,test\nb,0,1\nb,1,abc\n", `line 3: test = "abc": not a finite decimal number`},
 		{"json_key", `[{"arm":"b","seed":0,"test":1,"loss":2}]`, `unknown field "loss"`},
+		// A long cell is quoted by its first bytes.
+		{"long_cell", "arm,seed,test\nb,0," + strings.Repeat("x", 5000) + "\n", `line 2: test = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"… (5000 bytes): not a finite`},
+		{"long_column", "arm,seed,test," + strings.Repeat("y", 5000) + "\n", `column "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"… (5000 bytes): unknown`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, tc.name)
@@ -75,5 +78,10 @@ func TestCompareCommand(t *testing.T) {
 			err := run(context.Background(), []string{"compare", p, "--out", p + ".out.json"}, &bytes.Buffer{}, &bytes.Buffer{})
 			require.ErrorContains(t, err, tc.want)
 		})
+	}
+	// A device that never ends is refused at the bound.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		err := run(context.Background(), []string{"compare", "/dev/zero", "--out", filepath.Join(dir, "zero.json")}, &bytes.Buffer{}, &bytes.Buffer{})
+		require.ErrorContains(t, err, "/dev/zero: more than 64 MiB")
 	}
 }

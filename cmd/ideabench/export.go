@@ -69,7 +69,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	d, err := p.DataWithin(limits)
+	d, err := p.DataWithin(ctx, limits)
 	if err == nil {
 		q := p
 		q.Baseline, q.Idea, q.Ideas, q.Sequential = []protocol.Cfg{grid[*cfg]}, nil, nil, nil
@@ -117,7 +117,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // cmdData exports a split's evaluation windows as a windows CSV.
-func cmdData(args []string, stdout, stderr io.Writer) error {
+func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("data")
 	pf := protocolFlags(fs)
 	split := fs.String("split", "test", "train, val or test")
@@ -134,7 +134,7 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	d, err := p.Data()
+	d, err := p.DataWithin(ctx, protocol.Limits{})
 	if err != nil {
 		return err
 	}

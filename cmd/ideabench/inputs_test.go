@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,4 +134,51 @@ func TestSignalStopsTrial(t *testing.T) {
 	require.Contains(t, stderr.String(), "run interrupted")
 	got, _ := filepath.Glob(filepath.Join(results, "trials", "*.json"))
 	require.Len(t, got, 3, "the finished trials are kept, the stopped one is not")
+}
+
+// TestSignalStopsLoading: the first SIGINT stops the loading of a csv
+// file (here a pipe that delivers rows slowly and never ends), and the
+// run exits 130 saying it was interrupted.
+func TestSignalStopsLoading(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "rows.csv")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	wrote := make(chan struct{})
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		if _, err := f.WriteString("date,OT\n"); err != nil {
+			return
+		}
+		t0 := time.Date(2016, 7, 1, 0, 0, 0, 0, time.UTC)
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(f, "%s,%d\n", t0.Add(time.Duration(i)*time.Hour).Format("2006-01-02 15:04:05"), i%7); err != nil {
+				return // the reader is gone
+			}
+			if i == 100 {
+				close(wrote)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	cmd, stderr := child(t, "run", "--track", "csv", "--data", fifo, "--target", "OT", "--profile", "ci",
+		"--out", filepath.Join(dir, "r.json"), "--quiet")
+	select {
+	case <-wrote:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the run read no rows in 30 s")
+	}
+	start := time.Now()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err := cmd.Wait()
+	require.Less(t, time.Since(start), 5*time.Second, "stopped within seconds")
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, stderr.String())
+	require.Equal(t, 130, ee.ExitCode(), stderr.String())
+	require.Contains(t, stderr.String(), "interrupted before any trial")
+	require.Contains(t, stderr.String(), "rows.csv: reading stopped at line")
 }

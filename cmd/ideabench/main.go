@@ -103,7 +103,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "train":
 		return cmdTrain(ctx, args[1:], stdout, stderr)
 	case "data":
-		return cmdData(args[1:], stdout, stderr)
+		return cmdData(ctx, args[1:], stdout, stderr)
 	case "eval":
 		return cmdEval(args[1:], stdout, stderr)
 	case "verify":
@@ -209,6 +209,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if errors.Is(err, trial.ErrInterrupted) {
+		if o == nil { // stopped before any trial (loading the data)
+			o = &harness.Outcome{}
+		}
 		fmt.Fprintf(stderr, "interrupted: %d trials saved in %s (%d reused, %d new); rerun the same command to resume\n",
 			o.Reused+o.Computed, dir, o.Reused, o.Computed)
 	}
