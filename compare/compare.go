@@ -40,11 +40,11 @@ func Compare(rows []Row, opt Options) (*report.Compared, error) {
 	if opt.Alpha == 0 {
 		opt.Alpha = 0.05
 	}
-	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return nil, fmt.Errorf("compare: alpha = %v: must be in (0,1); use e.g. 0.05", opt.Alpha)
+	if err := stats.CheckAlpha(opt.Alpha); err != nil {
+		return nil, fmt.Errorf("compare: alpha = %v: %w", opt.Alpha, err)
 	}
-	if !(opt.MinEffectPct >= 0 && opt.MinEffectPct < 100) {
-		return nil, fmt.Errorf("compare: min_effect_pct = %v: must be in [0,100); use e.g. 1", opt.MinEffectPct)
+	if err := stats.CheckMinEffectPct(opt.MinEffectPct); err != nil {
+		return nil, fmt.Errorf("compare: min_effect_pct = %v: %w", opt.MinEffectPct, err)
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("compare: %s has no rows; give one row per arm, cfg and seed", opt.Source)

@@ -698,11 +698,11 @@ func (p Protocol) Validate() error {
 	} else if p.Sequence.TrainWindows < p.Sequence.T+1 {
 		bad("sequence.train_windows = %d: the linear reference forecaster needs at least sequence.t+1 = %d; raise it to %d or more", p.Sequence.TrainWindows, p.Sequence.T+1, p.Sequence.T+1)
 	}
-	if !(p.Alpha > 0 && p.Alpha < 1) {
-		bad("alpha = %v: must be in (0,1); use e.g. 0.05", p.Alpha)
+	if err := stats.CheckAlpha(p.Alpha); err != nil {
+		bad("alpha = %v: %v", p.Alpha, err)
 	}
-	if !(p.MinEffectPct >= 0 && p.MinEffectPct < 100) {
-		bad("min_effect_pct = %v: must be in [0,100), a percent of the baseline's mean; use e.g. 1", p.MinEffectPct)
+	if err := stats.CheckMinEffectPct(p.MinEffectPct); err != nil {
+		bad("min_effect_pct = %v: %v", p.MinEffectPct, err)
 	}
 	if !(p.MinEffect >= 0) || math.IsInf(p.MinEffect, 0) {
 		bad("min_effect = %v: must be a finite improvement >= 0 in the metric's units; use e.g. 0.005", p.MinEffect)

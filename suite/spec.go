@@ -13,6 +13,7 @@ import (
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -138,8 +139,8 @@ func (s Spec) Validate() error {
 	if s.Profile != "" && s.Profile != "full" && s.Profile != "ci" {
 		bad("profile = %q: use full or ci", s.Profile)
 	}
-	if s.MinEffectPct < 0 || s.MinEffectPct > 1000 {
-		bad("min_effect_pct = %v: use a percent in (0, 1000], e.g. 1, or leave it out for 1", s.MinEffectPct)
+	if err := stats.CheckMinEffectPct(s.MinEffectPct); err != nil {
+		bad("min_effect_pct = %v: %v (0 or left out: 1)", s.MinEffectPct, err)
 	}
 	if len(s.Tracks) == 0 {
 		bad("tracks: empty; name at least one track, e.g. {\"name\": \"panel\", \"track\": \"panel\"}")

@@ -40,6 +40,14 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: compare takes one file (got also %q)", errUsage, fs.Args())
 	}
+	// Each flag's value as given: compare.Options reads an alpha of 0 as
+	// its default, which --alpha 0 must not become.
+	if err := stats.CheckAlpha(*alpha); err != nil {
+		return fmt.Errorf("%w: --alpha = %v: %v", errUsage, *alpha, err)
+	}
+	if err := stats.CheckMinEffectPct(*minEff); err != nil {
+		return fmt.Errorf("%w: --min-effect-pct = %v: %v", errUsage, *minEff, err)
+	}
 	if err := checkWritable(*out); err != nil {
 		return err
 	}
