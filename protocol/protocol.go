@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"strings"
 
@@ -390,50 +389,14 @@ func ProfileFor(name, trk string) (Protocol, error) {
 	return Protocol{}, fmt.Errorf("harness: profile %q is unknown; use full, seed or ci", name)
 }
 
-// LoadProtocol reads a JSON config file over the given profile, as
-// ParseProtocol does.
+// LoadProtocol reads a JSON config file (ReadConfig) over the given
+// profile, as ParseProtocol does.
 func LoadProtocol(path string, base Protocol) (Protocol, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := ReadConfig(path)
 	if err != nil {
-		return Protocol{}, fmt.Errorf("harness: config: %w", err)
+		return Protocol{}, err
 	}
 	return ParseProtocol(raw, path, base)
-}
-
-// ConfigTrack returns the "track" a JSON config file names, "" when it
-// names none; a file that cannot be read or parsed is left for
-// LoadProtocol to report.
-func ConfigTrack(path string) (string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("harness: config: %w", err)
-	}
-	var v struct {
-		Track string `json:"track"`
-	}
-	if json.Unmarshal(raw, &v) != nil {
-		return "", nil
-	}
-	return v.Track, nil
-}
-
-// DecodeProtocol is ParseProtocol without the validation: raw (from name,
-// used in messages) decoded over base, for a caller that applies more
-// settings over it and validates after.
-func DecodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
-	return decodeProtocol(raw, name, base)
-}
-
-// DecodeProtocolFile reads a JSON config file over base as
-// ParseProtocol does, but leaves the result unvalidated, for a caller that
-// applies its own settings over it (command-line flags) and validates
-// after.
-func DecodeProtocolFile(path string, base Protocol) (Protocol, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return Protocol{}, fmt.Errorf("harness: config: %w", err)
-	}
-	return decodeProtocol(raw, path, base)
 }
 
 // ParseProtocol decodes a JSON config, read from the file name (used only

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 )
@@ -62,8 +62,8 @@ type TrackSpec struct {
 	// Channels is the csv track's channels ("", "independent", "mixed").
 	Channels string `json:"channels,omitempty"`
 	// Patch, when set, is the model's arch.patch: input positions per
-	// token, a divisor of the look-back (the profile's 16 does not
-	// divide illness's 36).
+	// token, a divisor of the look-back (a data set brings its own,
+	// track.KnownData.Patch).
 	Patch int `json:"patch,omitempty"`
 	// Protocol, when set, is applied over the suite's Protocol.
 	Protocol json.RawMessage `json:"protocol,omitempty"`
@@ -85,7 +85,7 @@ func Default() Spec {
 		{Name: "ETTh1", Dataset: "ETTh1"},
 		{Name: "ETTm1", Dataset: "ETTm1"},
 		{Name: "weather", Dataset: "weather"},
-		{Name: "illness", Dataset: "illness", Patch: 12},
+		{Name: "illness", Dataset: "illness"},
 		{Name: "sunspots", Dataset: "sunspots", Confirm: true},
 	}}
 }
@@ -113,7 +113,7 @@ func Named(name string) (Spec, error) {
 // Load reads a suite file: JSON with the fields of Spec, unknown keys
 // refused.
 func Load(path string) (Spec, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path, protocol.MaxConfigBytes)
 	if err != nil {
 		return Spec{}, fmt.Errorf("suite: %w", err)
 	}
@@ -210,74 +210,44 @@ func (s Spec) ordered() []TrackSpec {
 	return append(dev, conf...)
 }
 
-// TrackProtocol returns track t's protocol, in this order: the suite's
-// profile on its track; the data set's csv block (its file found under
-// dataDir and verified); the suite's protocol config; the track's patch;
-// the track's protocol config; the track's channels (over any csv block
-// the configs gave); the idea arms of Ideas; validated. A data set whose
-// file is absent gives an error wrapping track.ErrNotFound.
+// TrackProtocol returns track t's protocol, built by protocol.Build (as
+// the command line builds a run's) in this order: the suite's profile on
+// its track; the data set's csv block and token length (its file found
+// under dataDir and verified); the suite's protocol config; the track's
+// patch; the track's protocol config; the idea arms of Ideas; the
+// track's channels (over any csv block the configs gave); validated. A
+// data set whose file is absent gives an error wrapping
+// track.ErrNotFound; every error of the settings wraps
+// protocol.ErrConfig.
 func (s Spec) TrackProtocol(t TrackSpec, dataDir string) (protocol.Protocol, error) {
-	trk := t.Track
-	if t.Dataset != "" {
-		trk = "csv"
+	ch := protocol.Choice{Profile: s.profile(), Track: t.Track, Dataset: t.Dataset, DataDir: dataDir, Channels: t.Channels,
+		Layers: []protocol.Layer{{Name: "suite protocol", JSON: s.Protocol}}}
+	if t.Patch != 0 {
+		ch.Layers = append(ch.Layers, protocol.Layer{Name: "patch", Set: func(p *protocol.Protocol) error {
+			p.Arch.Patch = t.Patch
+			return nil
+		}})
 	}
-	p, err := protocol.ProfileFor(s.profile(), trk)
+	ch.Layers = append(ch.Layers, protocol.Layer{Name: "track " + t.Name + " protocol", JSON: t.Protocol}, protocol.Layer{Name: "suite", Set: func(p *protocol.Protocol) error {
+		if p.Sequential != nil {
+			return errors.New("a sequential protocol decides per track; drop its sequential block (the suite decides over all tracks)")
+		}
+		for _, name := range s.Ideas {
+			ic, err := idea.Parse(name)
+			if err != nil {
+				return fmt.Errorf("ideas: %q: %w", name, err)
+			}
+			arm := protocol.IdeaArm{Name: name}
+			for _, c := range p.Baseline {
+				arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
+			}
+			p.Ideas = append(p.Ideas, arm)
+		}
+		return nil
+	}})
+	p, err := protocol.Build(ch)
 	if err != nil {
 		return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
-	}
-	if t.Dataset != "" {
-		k, _ := track.LookupKnown(t.Dataset)
-		path, err := k.Find(dataDir)
-		if err != nil {
-			return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
-		}
-		c := k.Config(path, t.Channels)
-		p.CSV, p.Track = &c, "csv"
-	}
-	decode := func(raw json.RawMessage, name string) error {
-		if len(raw) == 0 {
-			return nil
-		}
-		q, err := protocol.DecodeProtocol(raw, name, p)
-		if err != nil {
-			return fmt.Errorf("suite: track %s: %w", t.Name, err)
-		}
-		p = q
-		return nil
-	}
-	if err := decode(s.Protocol, "suite protocol"); err != nil {
-		return p, err
-	}
-	if t.Patch != 0 {
-		p.Arch.Patch = t.Patch
-	}
-	if err := decode(t.Protocol, "track "+t.Name+" protocol"); err != nil {
-		return p, err
-	}
-	if t.Channels != "" && t.Dataset == "" {
-		if p.CSV == nil {
-			return p, fmt.Errorf("suite: track %s: channels %q needs a csv track: a dataset, or a csv block in its protocol", t.Name, t.Channels)
-		}
-		c := *p.CSV
-		c.Channels = t.Channels
-		p.CSV = &c
-	}
-	for _, name := range s.Ideas {
-		ic, err := idea.Parse(name)
-		if err != nil {
-			return p, fmt.Errorf("suite: ideas: %q: %w", name, err)
-		}
-		arm := protocol.IdeaArm{Name: name}
-		for _, c := range p.Baseline {
-			arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
-		}
-		p.Ideas = append(p.Ideas, arm)
-	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
-	}
-	if p.Sequential != nil {
-		return p, fmt.Errorf("suite: track %s: a sequential protocol decides per track; drop its sequential block (the suite decides over all tracks)", t.Name)
 	}
 	return p, nil
 }

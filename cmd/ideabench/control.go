@@ -28,7 +28,7 @@ import (
 // interval.
 func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("control")
-	pf := protocolFlags(fs)
+	pf := protocolFlags(fs, stderr)
 	spec := fs.String("idea", "aa", "the idea: a registered name, with parameters as name:k=v,k=v (e.g. gate:rho=0.9,beta=0.5); aa is the A/A control")
 	blocks := fs.Int("blocks", 100, "seed blocks, each of the protocol's number of seeds, disjoint")
 	base := fs.Uint64("seed-base", 0, "shift every block's seeds by this much: block k runs the protocol's seeds + base + k·(max seed + 1), so another base gives seeds disjoint from the default run's")

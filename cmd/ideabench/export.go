@@ -36,7 +36,7 @@ const (
 // cmdTrain trains one trial and saves its checkpoint.
 func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("train")
-	pf := protocolFlags(fs)
+	pf := protocolFlags(fs, stderr)
 	arm := fs.String("arm", "idea", "baseline or idea")
 	cfg := fs.Int("cfg", 0, "index into the arm's grid")
 	seed := fs.Uint64("seed", 0, "training seed")
@@ -119,7 +119,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // cmdData exports a split's evaluation windows as a windows CSV.
 func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("data")
-	pf := protocolFlags(fs)
+	pf := protocolFlags(fs, stderr)
 	split := fs.String("split", "test", "train, val or test")
 	out := fs.String("out", "windows.csv", "windows CSV to write; - writes it to standard output")
 	if err := parseFlags(fs, args, stdout); err != nil {

@@ -63,7 +63,7 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ideabench:", err)
 		switch {
-		case errors.Is(err, errUsage):
+		case errors.Is(err, errUsage), errors.Is(err, protocol.ErrConfig):
 			os.Exit(2)
 		case errors.Is(err, trial.ErrInterrupted):
 			os.Exit(130)
@@ -133,7 +133,7 @@ func version() string {
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run")
-	pf := protocolFlags(fs)
+	pf := protocolFlags(fs, stderr)
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
 	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")

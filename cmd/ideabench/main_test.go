@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/ideabench/ideabench/report"
 
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
@@ -159,7 +161,7 @@ func TestProgressClock(t *testing.T) {
 func TestDatasetFlag(t *testing.T) {
 	parse := func(args ...string) (protocol.Protocol, error) {
 		fs := newFlags("run")
-		pf := protocolFlags(fs)
+		pf := protocolFlags(fs, io.Discard)
 		require.NoError(t, fs.Parse(args))
 		return pf.protocol()
 	}
@@ -181,6 +183,32 @@ func TestDatasetFlag(t *testing.T) {
 	require.Equal(t, 48, p.CSV.T)
 }
 
+// TestEveryDatasetValidates: `ideabench run --dataset NAME` builds a
+// valid protocol on every known data set, in every profile and channel
+// setting, from the data set's own defaults (illness's look-back 36 once
+// met the csv profile's patch 16, and needed --patch 12).
+func TestEveryDatasetValidates(t *testing.T) {
+	dir := testkit.KnownFiles(t, filepath.Join("..", "..", "track", "testdata", "tiny.csv"))
+	for _, k := range track.Known {
+		for _, args := range [][]string{
+			{"--profile", "ci"},
+			{},
+			{"--profile", "seed"},
+			{"--profile", "ci", "--channels", "independent"},
+			{"--profile", "ci", "--channels", "mixed"},
+		} {
+			t.Run(strings.Join(append([]string{k.Name}, args...), " "), func(t *testing.T) {
+				fs := newFlags("run")
+				pf := protocolFlags(fs, io.Discard)
+				require.NoError(t, fs.Parse(append([]string{"--dataset", k.Name, "--data-dir", dir}, args...)))
+				p, err := pf.protocol()
+				require.NoError(t, err)
+				require.Equal(t, k.T, p.CSV.T)
+			})
+		}
+	}
+}
+
 // TestProtocolFlags: a config file and the track flags compose (the
 // flags complete what the config leaves out, then the whole is
 // validated), and --seeds sets the seed list over both.
@@ -189,9 +217,13 @@ func TestProtocolFlags(t *testing.T) {
 	seeds := filepath.Join(dir, "seeds.json")
 	require.NoError(t, os.WriteFile(seeds, []byte(`{"seeds": [3, 4, 5, 6]}`), 0o644))
 	csv := filepath.Join("..", "..", "track", "testdata", "tiny.csv")
+	csvBlock := filepath.Join(dir, "csv.json")
+	require.NoError(t, os.WriteFile(csvBlock, []byte(`{"csv": {"path": "`+csv+`", "target": "OT", "t": 24, "h": 6}, "arch": {"patch": 4}}`), 0o644))
+	seqKeys := filepath.Join(dir, "seq.json")
+	require.NoError(t, os.WriteFile(seqKeys, []byte(`{"sequence": {"noise_std": 0.5}}`), 0o644))
 	parse := func(args ...string) (protocol.Protocol, error) {
 		fs := newFlags("run")
-		pf := protocolFlags(fs)
+		pf := protocolFlags(fs, io.Discard)
 		require.NoError(t, fs.Parse(args))
 		return pf.protocol()
 	}
@@ -222,6 +254,16 @@ func TestProtocolFlags(t *testing.T) {
 		{"dataset_and_data", []string{"--dataset", "ETTh1", "--data", csv}, nil, "give one"},
 		{"dataset_not_csv", []string{"--dataset", "ETTh1", "--track", "panel"}, nil, "names a csv track"},
 		{"patch_not_dividing", []string{"--track", "csv", "--data", csv, "--target", "OT", "--context", "36", "--horizon", "6", "--patch", "16"}, nil, "use 18"},
+		// Settings of a track that does not run are refused, not recorded
+		// unread: a csv block on the panel track put csv.path into a
+		// panel report.
+		{"csv_block_on_panel", []string{"--profile", "ci", "--config", csvBlock}, nil, csvBlock + `: "csv": the data of the csv track, but this protocol runs the panel track`},
+		{"csv_block_on_csv", []string{"--profile", "ci", "--config", csvBlock, "--track", "csv"}, []uint64{0, 1, 2, 3, 4, 5, 6, 7}, ""},
+		{"sequence_keys_on_csv", []string{"--config", seqKeys, "--track", "csv", "--data", csv, "--target", "OT", "--context", "24", "--horizon", "6", "--patch", "4"}, nil, `"sequence": the data of the sequence track, but this protocol runs the csv track`},
+		{"sequence_keys_on_sequence", []string{"--profile", "ci", "--config", seqKeys, "--track", "sequence"}, []uint64{0, 1, 2, 3, 4, 5, 6, 7}, ""},
+		{"csv_flags_on_panel", []string{"--track", "panel", "--data", csv, "--context", "24"}, nil, "--data, --context: the csv track's settings, but the protocol runs the panel track"},
+		{"data_missing", []string{"--track", "csv", "--data", filepath.Join(dir, "none.csv"), "--target", "OT"}, nil, "none.csv: no such file"},
+		{"dataset_with_csv_path", []string{"--dataset", "ETTh1", "--config", csvBlock, "--data-dir", testkit.KnownFiles(t, csv)}, nil, "csv.path: --dataset ETTh1 names the file already"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := parse(tc.args...)
