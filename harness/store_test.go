@@ -215,10 +215,17 @@ func TestDivergence(t *testing.T) {
 	require.Equal(t, len(p.Trials()), o2.Reused)
 	require.Equal(t, marshal(t, o), marshal(t, o2))
 
-	// Every trial diverging is an error, not a report.
+	// A baseline diverging on every seed of every cfg is an error naming
+	// the arm, its cfgs and the fix (it once failed in the informativeness
+	// gaps with "no paired seeds; run at least 2 seeds per arm").
 	for i := range p.Baseline {
 		p.Baseline[i].LR = 1e10
 	}
+	_, err = Run(context.Background(), p, Options{})
+	require.ErrorContains(t, err, "the baseline arm diverged (loss NaN or Inf) on every one of its 3 seeds in every cfg: cfg 0 (lr 1e+10), cfg 1 (lr 1e+10); there is no baseline to compare the idea with: lower the baseline's learning rates (try 1e+09")
+	require.NotContains(t, err.Error(), "no paired seeds")
+
+	// Every trial diverging is an error, not a report.
 	p.Idea[0].LR = 1e10
 	_, err = Run(context.Background(), p, Options{})
 	require.ErrorContains(t, err, "every trial diverged")

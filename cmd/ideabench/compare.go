@@ -20,7 +20,7 @@ import (
 )
 
 // cmdCompare compares arms whose trials ran elsewhere.
-func cmdCompare(args []string, stdout, stderr io.Writer) error {
+func cmdCompare(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("compare")
 	out := fs.String("out", "ideabench-compare.json", "where to write the comparison report")
 	baseline := fs.String("baseline", "", "the baseline arm's name (default: the first arm in the file)")
@@ -48,9 +48,18 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err := stats.CheckMinEffectPct(*minEff); err != nil {
 		return fmt.Errorf("%w: --min-effect-pct = %v: %v", errUsage, *minEff, err)
 	}
-	if err := checkWritable(*out); err != nil {
+	if err := checkOutputs([]output{{named: named{"--out", *out}}}, []named{{"the metrics file", file}}, nil); err != nil {
 		return err
 	}
+	var made madeDirs
+	if err := checkWritable(&made, *out); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			made.undo()
+		}
+	}()
 	raw, err := inputfile.Read(file, maxMetricsBytes)
 	if err != nil {
 		return err

@@ -182,3 +182,20 @@ func TestSignalStopsLoading(t *testing.T) {
 	require.Contains(t, stderr.String(), "interrupted before any trial")
 	require.Contains(t, stderr.String(), "rows.csv: reading stopped at line")
 }
+
+// TestBaselineDivergesEverywhere: a baseline whose lr (1e3) diverges on
+// every seed ends the run with an error that says so, naming its cfgs and
+// the fix, not "no paired seeds; run at least 2 seeds per arm" on a run
+// of 8 seeds; its trials are kept, so a rerun with a lower lr reuses the
+// idea's.
+func TestBaselineDivergesEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"baseline": [{"lr": 1000, "epochs": 3, "weight_decay": 0.05, "schedule": "cosine", "warmup": 0.05, "clip": 1, "patience": 3}]}`), 0o644))
+	err := run(context.Background(), []string{"run", "--profile", "ci", "--config", cfg, "--out", filepath.Join(dir, "r.json"), "--quiet"}, &bytes.Buffer{}, &bytes.Buffer{})
+	require.ErrorContains(t, err, "the baseline arm diverged (loss NaN or Inf) on every one of its 8 seeds in every cfg: cfg 0 (lr 1000); there is no baseline to compare the idea with: lower the baseline's learning rates (try 100, a tenth of its lowest, or less)")
+	require.NotContains(t, err.Error(), "no paired seeds")
+	require.False(t, errors.Is(err, errUsage), "a failure of the run (exit 1), found by training")
+	got, _ := filepath.Glob(filepath.Join(dir, "r.trials", "trials", "*.json"))
+	require.Len(t, got, 32, "8 seeds of 1 baseline and 3 idea cfgs, kept")
+}

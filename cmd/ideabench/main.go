@@ -131,7 +131,7 @@ func version() string {
 	return "(devel) " + runtime.Version()
 }
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run")
 	pf := protocolFlags(fs, stderr)
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
@@ -177,22 +177,42 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sn > 1 && set["out"] && set["results"] {
 		return fmt.Errorf("%w: --out: a shard writes no report, only the trials in --results; give --out to merge", errUsage)
 	}
+	if p.Sequential != nil && sn > 1 {
+		return fmt.Errorf("%w: --shard %d/%d: a sequential protocol decides after each look, so it cannot run in shards; run it without --shard (several processes may still share its results directory)", errUsage, si, sn)
+	}
 	limits, err := machineLimits(*maxHours)
 	if err != nil {
 		return err
 	}
 	dir := resultsDir(*results, *out)
+	reportOut := *out
+	if sn > 1 {
+		reportOut = "" // a shard writes no report
+	}
+	if err := checkRunOutputs(reportOut, dir, *results != "", *plotDir, protocolInputs(*pf.config, p)); err != nil {
+		return err
+	}
 	// Fail before training if the report, its figures or the trials
-	// cannot be written.
+	// cannot be written; a run refused before its first trial leaves no
+	// directory it made.
+	var made madeDirs
+	defer func() {
+		if err != nil {
+			made.undo()
+		}
+	}()
 	if sn == 1 {
-		if err := checkWritable(*out); err != nil {
+		if err := checkWritable(&made, *out); err != nil {
 			return err
 		}
 		if *plotDir != "" {
-			if err := checkDir(*plotDir); err != nil {
+			if err := checkDir(&made, *plotDir); err != nil {
 				return err
 			}
 		}
+	}
+	if err := made.mkdirAll(filepath.Join(dir, "trials")); err != nil {
+		return fmt.Errorf("harness: results directory %s: %w", dir, err)
 	}
 	store, err := trial.OpenStore(dir)
 	if err != nil {
@@ -331,12 +351,21 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: merge takes one or more results directories\nusage: %s", errUsage, synopsis("merge"))
 	}
-	if err := checkWritable(*out); err != nil {
+	var dirs []named
+	for _, d := range fs.Args() {
+		dirs = append(dirs, named{"the results directory", d})
+	}
+	if err := checkOutputs([]output{{named: named{"--out", *out}}}, nil, dirs); err != nil {
+		return err
+	}
+	var made madeDirs
+	if err := checkWritable(&made, *out); err != nil {
 		return err
 	}
 	start := time.Now()
 	o, err := harness.Merge(ctx, fs.Args())
 	if err != nil {
+		made.undo()
 		return err
 	}
 	return writeReport(stdout, o, *out, report.RunInfo{
@@ -347,12 +376,12 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // checkWritable checks, before any work, that the file path (a
 // command's --out) can be written: a regular file or a new path, in a
-// folder that can be created and written.
-func checkWritable(path string) error {
+// folder that can be created (recorded in made) and written.
+func checkWritable(made *madeDirs, path string) error {
 	if err := atomicfile.Check(path); err != nil {
 		return fmt.Errorf("%w: --out: %v", errUsage, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := made.mkdirAll(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("--out %s: cannot write there: %w", path, err)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".ideabench-probe-*")
@@ -364,9 +393,10 @@ func checkWritable(path string) error {
 	return os.Remove(name)
 }
 
-// checkDir checks that the --plots directory can be created and written.
-func checkDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// checkDir checks that the --plots directory can be created (recorded
+// in made) and written.
+func checkDir(made *madeDirs, dir string) error {
+	if err := made.mkdirAll(dir); err != nil {
 		return fmt.Errorf("--plots %s: cannot create it: %w", dir, err)
 	}
 	f, err := os.CreateTemp(dir, ".ideabench-probe-*")

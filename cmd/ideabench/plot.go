@@ -34,6 +34,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: plot takes one report file (got also %q)", errUsage, fs.Args())
 	}
+	if err := checkOutputs([]output{{named: named{"--out", *out}, dir: true, plots: true}}, []named{{"the report", file}}, nil); err != nil {
+		return err
+	}
 	if raw, err := os.ReadFile(file); err == nil && suite.IsReport(raw) {
 		return plotSuite(file, *out, *unverified, stdout, stderr)
 	}
