@@ -571,7 +571,7 @@ func (p Protocol) Validate() error {
 			case c.Context > 0 && p.Track != "csv":
 				bad("%s.context = %d: only the csv track cuts windows at several look-backs; the %s track generates windows of its own t, so leave context out", at, c.Context, p.Track)
 			case c.Context > 0 && c.Context%max(p.Arch.Patch, 1) != 0:
-				bad("%s.context = %d: arch.patch = %d must divide it; use %d, the nearest multiple, or another patch", at, c.Context, p.Arch.Patch, max(p.Arch.Patch, 1)*max(1, (c.Context+max(p.Arch.Patch, 1)/2)/max(p.Arch.Patch, 1)))
+				bad("%s.context = %d: arch.patch = %d must divide it; use %d, the nearest multiple, or another patch", at, c.Context, p.Arch.Patch, nearestMultiple(c.Context, p.Arch.Patch, maxContext))
 			}
 			if c.EpochWindows < 0 {
 				bad("%s.epoch_windows = %d: must be >= 0; use e.g. 65536 (0 trains on every window each epoch)", at, c.EpochWindows)
@@ -613,7 +613,15 @@ func (p Protocol) Validate() error {
 	case a.Patch < 0:
 		bad("arch.patch = %d: must be >= 0 (0 or 1: a token per position); use e.g. 4", a.Patch)
 	case t > 0 && t%max(a.Patch, 1) != 0:
-		bad("arch.patch = %d: must divide the track's t = %d (tokens of equal length); use %d, the nearest divisor of %d, or change the context", a.Patch, t, nearestDivisor(t, a.Patch), t)
+		// A patch that also divides every cfg's context, so the hint
+		// does not trade this error for theirs.
+		g, of := t, ""
+		for _, k := range p.Contexts() {
+			if k > 0 && k <= maxContext && k != t {
+				g, of = gcd(g, k), " and every cfg's context"
+			}
+		}
+		bad("arch.patch = %d: must divide the track's t = %d (tokens of equal length); use %d, the nearest divisor of %d (t%s), or change the context", a.Patch, t, nearestDivisor(g, a.Patch), g, of)
 	}
 	switch a.Norm {
 	case "", transformer.NormRevIN, transformer.NormLast:
@@ -689,6 +697,24 @@ func nearestDivisor(t, k int) int {
 		}
 	}
 	return best
+}
+
+// nearestMultiple is the multiple of k (k <= 1: of 1) nearest to x, at
+// least k and at most hi.
+func nearestMultiple(x, k, hi int) int {
+	k = max(k, 1)
+	m := max(1, (x+k/2)/k) * k
+	if m > hi {
+		m = hi / k * k
+	}
+	return m
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 func abs(x int) int {

@@ -172,7 +172,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if sn > 1 && set["plots"] {
-		return fmt.Errorf("%w: --plots: a shard writes no report to draw; draw the merged one (ideabench merge --out R.json DIR; ideabench plot R.json)", errUsage)
+		return fmt.Errorf("%w: --plots: a shard writes no report to draw; once every shard is done, draw the merged one: ideabench merge --out REPORT.json %s && ideabench plot REPORT.json --out %s", errUsage, shellQuote(resultsDir(*results, *out)), shellQuote(*plotDir))
 	}
 	if sn > 1 && set["out"] && set["results"] {
 		return fmt.Errorf("%w: --out: a shard writes no report, only the trials in --results; give --out to merge", errUsage)
@@ -240,7 +240,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	if sn > 1 {
 		fmt.Fprintf(stdout, "shard %d/%d: %d trials in %s (%d reused, %d new, %.1fs); when every shard is done: ideabench merge --out REPORT.json %s\n",
-			si, sn, o.Reused+o.Computed, dir, o.Reused, o.Computed, time.Since(start).Seconds(), dir)
+			si, sn, o.Reused+o.Computed, dir, o.Reused, o.Computed, time.Since(start).Seconds(), shellQuote(dir))
 		return nil
 	}
 	if err := writeReport(stdout, o, *out, report.RunInfo{

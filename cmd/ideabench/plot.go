@@ -48,7 +48,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	// show numbers that contradict each other.
 	if bad := derive.Verify(r, derive.VerifyOptions{}).Mismatches(); len(bad) > 0 {
 		if !*unverified {
-			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], file)
+			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], shellQuote(file))
 		}
 		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified\n", file, len(bad))
 	}
@@ -85,7 +85,7 @@ func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) er
 	}
 	if bad, _ := suite.Verify(r, report, derive.VerifyOptions{}); len(bad) > 0 {
 		if !unverified {
-			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], report)
+			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], shellQuote(report))
 		}
 		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified\n", report, len(bad))
 	}
