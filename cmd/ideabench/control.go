@@ -100,7 +100,8 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		return err
 	}
 	start := time.Now()
-	res, err := harness.Control(ctx, p, ic, *blocks, *base, harness.Options{Workers: *workers, Store: store, Limits: limits}, func(done int) {
+	note := func(msg string) { fmt.Fprintf(stderr, "\n%s\n", msg) } // above the block line, which the next block draws again
+	res, err := harness.Control(ctx, p, ic, *blocks, *base, harness.Options{Workers: *workers, Store: store, Limits: limits, Note: note}, func(done int) {
 		if !*quiet {
 			fmt.Fprintf(stderr, "\rblock %d/%d  %s elapsed ", done, *blocks, time.Since(start).Round(time.Second))
 		}

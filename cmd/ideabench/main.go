@@ -222,7 +222,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	bar := &progress{w: stderr, quiet: *quiet}
 	o, err := harness.Run(ctx, p, harness.Options{
 		Workers: *workers, Progress: bar.update, Store: store, Shard: si, Shards: sn,
-		Warn: func(msg string) { bar.warn(msg) }, Limits: limits,
+		Warn: func(msg string) { bar.warn(msg) }, Note: bar.note, Limits: limits,
 	})
 	bar.finish()
 	if errors.Is(err, protocol.ErrBeyondLimits) {
@@ -418,21 +418,26 @@ type progress struct {
 	drawn bool
 	start time.Time // of the first update
 	now   func() time.Time
+	last  [3]int // done, reused and total of the last update, to draw the bar again
+}
+
+func (p *progress) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 func (p *progress) update(done, reused, total int) {
-	now := time.Now
-	if p.now != nil {
-		now = p.now
-	}
 	if p.start.IsZero() {
-		p.start = now()
+		p.start = p.clock()
 	}
+	p.last = [3]int{done, reused, total}
 	if p.quiet {
 		return
 	}
 	p.drawn = true
-	fmt.Fprint(p.w, "\r"+p.line(done, reused, total, now().Sub(p.start)))
+	fmt.Fprint(p.w, "\r"+p.line(done, reused, total, p.clock().Sub(p.start)))
 }
 
 // line is the progress line after el of training: the ETA assumes the
@@ -458,13 +463,18 @@ func (p *progress) line(done, reused, total int, el time.Duration) string {
 	return fmt.Sprintf("[%s] %d/%d trials%s  %s elapsed  ETA %s ", bar, done, total, reuse, el.Round(time.Second), eta)
 }
 
-// warn prints msg on its own line, above the bar.
-func (p *progress) warn(msg string) {
-	if p.drawn {
-		fmt.Fprintln(p.w)
-		p.drawn = false
+// warn prints msg as a warning on its own line, above the bar.
+func (p *progress) warn(msg string) { p.note("warning: " + msg) }
+
+// note prints msg on its own line, above the bar, and draws the bar
+// again below it (a wait on other processes brings no update to redraw
+// it).
+func (p *progress) note(msg string) {
+	if !p.drawn {
+		fmt.Fprintln(p.w, msg)
+		return
 	}
-	fmt.Fprintln(p.w, "warning:", msg)
+	fmt.Fprintf(p.w, "\n%s\n%s", msg, p.line(p.last[0], p.last[1], p.last[2], p.clock().Sub(p.start)))
 }
 
 func (p *progress) finish() {

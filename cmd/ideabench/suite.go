@@ -97,7 +97,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	start := time.Now()
 	r, err := suite.Run(ctx, spec, suite.Options{
 		Out: *out, DataDir: *dataDir, Workers: *workers, Shard: si, Shards: sn, Limits: limits,
-		Warn: func(msg string) { bar.warn(msg) }, Version: version(), Confirm: *confirm,
+		Warn: func(msg string) { bar.warn(msg) }, Note: func(msg string) { bar.note(msg) }, Version: version(), Confirm: *confirm,
 		Start: func(name string, i, n int) {
 			bar.finish()
 			if !*quiet {
