@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -30,6 +32,9 @@ type buildError struct {
 	err     error
 	invalid bool
 }
+
+// configError marks err as an error of the settings (ErrConfig).
+func configError(err error) error { return &buildError{err: err} }
 
 func (e *buildError) Error() string { return e.err.Error() }
 func (e *buildError) Unwrap() error { return e.err }
@@ -99,12 +104,13 @@ var trackBlocks = []string{"panel", "sequence", "csv"}
 //     csv.path it never read; with Warn, the block of the track a config
 //     names itself is left out instead, when Track or Dataset asks for
 //     another), nor csv.path beside a Dataset; then Validate; then the
-//     csv file must exist.
+//     files the protocol reads must be there: the csv file, and each
+//     external trainer's program and files.
 //
 // Every error wraps ErrConfig (and a data set's absence
 // track.ErrNotFound); one from Validate also wraps ErrInvalid.
 func Build(c Choice) (Protocol, error) {
-	bad := func(err error) (Protocol, error) { return Protocol{}, &buildError{err: err} }
+	bad := func(err error) (Protocol, error) { return Protocol{}, configError(err) }
 	trackField, datasetField := cmp.Or(c.TrackField, "track"), cmp.Or(c.DatasetField, "dataset")
 	trk := c.Track
 	if c.Dataset != "" {
@@ -211,6 +217,16 @@ func Build(c Choice) (Protocol, error) {
 	}
 	if err := p.Validate(); err != nil {
 		return p, &buildError{err: err, invalid: true}
+	}
+	if _, err := p.Pin(); err != nil { // every trainer's files are there
+		return bad(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Trainers)) {
+		if tr := p.Trainers[name]; tr != nil {
+			if _, err := exec.LookPath(tr.Command[0]); err != nil {
+				return bad(fmt.Errorf("trainers.%s.command[0] = %q: %v; give a program on the PATH or its path", name, tr.Command[0], err))
+			}
+		}
 	}
 	if p.Track == "csv" {
 		switch st, err := os.Stat(p.CSV.Path); {

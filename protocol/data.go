@@ -48,11 +48,14 @@ func (p Protocol) Data() (*Data, error) {
 	}
 }
 
-// csvData builds the csv track of p on the table tab (Data).
+// csvData builds the csv track of p on the table tab (Data). An error is
+// of the settings (ErrConfig): the file was read, and the csv block asks
+// for what it does not hold (a column, rows for the split and window),
+// or for a column that cannot be standardized.
 func (p Protocol) csvData(tab *track.Table) (*Data, error) {
 	ds, err := track.CSV(tab, *p.CSV)
 	if err != nil {
-		return nil, err
+		return nil, configError(err)
 	}
 	for _, t := range p.Contexts() {
 		if t == ds.Train.T {
@@ -62,7 +65,7 @@ func (p Protocol) csvData(tab *track.Table) (*Data, error) {
 		c.T = t
 		o, err := track.CSV(tab, c)
 		if err != nil {
-			return nil, fmt.Errorf("harness: the look-back %d of the grid: %w", t, err)
+			return nil, configError(fmt.Errorf("harness: the look-back %d of the grid: %w", t, err))
 		}
 		if ds.Other == nil {
 			ds.Other = map[int]*track.Dataset{}

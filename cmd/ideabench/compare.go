@@ -74,6 +74,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) (err error) {
 		dir = stats.HigherIsBetter
 	}
 	c, err := compare.Compare(rows, compare.Options{Source: file, Baseline: *baseline, Direction: dir, Alpha: *alpha, MinEffectPct: *minEff})
+	if errors.Is(err, compare.ErrOption) {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,9 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: datasets takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("datasets"))
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "name\tfile\tsplit\ttarget\tt\th\tpatch\tlicence\tunder "+*dir)
 	var found []string

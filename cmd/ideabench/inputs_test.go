@@ -124,16 +124,23 @@ func TestSignalStopsTrial(t *testing.T) {
 	cmd, stderr := child(t, "run", "--config", cfg, "--out", filepath.Join(dir, "r.json"), "--results", results, "--workers", "1", "--quiet")
 	waitTrials(t, cmd, results, 3) // the epoch-1 baseline cfg; then the endless one
 	time.Sleep(200 * time.Millisecond)
+	interrupt(t, cmd, syscall.SIGTERM, stderr)
+	require.Contains(t, stderr.String(), "run interrupted")
+	got, _ := filepath.Glob(filepath.Join(results, "trials", "*.json"))
+	require.Len(t, got, 3, "the finished trials are kept, the stopped one is not")
+}
+
+// interrupt sends sig to the child cmd and requires it to end within
+// seconds with exit status 130.
+func interrupt(t *testing.T, cmd *exec.Cmd, sig os.Signal, stderr *bytes.Buffer) {
+	t.Helper()
 	start := time.Now()
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Process.Signal(sig))
 	err := cmd.Wait()
 	require.Less(t, time.Since(start), 5*time.Second, "stopped within seconds")
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee, stderr.String())
 	require.Equal(t, 130, ee.ExitCode(), stderr.String())
-	require.Contains(t, stderr.String(), "run interrupted")
-	got, _ := filepath.Glob(filepath.Join(results, "trials", "*.json"))
-	require.Len(t, got, 3, "the finished trials are kept, the stopped one is not")
 }
 
 // TestSignalStopsLoading: the first SIGINT stops the loading of a csv
@@ -172,13 +179,7 @@ func TestSignalStopsLoading(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("the run read no rows in 30 s")
 	}
-	start := time.Now()
-	require.NoError(t, cmd.Process.Signal(os.Interrupt))
-	err := cmd.Wait()
-	require.Less(t, time.Since(start), 5*time.Second, "stopped within seconds")
-	var ee *exec.ExitError
-	require.ErrorAs(t, err, &ee, stderr.String())
-	require.Equal(t, 130, ee.ExitCode(), stderr.String())
+	interrupt(t, cmd, os.Interrupt, stderr)
 	require.Contains(t, stderr.String(), "interrupted before any trial")
 	require.Contains(t, stderr.String(), "rows.csv: reading stopped at line")
 }

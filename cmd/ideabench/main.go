@@ -115,8 +115,12 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "datasets":
 		return cmdDatasets(args[1:], stdout)
 	case "version":
-		if err := parseFlags(newFlags("version"), args[1:], stdout); err != nil {
+		fs := newFlags("version")
+		if err := parseFlags(fs, args[1:], stdout); err != nil {
 			return err
+		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("%w: version takes no arguments (got %q)", errUsage, fs.Args())
 		}
 		fmt.Fprintln(stdout, "ideabench", version())
 		return nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -307,4 +308,91 @@ func TestLawsLine(t *testing.T) {
 	require.Equal(t, "mechanism laws: 1 of 3 hold (confirmed: false); failed: state pole: got 0.7, want 0.9 ± 0.05; gain below one: got 0.4, want >= 0.5",
 		lawsLine(laws, false))
 	require.Equal(t, "mechanism laws: 1 of 1 hold (confirmed: true)", lawsLine(laws[:1], true))
+}
+
+// TestExitCodes: the exit status follows the documented convention: 0
+// success, 1 a failure (an input that cannot be read or trusted, a
+// directory that cannot be written, a mismatch), 2 a usage or config
+// error (a flag, a config, a data set or file the settings name, a
+// collision of output and input, a protocol beyond the machine), 130 an
+// interruption (TestSignalStopsTrial, TestSignalStopsLoading). Each case
+// runs main in a process of its own.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		return path
+	}
+	tinyCSV := filepath.Join("..", "..", "track", "testdata", "tiny.csv")
+	metrics := file("m.csv", "arm,seed,test\nb,0,1\nb,1,2\ni,0,1\ni,1,2\n")
+	csvOnPanel := file("csv.json", `{"csv": {"path": "`+tinyCSV+`", "target": "OT", "t": 24, "h": 6}}`)
+	badTrack := file("suite.json", `{"name": "s", "profile": "ci", "tracks": [{"name": "panel", "track": "panel", "protocol": {"alpha": 2}}]}`)
+	noTrainer := file("trainer.json", `{"trainers": {"idea": {"command": ["sh", "no-such-trainer.sh"], "files": ["no-such-trainer.sh"]}}}`)
+	noProgram := file("program.json", `{"trainers": {"idea": {"command": ["no-such-program-of-ideabench"]}}}`)
+	wide := file("wide.json", `{"arch": {"d": 16384, "heads": 4, "layers": 4, "batch": 32}}`)
+	badCell := file("bad.csv", "date,OT\n2016-07-01 00:00:00,1\n2016-07-01 01:00:00,x\n")
+	trunc := file("trunc.json", `{"bench_version": 1, "comparison": {`)
+	shard := filepath.Join(dir, "shards")
+	require.NoError(t, os.MkdirAll(filepath.Join(shard, "trials"), 0o755))
+	out := func(name string) string { return filepath.Join(dir, name+".json") }
+	tiny := "testdata/tiny.json"
+	csvArgs := []string{"--track", "csv", "--context", "24", "--horizon", "6", "--patch", "4"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"version", []string{"version"}, 0},
+		{"help", []string{"help", "run"}, 0},
+		{"datasets", []string{"datasets", "--data-dir", dir}, 0},
+		{"no_command", nil, 2},
+		{"unknown_command", []string{"fly"}, 2},
+		{"bad_flag", []string{"run", "--bogus"}, 2},
+		// Arguments once ignored.
+		{"version_argument", []string{"version", "extra"}, 2},
+		{"datasets_argument", []string{"datasets", "extra"}, 2},
+		{"bad_profile", []string{"run", "--profile", "huge"}, 2},
+		{"bad_config", []string{"run", "--config", "testdata/bad.json"}, 2},
+		{"missing_config", []string{"run", "--config", filepath.Join(dir, "none.json")}, 2},
+		{"csv_block_on_panel", []string{"run", "--config", csvOnPanel}, 2},
+		{"csv_flags_on_panel", []string{"run", "--track", "panel", "--data", tinyCSV}, 2},
+		{"workers", []string{"run", "--config", tiny, "--workers", "0"}, 2},
+		{"shard", []string{"run", "--config", tiny, "--shard", "3/2"}, 2},
+		// Once 1: found by the run, yet each is the settings' to fix.
+		{"missing_data_file", append([]string{"run", "--target", "OT", "--data", filepath.Join(dir, "none.csv")}, csvArgs...), 2},
+		{"missing_column", append([]string{"run", "--target", "NOPE", "--data", tinyCSV, "--out", out("column")}, csvArgs...), 2},
+		{"dataset_not_found", []string{"run", "--dataset", "illness", "--data-dir", dir}, 2},
+		{"trainer_file_missing", []string{"run", "--config", noTrainer}, 2},
+		{"trainer_program_missing", []string{"run", "--config", noProgram}, 2},
+		{"sequential_shard", []string{"run", "--config", tiny, "--shard", "0/2", "--until-decided", "12", "--results", shard}, 2},
+		{"suite_track_protocol", []string{"suite", "--suite", badTrack, "--out", out("suite")}, 2},
+		{"compare_alpha_zero", []string{"compare", metrics, "--alpha", "0", "--out", out("c0")}, 2},
+		{"compare_no_baseline_arm", []string{"compare", metrics, "--baseline", "nope", "--out", out("c1")}, 2},
+		{"collision", []string{"compare", metrics, "--out", metrics}, 2},
+		{"merge_into_input", []string{"merge", "--out", filepath.Join(shard, "r.json"), shard}, 2},
+		{"beyond_memory", []string{"run", "--config", wide, "--out", out("wide")}, 2},
+		{"data_split", []string{"data", "--config", tiny, "--split", "all", "--out", filepath.Join(dir, "w.csv")}, 2},
+		{"control_blocks", []string{"control", "--config", tiny, "--blocks", "0"}, 2},
+		// Failures: inputs that cannot be read or trusted, outputs that
+		// cannot be written.
+		{"verify_missing", []string{"verify", filepath.Join(dir, "none.json")}, 1},
+		{"verify_truncated", []string{"verify", trunc}, 1},
+		{"merge_no_manifest", []string{"merge", "--out", out("merged"), t.TempDir()}, 1},
+		{"bad_cell", append([]string{"run", "--target", "OT", "--out", out("cell"), "--data", badCell}, csvArgs...), 1},
+		{"unwritable_out", []string{"run", "--config", tiny, "--out", "/proc/nonexistent-dir/r.json"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, stderr := child(t, tc.args...)
+			err := cmd.Wait()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			require.Equal(t, tc.code, code, "%q: %s", tc.args, stderr.String())
+		})
+	}
 }
