@@ -60,7 +60,8 @@ type Choice struct {
 	// usual protocol (look-back, horizon, split, target, token length).
 	Dataset, DataDir string
 	// TrackField and DatasetField name Track and Dataset in messages
-	// ("--track", "tracks[2].dataset"); "" is "track" and "dataset".
+	// (the command line's "--track" and "--dataset"); "" is "track" and
+	// "dataset".
 	TrackField, DatasetField string
 	// Channels, when set, is the csv track's channels: the data set's
 	// (track.KnownData.Config) with a Dataset, else set over the csv
@@ -121,11 +122,8 @@ func Build(c Choice) (Protocol, error) {
 	}
 	if trk == "" {
 		for _, l := range c.Layers {
-			var v struct {
-				Track string `json:"track"`
-			}
-			if json.Unmarshal(l.JSON, &v) == nil && v.Track != "" {
-				trk = v.Track
+			if t := namedTrack(l.JSON); t != "" {
+				trk = t
 			}
 		}
 	}
@@ -158,10 +156,7 @@ func Build(c Choice) (Protocol, error) {
 			if err != nil {
 				return bad(err)
 			}
-			var named struct {
-				Track string `json:"track"`
-			}
-			json.Unmarshal(l.JSON, &named) // decoded above
+			named := namedTrack(l.JSON)
 			for _, v := range vals {
 				if len(v.Path) == 0 {
 					continue
@@ -169,7 +164,7 @@ func Build(c Choice) (Protocol, error) {
 				key, _ := v.Path[0].(string)
 				switch {
 				case len(v.Path) == 1 && slices.Contains(trackBlocks, key):
-					given[key] = append(given[key], givenBy{l.Name, named.Track})
+					given[key] = append(given[key], givenBy{l.Name, named})
 				case len(v.Path) == 2 && key == "csv" && v.Path[1] == "path" && c.Dataset != "":
 					return bad(fmt.Errorf("%s: csv.path: %s %s names the file already; remove csv.path, or drop %s to read this file", l.Name, datasetField, c.Dataset, datasetField))
 				}
@@ -239,6 +234,16 @@ func Build(c Choice) (Protocol, error) {
 		}
 	}
 	return p, nil
+}
+
+// namedTrack is the "track" a JSON config names, "" when it names none
+// or is no JSON object (decodeProtocol says what is wrong with it).
+func namedTrack(raw []byte) string {
+	var v struct {
+		Track string `json:"track"`
+	}
+	json.Unmarshal(raw, &v)
+	return v.Track
 }
 
 // withOwnBlocks is p with copies of its panel and csv blocks, which

@@ -346,7 +346,7 @@ func parseShard(flagVal string, getenv func(string) string) (i, n int, err error
 	return i, n, nil
 }
 
-func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("merge")
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -363,13 +363,17 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var made madeDirs
+	defer func() {
+		if err != nil {
+			made.undo()
+		}
+	}()
 	if err := checkWritable(&made, *out); err != nil {
 		return err
 	}
 	start := time.Now()
 	o, err := harness.Merge(ctx, fs.Args())
 	if err != nil {
-		made.undo()
 		return err
 	}
 	return writeReport(stdout, o, *out, report.RunInfo{
