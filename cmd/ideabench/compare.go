@@ -52,14 +52,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	var made madeDirs
+	defer made.undoOnError(&err)
 	if err := checkWritable(&made, *out); err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			made.undo()
-		}
-	}()
 	raw, err := inputfile.Read(file, maxMetricsBytes)
 	if err != nil {
 		return err

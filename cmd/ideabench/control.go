@@ -84,11 +84,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	// An experiment refused before its first trial leaves no directory
 	// it made.
 	var made madeDirs
-	defer func() {
-		if err != nil {
-			made.undo()
-		}
-	}()
+	defer made.undoOnError(&err)
 	if err := checkWritable(&made, *out); err != nil {
 		return err
 	}
@@ -175,11 +171,7 @@ func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks in
 		return err
 	}
 	var made madeDirs
-	defer func() {
-		if err != nil {
-			made.undo()
-		}
-	}()
+	defer made.undoOnError(&err)
 	if err := checkWritable(&made, out); err != nil {
 		return err
 	}

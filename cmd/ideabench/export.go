@@ -66,11 +66,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	var made madeDirs
-	defer func() {
-		if err != nil {
-			made.undo()
-		}
-	}()
+	defer made.undoOnError(&err)
 	if err := checkWritable(&made, *out); err != nil {
 		return err
 	}
@@ -144,11 +140,7 @@ func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 		return fmt.Errorf("%w: --split = %q: use train, val or test", errUsage, *split)
 	}
 	var made madeDirs
-	defer func() {
-		if err != nil {
-			made.undo()
-		}
-	}()
+	defer made.undoOnError(&err)
 	if *out != "-" {
 		if err := checkOutputs([]output{{named: named{"--out", *out}}}, protocolInputs(*pf.config, p), nil); err != nil {
 			return err

@@ -200,11 +200,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	// cannot be written; a run refused before its first trial leaves no
 	// directory it made.
 	var made madeDirs
-	defer func() {
-		if err != nil {
-			made.undo()
-		}
-	}()
+	defer made.undoOnError(&err)
 	if sn == 1 {
 		if err := checkWritable(&made, *out); err != nil {
 			return err
@@ -363,11 +359,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	var made madeDirs
-	defer func() {
-		if err != nil {
-			made.undo()
-		}
-	}()
+	defer made.undoOnError(&err)
 	if err := checkWritable(&made, *out); err != nil {
 		return err
 	}

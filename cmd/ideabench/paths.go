@@ -175,6 +175,14 @@ func (m madeDirs) undo() {
 	}
 }
 
+// undoOnError is undo when *err is set, deferred by a command whose
+// named result is err.
+func (m *madeDirs) undoOnError(err *error) {
+	if *err != nil {
+		m.undo()
+	}
+}
+
 // removeEmpty removes dir if it holds nothing but empty directories.
 func removeEmpty(dir string) {
 	entries, err := os.ReadDir(dir)

@@ -75,11 +75,7 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	// A suite refused before its first trial leaves no directory it made.
 	var made madeDirs
-	defer func() {
-		if err != nil {
-			made.undo()
-		}
-	}()
+	defer made.undoOnError(&err)
 	if sn == 1 {
 		if err := checkWritable(&made, *out); err != nil {
 			return err
