@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -29,6 +30,11 @@ type Options struct {
 	MinEffectPct float64         // smallest improvement of interest, percent of the baseline's mean
 }
 
+// ErrOption marks an error of Options (a value out of range, a baseline
+// arm the rows do not have), which the caller's settings fix, not the
+// file's rows.
+var ErrOption = errors.New("compare: bad option")
+
 // Compare compares arms whose trials ran elsewhere, given as one row per
 // (arm, cfg, seed), as a run compares its arms: each arm picks its cfg by
 // mean val metric (every arm needs one cfg when there is no val), the
@@ -40,11 +46,11 @@ func Compare(rows []Row, opt Options) (*report.Compared, error) {
 	if opt.Alpha == 0 {
 		opt.Alpha = 0.05
 	}
-	if !(opt.Alpha > 0 && opt.Alpha < 1) {
-		return nil, fmt.Errorf("compare: alpha = %v: must be in (0,1); use e.g. 0.05", opt.Alpha)
+	if err := stats.CheckAlpha(opt.Alpha); err != nil {
+		return nil, fmt.Errorf("%w: alpha = %v: %w", ErrOption, opt.Alpha, err)
 	}
-	if !(opt.MinEffectPct >= 0 && opt.MinEffectPct < 100) {
-		return nil, fmt.Errorf("compare: min_effect_pct = %v: must be in [0,100); use e.g. 1", opt.MinEffectPct)
+	if err := stats.CheckMinEffectPct(opt.MinEffectPct); err != nil {
+		return nil, fmt.Errorf("%w: min_effect_pct = %v: %w", ErrOption, opt.MinEffectPct, err)
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("compare: %s has no rows; give one row per arm, cfg and seed", opt.Source)
@@ -99,7 +105,7 @@ func Compare(rows []Row, opt Options) (*report.Compared, error) {
 			}
 		}
 		if i < 0 {
-			return nil, fmt.Errorf("compare: --baseline %s: no such arm in %s (arms: %s)", opt.Baseline, opt.Source, strings.Join(arms, ", "))
+			return nil, fmt.Errorf("%w: --baseline %s: no such arm in %s (arms: %s)", ErrOption, opt.Baseline, opt.Source, strings.Join(arms, ", "))
 		}
 		arms = append([]string{arms[i]}, append(arms[:i:i], arms[i+1:]...)...)
 	}

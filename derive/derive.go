@@ -182,7 +182,7 @@ func derive(in Inputs) (*report.Report, error) {
 	p := in.Protocol
 	dir := stats.LowerIsBetter
 	trials := in.Trials
-	results, div, err := substitute(trials, in.Results)
+	results, div, err := substitute(p, trials, in.Results)
 	if err != nil {
 		return nil, err
 	}
@@ -525,10 +525,20 @@ func armTable(trials []protocol.Trial, results []trial.Result, arm string, ncfg 
 // count as the worst result in every mean and in the paired comparison
 // while the report stays finite (JSON has no Inf). It returns the
 // substituted copies and the Divergence block, nil when nothing diverged.
-func substitute(trials []protocol.Trial, results []trial.Result) ([]trial.Result, *report.Divergence, error) {
+// A baseline that diverged on every seed of every cfg is an error: there
+// is no baseline to compare with, and its substitutes would make any
+// idea a win.
+func substitute(p protocol.Protocol, trials []protocol.Trial, results []trial.Result) ([]trial.Result, *report.Divergence, error) {
 	div := &report.Divergence{Rule: report.DivergenceRule}
 	worstVal, worstTest := math.Inf(-1), math.Inf(-1)
+	base, baseDiverged := 0, 0 // baseline trials, and those that diverged
 	for i, r := range results {
+		if trials[i].Arm == "baseline" {
+			base++
+			if r.Diverged {
+				baseDiverged++
+			}
+		}
 		if r.Diverged {
 			t := trials[i]
 			div.Trials = append(div.Trials, report.DivergedTrial{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Step: r.DivergedStep})
@@ -541,6 +551,15 @@ func substitute(trials []protocol.Trial, results []trial.Result) ([]trial.Result
 	}
 	if len(div.Trials) == len(results) {
 		return nil, nil, errors.New("harness: every trial diverged (loss NaN or Inf); lower the learning rates")
+	}
+	if base > 0 && baseDiverged == base {
+		var cfgs []string
+		for i, c := range p.Baseline {
+			cfgs = append(cfgs, fmt.Sprintf("cfg %d (lr %g)", i, c.LR))
+		}
+		lowest := slices.MinFunc(p.Baseline, func(a, b protocol.Cfg) int { return cmp.Compare(a.LR, b.LR) }).LR
+		return nil, nil, fmt.Errorf("harness: the baseline arm diverged (loss NaN or Inf) on every one of its %d seeds in every cfg: %s; there is no baseline to compare the idea with: lower the baseline's learning rates (try %g, a tenth of its lowest, or less) or clip its gradients (cfg clip, e.g. 1)",
+			base/len(p.Baseline), strings.Join(cfgs, ", "), lowest/10)
 	}
 	div.ValSubstitute, div.TestSubstitute = worstVal, worstTest
 	out := slices.Clone(results)

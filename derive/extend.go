@@ -15,16 +15,16 @@ import (
 // (stats.Arm.Select on val, diverged trials counted as the worst), each
 // marked tied when a cfg at another rate has the same diverged seeds and
 // val mean.
-func Choices(q protocol.Protocol, trials []protocol.Trial, results []trial.Result) ([]protocol.Choice, error) {
-	results, _, err := substitute(trials, results)
+func Choices(q protocol.Protocol, trials []protocol.Trial, results []trial.Result) ([]protocol.Pick, error) {
+	results, _, err := substitute(q, trials, results)
 	if err != nil {
 		return nil, err
 	}
-	var out []protocol.Choice
+	var out []protocol.Pick
 	for _, arm := range q.Arms() {
 		grid := q.Grid(arm)
 		a := armTable(trials, results, arm, len(grid))
-		c := protocol.Choice{Cfg: a.Select(stats.LowerIsBetter)}
+		c := protocol.Pick{Cfg: a.Select(stats.LowerIsBetter)}
 		key := func(j int) (int, float64) {
 			return len(slices.DeleteFunc(slices.Clone(a.Diverged[j]), func(d bool) bool { return !d })), stats.Summarize(a.Val[j]).Mean
 		}

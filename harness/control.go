@@ -122,7 +122,7 @@ func Control(ctx context.Context, p protocol.Protocol, ic idea.Config, blocks in
 	for _, c := range p.Baseline {
 		q.Idea = append(q.Idea, WithIdea(c, ic))
 	}
-	d, err := q.DataWithin(opt.Limits)
+	d, err := dataWithin(ctx, q, opt.Limits)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,11 @@ type Options struct {
 	// Warn receives notes worth a user's attention (a corrupt record being
 	// recomputed); may be nil.
 	Warn func(msg string)
+	// Note receives news of a wait on trials that another process trains
+	// (their leases are held, trial/lease.go): at once, then after
+	// WaitNote, twice that, and so on up to a minute apart, each with the
+	// time waited and a trial waited on; may be nil.
+	Note func(msg string)
 	// Limits, when set, refuse a protocol whose estimate (Protocol.Estimate)
 	// does not fit, before anything is generated or trained.
 	Limits protocol.Limits
@@ -71,6 +76,42 @@ func (opt Options) workers() int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return opt.Workers
+}
+
+// WaitNote is the pause before the second note of a wait on other
+// processes' trials (Options.Note); each later pause doubles, up to a
+// minute.
+var WaitNote = 5 * time.Second
+
+// waiting paces the notes of a wait (Options.Note).
+type waiting struct {
+	start, next time.Time
+	gap         time.Duration
+}
+
+// note calls note with what is waited on (what) and the time waited:
+// at the first call, then once the pause has passed.
+func (w *waiting) note(note func(string), what func() string) {
+	now := time.Now()
+	if w.start.IsZero() {
+		w.start, w.gap = now, WaitNote
+	} else if now.Before(w.next) {
+		return
+	} else {
+		w.gap = min(2*w.gap, time.Minute)
+	}
+	w.next = now.Add(w.gap)
+	note(fmt.Sprintf("waiting for %s: %s so far", what(), now.Sub(w.start).Round(time.Second)))
+}
+
+// dataWithin builds p's data within l (Protocol.DataWithin); loading
+// stopped by ctx is an interruption (trial.ErrInterrupted).
+func dataWithin(ctx context.Context, p protocol.Protocol, l protocol.Limits) (*protocol.Data, error) {
+	d, err := p.DataWithin(ctx, l)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("harness: %w before any trial: %w", trial.ErrInterrupted, err)
+	}
+	return d, err
 }
 
 // Run executes the seeded protocol:
@@ -113,7 +154,7 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	if shards > 1 && opt.Store == nil {
 		return nil, errors.New("harness: a sharded run needs a results directory to write into")
 	}
-	d, err := p.DataWithin(opt.Limits)
+	d, err := dataWithin(ctx, p, opt.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -205,8 +246,23 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	// takes up the skipped ones: by then finished (their records are
 	// read), still claimed (skipped again), or stale (trained here).
 	pending := todo
+	var waited waiting
 	for round := 0; len(pending) > 0; round++ {
 		if round > 0 {
+			if opt.Note != nil {
+				waited.note(opt.Note, func() string {
+					t := trials[pending[0]]
+					holder := ""
+					if h := opt.Store.Holder(p.Key(t, d.SHA256).ID()); h != "" {
+						holder = " (" + h + ")"
+					}
+					what := fmt.Sprintf("%d trials", len(pending))
+					if len(pending) == 1 {
+						what = "1 trial"
+					}
+					return fmt.Sprintf("%s that another process sharing %s trains; the first, %s cfg %d seed %d%s", what, opt.Store.Dir, t.Arm, t.Cfg, t.Seed, holder)
+				})
+			}
 			select {
 			case <-time.After(trial.LeasePoll):
 			case <-ctx.Done():

@@ -30,7 +30,7 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 			return nil, err
 		}
 	}
-	d, err := p.DataWithin(opt.Limits)
+	d, err := dataWithin(ctx, p, opt.Limits)
 	if err != nil {
 		return nil, err
 	}

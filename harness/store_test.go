@@ -3,11 +3,14 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/internal/testkit"
@@ -215,10 +218,17 @@ func TestDivergence(t *testing.T) {
 	require.Equal(t, len(p.Trials()), o2.Reused)
 	require.Equal(t, marshal(t, o), marshal(t, o2))
 
-	// Every trial diverging is an error, not a report.
+	// A baseline diverging on every seed of every cfg is an error naming
+	// the arm, its cfgs and the fix (it once failed in the informativeness
+	// gaps with "no paired seeds; run at least 2 seeds per arm").
 	for i := range p.Baseline {
 		p.Baseline[i].LR = 1e10
 	}
+	_, err = Run(context.Background(), p, Options{})
+	require.ErrorContains(t, err, "the baseline arm diverged (loss NaN or Inf) on every one of its 3 seeds in every cfg: cfg 0 (lr 1e+10), cfg 1 (lr 1e+10); there is no baseline to compare the idea with: lower the baseline's learning rates (try 1e+09")
+	require.NotContains(t, err.Error(), "no paired seeds")
+
+	// Every trial diverging is an error, not a report.
 	p.Idea[0].LR = 1e10
 	_, err = Run(context.Background(), p, Options{})
 	require.ErrorContains(t, err, "every trial diverged")
@@ -242,4 +252,52 @@ func TestManifestTampered(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(raw), `"alpha": 0.05`, `"alpha": 0.01`, 1)), 0o644))
 	_, err = Merge(context.Background(), []string{s.Dir})
 	require.ErrorContains(t, err, "does not match its protocol")
+}
+
+// TestWaitNotes: a run that waits on a trial another live process holds
+// the lease of says so at once, names the trial and the lease's holder,
+// and says again, with the time waited, while the wait lasts; it then
+// trains the trial once the lease is gone.
+func TestWaitNotes(t *testing.T) {
+	defer func(d time.Duration) { WaitNote = d }(WaitNote)
+	WaitNote = 20 * time.Millisecond
+	p := testkit.TinyProtocol()
+	s, err := trial.OpenStore(t.TempDir())
+	require.NoError(t, err)
+	first := p.Trials()[0]
+	lease := filepath.Join(s.Dir, "trials", p.Key(first, "").ID()+".lease")
+	host, _ := os.Hostname()
+	// This process is alive, so its lease is not stale.
+	require.NoError(t, os.WriteFile(lease, []byte(fmt.Sprintf(`{"pid": %d, "host": %q, "since": "2026-12-05T00:00:00Z"}`, os.Getpid(), host)), 0o644))
+	var mu sync.Mutex
+	var notes []string
+	done := make(chan error)
+	go func() {
+		_, err := Run(context.Background(), p, Options{Store: s, Note: func(msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			notes = append(notes, msg)
+			if len(notes) == 3 {
+				os.Remove(lease) // the other process is done with it
+			}
+		}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run still waits 30 s after the lease was removed")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.GreaterOrEqual(t, len(notes), 3)
+	want := fmt.Sprintf("waiting for 1 trial that another process sharing %s trains; the first, baseline cfg 0 seed 0 (pid %d on host %s, renewed ", s.Dir, os.Getpid(), host)
+	for i, n := range notes {
+		require.True(t, strings.HasPrefix(n, want), "note %d: %s", i, n)
+		require.Regexp(t, `: \d+s so far$`, n)
+	}
+	require.True(t, strings.HasSuffix(notes[0], ": 0s so far"), notes[0])
+	got, _ := filepath.Glob(filepath.Join(s.Dir, "trials", "*.json"))
+	require.Len(t, got, len(p.Trials()), "the trial waited on is trained once its lease is gone")
 }

@@ -12,22 +12,30 @@ import (
 // registry: each value a finite decimal number, each name once.
 func Parse(s string) (Config, error) {
 	name, kvs, _ := strings.Cut(s, ":")
+	spec, ok := Lookup(name)
+	if !ok {
+		_, err := New(Config{Name: name})
+		return Config{}, err
+	}
 	m := map[string]float64{}
 	if kvs != "" {
 		for _, kv := range strings.Split(kvs, ",") {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok || k == "" {
-				return Config{}, fmt.Errorf("parameter %q: want name=number", kv)
+				return Config{}, fmt.Errorf("parameter %s: want name=number", num.Quote(kv))
+			}
+			p, err := spec.param(k)
+			if err != nil {
+				return Config{}, err
 			}
 			x, err := num.ParseDecimal(v)
 			if err != nil {
-				return Config{}, fmt.Errorf("parameter %s: %v; give a finite number such as %s=0.5", k, err, k)
+				// The default is a value the parameter takes (an integer
+				// where it must be one).
+				return Config{}, fmt.Errorf("parameter %s: %v; give a finite number such as %s=%v (its default)", k, err, k, p.Default)
 			}
 			if _, dup := m[k]; dup {
 				return Config{}, fmt.Errorf("parameter %s is given twice; give each parameter once", k)
-			}
-			if strings.ContainsAny(k, "=;") {
-				return Config{}, fmt.Errorf("parameter name %q: names hold no '=' or ';'", k)
 			}
 			m[k] = x
 		}

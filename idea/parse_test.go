@@ -1,6 +1,7 @@
 package idea
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,5 +27,33 @@ func TestParse(t *testing.T) {
 			_, err := Parse(tc.in)
 			require.ErrorContains(t, err, tc.want)
 		})
+	}
+}
+
+// hintRE finds the value a message suggests: "such as width=3", "use
+// e.g. 3", "such as 0.8".
+var hintRE = regexp.MustCompile(`(?:such as|e\.g\.) (?:\w+=)?(-?[0-9.]+)`)
+
+// TestHintsWork: every value an idea's parameter errors suggest, pasted
+// back, is accepted (a hint of width=0.5 for conv's integer width was
+// not). Each parameter of every registered idea gets a value that does
+// not parse and values out of any range.
+func TestHintsWork(t *testing.T) {
+	for _, name := range Names() {
+		spec, _ := Lookup(name)
+		for _, p := range spec.Params {
+			for _, v := range []string{"x", "NaN", "-1e9", "-0.5", "0.5", "1.5", "1e9"} {
+				t.Run(name+"/"+p.Name+"="+v, func(t *testing.T) {
+					_, err := Parse(name + ":" + p.Name + "=" + v)
+					if err == nil {
+						return
+					}
+					m := hintRE.FindStringSubmatch(err.Error())
+					require.NotNil(t, m, "the error suggests a value: %v", err)
+					_, err = Parse(name + ":" + p.Name + "=" + m[1])
+					require.NoError(t, err, "the suggested %s=%s", p.Name, m[1])
+				})
+			}
+		}
 	}
 }

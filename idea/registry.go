@@ -62,6 +62,19 @@ func Lookup(name string) (Spec, bool) {
 	return registry[i], true
 }
 
+// param returns the parameter of s called name, or an error listing
+// its parameters.
+func (s Spec) param(name string) (Param, error) {
+	var names []string
+	for _, p := range s.Params {
+		if p.Name == name {
+			return p, nil
+		}
+		names = append(names, p.Name)
+	}
+	return Param{}, fmt.Errorf("idea: %s has no parameter %q; its parameters are %s", s.Name, name, strings.Join(names, ", "))
+}
+
 // New builds the idea c names: unknown names and parameters, missing ones
 // without a default, and out-of-range values are errors naming the field
 // and the fix.
@@ -76,12 +89,8 @@ func New(c Config) (Idea, error) {
 		full[p.Name] = p.Default
 	}
 	for k, v := range given {
-		if _, ok := full[k]; !ok {
-			var names []string
-			for _, p := range s.Params {
-				names = append(names, p.Name)
-			}
-			return nil, fmt.Errorf("idea: %s has no parameter %q; its parameters are %s", c.Name, k, strings.Join(names, ", "))
+		if _, err := s.param(k); err != nil {
+			return nil, err
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("idea: %s.%s = %v is not a finite number", c.Name, k, v)

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -47,11 +48,14 @@ func (p Protocol) Data() (*Data, error) {
 	}
 }
 
-// csvData builds the csv track of p on the table tab (Data).
+// csvData builds the csv track of p on the table tab (Data). An error is
+// of the settings (ErrConfig): the file was read, and the csv block asks
+// for what it does not hold (a column, rows for the split and window),
+// or for a column that cannot be standardized.
 func (p Protocol) csvData(tab *track.Table) (*Data, error) {
 	ds, err := track.CSV(tab, *p.CSV)
 	if err != nil {
-		return nil, err
+		return nil, configError(err)
 	}
 	for _, t := range p.Contexts() {
 		if t == ds.Train.T {
@@ -61,7 +65,7 @@ func (p Protocol) csvData(tab *track.Table) (*Data, error) {
 		c.T = t
 		o, err := track.CSV(tab, c)
 		if err != nil {
-			return nil, fmt.Errorf("harness: the look-back %d of the grid: %w", t, err)
+			return nil, configError(fmt.Errorf("harness: the look-back %d of the grid: %w", t, err))
 		}
 		if ds.Other == nil {
 			ds.Other = map[int]*track.Dataset{}
@@ -111,14 +115,15 @@ const TrackRationale = "Sequence forecast contains multi-token temporal correlat
 // DataWithin builds the protocol's data (Data), first refusing a
 // generated track whose windows alone exceed l.MaxBytes, and a csv track
 // whose windows would (csvBytes), read from its file before they are cut.
-func (p Protocol) DataWithin(l Limits) (*Data, error) {
+// Reading the file stops once ctx is done (track.LoadCSVContext).
+func (p Protocol) DataWithin(ctx context.Context, l Limits) (*Data, error) {
 	if b := p.dataEstimate(); l.MaxBytes > 0 && b > l.MaxBytes {
 		return nil, fmt.Errorf("harness: %w: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", ErrBeyondLimits, p.Track, bytesText(b), bytesText(l.MaxBytes))
 	}
 	if p.Track != "csv" || p.CSV == nil {
 		return p.Data()
 	}
-	tab, err := track.LoadCSV(p.CSV.Path)
+	tab, err := track.LoadCSVContext(ctx, p.CSV.Path)
 	if err != nil {
 		return nil, err
 	}

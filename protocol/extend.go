@@ -102,11 +102,11 @@ func (p Protocol) Arms() []string {
 	return arms
 }
 
-// Choice is an arm's choice in a round of a grid extension: the index
+// Pick is an arm's choice in a round of a grid extension: the index
 // of its chosen cfg, and whether a cfg at another rate ties with it (the
 // same diverged seeds and val mean), so the choice does not point past
 // the grid's edge.
-type Choice struct {
+type Pick struct {
 	Cfg  int
 	Tied bool
 }
@@ -115,7 +115,7 @@ type Choice struct {
 // made the choices chosen (in the order of q.Arms()): it returns the
 // round's record and, when the grids grow, the protocol with the grown
 // grids (more true).
-func (q Protocol) Extend(g *GridExtension, round int, chosen []Choice) (next Protocol, rec Extension, more bool) {
+func (q Protocol) Extend(g *GridExtension, round int, chosen []Pick) (next Protocol, rec Extension, more bool) {
 	arms := q.Arms()
 	below, above := false, false
 	for i, arm := range arms {

@@ -25,35 +25,35 @@ func TestExtend(t *testing.T) {
 		name          string
 		p             func() Protocol
 		round         int
-		chosen        []Choice
+		chosen        []Pick
 		more          bool
 		stop          string
 		baseline, idx []float64 // the grids after the round
 		edges         []string
 	}{
-		{name: "interior", p: base, chosen: []Choice{{Cfg: 1}, {Cfg: 1}}, stop: StopInterior,
+		{name: "interior", p: base, chosen: []Pick{{Cfg: 1}, {Cfg: 1}}, stop: StopInterior,
 			baseline: []float64{0.0015, 0.005, 0.015}, idx: []float64{0.0015, 0.005, 0.015}, edges: []string{"", ""}},
 		// 0.015·0.015/0.005 = 0.045: both arms grow above, though only the
 		// baseline chose the largest rate.
-		{name: "largest", p: base, chosen: []Choice{{Cfg: 2}, {Cfg: 1}}, more: true,
+		{name: "largest", p: base, chosen: []Pick{{Cfg: 2}, {Cfg: 1}}, more: true,
 			baseline: []float64{0.0015, 0.005, 0.015, 0.045}, idx: []float64{0.0015, 0.005, 0.015, 0.045}, edges: []string{"largest", ""}},
 		// 0.0015·0.0015/0.005 = 0.00045.
-		{name: "smallest", p: base, chosen: []Choice{{Cfg: 1}, {Cfg: 0}}, more: true,
+		{name: "smallest", p: base, chosen: []Pick{{Cfg: 1}, {Cfg: 0}}, more: true,
 			baseline: []float64{0.0015, 0.005, 0.015, 0.00045}, idx: []float64{0.0015, 0.005, 0.015, 0.00045}, edges: []string{"", "smallest"}},
 		// Both ways at once: below first, then above.
-		{name: "both", p: base, chosen: []Choice{{Cfg: 0}, {Cfg: 2}}, more: true,
+		{name: "both", p: base, chosen: []Pick{{Cfg: 0}, {Cfg: 2}}, more: true,
 			baseline: []float64{0.0015, 0.005, 0.015, 0.00045, 0.045}, idx: []float64{0.0015, 0.005, 0.015, 0.00045, 0.045}, edges: []string{"smallest", "largest"}},
 		// A tie with a cfg at another rate does not point past the edge.
-		{name: "tied", p: base, chosen: []Choice{{Cfg: 2, Tied: true}, {Cfg: 1}}, stop: StopInterior,
+		{name: "tied", p: base, chosen: []Pick{{Cfg: 2, Tied: true}, {Cfg: 1}}, stop: StopInterior,
 			baseline: []float64{0.0015, 0.005, 0.015}, idx: []float64{0.0015, 0.005, 0.015}, edges: []string{"", ""}},
-		{name: "rounds", p: base, round: 3, chosen: []Choice{{Cfg: 2}, {Cfg: 2}}, stop: StopRounds,
+		{name: "rounds", p: base, round: 3, chosen: []Pick{{Cfg: 2}, {Cfg: 2}}, stop: StopRounds,
 			baseline: []float64{0.0015, 0.005, 0.015}, idx: []float64{0.0015, 0.005, 0.015}, edges: []string{"largest", "largest"}},
 		// 0.0015²/0.005 = 0.00045 is below min_lr 0.001: no step.
 		{name: "bound", p: func() Protocol {
 			p := base()
 			p.ExtendGrid = &GridExtension{MaxRounds: 3, MinLR: 0.001, MaxLR: 0.5}
 			return p
-		}, chosen: []Choice{{Cfg: 0}, {Cfg: 0}}, stop: StopBound,
+		}, chosen: []Pick{{Cfg: 0}, {Cfg: 0}}, stop: StopBound,
 			baseline: []float64{0.0015, 0.005, 0.015}, idx: []float64{0.0015, 0.005, 0.015}, edges: []string{"smallest", "smallest"}},
 		// Rounded to three significant digits: 0.001·0.001/0.003 =
 		// 0.000333...
@@ -63,14 +63,14 @@ func TestExtend(t *testing.T) {
 				p.Baseline[i].LR, p.Idea[i].LR = lr, lr
 			}
 			return p
-		}, chosen: []Choice{{Cfg: 0}, {Cfg: 1}}, more: true,
+		}, chosen: []Pick{{Cfg: 0}, {Cfg: 1}}, more: true,
 			baseline: []float64{0.001, 0.003, 0.01, 0.000333}, idx: []float64{0.001, 0.003, 0.01, 0.000333}, edges: []string{"smallest", ""}},
 		// A grid of one rate has no step: it never sits on an edge.
 		{name: "one_rate", p: func() Protocol {
 			p := base()
 			p.Baseline, p.Idea = p.Baseline[:1], p.Idea[:1]
 			return p
-		}, chosen: []Choice{{Cfg: 0}, {Cfg: 0}}, stop: StopInterior,
+		}, chosen: []Pick{{Cfg: 0}, {Cfg: 0}}, stop: StopInterior,
 			baseline: []float64{0.0015}, idx: []float64{0.0015}, edges: []string{"", ""}},
 		// Every cfg at the edge rate is copied (two look-backs here).
 		{name: "two_contexts", p: func() Protocol {
@@ -90,7 +90,7 @@ func TestExtend(t *testing.T) {
 			}
 			p.Baseline, p.Idea = b, x
 			return p
-		}, chosen: []Choice{{Cfg: 5}, {Cfg: 2}}, more: true,
+		}, chosen: []Pick{{Cfg: 5}, {Cfg: 2}}, more: true,
 			baseline: []float64{0.0015, 0.0015, 0.005, 0.005, 0.015, 0.015, 0.045, 0.045}, idx: []float64{0.0015, 0.0015, 0.005, 0.005, 0.015, 0.015, 0.045, 0.045}, edges: []string{"largest", ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"strings"
 
@@ -421,46 +420,14 @@ func ProfileFor(name, trk string) (Protocol, error) {
 	return Protocol{}, fmt.Errorf("harness: profile %q is unknown; use full, seed or ci", name)
 }
 
-// LoadProtocol reads a JSON config file over the given profile, as
-// ParseProtocol does.
+// LoadProtocol reads a JSON config file (ReadConfig) over the given
+// profile, as ParseProtocol does.
 func LoadProtocol(path string, base Protocol) (Protocol, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := ReadConfig(path)
 	if err != nil {
-		return Protocol{}, fmt.Errorf("harness: config: %w", err)
+		return Protocol{}, err
 	}
 	return ParseProtocol(raw, path, base)
-}
-
-// ConfigTrack returns the "track" a JSON config file names, "" when it
-// names none; a file that cannot be read or parsed is left for
-// LoadProtocol to report.
-func ConfigTrack(path string) (string, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("harness: config: %w", err)
-	}
-	var trk string
-	jsonstrict.Peek(raw, "track", &trk)
-	return trk, nil
-}
-
-// DecodeProtocol is ParseProtocol without the validation: raw (from name,
-// used in messages) decoded over base, for a caller that applies more
-// settings over it and validates after.
-func DecodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
-	return decodeProtocol(raw, name, base)
-}
-
-// DecodeProtocolFile reads a JSON config file over base as
-// ParseProtocol does, but leaves the result unvalidated, for a caller that
-// applies its own settings over it (command-line flags) and validates
-// after.
-func DecodeProtocolFile(path string, base Protocol) (Protocol, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return Protocol{}, fmt.Errorf("harness: config: %w", err)
-	}
-	return decodeProtocol(raw, path, base)
 }
 
 // ParseProtocol decodes a JSON config, read from the file name (used only
@@ -634,7 +601,7 @@ func (p Protocol) Validate() error {
 			case c.Context > 0 && p.Track != "csv":
 				bad("%s.context = %d: only the csv track cuts windows at several look-backs; the %s track generates windows of its own t, so leave context out", at, c.Context, p.Track)
 			case c.Context > 0 && c.Context%max(p.Arch.Patch, 1) != 0:
-				bad("%s.context = %d: arch.patch = %d must divide it; use %d, the nearest multiple, or another patch", at, c.Context, p.Arch.Patch, max(p.Arch.Patch, 1)*max(1, (c.Context+max(p.Arch.Patch, 1)/2)/max(p.Arch.Patch, 1)))
+				bad("%s.context = %d: arch.patch = %d must divide it; use %d, the nearest multiple, or another patch", at, c.Context, p.Arch.Patch, nearestMultiple(c.Context, p.Arch.Patch, maxContext))
 			}
 			if c.EpochWindows < 0 {
 				bad("%s.epoch_windows = %d: must be >= 0; use e.g. 65536 (0 trains on every window each epoch)", at, c.EpochWindows)
@@ -677,7 +644,15 @@ func (p Protocol) Validate() error {
 	case a.Patch < 0:
 		bad("arch.patch = %d: must be >= 0 (0 or 1: a token per position); use e.g. 4", a.Patch)
 	case t > 0 && t%max(a.Patch, 1) != 0:
-		bad("arch.patch = %d: must divide the track's t = %d (tokens of equal length); use %d, the nearest divisor of %d, or change the context", a.Patch, t, nearestDivisor(t, a.Patch), t)
+		// A patch that also divides every cfg's context, so the hint
+		// does not trade this error for theirs.
+		g, of := t, ""
+		for _, k := range p.Contexts() {
+			if k > 0 && k <= maxContext && k != t {
+				g, of = gcd(g, k), " and every cfg's context"
+			}
+		}
+		bad("arch.patch = %d: must divide the track's t = %d (tokens of equal length); use %d, the nearest divisor of %d (t%s), or change the context", a.Patch, t, nearestDivisor(g, a.Patch), g, of)
 	}
 	switch a.Norm {
 	case "", transformer.NormRevIN, transformer.NormLast:
@@ -735,11 +710,11 @@ func (p Protocol) Validate() error {
 			errs = append(errs, budgetError(d))
 		}
 	}
-	if !(p.Alpha > 0 && p.Alpha < 1) {
-		bad("alpha = %v: must be in (0,1); use e.g. 0.05", p.Alpha)
+	if err := stats.CheckAlpha(p.Alpha); err != nil {
+		bad("alpha = %v: %v", p.Alpha, err)
 	}
-	if !(p.MinEffectPct >= 0 && p.MinEffectPct < 100) {
-		bad("min_effect_pct = %v: must be in [0,100), a percent of the baseline's mean; use e.g. 1", p.MinEffectPct)
+	if err := stats.CheckMinEffectPct(p.MinEffectPct); err != nil {
+		bad("min_effect_pct = %v: %v", p.MinEffectPct, err)
 	}
 	if !(p.MinEffect >= 0) || math.IsInf(p.MinEffect, 0) {
 		bad("min_effect = %v: must be a finite improvement >= 0 in the metric's units; use e.g. 0.005", p.MinEffect)
@@ -766,6 +741,24 @@ func nearestDivisor(t, k int) int {
 		}
 	}
 	return best
+}
+
+// nearestMultiple is the multiple of k (k <= 1: of 1) nearest to x, at
+// least k and at most hi.
+func nearestMultiple(x, k, hi int) int {
+	k = max(k, 1)
+	m := max(1, (x+k/2)/k) * k
+	if m > hi {
+		m = hi / k * k
+	}
+	return m
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 func abs(x int) int {

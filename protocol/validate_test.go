@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -240,12 +241,12 @@ func TestDataWithinCSV(t *testing.T) {
 	require.NoError(t, err)
 	mixed := p.csvBytes(tab)
 	require.Equal(t, 8*400.0*3*4, mixed, "C(C+1) values a row: three rotated copies and the target")
-	_, err = p.DataWithin(Limits{MaxBytes: mixed / 2})
+	_, err = p.DataWithin(context.Background(), Limits{MaxBytes: mixed / 2})
 	require.ErrorIs(t, err, ErrBeyondLimits)
 	require.ErrorContains(t, err, `csv.channels "independent"`)
 	p.CSV.Channels = track.ChannelsIndependent
 	require.Equal(t, 8*400.0*3, p.csvBytes(tab))
-	d, err := p.DataWithin(Limits{MaxBytes: mixed / 2})
+	d, err := p.DataWithin(context.Background(), Limits{MaxBytes: mixed / 2})
 	require.NoError(t, err)
 	require.Equal(t, 3, d.Train.Series())
 }

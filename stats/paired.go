@@ -130,8 +130,8 @@ func (o Options) Method(n int) (method string, draws int) {
 }
 
 func (o *Options) validate() error {
-	if !(o.Alpha > 0 && o.Alpha < 1) {
-		return fmt.Errorf("stats: Options.Alpha = %v is outside (0,1); use a level such as 0.05", o.Alpha)
+	if err := CheckAlpha(o.Alpha); err != nil {
+		return fmt.Errorf("stats: Options.Alpha = %v: %w", o.Alpha, err)
 	}
 	if o.ExactMaxN < 0 || o.ExactMaxN > maxExactN {
 		return fmt.Errorf("stats: Options.ExactMaxN = %d is outside [0,%d]; use 20 and let larger studies run Monte Carlo", o.ExactMaxN, maxExactN)

@@ -31,14 +31,14 @@ type Options struct {
 	Out string
 	// DataDir is where the data sets are looked for by name.
 	DataDir string
-	// Workers, Shard, Shards, Limits and Warn are harness.Options' for
-	// every track. A sharded call runs its shard of every track and
+	// Workers, Shard, Shards, Limits, Warn and Note are harness.Options'
+	// for every track. A sharded call runs its shard of every track and
 	// writes no report: when every shard is done, the same call without
 	// a shard reuses every trial and writes the reports.
 	Workers       int
 	Shard, Shards int
 	Limits        protocol.Limits
-	Warn          func(msg string)
+	Warn, Note    func(msg string)
 	// Progress, when not nil, is told each track as it starts, and its
 	// trials' progress (harness.Options.Progress).
 	Start    func(name string, i, n int)
@@ -131,7 +131,7 @@ func Run(ctx context.Context, s suitereport.Spec, opt Options) (*suitereport.Rep
 		t0 := time.Now()
 		o, err := harness.Run(ctx, pl.p, harness.Options{
 			Workers: opt.Workers, Progress: opt.Progress, Store: store, Shard: opt.Shard, Shards: opt.Shards,
-			Warn: opt.Warn, Limits: opt.Limits,
+			Warn: opt.Warn, Note: opt.Note, Limits: opt.Limits,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("suite: track %s: %w", pl.spec.Name, err)

@@ -1,16 +1,16 @@
 package suite
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 
+	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/protocol"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/suitereport"
-	"github.com/ideabench/ideabench/track"
 )
 
 // Default is the default suite: the panel and sequence tracks, and the
@@ -50,12 +50,17 @@ func Named(name string) (suitereport.Spec, error) {
 	return suitereport.Spec{}, fmt.Errorf("suite: %q is no built-in suite; use default or ci, or a suite file (JSON)", name)
 }
 
-// Load reads a suite file strictly (jsonstrict): JSON with the fields of
-// suitereport.Spec, nothing after it, unknown and repeated keys refused,
-// each fault named with its line:column and JSON path; then validated.
+// Load reads a suite file strictly (jsonstrict), with a bound on its
+// size: JSON with the fields of suitereport.Spec, nothing after it,
+// unknown and repeated keys refused, each fault named with its
+// line:column and JSON path; then validated.
 func Load(path string) (suitereport.Spec, error) {
+	raw, err := inputfile.Read(path, protocol.MaxConfigBytes)
+	if err != nil {
+		return suitereport.Spec{}, fmt.Errorf("suite: %w", err)
+	}
 	var s suitereport.Spec
-	if err := jsonstrict.ReadFile(path, "suite file", &s); err != nil {
+	if err := jsonstrict.Decode(raw, path, "suite file", &s); err != nil {
 		return suitereport.Spec{}, fmt.Errorf("suite: %w", err)
 	}
 	if err := s.Validate(); err != nil {
@@ -64,74 +69,44 @@ func Load(path string) (suitereport.Spec, error) {
 	return s, nil
 }
 
-// TrackProtocol returns track t's protocol, in this order: the suite's
-// profile on its track; the data set's csv block (its file found under
-// dataDir and verified); the suite's protocol config; the track's patch;
-// the track's protocol config; the track's channels (over any csv block
-// the configs gave); the idea arms of Ideas; validated. A data set whose
-// file is absent gives an error wrapping track.ErrNotFound.
+// TrackProtocol returns track t's protocol, built by protocol.Build (as
+// the command line builds a run's) in this order: the suite's profile on
+// its track; the data set's csv block and token length (its file found
+// under dataDir and verified); the suite's protocol config; the track's
+// patch; the track's protocol config; the idea arms of Ideas; the
+// track's channels (over any csv block the configs gave); validated. A
+// data set whose file is absent gives an error wrapping
+// track.ErrNotFound; every error of the settings wraps
+// protocol.ErrConfig.
 func TrackProtocol(s suitereport.Spec, t suitereport.TrackSpec, dataDir string) (protocol.Protocol, error) {
-	trk := t.Track
-	if t.Dataset != "" {
-		trk = "csv"
+	ch := protocol.Choice{Profile: s.WithDefaults().Profile, Track: t.Track, Dataset: t.Dataset, DataDir: dataDir, Channels: t.Channels,
+		Layers: []protocol.Layer{{Name: "suite protocol", JSON: s.Protocol}}}
+	if t.Patch != 0 {
+		ch.Layers = append(ch.Layers, protocol.Layer{Name: "patch", Set: func(p *protocol.Protocol) error {
+			p.Arch.Patch = t.Patch
+			return nil
+		}})
 	}
-	p, err := protocol.ProfileFor(s.WithDefaults().Profile, trk)
+	ch.Layers = append(ch.Layers, protocol.Layer{Name: "track " + t.Name + " protocol", JSON: t.Protocol}, protocol.Layer{Name: "suite", Set: func(p *protocol.Protocol) error {
+		if p.Sequential != nil {
+			return errors.New("a sequential protocol decides per track; drop its sequential block (the suite decides over all tracks)")
+		}
+		for _, name := range s.Ideas {
+			ic, err := idea.Parse(name)
+			if err != nil {
+				return fmt.Errorf("ideas: %q: %w", name, err)
+			}
+			arm := protocol.IdeaArm{Name: name}
+			for _, c := range p.Baseline {
+				arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
+			}
+			p.Ideas = append(p.Ideas, arm)
+		}
+		return nil
+	}})
+	p, err := protocol.Build(ch)
 	if err != nil {
 		return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
-	}
-	if t.Dataset != "" {
-		k, _ := track.LookupKnown(t.Dataset)
-		path, err := k.Find(dataDir)
-		if err != nil {
-			return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
-		}
-		c := k.Config(path, t.Channels)
-		p.CSV, p.Track = &c, "csv"
-	}
-	decode := func(raw json.RawMessage, name string) error {
-		if len(raw) == 0 {
-			return nil
-		}
-		q, err := protocol.DecodeProtocol(raw, name, p)
-		if err != nil {
-			return fmt.Errorf("suite: track %s: %w", t.Name, err)
-		}
-		p = q
-		return nil
-	}
-	if err := decode(s.Protocol, "suite protocol"); err != nil {
-		return p, err
-	}
-	if t.Patch != 0 {
-		p.Arch.Patch = t.Patch
-	}
-	if err := decode(t.Protocol, "track "+t.Name+" protocol"); err != nil {
-		return p, err
-	}
-	if t.Channels != "" && t.Dataset == "" {
-		if p.CSV == nil {
-			return p, fmt.Errorf("suite: track %s: channels %q needs a csv track: a dataset, or a csv block in its protocol", t.Name, t.Channels)
-		}
-		c := *p.CSV
-		c.Channels = t.Channels
-		p.CSV = &c
-	}
-	for _, name := range s.Ideas {
-		ic, err := idea.Parse(name)
-		if err != nil {
-			return p, fmt.Errorf("suite: ideas: %q: %w", name, err)
-		}
-		arm := protocol.IdeaArm{Name: name}
-		for _, c := range p.Baseline {
-			arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
-		}
-		p.Ideas = append(p.Ideas, arm)
-	}
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
-	}
-	if p.Sequential != nil {
-		return p, fmt.Errorf("suite: track %s: a sequential protocol decides per track; drop its sequential block (the suite decides over all tracks)", t.Name)
 	}
 	return p, nil
 }

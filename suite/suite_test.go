@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,6 +188,22 @@ func TestSpecValidate(t *testing.T) {
 	}
 	require.NoError(t, Default().Validate())
 	require.NoError(t, CI().Validate())
+}
+
+// TestMinEffectPctAgrees: a suite's min_effect_pct and a protocol's
+// follow one rule (stats.CheckMinEffectPct); before, the suite took
+// (0, 1000] and the protocol [0, 100).
+func TestMinEffectPctAgrees(t *testing.T) {
+	for _, v := range []float64{-1, 0, 0.5, 1, 99.9, 100, 150, 1000, math.NaN(), math.Inf(1)} {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			s := suitereport.Spec{MinEffectPct: v, Tracks: []suitereport.TrackSpec{{Name: "a", Track: "panel"}}}
+			p := protocol.CIProfile()
+			p.MinEffectPct = v
+			suiteErr, protoErr := s.Validate(), p.Validate()
+			require.Equal(t, protoErr == nil, suiteErr == nil, "suite: %v; protocol: %v", suiteErr, protoErr)
+			require.Equal(t, stats.CheckMinEffectPct(v) == nil, protoErr == nil)
+		})
+	}
 }
 
 func TestTrackProtocol(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -56,8 +57,8 @@ type TrackSpec struct {
 	// Channels is the csv track's channels ("", "independent", "mixed").
 	Channels string `json:"channels,omitempty"`
 	// Patch, when set, is the model's arch.patch: input positions per
-	// token, a divisor of the look-back (the profile's 16 does not
-	// divide illness's 36).
+	// token, a divisor of the look-back (a data set brings its own,
+	// track.KnownData.Patch).
 	Patch int `json:"patch,omitempty"`
 	// Protocol, when set, is applied over the suite's Protocol.
 	Protocol json.RawMessage `json:"protocol,omitempty"`
@@ -77,8 +78,8 @@ func (s Spec) Validate() error {
 	if s.Profile != "" && s.Profile != "full" && s.Profile != "ci" {
 		bad("profile = %q: use full or ci", s.Profile)
 	}
-	if s.MinEffectPct < 0 || s.MinEffectPct > 1000 {
-		bad("min_effect_pct = %v: use a percent in (0, 1000], e.g. 1, or leave it out for 1", s.MinEffectPct)
+	if err := stats.CheckMinEffectPct(s.MinEffectPct); err != nil {
+		bad("min_effect_pct = %v: %v (0 or left out: 1)", s.MinEffectPct, err)
 	}
 	if len(s.Tracks) == 0 {
 		bad("tracks: empty; name at least one track, e.g. {\"name\": \"panel\", \"track\": \"panel\"}")

@@ -2,6 +2,8 @@ package track
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -78,26 +80,65 @@ func parseTime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// ReadCSV parses a time-indexed CSV (such as the ETT-small files:
+// Bounds of a CSV file's lines and cells: far beyond any time-indexed
+// file of numbers (the widest LTSF file, weather's 21 columns, has lines
+// of under 200 bytes), close enough that a wrong path (a device such as
+// /dev/zero, a binary file) fails at once instead of filling the memory.
+const (
+	MaxLineBytes = 4 << 20 // a line, up to its line break
+	MaxCellBytes = 1 << 10 // a cell: a number, a timestamp or a column name
+)
+
+// ReadCSV is ReadCSVContext without a context.
+func ReadCSV(r io.Reader, name string) (*Table, error) {
+	return ReadCSVContext(context.Background(), r, name)
+}
+
+// ReadCSVContext parses a time-indexed CSV (such as the ETT-small files:
 // date,HUFL,HULL,MUFL,MULL,LUFL,LULL,OT). The first row is the header; the
 // first column holds timestamps (YYYY-MM-DD hh:mm[:ss], RFC 3339,
 // YYYY-MM-DD, YYYY-MM, or YYYY/M/D [h:mm[:ss]]), never decreasing (a repeated
 // timestamp or a gap is kept and noted, Table.Notes); every other cell is
-// a finite decimal number. Errors name the file, the line and the column,
-// and say what to fix.
-func ReadCSV(r io.Reader, name string) (*Table, error) {
+// a finite decimal number. A line longer than MaxLineBytes or a cell
+// longer than MaxCellBytes is an error. Errors name the file, the line and
+// the column, quote at most num.QuoteMax bytes of a cell, and say what to
+// fix. Reading stops, with an error wrapping ctx's, once ctx is done.
+func ReadCSVContext(ctx context.Context, r io.Reader, name string) (*Table, error) {
 	h := sha256.New()
-	cr := csv.NewReader(bufio.NewReader(io.TeeReader(r, h)))
+	br := &boundedReader{ctx: ctx, r: r, line: 1}
+	cr := csv.NewReader(bufio.NewReader(io.TeeReader(br, h)))
 	cr.ReuseRecord = true
+	readErr := func(err error) error {
+		var long *lineTooLong
+		switch {
+		case errors.As(err, &long):
+			return fmt.Errorf("track: %s:%d: a line of more than %d bytes (%d MiB) without a line break: not a CSV file of one row per time step; check the path, or break the line into rows", name, long.line, MaxLineBytes, MaxLineBytes>>20)
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			return fmt.Errorf("track: %s: reading stopped at line %d: %w", name, br.line, err)
+		}
+		return fmt.Errorf("track: %s: %w", name, err)
+	}
+	// cellErr checks the length of cell c of the record on line.
+	cellErr := func(rec []string, line int, what func(c int) string) error {
+		for c, cell := range rec {
+			if len(cell) > MaxCellBytes {
+				return fmt.Errorf("track: %s:%d: %s: a cell of %d bytes, over the %d bytes of any number, timestamp or column name: %s; check the file", name, line, what(c), len(cell), MaxCellBytes, num.Quote(cell))
+			}
+		}
+		return nil
+	}
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("track: %s is empty; want a header row such as date,HUFL,...,OT", name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("track: %s: %w", name, err)
+		return nil, readErr(err)
 	}
 	header = slices.Clone(header) // ReuseRecord: the next Read overwrites it
-	var lines []int               // each row's line in the file
+	if err := cellErr(header, 1, func(c int) string { return fmt.Sprintf("header column %d", c+1) }); err != nil {
+		return nil, err
+	}
+	var lines []int // each row's line in the file
 	if len(header) < 2 {
 		return nil, fmt.Errorf("track: %s: the header has %d column(s); want a timestamp column and at least one numeric column", name, len(header))
 	}
@@ -108,9 +149,20 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 			return nil, fmt.Errorf("track: %s: header column %d is empty; name every column", name, i+2)
 		}
 		if slices.Contains(tab.Columns[:i], c) {
-			return nil, fmt.Errorf("track: %s: header column %q appears twice; column names must be unique", name, c)
+			return nil, fmt.Errorf("track: %s: header column %s appears twice; column names must be unique", name, num.Quote(c))
 		}
 		tab.Columns[i] = c
+	}
+	// column names column c of a row, quoted only when long.
+	column := func(c int) string {
+		name := header[0]
+		if c > 0 {
+			name = tab.Columns[c-1]
+		}
+		if len(name) > num.QuoteMax {
+			name = num.Quote(name)
+		}
+		return "column " + name
 	}
 	for {
 		rec, err := cr.Read()
@@ -122,12 +174,15 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
 				return nil, fmt.Errorf("track: %s:%d: %d fields, the header has %d; every row needs a timestamp and one value per column", name, pe.Line, len(rec), len(header))
 			}
-			return nil, fmt.Errorf("track: %s: %w", name, err)
+			return nil, readErr(err)
 		}
 		line, _ := cr.FieldPos(0)
+		if err := cellErr(rec, line, column); err != nil {
+			return nil, err
+		}
 		ts, ok := parseTime(strings.TrimSpace(rec[0]))
 		if !ok {
-			return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a timestamp; want YYYY-MM-DD hh:mm:ss (or YYYY-MM-DD hh:mm, YYYY-MM-DD, YYYY-MM, RFC 3339, or YYYY/M/D [h:mm[:ss]])", name, line, header[0], rec[0])
+			return nil, fmt.Errorf("track: %s:%d: %s: %s is not a timestamp; want YYYY-MM-DD hh:mm:ss (or YYYY-MM-DD hh:mm, YYYY-MM-DD, YYYY-MM, RFC 3339, or YYYY/M/D [h:mm[:ss]])", name, line, column(0), num.Quote(rec[0]))
 		}
 		if n := len(tab.Times); n > 0 {
 			prev := tab.Times[n-1]
@@ -142,7 +197,7 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 		for c, cell := range rec[1:] {
 			v, err := num.ParseDecimal(strings.TrimSpace(cell))
 			if err != nil {
-				return nil, fmt.Errorf("track: %s:%d: column %s: %q is not a finite decimal number; fill or drop missing values before loading, and write numbers as 1234.5 or 1.2345e3", name, line, tab.Columns[c], cell)
+				return nil, fmt.Errorf("track: %s:%d: %s: %s is not a finite decimal number; fill or drop missing values before loading, and write numbers as 1234.5 or 1.2345e3", name, line, column(c+1), num.Quote(cell))
 			}
 			tab.Values = append(tab.Values, v)
 		}
@@ -153,6 +208,43 @@ func ReadCSV(r io.Reader, name string) (*Table, error) {
 	tab.SHA256 = hex.EncodeToString(h.Sum(nil))
 	tab.Notes = rowNotes(tab, lines)
 	return tab, nil
+}
+
+// boundedReader reads r, failing with a *lineTooLong once a line exceeds
+// MaxLineBytes, and with ctx's error once ctx is done (checked at every
+// read, each a buffer of a few KiB).
+type boundedReader struct {
+	ctx  context.Context
+	r    io.Reader
+	line int // the line being read, from 1
+	n    int // its bytes so far
+}
+
+// lineTooLong is boundedReader's error: line is longer than MaxLineBytes.
+type lineTooLong struct{ line int }
+
+func (e *lineTooLong) Error() string { return fmt.Sprintf("line %d is too long", e.line) }
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := b.r.Read(p)
+	for i := 0; i < n; {
+		j := bytes.IndexByte(p[i:n], '\n')
+		if j < 0 {
+			j = n - i
+		}
+		if b.n+j > MaxLineBytes {
+			return i + MaxLineBytes - b.n, &lineTooLong{b.line}
+		}
+		if i+j == n {
+			b.n += j
+			break
+		}
+		b.line, b.n, i = b.line+1, 0, i+j+1
+	}
+	return n, err
 }
 
 // rowNotes notes the rows a user should know about (Table.Notes): a
@@ -224,14 +316,17 @@ func (l *noteList) list() []string {
 	return l.kept
 }
 
-// LoadCSV reads the CSV file at path (see ReadCSV).
-func LoadCSV(path string) (*Table, error) {
+// LoadCSV is LoadCSVContext without a context.
+func LoadCSV(path string) (*Table, error) { return LoadCSVContext(context.Background(), path) }
+
+// LoadCSVContext reads the CSV file at path (see ReadCSVContext).
+func LoadCSVContext(ctx context.Context, path string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("track: %w", err)
 	}
 	defer f.Close()
-	return ReadCSV(f, path)
+	return ReadCSVContext(ctx, f, path)
 }
 
 // CSVConfig selects a forecasting task on a Table.

@@ -2,7 +2,9 @@ package track
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -88,6 +90,16 @@ func TestReadCSVErrors(t *testing.T) {
 		{"bad_time", head + "yesterday,1,2\n", []string{"f.csv:2", "column date", `"yesterday" is not a timestamp`}},
 		{"decreasing_time", head + "2016-07-01 01:00:00,1,2\n2016-07-01 00:00:00,1,2\n", []string{"f.csv:3", "is before the previous row's 2016-07-01 01:00:00", "sort the file"}},
 		{"ragged", head + "2016-07-01 00:00:00,1\n", []string{"f.csv:2", "2 fields, the header has 3"}},
+		// Bounds: a line without a break (a device, a binary file) stops
+		// at MaxLineBytes, naming its line; a long cell is quoted by its
+		// first bytes only.
+		{"long_header", strings.Repeat("\x00", MaxLineBytes+1), []string{"f.csv:1: a line of more than 4194304 bytes (4 MiB)", "check the path"}},
+		{"long_line", head + "2016-07-01 00:00:00,1,2\n" + strings.Repeat("9", MaxLineBytes+10), []string{"f.csv:3: a line of more than"}},
+		{"line_at_bound", head + "2016-07-01 00:00:00,1," + strings.Repeat("9", MaxLineBytes-22) + "\n", []string{"f.csv:2", "column OT: a cell of 4194282 bytes, over the 1024", `"9999999999999999999999999999999999999999"… (4194282 bytes)`}},
+		{"long_cell", head + "2016-07-01 00:00:00,1," + strings.Repeat("x", 2000) + "\n", []string{"f.csv:2", "column OT: a cell of 2000 bytes", `"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"… (2000 bytes)`}},
+		{"long_bad_number", head + "2016-07-01 00:00:00,1," + strings.Repeat("1", 100) + "x\n", []string{"f.csv:2", "column OT", `"1111111111111111111111111111111111111111"… (101 bytes) is not a finite decimal number`}},
+		{"long_bad_time", head + strings.Repeat("y", 500) + ",1,2\n", []string{"f.csv:2", `"yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"… (500 bytes) is not a timestamp`}},
+		{"long_column_name", "date," + strings.Repeat("c", 1025) + "\n", []string{"f.csv:1: header column 2: a cell of 1025 bytes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadCSV(strings.NewReader(tc.data), "f.csv")
@@ -97,6 +109,39 @@ func TestReadCSVErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadCSVStops: loading stops once its context is done, with an
+// error naming the file that wraps the context's; a device that never
+// ends is refused at the first MaxLineBytes.
+func TestReadCSVStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &cancelAfter{n: 1 << 20, cancel: cancel, r: strings.NewReader(string(tinyCSV(100000)))}
+	_, err := ReadCSVContext(ctx, r, "f.csv")
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "track: f.csv: reading stopped at line ")
+	require.Less(t, r.read, 2<<20, "stopped within a buffer or two of the cancel")
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	_, err = LoadCSVContext(context.Background(), "/dev/zero")
+	require.ErrorContains(t, err, "track: /dev/zero:1: a line of more than 4194304 bytes")
+}
+
+// cancelAfter reads r and calls cancel once n bytes are read.
+type cancelAfter struct {
+	r      io.Reader
+	n      int
+	read   int
+	cancel func()
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.read += n; c.read >= c.n {
+		c.cancel()
+	}
+	return n, err
 }
 
 func TestCSVTrack(t *testing.T) {

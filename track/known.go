@@ -37,6 +37,11 @@ type KnownData struct {
 	// T and H are the look-back and horizon of its usual protocol (its
 	// papers also report other horizons).
 	T, H int
+	// Patch is the token length (input positions per token) a model of
+	// patch tokens takes on it, a divisor of T: PatchTST's 16 on the
+	// look-back of 336, and on the short look-back of illness 12 (three
+	// tokens of 36 weeks).
+	Patch int
 }
 
 // Known lists the data sets whose files ideabench can find by name and
@@ -48,22 +53,22 @@ type KnownData struct {
 var Known = []KnownData{
 	{Name: "ETTh1", File: "ETT-small/ETTh1.csv", SHA256: "f18de3ad269cef59bb07b5438d79bb3042d3be49bdeecf01c1cd6d29695ee066",
 		Source: "https://github.com/zhouhaoyi/ETDataset (ETT-small/ETTh1.csv)", Licence: "CC BY-ND 4.0",
-		Split: "ett-hour", Target: "OT", T: 336, H: 96},
+		Split: "ett-hour", Target: "OT", T: 336, H: 96, Patch: 16},
 	{Name: "ETTh2", File: "ETT-small/ETTh2.csv", SHA256: "a3dc2c597b9218c7ce1cd55eb77b283fd459a1d09d753063f944967dd6b9218b",
 		Source: "https://github.com/zhouhaoyi/ETDataset (ETT-small/ETTh2.csv)", Licence: "CC BY-ND 4.0",
-		Split: "ett-hour", Target: "OT", T: 336, H: 96},
+		Split: "ett-hour", Target: "OT", T: 336, H: 96, Patch: 16},
 	{Name: "ETTm1", File: "ETT-small/ETTm1.csv", SHA256: "6ce1759b1a18e3328421d5d75fadcb316c449fcd7cec32820c8dafda71986c9e",
 		Source: "https://github.com/zhouhaoyi/ETDataset (ETT-small/ETTm1.csv)", Licence: "CC BY-ND 4.0",
-		Split: "ett-minute", Target: "OT", T: 336, H: 96},
+		Split: "ett-minute", Target: "OT", T: 336, H: 96, Patch: 16},
 	{Name: "weather", File: "weather/weather.csv", SHA256: "34ee981d07313e51da2a50bb600072c8ae4a69cb4b0651f4cb93a069d7a2ba63",
 		Source:  "the Autoformer collection (https://github.com/thuml/Autoformer, data link in its README); recorded by the Max Planck Institute for Biogeochemistry, https://www.bgc-jena.mpg.de/wetter/",
-		Licence: "the station's terms of use (see the source)", Split: "fractions", Target: "OT", T: 336, H: 96},
+		Licence: "the station's terms of use (see the source)", Split: "fractions", Target: "OT", T: 336, H: 96, Patch: 16},
 	{Name: "illness", File: "illness/national_illness.csv", SHA256: "8594cecb98c6f2f9dc014eca11c4d5d1e38ad5ce6ed0592d4abe65b146fce395",
 		Source:  "the Autoformer collection (https://github.com/thuml/Autoformer, data link in its README); US CDC FluView ILINet, https://gis.cdc.gov/grasp/fluview/fluportaldashboard.html",
-		Licence: "US CDC data, public", Split: "fractions", Target: "OT", T: 36, H: 24},
+		Licence: "US CDC data, public", Split: "fractions", Target: "OT", T: 36, H: 24, Patch: 12},
 	{Name: "sunspots", File: "monthly-sunspots.csv", SHA256: "c4ec8cc57d9f6fb6ecdb3e1f37f25b6f4badd5124c55931052b0cd2fc3bc71f3",
 		Source:  "https://github.com/jbrownlee/Datasets (monthly-sunspots.csv): the Zurich monthly sunspot numbers 1749-1983 of the Time Series Data Library (Hyndman), citing Andrews and Herzberg (1985), Data",
-		Licence: "as distributed by the Time Series Data Library (see the source)", Split: "fractions", Target: "Sunspots", T: 144, H: 24},
+		Licence: "as distributed by the Time Series Data Library (see the source)", Split: "fractions", Target: "Sunspots", T: 144, H: 24, Patch: 16},
 }
 
 // LookupKnown returns the known data set called name (case-insensitive).

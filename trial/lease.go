@@ -139,6 +139,22 @@ func leaseStale(path string) (bool, error) {
 	return false, nil
 }
 
+// Holder says who holds the lease of trial id, as "pid 4242 on host
+// h, renewed 3s ago"; "" when there is no lease or it cannot be read.
+func (s *Store) Holder(id string) string {
+	path := s.leasePath(id)
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	raw, err := os.ReadFile(path)
+	var l lease
+	if err != nil || json.Unmarshal(raw, &l) != nil {
+		return ""
+	}
+	return fmt.Sprintf("pid %d on host %s, renewed %s ago", l.PID, l.Host, time.Since(st.ModTime()).Round(time.Second))
+}
+
 // Release gives up the lease of trial id, if it is still the one Claim
 // wrote.
 func (s *Store) Release(id string) {

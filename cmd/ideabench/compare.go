@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/ideabench/ideabench/compare"
+	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/internal/num"
 	"github.com/ideabench/ideabench/plots"
@@ -21,7 +21,7 @@ import (
 )
 
 // cmdCompare compares arms whose trials ran elsewhere.
-func cmdCompare(args []string, stdout, stderr io.Writer) error {
+func cmdCompare(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("compare")
 	out := fs.String("out", "ideabench-compare.json", "where to write the comparison report")
 	baseline := fs.String("baseline", "", "the baseline arm's name (default: the first arm in the file)")
@@ -41,10 +41,23 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: compare takes one file (got also %q)", errUsage, fs.Args())
 	}
-	if err := checkWritable(*out); err != nil {
+	// Each flag's value as given: compare.Options reads an alpha of 0 as
+	// its default, which --alpha 0 must not become.
+	if err := stats.CheckAlpha(*alpha); err != nil {
+		return fmt.Errorf("%w: --alpha = %v: %v", errUsage, *alpha, err)
+	}
+	if err := stats.CheckMinEffectPct(*minEff); err != nil {
+		return fmt.Errorf("%w: --min-effect-pct = %v: %v", errUsage, *minEff, err)
+	}
+	if err := checkOutputs([]output{{named: named{"--out", *out}}}, []named{{"the metrics file", file}}, nil); err != nil {
 		return err
 	}
-	raw, err := os.ReadFile(file)
+	var made madeDirs
+	defer made.undoOnError(&err)
+	if err := checkWritable(&made, *out); err != nil {
+		return err
+	}
+	raw, err := inputfile.Read(file, maxMetricsBytes)
 	if err != nil {
 		return err
 	}
@@ -58,6 +71,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		dir = stats.HigherIsBetter
 	}
 	c, err := compare.Compare(rows, compare.Options{Source: file, Baseline: *baseline, Direction: dir, Alpha: *alpha, MinEffectPct: *minEff})
+	if errors.Is(err, compare.ErrOption) {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -70,6 +86,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\nreport: %s\n", *out)
 	return nil
 }
+
+// maxMetricsBytes bounds compare's file: a million rows of arm, cfg,
+// seed, val and test.
+const maxMetricsBytes = 64 << 20
 
 // readCompareRows reads per-seed metrics: CSV with a header naming arm,
 // seed and test (cfg and val optional; other columns are refused), or a
@@ -105,7 +125,7 @@ func readCompareRows(raw []byte, name string) ([]compare.Row, error) {
 	for i, h := range head {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if !slices.Contains([]string{"arm", "cfg", "seed", "val", "test"}, h) {
-			return nil, fmt.Errorf("%s: column %q: unknown; the columns are arm, cfg, seed, val and test (cfg and val optional)", name, head[i])
+			return nil, fmt.Errorf("%s: column %s: unknown; the columns are arm, cfg, seed, val and test (cfg and val optional)", name, num.Quote(head[i]))
 		}
 		if _, dup := col[h]; dup {
 			return nil, fmt.Errorf("%s: column %q given twice", name, h)
@@ -133,7 +153,7 @@ func readCompareRows(raw []byte, name string) ([]compare.Row, error) {
 		number := func(c string) (float64, error) {
 			x, err := num.ParseDecimal(strings.TrimSpace(rec[col[c]]))
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return 0, fmt.Errorf("%s line %d: %s = %q: not a finite decimal number", name, line, c, rec[col[c]])
+				return 0, fmt.Errorf("%s line %d: %s = %s: not a finite decimal number", name, line, c, num.Quote(rec[col[c]]))
 			}
 			return x, nil
 		}

@@ -70,12 +70,56 @@ func TestCompareCommand(t *testing.T) {
 		{"no_test", "arm,seed\n", `no "test" column`},
 		{"number", "arm,seed,test\nb,0,1\nb,1,abc\n", `line 3: test = "abc": not a finite decimal number`},
 		{"json_key", `[{"arm":"b","seed":0,"test":1,"loss":2}]`, `unknown field "loss"`},
+		// A long cell is quoted by its first bytes.
+		{"long_cell", "arm,seed,test\nb,0," + strings.Repeat("x", 5000) + "\n", `line 2: test = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"… (5000 bytes): not a finite`},
+		{"long_column", "arm,seed,test," + strings.Repeat("y", 5000) + "\n", `column "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"… (5000 bytes): unknown`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, tc.name)
 			require.NoError(t, os.WriteFile(p, []byte(tc.text), 0o644))
 			err := run(context.Background(), []string{"compare", p, "--out", p + ".out.json"}, &bytes.Buffer{}, &bytes.Buffer{})
 			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	// A device that never ends is refused at the bound.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		err := run(context.Background(), []string{"compare", "/dev/zero", "--out", filepath.Join(dir, "zero.json")}, &bytes.Buffer{}, &bytes.Buffer{})
+		require.ErrorContains(t, err, "/dev/zero: more than 64 MiB")
+	}
+}
+
+// TestCompareFlagBounds: --alpha and --min-effect-pct are checked as
+// given (--alpha 0 once became the default 0.05), each a usage error
+// naming the flag, before the file is read.
+func TestCompareFlagBounds(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "m.csv")
+	require.NoError(t, os.WriteFile(in, []byte("arm,seed,test\nb,0,1\nb,1,2\ni,0,1\ni,1,2\n"), 0o644))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" succeeds
+	}{
+		{"alpha_zero", []string{"--alpha", "0"}, "--alpha = 0: must be in (0,1)"},
+		{"alpha_two", []string{"--alpha", "2"}, "--alpha = 2: must be in (0,1)"},
+		{"alpha_one", []string{"--alpha", "1"}, "--alpha = 1: must be in (0,1)"},
+		{"alpha_negative", []string{"--alpha", "-0.05"}, "--alpha = -0.05"},
+		{"alpha_nan", []string{"--alpha", "NaN"}, "--alpha = NaN"},
+		{"alpha_ok", []string{"--alpha", "0.1"}, ""},
+		{"min_effect_negative", []string{"--min-effect-pct", "-1"}, "--min-effect-pct = -1: must be in [0,100)"},
+		{"min_effect_100", []string{"--min-effect-pct", "100"}, "--min-effect-pct = 100: must be in [0,100)"},
+		{"min_effect_none", []string{"--min-effect-pct", "0"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.name+".json")
+			err := run(context.Background(), append([]string{"compare", in, "--out", out}, tc.args...), &bytes.Buffer{}, &bytes.Buffer{})
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, errUsage)
+			require.ErrorContains(t, err, tc.want)
+			require.NoFileExists(t, out)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -26,9 +27,9 @@ import (
 // baseline grid against the same grid with one idea, on many disjoint
 // seed blocks, and prints the rate of significant verdicts with its 95%
 // interval.
-func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("control")
-	pf := protocolFlags(fs)
+	pf := protocolFlags(fs, stderr)
 	spec := fs.String("idea", "aa", "the idea: a registered name, with parameters as name:k=v,k=v (e.g. gate:rho=0.9,beta=0.5); aa is the A/A control")
 	blocks := fs.Int("blocks", 100, "seed blocks, each of the protocol's number of seeds, disjoint")
 	base := fs.Uint64("seed-base", 0, "shift every block's seeds by this much: block k runs the protocol's seeds + base + k·(max seed + 1), so another base gives seeds disjoint from the default run's")
@@ -72,21 +73,31 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *blocks < 1 || *blocks > harness.MaxBlocks {
 		return fmt.Errorf("%w: --blocks = %d: must be in [1, %d] (e.g. 200)", errUsage, *blocks, harness.MaxBlocks)
 	}
-
-	if err := checkWritable(*out); err != nil {
-		return err
-	}
 	limits, err := machineLimits(*maxHours)
 	if err != nil {
 		return err
 	}
 	dir := resultsDir(*results, *out)
+	if err := checkRunOutputs(*out, dir, *results != "", "", protocolInputs(*pf.config, p)); err != nil {
+		return err
+	}
+	// An experiment refused before its first trial leaves no directory
+	// it made.
+	var made madeDirs
+	defer made.undoOnError(&err)
+	if err := checkWritable(&made, *out); err != nil {
+		return err
+	}
+	if err := made.mkdirAll(filepath.Join(dir, "trials")); err != nil {
+		return fmt.Errorf("harness: results directory %s: %w", dir, err)
+	}
 	store, err := trial.OpenStore(dir)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	res, err := harness.Control(ctx, p, ic, *blocks, *base, harness.Options{Workers: *workers, Store: store, Limits: limits}, func(done int) {
+	note := func(msg string) { fmt.Fprintf(stderr, "\n%s\n", msg) } // above the block line, which the next block draws again
+	res, err := harness.Control(ctx, p, ic, *blocks, *base, harness.Options{Workers: *workers, Store: store, Limits: limits, Note: note}, func(done int) {
 		if !*quiet {
 			fmt.Fprintf(stderr, "\rblock %d/%d  %s elapsed ", done, *blocks, time.Since(start).Round(time.Second))
 		}
@@ -137,7 +148,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func parseIdea(s string) (idea.Config, error) { return idea.Parse(s) }
 
 // suiteControl is control --suite (suite.Control).
-func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks int, base uint64, out, results string, workers int, quiet bool, maxHours float64, stdout, stderr io.Writer) error {
+func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks int, base uint64, out, results string, workers int, quiet bool, maxHours float64, stdout, stderr io.Writer) (err error) {
 	spec, err := loadSuite(name)
 	if err != nil {
 		return err
@@ -152,12 +163,20 @@ func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks in
 	if blocks < 1 || blocks > harness.MaxBlocks {
 		return fmt.Errorf("%w: --blocks = %d: must be in [1, %d] (e.g. 100)", errUsage, blocks, harness.MaxBlocks)
 	}
-	if err := checkWritable(out); err != nil {
-		return err
-	}
 	limits, err := machineLimits(maxHours)
 	if err != nil {
 		return err
+	}
+	if err := checkRunOutputs(out, resultsDir(results, out), results != "", "", suiteInputs(name)); err != nil {
+		return err
+	}
+	var made madeDirs
+	defer made.undoOnError(&err)
+	if err := checkWritable(&made, out); err != nil {
+		return err
+	}
+	if err := made.mkdirAll(resultsDir(results, out)); err != nil {
+		return fmt.Errorf("results directory %s: %w", resultsDir(results, out), err)
 	}
 	start := time.Now()
 	res, err := suite.Control(ctx, spec, ic, blocks, base, resultsDir(results, out), dataDir, harness.Options{Workers: workers, Limits: limits}, func(done int) {

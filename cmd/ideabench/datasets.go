@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/ideabench/ideabench/track"
@@ -17,8 +18,12 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: datasets takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("datasets"))
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "name\tfile\tsplit\ttarget\tt\th\tlicence\tunder "+*dir)
+	fmt.Fprintln(tw, "name\tfile\tsplit\ttarget\tt\th\tpatch\tlicence\tunder "+*dir)
+	var found []string
 	for _, k := range track.Known {
 		status := "found, SHA-256 verified"
 		if p, err := k.Find(*dir); err != nil {
@@ -28,8 +33,9 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 			}
 		} else {
 			status += " (" + p + ")"
+			found = append(found, k.Name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", k.Name, k.File, k.Split, k.Target, k.T, k.H, k.Licence, status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", k.Name, k.File, k.Split, k.Target, k.T, k.H, k.Patch, k.Licence, status)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -38,6 +44,23 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 	for _, k := range track.Known {
 		fmt.Fprintf(stdout, "  %s: %s\n", k.Name, k.Source)
 	}
-	fmt.Fprintln(stdout, "\nrun one: ideabench run --dataset NAME --data-dir DIR [--channels independent|mixed]")
+	if len(found) == 0 {
+		fmt.Fprintf(stdout, "\nnone is under %s: download one from its source into it (or pass the folder that holds them with --data-dir), then ask again for the command that runs it:\n  ideabench datasets --data-dir %s\n", *dir, shellQuote(*dir))
+		return nil
+	}
+	// Commands as they paste into a shell: every one runs as printed.
+	fmt.Fprintln(stdout, "\nrun one (add --channels independent or --channels mixed to forecast every column):")
+	for _, name := range found {
+		fmt.Fprintf(stdout, "  ideabench run --dataset %s --data-dir %s\n", name, shellQuote(*dir))
+	}
 	return nil
+}
+
+// shellQuote is s as one word of a POSIX shell: as it is when it holds
+// only characters no shell treats specially, else in single quotes.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

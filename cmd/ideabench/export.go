@@ -34,9 +34,9 @@ const (
 )
 
 // cmdTrain trains one trial and saves its checkpoint.
-func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("train")
-	pf := protocolFlags(fs)
+	pf := protocolFlags(fs, stderr)
 	arm := fs.String("arm", "idea", "baseline or idea")
 	cfg := fs.Int("cfg", 0, "index into the arm's grid")
 	seed := fs.Uint64("seed", 0, "training seed")
@@ -59,17 +59,22 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *cfg < 0 || *cfg >= len(grid) {
 		return fmt.Errorf("%w: --cfg = %d: the %s grid has cfgs 0..%d", errUsage, *cfg, *arm, len(grid)-1)
 	}
-	if err := checkWritable(*out); err != nil {
-		return err
-	}
 	if p.Track == "csv" && p.CSV != nil && p.CSV.Several() && p.Arch.SkipStart != "" {
 		return fmt.Errorf("%w: arch.skip_start %q on a track of several series: the model may forecast with each channel's closed-form map beside it, so its checkpoint alone is not the forecaster; train and score it with ideabench run, or start the skip path at the shared fit with a config of {\"arch\": {\"skip_start\": \"\"}}", errUsage, p.Arch.SkipStart)
+	}
+	if err := checkOutputs([]output{{named: named{"--out", *out}}}, protocolInputs(*pf.config, p), nil); err != nil {
+		return err
+	}
+	var made madeDirs
+	defer made.undoOnError(&err)
+	if err := checkWritable(&made, *out); err != nil {
+		return err
 	}
 	limits, err := machineLimits(defaultMaxHours)
 	if err != nil {
 		return err
 	}
-	d, err := p.DataWithin(limits)
+	d, err := p.DataWithin(ctx, limits)
 	if err == nil {
 		q := p
 		q.Baseline, q.Idea, q.Ideas, q.Sequential = []protocol.Cfg{grid[*cfg]}, nil, nil, nil
@@ -117,9 +122,9 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // cmdData exports a split's evaluation windows as a windows CSV.
-func cmdData(args []string, stdout, stderr io.Writer) error {
+func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("data")
-	pf := protocolFlags(fs)
+	pf := protocolFlags(fs, stderr)
 	split := fs.String("split", "test", "train, val or test")
 	out := fs.String("out", "windows.csv", "windows CSV to write; - writes it to standard output")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -129,26 +134,26 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *out != "-" {
-		if err := checkWritable(*out); err != nil {
-			return err
-		}
-	}
-	d, err := p.Data()
-	if err != nil {
-		return err
-	}
-	var s *track.Split
 	switch *split {
-	case "train":
-		s = &d.Train
-	case "val":
-		s = &d.Val
-	case "test":
-		s = &d.Test
+	case "train", "val", "test":
 	default:
 		return fmt.Errorf("%w: --split = %q: use train, val or test", errUsage, *split)
 	}
+	var made madeDirs
+	defer made.undoOnError(&err)
+	if *out != "-" {
+		if err := checkOutputs([]output{{named: named{"--out", *out}}}, protocolInputs(*pf.config, p), nil); err != nil {
+			return err
+		}
+		if err := checkWritable(&made, *out); err != nil {
+			return err
+		}
+	}
+	d, err := p.DataWithin(ctx, protocol.Limits{})
+	if err != nil {
+		return err
+	}
+	s := map[string]*track.Split{"train": &d.Train, "val": &d.Val, "test": &d.Test}[*split]
 	write := func(w io.Writer) error {
 		if err := trial.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,14 +124,79 @@ func TestSignalStopsTrial(t *testing.T) {
 	cmd, stderr := child(t, "run", "--config", cfg, "--out", filepath.Join(dir, "r.json"), "--results", results, "--workers", "1", "--quiet")
 	waitTrials(t, cmd, results, 3) // the epoch-1 baseline cfg; then the endless one
 	time.Sleep(200 * time.Millisecond)
+	interrupt(t, cmd, syscall.SIGTERM, stderr)
+	require.Contains(t, stderr.String(), "run interrupted")
+	got, _ := filepath.Glob(filepath.Join(results, "trials", "*.json"))
+	require.Len(t, got, 3, "the finished trials are kept, the stopped one is not")
+}
+
+// interrupt sends sig to the child cmd and requires it to end within
+// seconds with exit status 130.
+func interrupt(t *testing.T, cmd *exec.Cmd, sig os.Signal, stderr *bytes.Buffer) {
+	t.Helper()
 	start := time.Now()
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Process.Signal(sig))
 	err := cmd.Wait()
 	require.Less(t, time.Since(start), 5*time.Second, "stopped within seconds")
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee, stderr.String())
 	require.Equal(t, 130, ee.ExitCode(), stderr.String())
-	require.Contains(t, stderr.String(), "run interrupted")
-	got, _ := filepath.Glob(filepath.Join(results, "trials", "*.json"))
-	require.Len(t, got, 3, "the finished trials are kept, the stopped one is not")
+}
+
+// TestSignalStopsLoading: the first SIGINT stops the loading of a csv
+// file (here a pipe that delivers rows slowly and never ends), and the
+// run exits 130 saying it was interrupted.
+func TestSignalStopsLoading(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "rows.csv")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	wrote := make(chan struct{})
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		if _, err := f.WriteString("date,OT\n"); err != nil {
+			return
+		}
+		t0 := time.Date(2016, 7, 1, 0, 0, 0, 0, time.UTC)
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(f, "%s,%d\n", t0.Add(time.Duration(i)*time.Hour).Format("2006-01-02 15:04:05"), i%7); err != nil {
+				return // the reader is gone
+			}
+			if i == 100 {
+				close(wrote)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	cmd, stderr := child(t, "run", "--track", "csv", "--data", fifo, "--target", "OT", "--profile", "ci",
+		"--out", filepath.Join(dir, "r.json"), "--quiet")
+	select {
+	case <-wrote:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the run read no rows in 30 s")
+	}
+	interrupt(t, cmd, os.Interrupt, stderr)
+	require.Contains(t, stderr.String(), "interrupted before any trial")
+	require.Contains(t, stderr.String(), "rows.csv: reading stopped at line")
+}
+
+// TestBaselineDivergesEverywhere: a baseline whose lr (1e3) diverges on
+// every seed ends the run with an error that says so, naming its cfgs and
+// the fix, not "no paired seeds; run at least 2 seeds per arm" on a run
+// of 8 seeds; its trials are kept, so a rerun with a lower lr reuses the
+// idea's.
+func TestBaselineDivergesEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.json")
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"baseline": [{"lr": 1000, "epochs": 3, "weight_decay": 0.05, "schedule": "cosine", "warmup": 0.05, "clip": 1, "patience": 3}, {"lr": 2000, "epochs": 3, "weight_decay": 0.05, "schedule": "cosine", "warmup": 0.05, "clip": 1, "patience": 3}, {"lr": 3000, "epochs": 3, "weight_decay": 0.05, "schedule": "cosine", "warmup": 0.05, "clip": 1, "patience": 3}]}`), 0o644))
+	err := run(context.Background(), []string{"run", "--profile", "ci", "--config", cfg, "--out", filepath.Join(dir, "r.json"), "--quiet"}, &bytes.Buffer{}, &bytes.Buffer{})
+	require.ErrorContains(t, err, "the baseline arm diverged (loss NaN or Inf) on every one of its 8 seeds in every cfg: cfg 0 (lr 1000), cfg 1 (lr 2000), cfg 2 (lr 3000); there is no baseline to compare the idea with: lower the baseline's learning rates (try 100, a tenth of its lowest, or less)")
+	require.NotContains(t, err.Error(), "no paired seeds")
+	require.False(t, errors.Is(err, errUsage), "a failure of the run (exit 1), found by training")
+	got, _ := filepath.Glob(filepath.Join(dir, "r.trials", "trials", "*.json"))
+	require.Len(t, got, 48, "8 seeds of 3 baseline and 3 idea cfgs, kept")
 }

@@ -60,7 +60,7 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ideabench:", err)
 		switch {
-		case errors.Is(err, errUsage):
+		case errors.Is(err, errUsage), errors.Is(err, protocol.ErrConfig):
 			os.Exit(2)
 		case errors.Is(err, trial.ErrInterrupted):
 			os.Exit(130)
@@ -100,7 +100,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "train":
 		return cmdTrain(ctx, args[1:], stdout, stderr)
 	case "data":
-		return cmdData(args[1:], stdout, stderr)
+		return cmdData(ctx, args[1:], stdout, stderr)
 	case "eval":
 		return cmdEval(args[1:], stdout, stderr)
 	case "verify":
@@ -112,8 +112,12 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "datasets":
 		return cmdDatasets(args[1:], stdout)
 	case "version":
-		if err := parseFlags(newFlags("version"), args[1:], stdout); err != nil {
+		fs := newFlags("version")
+		if err := parseFlags(fs, args[1:], stdout); err != nil {
 			return err
+		}
+		if fs.NArg() > 0 {
+			return fmt.Errorf("%w: version takes no arguments (got %q)", errUsage, fs.Args())
 		}
 		fmt.Fprintln(stdout, "ideabench", version())
 		return nil
@@ -128,9 +132,9 @@ func version() string {
 	return "(devel) " + runtime.Version()
 }
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run")
-	pf := protocolFlags(fs)
+	pf := protocolFlags(fs, stderr)
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
 	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
@@ -169,27 +173,43 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if sn > 1 && set["plots"] {
-		return fmt.Errorf("%w: --plots: a shard writes no report to draw; draw the merged one (ideabench merge --out R.json DIR; ideabench plot R.json)", errUsage)
+		return fmt.Errorf("%w: --plots: a shard writes no report to draw; once every shard is done, draw the merged one: ideabench merge --out REPORT.json %s && ideabench plot REPORT.json --out %s", errUsage, shellQuote(resultsDir(*results, *out)), shellQuote(*plotDir))
 	}
 	if sn > 1 && set["out"] && set["results"] {
 		return fmt.Errorf("%w: --out: a shard writes no report, only the trials in --results; give --out to merge", errUsage)
+	}
+	if p.Sequential != nil && sn > 1 {
+		return fmt.Errorf("%w: --shard %d/%d: a sequential protocol decides after each look, so it cannot run in shards; run it without --shard (several processes may still share its results directory)", errUsage, si, sn)
 	}
 	limits, err := machineLimits(*maxHours)
 	if err != nil {
 		return err
 	}
 	dir := resultsDir(*results, *out)
+	reportOut := *out
+	if sn > 1 {
+		reportOut = "" // a shard writes no report
+	}
+	if err := checkRunOutputs(reportOut, dir, *results != "", *plotDir, protocolInputs(*pf.config, p)); err != nil {
+		return err
+	}
 	// Fail before training if the report, its figures or the trials
-	// cannot be written.
+	// cannot be written; a run refused before its first trial leaves no
+	// directory it made.
+	var made madeDirs
+	defer made.undoOnError(&err)
 	if sn == 1 {
-		if err := checkWritable(*out); err != nil {
+		if err := checkWritable(&made, *out); err != nil {
 			return err
 		}
 		if *plotDir != "" {
-			if err := checkDir(*plotDir); err != nil {
+			if err := checkDir(&made, *plotDir); err != nil {
 				return err
 			}
 		}
+	}
+	if err := made.mkdirAll(filepath.Join(dir, "trials")); err != nil {
+		return fmt.Errorf("harness: results directory %s: %w", dir, err)
 	}
 	store, err := trial.OpenStore(dir)
 	if err != nil {
@@ -199,13 +219,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	bar := &progress{w: stderr, quiet: *quiet}
 	o, err := harness.Run(ctx, p, harness.Options{
 		Workers: *workers, Progress: bar.update, Store: store, Shard: si, Shards: sn,
-		Warn: func(msg string) { bar.warn(msg) }, Limits: limits,
+		Warn: func(msg string) { bar.warn(msg) }, Note: bar.note, Limits: limits,
 	})
 	bar.finish()
 	if errors.Is(err, protocol.ErrBeyondLimits) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if errors.Is(err, trial.ErrInterrupted) {
+		if o == nil { // stopped before any trial (loading the data)
+			o = &harness.Outcome{}
+		}
 		fmt.Fprintf(stderr, "interrupted: %d trials saved in %s (%d reused, %d new); rerun the same command to resume\n",
 			o.Reused+o.Computed, dir, o.Reused, o.Computed)
 	}
@@ -214,7 +237,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if sn > 1 {
 		fmt.Fprintf(stdout, "shard %d/%d: %d trials in %s (%d reused, %d new, %.1fs); when every shard is done: ideabench merge --out REPORT.json %s\n",
-			si, sn, o.Reused+o.Computed, dir, o.Reused, o.Computed, time.Since(start).Seconds(), dir)
+			si, sn, o.Reused+o.Computed, dir, o.Reused, o.Computed, time.Since(start).Seconds(), shellQuote(dir))
 		return nil
 	}
 	if err := writeReport(stdout, o, *out, report.RunInfo{
@@ -318,7 +341,7 @@ func parseShard(flagVal string, getenv func(string) string) (i, n int, err error
 	return i, n, nil
 }
 
-func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("merge")
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
 	if err := parseFlags(fs, args, stdout); err != nil {
@@ -327,7 +350,16 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() == 0 {
 		return fmt.Errorf("%w: merge takes one or more results directories\nusage: %s", errUsage, synopsis("merge"))
 	}
-	if err := checkWritable(*out); err != nil {
+	var dirs []named
+	for _, d := range fs.Args() {
+		dirs = append(dirs, named{"the results directory", d})
+	}
+	if err := checkOutputs([]output{{named: named{"--out", *out}}}, nil, dirs); err != nil {
+		return err
+	}
+	var made madeDirs
+	defer made.undoOnError(&err)
+	if err := checkWritable(&made, *out); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -343,12 +375,12 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // checkWritable checks, before any work, that the file path (a
 // command's --out) can be written: a regular file or a new path, in a
-// folder that can be created and written.
-func checkWritable(path string) error {
+// folder that can be created (recorded in made) and written.
+func checkWritable(made *madeDirs, path string) error {
 	if err := atomicfile.Check(path); err != nil {
 		return fmt.Errorf("%w: --out: %v", errUsage, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := made.mkdirAll(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("--out %s: cannot write there: %w", path, err)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".ideabench-probe-*")
@@ -360,9 +392,10 @@ func checkWritable(path string) error {
 	return os.Remove(name)
 }
 
-// checkDir checks that the --plots directory can be created and written.
-func checkDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// checkDir checks that the --plots directory can be created (recorded
+// in made) and written.
+func checkDir(made *madeDirs, dir string) error {
+	if err := made.mkdirAll(dir); err != nil {
 		return fmt.Errorf("--plots %s: cannot create it: %w", dir, err)
 	}
 	f, err := os.CreateTemp(dir, ".ideabench-probe-*")
@@ -384,21 +417,26 @@ type progress struct {
 	drawn bool
 	start time.Time // of the first update
 	now   func() time.Time
+	last  [3]int // done, reused and total of the last update, to draw the bar again
+}
+
+func (p *progress) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 func (p *progress) update(done, reused, total int) {
-	now := time.Now
-	if p.now != nil {
-		now = p.now
-	}
 	if p.start.IsZero() {
-		p.start = now()
+		p.start = p.clock()
 	}
+	p.last = [3]int{done, reused, total}
 	if p.quiet {
 		return
 	}
 	p.drawn = true
-	fmt.Fprint(p.w, "\r"+p.line(done, reused, total, now().Sub(p.start)))
+	fmt.Fprint(p.w, "\r"+p.line(done, reused, total, p.clock().Sub(p.start)))
 }
 
 // line is the progress line after el of training: the ETA assumes the
@@ -424,13 +462,18 @@ func (p *progress) line(done, reused, total int, el time.Duration) string {
 	return fmt.Sprintf("[%s] %d/%d trials%s  %s elapsed  ETA %s ", bar, done, total, reuse, el.Round(time.Second), eta)
 }
 
-// warn prints msg on its own line, above the bar.
-func (p *progress) warn(msg string) {
-	if p.drawn {
-		fmt.Fprintln(p.w)
-		p.drawn = false
+// warn prints msg as a warning on its own line, above the bar.
+func (p *progress) warn(msg string) { p.note("warning: " + msg) }
+
+// note prints msg on its own line, above the bar, and draws the bar
+// again below it (a wait on other processes brings no update to redraw
+// it).
+func (p *progress) note(msg string) {
+	if !p.drawn {
+		fmt.Fprintln(p.w, msg)
+		return
 	}
-	fmt.Fprintln(p.w, "warning:", msg)
+	fmt.Fprintf(p.w, "\n%s\n%s", msg, p.line(p.last[0], p.last[1], p.last[2], p.clock().Sub(p.start)))
 }
 
 func (p *progress) finish() {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 
+	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
@@ -158,7 +161,7 @@ func TestProgressClock(t *testing.T) {
 func TestDatasetFlag(t *testing.T) {
 	parse := func(args ...string) (protocol.Protocol, error) {
 		fs := newFlags("run")
-		pf := protocolFlags(fs)
+		pf := protocolFlags(fs, io.Discard)
 		require.NoError(t, fs.Parse(args))
 		return pf.protocol()
 	}
@@ -180,6 +183,32 @@ func TestDatasetFlag(t *testing.T) {
 	require.Equal(t, 48, p.CSV.T)
 }
 
+// TestEveryDatasetValidates: `ideabench run --dataset NAME` builds a
+// valid protocol on every known data set, in every profile and channel
+// setting, from the data set's own defaults (illness's look-back 36 once
+// met the csv profile's patch 16, and needed --patch 12).
+func TestEveryDatasetValidates(t *testing.T) {
+	dir := testkit.KnownFiles(t, filepath.Join("..", "..", "track", "testdata", "tiny.csv"))
+	for _, k := range track.Known {
+		for _, args := range [][]string{
+			{"--profile", "ci"},
+			{},
+			{"--profile", "seed"},
+			{"--profile", "ci", "--channels", "independent"},
+			{"--profile", "ci", "--channels", "mixed"},
+		} {
+			t.Run(strings.Join(append([]string{k.Name}, args...), " "), func(t *testing.T) {
+				fs := newFlags("run")
+				pf := protocolFlags(fs, io.Discard)
+				require.NoError(t, fs.Parse(append([]string{"--dataset", k.Name, "--data-dir", dir}, args...)))
+				p, err := pf.protocol()
+				require.NoError(t, err)
+				require.Equal(t, k.T, p.CSV.T)
+			})
+		}
+	}
+}
+
 // TestProtocolFlags: a config file and the track flags compose (the
 // flags complete what the config leaves out, then the whole is
 // validated), and --seeds sets the seed list over both.
@@ -188,9 +217,13 @@ func TestProtocolFlags(t *testing.T) {
 	seeds := filepath.Join(dir, "seeds.json")
 	require.NoError(t, os.WriteFile(seeds, []byte(`{"seeds": [3, 4, 5, 6]}`), 0o644))
 	csv := filepath.Join("..", "..", "track", "testdata", "tiny.csv")
+	csvBlock := filepath.Join(dir, "csv.json")
+	require.NoError(t, os.WriteFile(csvBlock, []byte(`{"csv": {"path": "`+csv+`", "target": "OT", "t": 24, "h": 6}, "arch": {"patch": 4}}`), 0o644))
+	seqKeys := filepath.Join(dir, "seq.json")
+	require.NoError(t, os.WriteFile(seqKeys, []byte(`{"sequence": {"noise_std": 0.5}}`), 0o644))
 	parse := func(args ...string) (protocol.Protocol, error) {
 		fs := newFlags("run")
-		pf := protocolFlags(fs)
+		pf := protocolFlags(fs, io.Discard)
 		require.NoError(t, fs.Parse(args))
 		return pf.protocol()
 	}
@@ -221,6 +254,16 @@ func TestProtocolFlags(t *testing.T) {
 		{"dataset_and_data", []string{"--dataset", "ETTh1", "--data", csv}, nil, "give one"},
 		{"dataset_not_csv", []string{"--dataset", "ETTh1", "--track", "panel"}, nil, "names a csv track"},
 		{"patch_not_dividing", []string{"--track", "csv", "--data", csv, "--target", "OT", "--context", "36", "--horizon", "6", "--patch", "16"}, nil, "use 18"},
+		// Settings of a track that does not run are refused, not recorded
+		// unread: a csv block on the panel track put csv.path into a
+		// panel report.
+		{"csv_block_on_panel", []string{"--profile", "ci", "--config", csvBlock}, nil, csvBlock + `: "csv": the data of the csv track, but this protocol runs the panel track`},
+		{"csv_block_on_csv", []string{"--profile", "ci", "--config", csvBlock, "--track", "csv"}, []uint64{0, 1, 2, 3, 4, 5, 6, 7}, ""},
+		{"sequence_keys_on_csv", []string{"--config", seqKeys, "--track", "csv", "--data", csv, "--target", "OT", "--context", "24", "--horizon", "6", "--patch", "4"}, nil, `"sequence": the data of the sequence track, but this protocol runs the csv track`},
+		{"sequence_keys_on_sequence", []string{"--profile", "ci", "--config", seqKeys, "--track", "sequence"}, []uint64{0, 1, 2, 3, 4, 5, 6, 7}, ""},
+		{"csv_flags_on_panel", []string{"--track", "panel", "--data", csv, "--context", "24"}, nil, "--data, --context: the csv track's settings, but the protocol runs the panel track"},
+		{"data_missing", []string{"--track", "csv", "--data", filepath.Join(dir, "none.csv"), "--target", "OT"}, nil, "none.csv: no such file"},
+		{"dataset_with_csv_path", []string{"--dataset", "ETTh1", "--config", csvBlock, "--data-dir", testkit.KnownFiles(t, csv)}, nil, "csv.path: --dataset ETTh1 names the file already"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := parse(tc.args...)
@@ -252,4 +295,91 @@ func TestDatasetsCommand(t *testing.T) {
 	}
 	require.Contains(t, out.String(), "differs from the published file")
 	require.Contains(t, out.String(), "missing")
+}
+
+// TestExitCodes: the exit status follows the documented convention: 0
+// success, 1 a failure (an input that cannot be read or trusted, a
+// directory that cannot be written, a mismatch), 2 a usage or config
+// error (a flag, a config, a data set or file the settings name, a
+// collision of output and input, a protocol beyond the machine), 130 an
+// interruption (TestSignalStopsTrial, TestSignalStopsLoading). Each case
+// runs main in a process of its own.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+		return path
+	}
+	tinyCSV := filepath.Join("..", "..", "track", "testdata", "tiny.csv")
+	metrics := file("m.csv", "arm,seed,test\nb,0,1\nb,1,2\ni,0,1\ni,1,2\n")
+	csvOnPanel := file("csv.json", `{"csv": {"path": "`+tinyCSV+`", "target": "OT", "t": 24, "h": 6}}`)
+	badTrack := file("suite.json", `{"name": "s", "profile": "ci", "tracks": [{"name": "panel", "track": "panel", "protocol": {"alpha": 2}}]}`)
+	noTrainer := file("trainer.json", `{"trainers": {"idea": {"command": ["sh", "no-such-trainer.sh"], "files": ["no-such-trainer.sh"]}}}`)
+	noProgram := file("program.json", `{"trainers": {"idea": {"command": ["no-such-program-of-ideabench"]}}}`)
+	wide := file("wide.json", `{"arch": {"d": 16384, "heads": 4, "layers": 4, "batch": 32}}`)
+	badCell := file("bad.csv", "date,OT\n2016-07-01 00:00:00,1\n2016-07-01 01:00:00,x\n")
+	trunc := file("trunc.json", `{"bench_version": 1, "comparison": {`)
+	shard := filepath.Join(dir, "shards")
+	require.NoError(t, os.MkdirAll(filepath.Join(shard, "trials"), 0o755))
+	out := func(name string) string { return filepath.Join(dir, name+".json") }
+	tiny := "testdata/tiny.json"
+	csvArgs := []string{"--track", "csv", "--context", "24", "--horizon", "6", "--patch", "4"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"version", []string{"version"}, 0},
+		{"help", []string{"help", "run"}, 0},
+		{"datasets", []string{"datasets", "--data-dir", dir}, 0},
+		{"no_command", nil, 2},
+		{"unknown_command", []string{"fly"}, 2},
+		{"bad_flag", []string{"run", "--bogus"}, 2},
+		// Arguments once ignored.
+		{"version_argument", []string{"version", "extra"}, 2},
+		{"datasets_argument", []string{"datasets", "extra"}, 2},
+		{"bad_profile", []string{"run", "--profile", "huge"}, 2},
+		{"bad_config", []string{"run", "--config", "testdata/bad.json"}, 2},
+		{"missing_config", []string{"run", "--config", filepath.Join(dir, "none.json")}, 2},
+		{"csv_block_on_panel", []string{"run", "--config", csvOnPanel}, 2},
+		{"csv_flags_on_panel", []string{"run", "--track", "panel", "--data", tinyCSV}, 2},
+		{"workers", []string{"run", "--config", tiny, "--workers", "0"}, 2},
+		{"shard", []string{"run", "--config", tiny, "--shard", "3/2"}, 2},
+		// Once 1: found by the run, yet each is the settings' to fix.
+		{"missing_data_file", append([]string{"run", "--target", "OT", "--data", filepath.Join(dir, "none.csv")}, csvArgs...), 2},
+		{"missing_column", append([]string{"run", "--target", "NOPE", "--data", tinyCSV, "--out", out("column")}, csvArgs...), 2},
+		{"dataset_not_found", []string{"run", "--dataset", "illness", "--data-dir", dir}, 2},
+		{"trainer_file_missing", []string{"run", "--config", noTrainer}, 2},
+		{"trainer_program_missing", []string{"run", "--config", noProgram}, 2},
+		{"sequential_shard", []string{"run", "--config", tiny, "--shard", "0/2", "--until-decided", "12", "--results", shard}, 2},
+		{"suite_track_protocol", []string{"suite", "--suite", badTrack, "--out", out("suite")}, 2},
+		{"compare_alpha_zero", []string{"compare", metrics, "--alpha", "0", "--out", out("c0")}, 2},
+		{"compare_no_baseline_arm", []string{"compare", metrics, "--baseline", "nope", "--out", out("c1")}, 2},
+		{"collision", []string{"compare", metrics, "--out", metrics}, 2},
+		{"merge_into_input", []string{"merge", "--out", filepath.Join(shard, "r.json"), shard}, 2},
+		{"beyond_memory", []string{"run", "--config", wide, "--out", out("wide")}, 2},
+		{"data_split", []string{"data", "--config", tiny, "--split", "all", "--out", filepath.Join(dir, "w.csv")}, 2},
+		{"control_blocks", []string{"control", "--config", tiny, "--blocks", "0"}, 2},
+		// Failures: inputs that cannot be read or trusted, outputs that
+		// cannot be written.
+		{"verify_missing", []string{"verify", filepath.Join(dir, "none.json")}, 1},
+		{"verify_truncated", []string{"verify", trunc}, 1},
+		{"merge_no_manifest", []string{"merge", "--out", out("merged"), t.TempDir()}, 1},
+		{"bad_cell", append([]string{"run", "--target", "OT", "--out", out("cell"), "--data", badCell}, csvArgs...), 1},
+		{"unwritable_out", []string{"run", "--config", tiny, "--out", "/proc/nonexistent-dir/r.json"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, stderr := child(t, tc.args...)
+			err := cmd.Wait()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			require.Equal(t, tc.code, code, "%q: %s", tc.args, stderr.String())
+		})
+	}
 }

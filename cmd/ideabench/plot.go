@@ -35,6 +35,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: plot takes one report file (got also %q)", errUsage, fs.Args())
 	}
+	if err := checkOutputs([]output{{named: named{"--out", *out}, dir: true, plots: true}}, []named{{"the report", file}}, nil); err != nil {
+		return err
+	}
 	if raw, err := os.ReadFile(file); err == nil && suitereport.IsReport(raw) {
 		return plotSuite(file, *out, *unverified, stdout, stderr)
 	}
@@ -48,7 +51,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	var opt plots.Options
 	if bad := derive.Verify(r, derive.VerifyOptions{}).Mismatches(); len(bad) > 0 {
 		if !*unverified {
-			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], file)
+			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], shellQuote(file))
 		}
 		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on the page and every figure\n", file, len(bad))
 		opt.Unverified = &plots.Unverified{Mismatches: len(bad), First: bad[0].Field}
@@ -87,7 +90,7 @@ func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) er
 	var opt plots.Options
 	if bad, _ := suite.Verify(r, report, derive.VerifyOptions{}); len(bad) > 0 {
 		if !unverified {
-			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], report)
+			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], shellQuote(report))
 		}
 		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on the page and every figure\n", report, len(bad))
 		opt.Unverified = &plots.Unverified{Mismatches: len(bad), First: bad[0].Path}

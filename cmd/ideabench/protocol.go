@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -17,15 +19,17 @@ import (
 // both.
 type protoFlags struct {
 	fs                                   *flag.FlagSet
+	warn                                 io.Writer // notes on the protocol built
 	config, profile, track, data, target *string
 	features, split, seeds               *string
 	dataset, dataDir, channels           *string
 	t, h, patch                          *int
 }
 
-func protocolFlags(fs *flag.FlagSet) *protoFlags {
+func protocolFlags(fs *flag.FlagSet, warn io.Writer) *protoFlags {
 	return &protoFlags{
 		fs:       fs,
+		warn:     warn,
 		config:   fs.String("config", "", "JSON protocol file, applied over the profile"),
 		profile:  fs.String("profile", "full", "starting protocol: full (the default), seed (the seed report's protocol) or ci (small data)"),
 		track:    fs.String("track", "", "panel, sequence or csv (default: the profile's or config's track)"),
@@ -114,109 +118,87 @@ func parseSeeds(s string) ([]uint64, error) {
 	return out, nil
 }
 
-// protocol builds and validates the chosen protocol; errors wrap
-// errUsage.
+// protocol builds and validates the chosen protocol (protocol.Build,
+// as a suite builds each track's): the profile on the final track (the
+// flag's, else the config file's), the data set, the config file, then
+// the flags. Errors wrap errUsage.
 func (f *protoFlags) protocol() (protocol.Protocol, error) {
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	// The profile is taken on the final track (the flag's, else the
-	// config file's), so --track csv brings the csv track's model and
-	// grids.
-	trk := ""
-	if *f.config != "" {
-		t, err := protocol.ConfigTrack(*f.config)
-		if err != nil {
-			return protocol.Protocol{}, fmt.Errorf("%w: %v", errUsage, err)
-		}
-		trk = t
-	}
+	ch := protocol.Choice{Profile: *f.profile, DataDir: *f.dataDir, TrackField: "--track", DatasetField: "--dataset",
+		Warn: func(msg string) { fmt.Fprintln(f.warn, "warning:", msg) }}
 	if set["track"] {
-		trk = *f.track
+		ch.Track = *f.track
 	}
 	if set["dataset"] {
-		if set["track"] && trk != "csv" {
-			return protocol.Protocol{}, fmt.Errorf("%w: --dataset names a csv track, not --track %s", errUsage, trk)
-		}
 		if set["data"] {
 			return protocol.Protocol{}, fmt.Errorf("%w: --dataset and --data both name the file; give one", errUsage)
 		}
-		trk = "csv"
+		ch.Dataset = *f.dataset
 	}
-	p, err := protocol.ProfileFor(*f.profile, trk)
-	if err != nil {
-		return p, fmt.Errorf("%w: --profile: %v", errUsage, err)
+	if set["channels"] {
+		ch.Channels = *f.channels
 	}
 	if *f.config != "" {
-		// Decoded, not yet validated: the flags below complete it (a
-		// config of seeds with --track csv --data ... names no csv block).
-		if p, err = protocol.DecodeProtocolFile(*f.config, p); err != nil {
-			return p, fmt.Errorf("%w: %v", errUsage, err)
+		raw, err := protocol.ReadConfig(*f.config)
+		if err != nil {
+			return protocol.Protocol{}, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		ch.Layers = append(ch.Layers, protocol.Layer{Name: *f.config, JSON: raw})
+	}
+	var csvFlags []string
+	for _, name := range []string{"data", "target", "features", "csv-split", "context", "horizon", "channels"} {
+		if set[name] {
+			csvFlags = append(csvFlags, "--"+name)
 		}
 	}
-	if set["track"] || set["dataset"] {
-		p.Track = trk
-	}
-	if set["seeds"] {
-		if p.Seeds, err = parseSeeds(*f.seeds); err != nil {
-			return p, fmt.Errorf("%w: %v", errUsage, err)
-		}
-	}
-	csvFlag := set["data"] || set["target"] || set["features"] || set["csv-split"] || set["context"] || set["horizon"] || set["channels"]
-	if csvFlag && !set["track"] && p.Track != "csv" {
-		return p, fmt.Errorf("%w: --data, --target, --features, --csv-split, --context, --horizon and --channels describe the csv track; add --track csv", errUsage)
-	}
-	if p.Track == "csv" {
-		c := track.CSVConfig{T: 96, H: 96}
-		if p.CSV != nil {
-			c = *p.CSV
-		}
-		if set["dataset"] {
-			k, ok := track.LookupKnown(*f.dataset)
-			if !ok {
-				return p, fmt.Errorf("%w: --dataset %q: not a known data set; use one of %s, or --data FILE for any other", errUsage, *f.dataset, strings.Join(track.KnownNames(), ", "))
-			}
-			path, err := k.Find(*f.dataDir)
+	ch.Layers = append(ch.Layers, protocol.Layer{Name: "the command-line flags", Set: func(p *protocol.Protocol) error {
+		if set["seeds"] {
+			seeds, err := parseSeeds(*f.seeds)
 			if err != nil {
-				return p, err
+				return err
 			}
-			c = k.Config(path, *f.channels)
+			p.Seeds = seeds
 		}
-		if set["channels"] {
-			c.Channels = *f.channels
-			if c.Several() && !set["target"] && !set["features"] {
-				// Every column is forecast: the target's univariate
-				// features list does not apply.
-				c.Features = nil
+		if len(csvFlags) > 0 && p.Track != "csv" {
+			return fmt.Errorf("%s: the csv track's settings, but the protocol runs the %s track; add --track csv, or drop them", strings.Join(csvFlags, ", "), p.Track)
+		}
+		if p.Track == "csv" {
+			c := track.CSVConfig{T: 96, H: 96}
+			if p.CSV != nil {
+				c = *p.CSV
 			}
+			if set["data"] {
+				c.Path = *f.data
+			}
+			if set["target"] {
+				c.Target = *f.target
+			}
+			if set["features"] {
+				c.Features = strings.Split(*f.features, ",")
+			}
+			if set["csv-split"] {
+				c.Split = *f.split
+			}
+			if set["context"] {
+				c.T = *f.t
+			}
+			if set["horizon"] {
+				c.H = *f.h
+			}
+			p.CSV = &c
 		}
-		if set["data"] {
-			c.Path = *f.data
+		if set["patch"] {
+			p.Arch.Patch = *f.patch
 		}
-		if set["target"] {
-			c.Target = *f.target
-		}
-		if set["features"] {
-			c.Features = strings.Split(*f.features, ",")
-		}
-		if set["csv-split"] {
-			c.Split = *f.split
-		}
-		if set["context"] {
-			c.T = *f.t
-		}
-		if set["horizon"] {
-			c.H = *f.h
-		}
-		p.CSV = &c
+		return nil
+	}})
+	p, err := protocol.Build(ch)
+	if errors.Is(err, protocol.ErrInvalid) && *f.config != "" {
+		return p, fmt.Errorf("%w: config %s with the command-line flags: %w", errUsage, *f.config, err)
 	}
-	if set["patch"] {
-		p.Arch.Patch = *f.patch
-	}
-	if err := p.Validate(); err != nil {
-		if *f.config != "" {
-			return p, fmt.Errorf("%w: config %s with the command-line flags: %v", errUsage, *f.config, err)
-		}
-		return p, fmt.Errorf("%w: %v", errUsage, err)
+	if err != nil {
+		return p, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	return p, nil
 }

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -287,4 +289,62 @@ func TestCooperate(t *testing.T) {
 	require.Equal(t, ciTrials, trained, "each trial trained by one process only")
 	leases, _ := filepath.Glob(filepath.Join(results, "trials", "*.lease*"))
 	require.Empty(t, leases, "every lease released")
+}
+
+// TestWaitOnLease: a run that waits on a trial whose lease another live
+// process holds says so on stderr at once, naming the trial and the
+// holder, with the progress bar drawn again below the note; it trains
+// the trial once the lease is gone.
+func TestWaitOnLease(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "r.trials")
+	fs := newFlags("run")
+	pf := protocolFlags(fs, io.Discard)
+	require.NoError(t, fs.Parse([]string{"--config", "testdata/tiny.json"}))
+	p, err := pf.protocol()
+	require.NoError(t, err)
+	lease := filepath.Join(results, "trials", p.Key(p.Trials()[0], "").ID()+".lease")
+	require.NoError(t, os.MkdirAll(filepath.Dir(lease), 0o755))
+	host, _ := os.Hostname()
+	// The test's own process: alive, so the lease is not stale.
+	require.NoError(t, os.WriteFile(lease, []byte(fmt.Sprintf(`{"pid": %d, "host": %q, "since": "2026-12-05T00:00:00Z"}`, os.Getpid(), host)), 0o644))
+	cmd := exec.Command(os.Args[0], "run", "--config", "testdata/tiny.json", "--out", filepath.Join(dir, "r.json"), "--workers", "1")
+	cmd.Env = append(os.Environ(), "IDEABENCH_MAIN=1")
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stderr.String(), "so far") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, os.Remove(lease))
+	require.NoError(t, cmd.Wait(), stderr.String())
+	out := stderr.String()
+	want := fmt.Sprintf("\nwaiting for 1 trial that another process sharing %s trains; the first, baseline cfg 0 seed 0 (pid %d on host %s, renewed ", results, os.Getpid(), host)
+	require.Contains(t, out, want)
+	i := strings.Index(out, want)
+	after := out[i+1:]
+	line, rest, _ := strings.Cut(after, "\n")
+	require.Regexp(t, `: \d+s so far$`, line)
+	require.True(t, strings.HasPrefix(rest, "[#"), "the bar is drawn again below the note: %q", rest)
+	require.Contains(t, out, "12/12 trials")
+}
+
+// lockedBuffer is a bytes.Buffer a child process writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

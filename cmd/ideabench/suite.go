@@ -21,7 +21,7 @@ import (
 
 // cmdSuite runs a suite: the comparison on every track of it, then one
 // verdict over them.
-func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("suite")
 	name := fs.String("suite", "default", "the suite: default (panel, sequence, and the known data sets found under --data-dir), ci (seconds), or a suite file (JSON, see suitereport.Spec)")
 	out := fs.String("out", "ideabench-suite.json", "where to write the suite report; each track's report and trials go into the folder of the same name without .json")
@@ -63,21 +63,37 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := suite.CheckOut(*out); err != nil {
 		return fmt.Errorf("%w: --out: %v", errUsage, err)
 	}
+	folder := named{"the suite's folder", suite.Dir(*out)}
+	if err := checkOutputs([]output{{named: named{"--out", *out}}, {named: folder, dir: true}, {named: named{"--plots", *plotDir}, dir: true, plots: true}},
+		append(suiteInputs(*name), named{"--out", *out}), []named{folder}); err != nil {
+		return err
+	}
+	for _, in := range suiteInputs(*name) {
+		if within(in.path, folder.path) {
+			return collision(folder, "holds", in)
+		}
+	}
+	// A suite refused before its first trial leaves no directory it made.
+	var made madeDirs
+	defer made.undoOnError(&err)
 	if sn == 1 {
-		if err := checkWritable(*out); err != nil {
+		if err := checkWritable(&made, *out); err != nil {
 			return err
 		}
 		if *plotDir != "" {
-			if err := checkDir(*plotDir); err != nil {
+			if err := checkDir(&made, *plotDir); err != nil {
 				return err
 			}
 		}
+	}
+	if err := made.mkdirAll(folder.path); err != nil {
+		return fmt.Errorf("suite: %w", err)
 	}
 	bar := &progress{w: stderr, quiet: *quiet}
 	start := time.Now()
 	r, err := suite.Run(ctx, spec, suite.Options{
 		Out: *out, DataDir: *dataDir, Workers: *workers, Shard: si, Shards: sn, Limits: limits,
-		Warn: func(msg string) { bar.warn(msg) }, Version: version(), Confirm: *confirm,
+		Warn: func(msg string) { bar.warn(msg) }, Note: func(msg string) { bar.note(msg) }, Version: version(), Confirm: *confirm,
 		Start: func(name string, i, n int) {
 			bar.finish()
 			if !*quiet {
@@ -107,6 +123,15 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "\nsuite report: %s (%.1fs); track reports in %s\n", *out, r.WallSeconds, suite.Dir(*out))
 	if *plotDir != "" {
 		return writeSuitePlots(r, *plotDir, plots.Options{}, stdout)
+	}
+	return nil
+}
+
+// suiteInputs is the suite file --suite names, none for a built-in
+// suite.
+func suiteInputs(name string) []named {
+	if strings.HasSuffix(name, ".json") {
+		return []named{{"--suite", name}}
 	}
 	return nil
 }

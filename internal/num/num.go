@@ -4,7 +4,27 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
+
+// QuoteMax is how many bytes of a value Quote shows: enough to recognise
+// a number, a timestamp or a column name, short enough that a message
+// about a cell of megabytes stays one line.
+const QuoteMax = 40
+
+// Quote is s quoted as %q quotes it, cut after QuoteMax bytes (at a
+// character boundary) with an ellipsis and s's length when longer, so an
+// error can quote a bad cell of any size.
+func Quote(s string) string {
+	if len(s) <= QuoteMax {
+		return strconv.Quote(s)
+	}
+	n := QuoteMax
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:n]), len(s))
+}
 
 // ParseDecimal reads s as a finite float64 written in decimal notation:
 // an optional sign, digits with an optional decimal point, and an
@@ -12,14 +32,14 @@ import (
 // strconv.ParseFloat would also take but a CSV file or a command line does
 // not mean as a number: Go's digit separators ("1_000"), hexadecimal
 // ("0x1p3"), "NaN", "Inf" and "infinity", and values beyond float64's
-// range.
+// range. Its errors quote s by Quote.
 func ParseDecimal(s string) (float64, error) {
 	if !isDecimal(s) {
-		return 0, fmt.Errorf("%q is not a decimal number", s)
+		return 0, fmt.Errorf("%s is not a decimal number", Quote(s))
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is beyond the range of a float64", s)
+		return 0, fmt.Errorf("%s is beyond the range of a float64", Quote(s))
 	}
 	return v, nil
 }

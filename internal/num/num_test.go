@@ -55,3 +55,24 @@ func ExampleParseDecimal() {
 	// 0.0025 <nil>
 	// 0 "1_000" is not a decimal number
 }
+
+// TestQuote: a long value is quoted by its first QuoteMax bytes, cut at
+// a character boundary, with an ellipsis and its length.
+func TestQuote(t *testing.T) {
+	long := ""
+	for range 100 {
+		long += "7"
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"short", "x1", `"x1"`},
+		{"at_limit", long[:QuoteMax], `"` + long[:QuoteMax] + `"`},
+		{"long", long, `"` + long[:QuoteMax] + `"… (100 bytes)`},
+		// A three-byte character across the cut is left out whole.
+		{"utf8", long[:QuoteMax-1] + "€€", `"` + long[:QuoteMax-1] + `"… (45 bytes)`},
+		{"nul", "\x00\x00", `"\x00\x00"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, Quote(tc.in)) })
+	}
+	_, err := ParseDecimal(long + "x")
+	require.EqualError(t, err, `"`+long[:QuoteMax]+`"… (101 bytes) is not a decimal number`)
+}

@@ -4,6 +4,11 @@
 package testkit
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +45,28 @@ func TinyProtocol() protocol.Protocol {
 	p.Sequence.TrainWindows, p.Sequence.ValWindows, p.Sequence.TestWindows = 64, 32, 32
 	p.Sequence.T, p.Sequence.H = 16, 4
 	return p
+}
+
+// KnownFiles makes every known data set (track.Known) findable under a
+// temporary directory, which it returns: a copy of the file at TinyCSV
+// (as a path from the caller's folder) at each one's path, its checksum
+// in place of the published one until the test ends. A protocol is then
+// built on every data set without the data.
+func KnownFiles(t testing.TB, tinyCSV string) string {
+	t.Helper()
+	dir := t.TempDir()
+	raw, err := os.ReadFile(tinyCSV)
+	require.NoError(t, err)
+	sum := sha256.Sum256(raw)
+	saved := slices.Clone(track.Known)
+	t.Cleanup(func() { track.Known = saved })
+	for i, k := range track.Known {
+		path := filepath.Join(dir, filepath.FromSlash(k.File))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, raw, 0o644))
+		track.Known[i].SHA256 = hex.EncodeToString(sum[:])
+	}
+	return dir
 }
 
 // MustSequence builds p's sequence track or fails the test.

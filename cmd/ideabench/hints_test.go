@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/stretchr/testify/require"
+)
+
+// shellWords splits a command line as a POSIX shell does, for the
+// quoting shellQuote writes: words apart by spaces, single quotes
+// literal, a backslash outside them escaping the next character. It stops at "&&", returning the words before it and the rest.
+func shellWords(t *testing.T, line string) (words []string, rest string) {
+	t.Helper()
+	var w strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			w.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '\\' && i+1 < len(line):
+			i++
+			w.WriteByte(line[i])
+			inWord = true
+		case c == ' ':
+			if inWord {
+				words, inWord = append(words, w.String()), false
+				w.Reset()
+			}
+		case c == '&' && strings.HasPrefix(line[i:], "&&"):
+			return words, strings.TrimSpace(line[i+2:])
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	require.False(t, quoted, "unterminated quote in %q", line)
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, ""
+}
+
+// printedCommands are the lines of out (or the tail of a message after
+// prefix) that are commands of ideabench, split into words.
+func printedCommands(t *testing.T, text string) [][]string {
+	t.Helper()
+	var cmds [][]string
+	for _, line := range strings.Split(text, "\n") {
+		i := strings.Index(line, "ideabench ")
+		if i < 0 {
+			continue
+		}
+		for rest := line[i:]; rest != ""; {
+			var words []string
+			words, rest = shellWords(t, rest)
+			if len(words) > 1 && words[0] == "ideabench" {
+				cmds = append(cmds, words[1:])
+			}
+		}
+	}
+	return cmds
+}
+
+// TestPrintedCommandsWork: the commands the tool prints for a user to
+// paste work as printed. `ideabench datasets` prints one run command per
+// data set it finds (once the placeholder "--dataset NAME --data-dir
+// DIR"), quoted for a shell: each builds a valid protocol, with either
+// --channels it mentions too. A shard's closing line and the refusal of
+// --plots on a shard print the merge command: pasted after every shard,
+// it writes the report.
+func TestPrintedCommandsWork(t *testing.T) {
+	// datasets pastes: each run command builds a valid protocol (with
+	// either --channels too); any other command runs.
+	datasets := func(t *testing.T, dir string) {
+		var stdout bytes.Buffer
+		require.NoError(t, run(context.Background(), []string{"datasets", "--data-dir", dir}, &stdout, &bytes.Buffer{}))
+		cmds := printedCommands(t, stdout.String())
+		require.NotEmpty(t, cmds, stdout.String())
+		for _, c := range cmds {
+			if c[0] != "run" {
+				require.NoError(t, run(context.Background(), c, &bytes.Buffer{}, &bytes.Buffer{}), "%q", c)
+				continue
+			}
+			for _, extra := range [][]string{nil, {"--channels", "independent"}, {"--channels", "mixed"}} {
+				args := append(append([]string(nil), c...), extra...)
+				t.Run(strings.Join(args, " "), func(t *testing.T) {
+					fs := newFlags("run")
+					pf := protocolFlags(fs, &bytes.Buffer{})
+					require.NoError(t, fs.Parse(args[1:]))
+					_, err := pf.protocol()
+					require.NoError(t, err)
+				})
+			}
+		}
+	}
+	if shared := filepath.Join("..", "..", "..", "shared", "data"); dirExists(shared) {
+		datasets(t, shared) // the published files, where they are
+	}
+	datasets(t, t.TempDir()) // none there
+	known := testkit.KnownFiles(t, filepath.Join("..", "..", "track", "testdata", "tiny.csv"))
+	datasets(t, known)
+	// A folder whose name a shell would split and unquote.
+	odd := filepath.Join(t.TempDir(), "data 'sets'")
+	require.NoError(t, os.Symlink(known, odd))
+	datasets(t, odd)
+
+	t.Run("shard_merge", func(t *testing.T) {
+		results := filepath.Join(t.TempDir(), "shard 'results'")
+		var lines strings.Builder
+		for i := range 2 {
+			var stdout bytes.Buffer
+			require.NoError(t, run(context.Background(), []string{"run", "--config", "testdata/tiny.json", "--results", results, "--shard", []string{"0/2", "1/2"}[i], "--quiet"}, &stdout, &bytes.Buffer{}))
+			lines.WriteString(stdout.String())
+		}
+		err := run(context.Background(), []string{"run", "--config", "testdata/tiny.json", "--results", results, "--shard", "0/2", "--plots", filepath.Join(t.TempDir(), "my plots")}, &bytes.Buffer{}, &bytes.Buffer{})
+		require.ErrorIs(t, err, errUsage)
+		lines.WriteString(err.Error())
+		cmds := printedCommands(t, lines.String())
+		require.Len(t, cmds, 4, "two shards' merge lines, then merge and plot: %s", lines.String())
+		t.Chdir(t.TempDir()) // REPORT.json is written where the user is
+		for _, c := range cmds {
+			var stdout, stderr bytes.Buffer
+			require.NoError(t, run(context.Background(), c, &stdout, &stderr), "%q: %s", c, stderr.String())
+		}
+		require.FileExists(t, "REPORT.json")
+	})
+}
+
+func dirExists(dir string) bool {
+	st, err := os.Stat(dir)
+	return err == nil && st.IsDir()
+}
