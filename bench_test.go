@@ -62,7 +62,7 @@ func TestBenchSuiteCI(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "suite.json")
 	r, err := suite.Run(context.Background(), suite.CI(), suite.Options{Out: out, Workers: 2})
 	require.NoError(t, err)
-	back, err := suitereport.ReadReport(out)
+	back, err := suitereport.Read(out)
 	require.NoError(t, err)
 	fs, _ := suite.Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)

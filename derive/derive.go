@@ -79,10 +79,10 @@ func dataFacts(f *report.Facts, d *protocol.Data) error {
 func Derive(in Inputs) (*report.Report, error) {
 	p := in.Protocol
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("harness: protocol: %w", err)
+		return nil, fmt.Errorf("derive: protocol: %w", err)
 	}
 	if in.References == nil {
-		return nil, errors.New("harness: derive: no reference forecasters")
+		return nil, errors.New("derive: derive: no reference forecasters")
 	}
 	if p.Sequential != nil {
 		return deriveSequential(in)
@@ -105,7 +105,7 @@ func Derive(in Inputs) (*report.Report, error) {
 func checkTrials(p protocol.Protocol, trials []protocol.Trial, results []trial.Result) error {
 	want := p.Trials()
 	if !slices.Equal(trials, want) || len(results) != len(trials) {
-		return fmt.Errorf("harness: derive: %d trials with %d results, but the protocol has %d trials (in the order of Protocol.Trials)", len(trials), len(results), len(want))
+		return fmt.Errorf("derive: derive: %d trials with %d results, but the protocol has %d trials (in the order of Protocol.Trials)", len(trials), len(results), len(want))
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func deriveSequential(in Inputs) (*report.Report, error) {
 	per := len(p.Trials()) / len(p.Seeds) // trials of one seed
 	n := len(in.Trials) / max(per, 1)
 	if n < len(p.Seeds) || n > len(all) {
-		return nil, fmt.Errorf("harness: derive: %d trials make %d seeds; a sequential run has %d to %d", len(in.Trials), n, len(p.Seeds), len(all))
+		return nil, fmt.Errorf("derive: derive: %d trials make %d seeds; a sequential run has %d to %d", len(in.Trials), n, len(p.Seeds), len(all))
 	}
 	q := p
 	q.Seeds, q.Sequential = all[:n], nil
@@ -134,7 +134,7 @@ func deriveSequential(in Inputs) (*report.Report, error) {
 	var r *report.Report
 	for _, m := range s.LookSizes(len(p.Seeds)) {
 		if m > n {
-			return nil, fmt.Errorf("harness: derive: the design looks again at %d seeds, but the trials end at %d", m, n)
+			return nil, fmt.Errorf("derive: derive: the design looks again at %d seeds, but the trials end at %d", m, n)
 		}
 		sub := in
 		sub.Protocol = q
@@ -150,7 +150,7 @@ func deriveSequential(in Inputs) (*report.Report, error) {
 		}
 	}
 	if got := rec.Looks[len(rec.Looks)-1].NSeeds; got != n {
-		return nil, fmt.Errorf("harness: derive: the design stopped at %d seeds, but the trials run to %d", got, n)
+		return nil, fmt.Errorf("derive: derive: the design stopped at %d seeds, but the trials run to %d", got, n)
 	}
 	finish(rec, p.Alpha)
 	r.Setup.Protocol = p
@@ -406,7 +406,7 @@ func CompareArms(alpha float64, selection bool, name string, b stats.Arm, bBest 
 	bs, xs := b.Test[bBest], x.Test[xBest]
 	c, err := stats.Compare(bs, xs, dir, &opt)
 	if err != nil {
-		return report.Comparison{}, fmt.Errorf("harness: comparison: %w", err)
+		return report.Comparison{}, fmt.Errorf("derive: comparison: %w", err)
 	}
 	out := report.Comparison{
 		DeltaMean: c.DeltaMean, IdeaWins: c.IdeaWins, NPairs: c.NPairs, PerSeedDiffs: c.PerSeedDiffs,
@@ -429,7 +429,7 @@ func CompareArms(alpha float64, selection bool, name string, b stats.Arm, bBest 
 	case len(b.Val) == len(x.Val):
 		sel, err := stats.SelectionPValue(b, x, dir, &opt)
 		if err != nil {
-			return report.Comparison{}, fmt.Errorf("harness: selection-aware test: %w", err)
+			return report.Comparison{}, fmt.Errorf("derive: selection-aware test: %w", err)
 		}
 		vs := stats.VerdictOf(sel, out.DeltaMean, alpha, dir, out.NPairs)
 		if selection {
@@ -468,11 +468,11 @@ func estimate(c *report.Comparison, b, x []float64, dir stats.Direction, minEffe
 	}
 	iv, err := stats.IntervalsOf(b, x, dir, c.Alpha, StatsSeed)
 	if err != nil {
-		return fmt.Errorf("harness: intervals: %w", err)
+		return fmt.Errorf("derive: intervals: %w", err)
 	}
 	pw, err := stats.PowerOf(c.PerSeedDiffs, c.Alpha, minEffect, StatsSeed)
 	if err != nil {
-		return fmt.Errorf("harness: power: %w", err)
+		return fmt.Errorf("derive: power: %w", err)
 	}
 	c.Intervals, c.Power = &iv, &pw
 	return nil
@@ -550,7 +550,7 @@ func substitute(p protocol.Protocol, trials []protocol.Trial, results []trial.Re
 		return results, nil, nil
 	}
 	if len(div.Trials) == len(results) {
-		return nil, nil, errors.New("harness: every trial diverged (loss NaN or Inf); lower the learning rates")
+		return nil, nil, errors.New("derive: every trial diverged (loss NaN or Inf); lower the learning rates")
 	}
 	if base > 0 && baseDiverged == base {
 		var cfgs []string
@@ -558,7 +558,7 @@ func substitute(p protocol.Protocol, trials []protocol.Trial, results []trial.Re
 			cfgs = append(cfgs, fmt.Sprintf("cfg %d (lr %g)", i, c.LR))
 		}
 		lowest := slices.MinFunc(p.Baseline, func(a, b protocol.Cfg) int { return cmp.Compare(a.LR, b.LR) }).LR
-		return nil, nil, fmt.Errorf("harness: the baseline arm diverged (loss NaN or Inf) on every one of its %d seeds in every cfg: %s; there is no baseline to compare the idea with: lower the baseline's learning rates (try %g, a tenth of its lowest, or less) or clip its gradients (cfg clip, e.g. 1)",
+		return nil, nil, fmt.Errorf("derive: the baseline arm diverged (loss NaN or Inf) on every one of its %d seeds in every cfg: %s; there is no baseline to compare the idea with: lower the baseline's learning rates (try %g, a tenth of its lowest, or less) or clip its gradients (cfg clip, e.g. 1)",
 			base/len(p.Baseline), strings.Join(cfgs, ", "), lowest/10)
 	}
 	div.ValSubstitute, div.TestSubstitute = worstVal, worstTest
@@ -579,7 +579,7 @@ func tuningBudget(r *report.Report, dir stats.Direction) (*report.TuningBudget, 
 		var val, test []float64
 		for i, row := range rows {
 			if row.Val == nil {
-				return nil, fmt.Errorf("harness: sweep row %d has no val summary", i)
+				return nil, fmt.Errorf("derive: sweep row %d has no val summary", i)
 			}
 			val, test = append(val, row.Val.Mean), append(test, row.Result.Mean)
 		}
@@ -888,7 +888,7 @@ func gapOf(other, baseline []float64, alpha float64) (report.Gap, error) {
 	opt.Alpha = alpha
 	c, err := stats.Compare(other, baseline, stats.LowerIsBetter, &opt)
 	if err != nil {
-		return report.Gap{}, fmt.Errorf("harness: informativeness: %w", err)
+		return report.Gap{}, fmt.Errorf("derive: informativeness: %w", err)
 	}
 	g := report.Gap{N: c.NPairs, Mean: 0 - c.DeltaMean, PValue: c.PValue} // 0 - x: no -0 in the report
 	for _, d := range c.PerSeedDiffs {

@@ -59,7 +59,7 @@ func ExtendRounds(p protocol.Protocol, trials []protocol.Trial, results []trial.
 		for i, t := range ts {
 			j, ok := at[t]
 			if !ok {
-				return q, recs, fmt.Errorf("harness: derive: round %d of the grid extension needs trial %s cfg %d seed %d, which did not run", round, t.Arm, t.Cfg, t.Seed)
+				return q, recs, fmt.Errorf("derive: derive: round %d of the grid extension needs trial %s cfg %d seed %d, which did not run", round, t.Arm, t.Cfg, t.Seed)
 			}
 			rs[i] = results[j]
 		}

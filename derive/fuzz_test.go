@@ -36,7 +36,7 @@ func FuzzParseReport(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		r, err := report.ParseReport(raw, "fuzz.json")
+		r, err := report.Parse(raw, "fuzz.json")
 		if err != nil {
 			require.ErrorContains(t, err, "fuzz.json")
 			return

@@ -27,7 +27,7 @@ func lookOf(p protocol.Protocol, b, x stats.Arm, n int, boundary float64) (repor
 	dir := stats.LowerIsBetter
 	c, err := comparison(p, "idea", b, b.Select(dir), x, x.Select(dir), p.Idea, dir, 0, false)
 	if err != nil {
-		return report.Look{}, "", fmt.Errorf("harness: look at %d seeds: %w", n, err)
+		return report.Look{}, "", fmt.Errorf("derive: look at %d seeds: %w", n, err)
 	}
 	l := report.Look{NSeeds: n, PValue: c.PValue, Boundary: boundary, DeltaMean: c.DeltaMean}
 	l.Decided = l.PValue < boundary && l.DeltaMean != 0
@@ -84,7 +84,7 @@ func sequentialVerdict(l report.Look, alpha float64) string {
 func earlyStop(p protocol.Protocol, b, x stats.Arm) (*report.SequentialReport, error) {
 	n := len(p.Seeds)
 	if n < 4 {
-		return nil, fmt.Errorf("harness: early stop needs 4 seeds or more")
+		return nil, fmt.Errorf("derive: early stop needs 4 seeds or more")
 	}
 	s := &protocol.Sequential{MaxSeeds: n}
 	rec := &report.SequentialReport{Design: protocol.SequentialDesign, Spending: protocol.SpendOBrienFleming, MaxSeeds: n}

@@ -24,7 +24,7 @@ func TestParseReportErrors(t *testing.T) {
 		{"not_object", `"report"`, `r.json:1:1: the top level is a string, not a JSON object`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := report.ParseReport([]byte(tc.json), "r.json")
+			_, err := report.Parse([]byte(tc.json), "r.json")
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
@@ -59,7 +59,7 @@ func TestVerifyMalformed(t *testing.T) {
 			var r *report.Report
 			if tc.json != "" {
 				var err error
-				r, err = report.ParseReport([]byte(tc.json), "r.json")
+				r, err = report.Parse([]byte(tc.json), "r.json")
 				require.NoError(t, err)
 			}
 			if tc.edit != nil {
@@ -92,7 +92,7 @@ func TestSeedReportFixture(t *testing.T) {
 // its mde, computed with the table value t = 2.365 instead of the exact
 // quantile 2.36462.
 func TestVerifySeedReport(t *testing.T) {
-	r, err := report.ReadReport(testkit.SeedReport)
+	r, err := report.Read(testkit.SeedReport)
 	require.NoError(t, err)
 	fs := Verify(r, VerifyOptions{Rerun: true})
 	require.Empty(t, fs.Mismatches())
@@ -118,7 +118,7 @@ func TestVerifyMissing(t *testing.T) {
 	delete(sweep[1].(map[string]any), "mean")
 	edited, err := json.Marshal(doc)
 	require.NoError(t, err)
-	r, err := report.ParseReport(edited, "edited")
+	r, err := report.Parse(edited, "edited")
 	require.NoError(t, err)
 	var missing []string
 	for _, f := range Verify(r, VerifyOptions{}).Mismatches() {
@@ -131,7 +131,7 @@ func TestVerifyMissing(t *testing.T) {
 	require.Equal(t, []string{"baseline.sweep[1].mean", "comparison.delta_mean"}, missing)
 
 	for _, bad := range []string{`{}`, `{"name": "x", "values": [1, 2]}`} {
-		_, err := report.ParseReport([]byte(bad), "other.json")
+		_, err := report.Parse([]byte(bad), "other.json")
 		require.ErrorContains(t, err, "other.json is not an ideabench report")
 	}
 }

@@ -338,7 +338,7 @@ func TestExternalVerifyRerun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := o.Report.Marshal()
 			require.NoError(t, err)
-			r, err := report.ParseReport(raw, "copy")
+			r, err := report.Parse(raw, "copy")
 			require.NoError(t, err)
 			m := *r.External.Rerun
 			r.External.Rerun = tc.edit(&m)

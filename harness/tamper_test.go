@@ -128,7 +128,7 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 	t.Helper()
 	raw, err := r.Marshal()
 	require.NoError(t, err)
-	rt, err := report.ParseReport(raw, "report")
+	rt, err := report.Parse(raw, "report")
 	require.NoError(t, err)
 	require.Empty(t, derive.Verify(rt, derive.VerifyOptions{}).Findings, "the untouched report must verify")
 	in0, read0 := rt.ReadInputs()
@@ -151,7 +151,7 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 				silent[i] = fmt.Sprintf("%s: not changed: %v", l.path, err)
 				return
 			}
-			bad, err := report.ParseReport(edited, "edited")
+			bad, err := report.Parse(edited, "edited")
 			if err != nil {
 				if !strings.Contains(err.Error(), l.path) {
 					silent[i] = fmt.Sprintf("%s: refused without naming it: %v", l.path, err)

@@ -58,7 +58,7 @@ func TestCompetence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := r.Marshal()
 			require.NoError(t, err)
-			bad, err := report.ParseReport(raw, "copy")
+			bad, err := report.Parse(raw, "copy")
 			require.NoError(t, err)
 			tc.edit(bad)
 			ms := derive.Verify(bad, derive.VerifyOptions{}).Mismatches()
@@ -106,7 +106,7 @@ func TestReferencesCSV(t *testing.T) {
 		t.Run(tc.field, func(t *testing.T) {
 			raw, err := r.Marshal()
 			require.NoError(t, err)
-			bad, err := report.ParseReport(raw, "copy")
+			bad, err := report.Parse(raw, "copy")
 			require.NoError(t, err)
 			tc.edit(bad.ReferenceForecasters)
 			var fields []string
@@ -360,7 +360,7 @@ func tamperedFields(t *testing.T, r *report.Report, edit func(*report.Report)) [
 	t.Helper()
 	raw, err := r.Marshal()
 	require.NoError(t, err)
-	bad, err := report.ParseReport(raw, "copy")
+	bad, err := report.Parse(raw, "copy")
 	require.NoError(t, err)
 	edit(bad)
 	var fields []string

@@ -61,7 +61,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 			require.NoError(t, err)
 			path := t.TempDir() + "/r.json"
 			require.NoError(t, os.WriteFile(path, data, 0o644))
-			r, err := report.ReadReport(path)
+			r, err := report.Read(path)
 			require.NoError(t, err)
 			require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches(), "untouched report must verify")
 			tc.edit(r)
@@ -179,7 +179,7 @@ func TestVerifyFileShape(t *testing.T) {
 	}
 	edit := func(f func(m map[string]any)) *report.Report {
 		t.Helper()
-		r, err := report.ParseReport(editRaw(f), "edited")
+		r, err := report.Parse(editRaw(f), "edited")
 		require.NoError(t, err)
 		return r
 	}
@@ -190,9 +190,9 @@ func TestVerifyFileShape(t *testing.T) {
 		}
 		return fs
 	}
-	_, err = report.ParseReport(editRaw(func(m map[string]any) { m["comparison"].(map[string]any)["verdict_final"] = "significant win" }), "edited")
+	_, err = report.Parse(editRaw(func(m map[string]any) { m["comparison"].(map[string]any)["verdict_final"] = "significant win" }), "edited")
 	require.ErrorContains(t, err, `unknown field "verdict_final" in comparison`)
-	_, err = report.ParseReport(editRaw(func(m map[string]any) { m["headline"] = "a win" }), "edited")
+	_, err = report.Parse(editRaw(func(m map[string]any) { m["headline"] = "a win" }), "edited")
 	require.ErrorContains(t, err, `unknown field "headline" in the top level`)
 
 	// 2^60 + 24 is 2^60 to float64; an integer compares exactly.
@@ -203,7 +203,7 @@ func TestVerifyFileShape(t *testing.T) {
 	testkit.RequireNamed(t, fields(big), "mechanism_signature.mechanism_signature.trained_model_seed")
 
 	dup := bytes.Replace(raw, []byte(`"n_seeds": 3,`), []byte(`"n_seeds": 4, "n_seeds": 3,`), 1)
-	_, err = report.ParseReport(dup, "dup.json")
+	_, err = report.Parse(dup, "dup.json")
 	require.ErrorContains(t, err, `duplicate key "n_seeds" in `)
 
 	order := edit(func(m map[string]any) {

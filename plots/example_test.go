@@ -14,7 +14,7 @@ import (
 
 // Draw a report's figures at the default size, 16 cm x 10 cm.
 func ExampleWrite() {
-	r, err := report.ReadReport("../golden/ci_1.snap.json")
+	r, err := report.Read("../golden/ci_1.snap.json")
 	if err != nil {
 		log.Fatal(err)
 	}

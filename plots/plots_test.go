@@ -42,7 +42,7 @@ var tiny struct {
 func tinyReport(t *testing.T) *report.Report {
 	t.Helper()
 	tiny.once.Do(func() {
-		p, err := protocol.LoadProtocol("../cmd/ideabench/testdata/tiny.json", protocol.CIProfile())
+		p, err := protocol.Load("../cmd/ideabench/testdata/tiny.json", protocol.CIProfile())
 		if err != nil {
 			tiny.err = err
 			return
@@ -55,14 +55,14 @@ func tinyReport(t *testing.T) *report.Report {
 		tiny.raw, tiny.err = o.Report.Marshal()
 	})
 	require.NoError(t, tiny.err)
-	r, err := report.ParseReport(tiny.raw, "tiny report")
+	r, err := report.Parse(tiny.raw, "tiny report")
 	require.NoError(t, err)
 	return r
 }
 
 func readReport(t *testing.T, path string) *report.Report {
 	t.Helper()
-	r, err := report.ReadReport(path)
+	r, err := report.Read(path)
 	require.NoError(t, err)
 	return r
 }

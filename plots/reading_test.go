@@ -183,7 +183,7 @@ func TestLevel(t *testing.T) {
 // readSuite reads the ci suite's golden report.
 func readSuite(t *testing.T) *suitereport.Report {
 	t.Helper()
-	r, err := suitereport.ReadReport("../golden/suite_ci_1.snap.json")
+	r, err := suitereport.Read("../golden/suite_ci_1.snap.json")
 	require.NoError(t, err)
 	return r
 }

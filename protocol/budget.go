@@ -158,7 +158,7 @@ func (p Protocol) BudgetOf(arm string, seeds int, sizes []TrainSize) (ArmBudget,
 		ctx := cmp.Or(c.Context, t)
 		i := slices.IndexFunc(sizes, func(z TrainSize) bool { return z.Context == ctx })
 		if i < 0 {
-			return ArmBudget{}, fmt.Errorf("harness: budget: no train windows at look-back %d (setup.train_sizes)", ctx)
+			return ArmBudget{}, fmt.Errorf("protocol: budget: no train windows at look-back %d (setup.train_sizes)", ctx)
 		}
 		z := sizes[i]
 		win := z.Windows

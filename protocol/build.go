@@ -78,7 +78,7 @@ type Choice struct {
 }
 
 // Layer is one layer of settings over a protocol: a JSON config (the
-// keys it gives replace the protocol's, as in ParseProtocol), then Set.
+// keys it gives replace the protocol's, as in Parse), then Set.
 type Layer struct {
 	// Name names the layer in messages: a config file's path, "suite
 	// protocol", "the command-line flags".
@@ -271,7 +271,7 @@ const MaxConfigBytes = 64 << 20
 func ReadConfig(path string) ([]byte, error) {
 	raw, err := inputfile.Read(path, MaxConfigBytes)
 	if err != nil {
-		return nil, fmt.Errorf("harness: config: %w", err)
+		return nil, fmt.Errorf("protocol: config: %w", err)
 	}
 	return raw, nil
 }

@@ -23,7 +23,7 @@ func (p Protocol) Data() (*Data, error) {
 	switch p.Track {
 	case "csv":
 		if p.CSV == nil {
-			return nil, fmt.Errorf("harness: the csv track needs a csv block")
+			return nil, fmt.Errorf("protocol: the csv track needs a csv block")
 		}
 		tab, err := track.LoadCSV(p.CSV.Path)
 		if err != nil {
@@ -32,17 +32,17 @@ func (p Protocol) Data() (*Data, error) {
 		return p.csvData(tab)
 	case "panel":
 		if p.Panel == nil {
-			return nil, fmt.Errorf("harness: the panel track needs a panel block")
+			return nil, fmt.Errorf("protocol: the panel track needs a panel block")
 		}
 		ds, err := track.Panel(*p.Panel)
 		if err != nil {
-			return nil, fmt.Errorf("harness: panel: %w", err)
+			return nil, fmt.Errorf("protocol: panel: %w", err)
 		}
 		return &Data{Dataset: ds}, nil
 	default:
 		ds, err := track.Sequence(p.Sequence)
 		if err != nil {
-			return nil, fmt.Errorf("harness: sequence: %w", err)
+			return nil, fmt.Errorf("protocol: sequence: %w", err)
 		}
 		return &Data{Dataset: ds}, nil
 	}
@@ -65,7 +65,7 @@ func (p Protocol) csvData(tab *track.Table) (*Data, error) {
 		c.T = t
 		o, err := track.CSV(tab, c)
 		if err != nil {
-			return nil, configError(fmt.Errorf("harness: the look-back %d of the grid: %w", t, err))
+			return nil, configError(fmt.Errorf("protocol: the look-back %d of the grid: %w", t, err))
 		}
 		if ds.Other == nil {
 			ds.Other = map[int]*track.Dataset{}
@@ -118,7 +118,7 @@ const TrackRationale = "Sequence forecast contains multi-token temporal correlat
 // Reading the file stops once ctx is done (track.LoadCSVContext).
 func (p Protocol) DataWithin(ctx context.Context, l Limits) (*Data, error) {
 	if b := p.dataEstimate(); l.MaxBytes > 0 && b > l.MaxBytes {
-		return nil, fmt.Errorf("harness: %w: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", ErrBeyondLimits, p.Track, bytesText(b), bytesText(l.MaxBytes))
+		return nil, fmt.Errorf("protocol: %w: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", ErrBeyondLimits, p.Track, bytesText(b), bytesText(l.MaxBytes))
 	}
 	if p.Track != "csv" || p.CSV == nil {
 		return p.Data()
@@ -128,7 +128,7 @@ func (p Protocol) DataWithin(ctx context.Context, l Limits) (*Data, error) {
 		return nil, err
 	}
 	if b := p.csvBytes(tab); l.MaxBytes > 0 && b > l.MaxBytes {
-		return nil, fmt.Errorf("harness: %w: the csv track's windows of %s need about %s of memory but %s is available; forecast fewer columns (csv.features), use csv.channels %q (each column alone, its rows only), or a shorter look-back", ErrBeyondLimits, p.CSV.Path, bytesText(b), bytesText(l.MaxBytes), track.ChannelsIndependent)
+		return nil, fmt.Errorf("protocol: %w: the csv track's windows of %s need about %s of memory but %s is available; forecast fewer columns (csv.features), use csv.channels %q (each column alone, its rows only), or a shorter look-back", ErrBeyondLimits, p.CSV.Path, bytesText(b), bytesText(l.MaxBytes), track.ChannelsIndependent)
 	}
 	return p.csvData(tab)
 }

@@ -1,6 +1,6 @@
 // Package protocol says what a run of ideabench is: the profiles
 // (FullProfile, SeedProfile, CIProfileFor), a config file over one
-// (LoadProtocol), the one way the command line and a suite build a
+// (Load), the one way the command line and a suite build a
 // protocol from a profile, a data set, configs and flags (Build),
 // validated field by field (Protocol.Validate); each
 // arm's grid of cfgs and the trials they make (Protocol.Trials); a

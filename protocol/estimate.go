@@ -58,11 +58,11 @@ var ErrBeyondLimits = errors.New("beyond the limits")
 func (e Estimate) Check(l Limits, workers int) error {
 	w := max(1, min(workers, e.Trials))
 	if need := e.DataBytes + float64(w)*e.TrialBytes; l.MaxBytes > 0 && need > l.MaxBytes {
-		return fmt.Errorf("harness: %w: the protocol needs about %s of memory (data %s, and %s per trial for %d trials at once) but %s is available; shrink arch (d, layers, batch) or the track's windows, or run fewer --workers",
+		return fmt.Errorf("protocol: %w: the protocol needs about %s of memory (data %s, and %s per trial for %d trials at once) but %s is available; shrink arch (d, layers, batch) or the track's windows, or run fewer --workers",
 			ErrBeyondLimits, bytesText(need), bytesText(e.DataBytes), bytesText(e.TrialBytes), w, bytesText(l.MaxBytes))
 	}
 	if s := e.Seconds(e.MaxFLOPs, workers); l.MaxSeconds > 0 && s > l.MaxSeconds {
-		return fmt.Errorf("harness: %w: the protocol's %d trials may do %.3g FLOPs (every epoch; at least %.3g if early stopping ends each as soon as it can): up to %s on %d workers even at %.0f GFLOP/s each (at least %s), over the limit of %s; lower epochs, the windows, the grid or the seeds, or raise the limit (--max-hours) to run it anyway",
+		return fmt.Errorf("protocol: %w: the protocol's %d trials may do %.3g FLOPs (every epoch; at least %.3g if early stopping ends each as soon as it can): up to %s on %d workers even at %.0f GFLOP/s each (at least %s), over the limit of %s; lower epochs, the windows, the grid or the seeds, or raise the limit (--max-hours) to run it anyway",
 			ErrBeyondLimits, e.Trials, e.MaxFLOPs, e.MinFLOPs, durationText(s), w, PeakFLOPS/1e9, durationText(e.Seconds(e.MinFLOPs, workers)), durationText(l.MaxSeconds))
 	}
 	return nil

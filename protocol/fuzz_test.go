@@ -14,7 +14,7 @@ import (
 //
 // searches further.
 
-// FuzzParseProtocol: ParseProtocol never panics, every error names the
+// FuzzParseProtocol: Parse never panics, every error names the
 // file, and an accepted protocol validates down to the model and the track
 // and reads back from its own JSON unchanged.
 func FuzzParseProtocol(f *testing.F) {
@@ -35,7 +35,7 @@ func FuzzParseProtocol(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		p, err := ParseProtocol(raw, "fuzz.json", CIProfile())
+		p, err := Parse(raw, "fuzz.json", CIProfile())
 		if err != nil {
 			require.ErrorContains(t, err, "fuzz.json")
 			return
@@ -52,7 +52,7 @@ func FuzzParseProtocol(f *testing.F) {
 		}
 		again, err := json.Marshal(p)
 		require.NoError(t, err)
-		q, err := ParseProtocol(again, "again.json", Protocol{})
+		q, err := Parse(again, "again.json", Protocol{})
 		require.NoError(t, err)
 		require.Equal(t, p, q)
 	})

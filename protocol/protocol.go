@@ -417,41 +417,41 @@ func ProfileFor(name, trk string) (Protocol, error) {
 		}
 		return p, nil
 	}
-	return Protocol{}, fmt.Errorf("harness: profile %q is unknown; use full, seed or ci", name)
+	return Protocol{}, fmt.Errorf("protocol: profile %q is unknown; use full, seed or ci", name)
 }
 
-// LoadProtocol reads a JSON config file (ReadConfig) over the given
-// profile, as ParseProtocol does.
-func LoadProtocol(path string, base Protocol) (Protocol, error) {
+// Load reads a JSON config file (ReadConfig) over the given
+// profile, as Parse does.
+func Load(path string, base Protocol) (Protocol, error) {
 	raw, err := ReadConfig(path)
 	if err != nil {
 		return Protocol{}, err
 	}
-	return ParseProtocol(raw, path, base)
+	return Parse(raw, path, base)
 }
 
-// ParseProtocol decodes a JSON config, read from the file name (used only
+// Parse decodes a JSON config, read from the file name (used only
 // in messages), over base and validates the result. Fields it leaves out
 // keep base's values; a grid it gives (seeds, baseline, idea) replaces
 // base's whole. Malformed JSON is an error naming the file and the
 // line:column of the fault; a value of the wrong type, an unknown key (keys
 // are case-sensitive) and a repeated key also name their JSON path.
-func ParseProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
+func Parse(raw []byte, name string, base Protocol) (Protocol, error) {
 	p, err := decodeProtocol(raw, name, base)
 	if err != nil {
 		return Protocol{}, err
 	}
 	if err := p.Validate(); err != nil {
-		return Protocol{}, fmt.Errorf("harness: config %s: %w", name, err)
+		return Protocol{}, fmt.Errorf("protocol: config %s: %w", name, err)
 	}
 	return p, nil
 }
 
-// decodeProtocol is ParseProtocol without the validation.
+// decodeProtocol is Parse without the validation.
 func decodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 	doc, err := jsonstrict.Parse(raw, name, "config", reflect.TypeFor[Protocol]())
 	if err != nil {
-		return Protocol{}, fmt.Errorf("harness: %w", err)
+		return Protocol{}, fmt.Errorf("protocol: %w", err)
 	}
 	p := base
 	// encoding/json decodes array elements over the existing ones, so a
@@ -473,13 +473,13 @@ func decodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 		}
 	}
 	if err := doc.Decode(&p); err != nil {
-		return Protocol{}, fmt.Errorf("harness: %w", err)
+		return Protocol{}, fmt.Errorf("protocol: %w", err)
 	}
 	if base.Profile != "" && p.Profile != base.Profile {
 		// The key names the profile a config starts from; it cannot
 		// switch the profile, whose grids, model and test are already in
 		// place.
-		return Protocol{}, fmt.Errorf("harness: config %s: profile = %q: the config is applied over the %q profile, and a config cannot switch it; choose the profile with --profile (full, seed or ci) and leave the key out, or set it to %q", name, p.Profile, base.Profile, base.Profile)
+		return Protocol{}, fmt.Errorf("protocol: config %s: profile = %q: the config is applied over the %q profile, and a config cannot switch it; choose the profile with --profile (full, seed or ci) and leave the key out, or set it to %q", name, p.Profile, base.Profile, base.Profile)
 	}
 	return p, nil
 }

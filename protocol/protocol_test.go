@@ -59,7 +59,7 @@ func TestLoadProtocol(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "c.json")
 			require.NoError(t, os.WriteFile(path, []byte(tc.json), 0o644))
-			p, err := LoadProtocol(path, CIProfile())
+			p, err := Load(path, CIProfile())
 			if tc.want != "" {
 				require.ErrorContains(t, err, tc.want)
 				require.ErrorContains(t, err, path)
@@ -101,7 +101,7 @@ func TestProfiles(t *testing.T) {
 // is refused where the fault is.
 func TestParseProtocolStrict(t *testing.T) {
 	stricttest.Refuses(t, []byte("{\n  \"seeds\": [0, 1, 2]\n}\n"), func(raw []byte) error {
-		_, err := ParseProtocol(raw, "c.json", CIProfile())
+		_, err := Parse(raw, "c.json", CIProfile())
 		return err
 	})
 }

@@ -150,7 +150,7 @@ func TestValidateValid(t *testing.T) {
 		t.Run(name, func(t *testing.T) { require.NoError(t, p.Validate()) })
 	}
 	t.Run("readme_example", func(t *testing.T) {
-		p, err := ParseProtocol([]byte(`{
+		p, err := Parse([]byte(`{
   "seeds": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
   "baseline": [
     {"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0},
@@ -205,7 +205,7 @@ func TestParseProtocolErrors(t *testing.T) {
 		{"invalid", `{"alpha": 0}`, []string{"c.json: alpha = 0: must be in (0,1)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseProtocol([]byte(tc.json), "c.json", CIProfile())
+			_, err := Parse([]byte(tc.json), "c.json", CIProfile())
 			require.Error(t, err)
 			for _, w := range tc.want {
 				assert.ErrorContains(t, err, w)

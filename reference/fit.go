@@ -29,11 +29,11 @@ func forecasters(ds *track.Dataset) (*Forecasters, error) {
 	va, te := track.Univariate(&ds.Val, ds.Target), track.Univariate(&ds.Test, ds.Target)
 	lin, err := track.FitLinear(&tr)
 	if err != nil {
-		return nil, fmt.Errorf("harness: linear reference forecaster: %w", err)
+		return nil, fmt.Errorf("reference: linear reference forecaster: %w", err)
 	}
 	cen, err := track.FitLinearCentred(&tr)
 	if err != nil {
-		return nil, fmt.Errorf("harness: centred linear reference forecaster: %w", err)
+		return nil, fmt.Errorf("reference: centred linear reference forecaster: %w", err)
 	}
 	lc := cen.MSE(&te)
 	f := &Forecasters{Persistence: track.Persistence(&te, 0), LinearAR: lin.MSE(&te), LinearCentred: &lc,
@@ -88,7 +88,7 @@ func fitReferences(ds *track.Dataset, ts []int) (*Forecasters, error) {
 	for _, t := range ts {
 		f, err := forecasters(ds.At(t))
 		if err != nil {
-			return nil, fmt.Errorf("harness: at look-back %d: %w", t, err)
+			return nil, fmt.Errorf("reference: at look-back %d: %w", t, err)
 		}
 		if best == nil {
 			best = f
@@ -132,7 +132,7 @@ func (f *Forecasters) take(g *Forecasters, name string) {
 	case "linear_centred_per_channel":
 		f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = g.LinearCentredPerChannel, g.Val.LinearCentredPerChannel
 	default:
-		panic("harness: Forecasters.take: unknown reference " + name)
+		panic("reference: Forecasters.take: unknown reference " + name)
 	}
 }
 
@@ -145,11 +145,11 @@ func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
 	for _, centred := range []bool{false, true} {
 		shared, err := track.FitSeries(tr, centred)
 		if err != nil {
-			return nil, fmt.Errorf("harness: linear reference forecaster (shared, centred %v): %w", centred, err)
+			return nil, fmt.Errorf("reference: linear reference forecaster (shared, centred %v): %w", centred, err)
 		}
 		per, err := track.FitPerSeries(tr, centred)
 		if err != nil {
-			return nil, fmt.Errorf("harness: linear reference forecaster (per channel, centred %v): %w", centred, err)
+			return nil, fmt.Errorf("reference: linear reference forecaster (per channel, centred %v): %w", centred, err)
 		}
 		st, sv := shared.MSE(te), shared.MSE(va)
 		pt, pv := track.PerSeriesMSE(per, te), track.PerSeriesMSE(per, va)

@@ -87,7 +87,7 @@ func (c *Compared) WriteFile(path string) error {
 func ReadCompared(path string) (*Compared, error) {
 	var c Compared
 	if err := jsonstrict.ReadFile(path, "comparison report", &c); err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
 	return &c, nil
 }

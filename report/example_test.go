@@ -8,7 +8,7 @@ import (
 
 // Reading the seed report: its schema is this package's, field for field.
 func Example() {
-	r, err := report.ReadReport("testdata/seed-report.json")
+	r, err := report.Read("testdata/seed-report.json")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -15,7 +15,7 @@ import (
 func TestParseReportTruncated(t *testing.T) {
 	raw, err := os.ReadFile(testkit.SeedReport)
 	require.NoError(t, err)
-	r, err := ParseReport(raw, "seed.json")
+	r, err := Parse(raw, "seed.json")
 	require.NoError(t, err)
 	require.Equal(t, 8, r.NSeeds)
 	end := len(raw)
@@ -23,7 +23,7 @@ func TestParseReportTruncated(t *testing.T) {
 		end--
 	}
 	for n := range end {
-		_, err := ParseReport(raw[:n], "seed.json")
+		_, err := Parse(raw[:n], "seed.json")
 		require.Error(t, err, "cut at %d", n)
 		require.ErrorContains(t, err, "seed.json")
 		require.ErrorContains(t, err, "truncated", "cut at %d", n)
@@ -36,7 +36,7 @@ func TestReadStrict(t *testing.T) {
 	raw, err := os.ReadFile(testkit.SeedReport)
 	require.NoError(t, err)
 	stricttest.Refuses(t, raw, func(raw []byte) error {
-		_, err := ParseReport(raw, "seed.json")
+		_, err := Parse(raw, "seed.json")
 		return err
 	})
 	path := filepath.Join(t.TempDir(), "c.json")

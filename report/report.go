@@ -67,7 +67,7 @@ type Report struct {
 	GridExtension []protocol.Extension `json:"grid_extension,omitempty"`
 
 	// missing lists the seed-schema fields the parsed file lacked
-	// (ParseReport); verify reports each as missing.
+	// (Parse); verify reports each as missing.
 	missing []string
 }
 
@@ -400,7 +400,7 @@ type ProtocolJSON struct {
 type Setup struct {
 	Protocol protocol.Protocol `json:"protocol"`
 	// DeriveVersion is the derivation the report was built with
-	// (harness.DeriveVersion).
+	// (derive.DeriveVersion).
 	DeriveVersion string `json:"derive_version,omitempty"`
 	// TrainingVersion is the training path of the trials (TrainingVersion
 	// of the build that trained them), part of every trial key.
@@ -497,7 +497,7 @@ func (r *Report) WriteFile(path string) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("harness: writing report %s: %w", path, err)
+		return fmt.Errorf("report: writing report %s: %w", path, err)
 	}
 	return nil
 }
@@ -506,22 +506,22 @@ func (r *Report) WriteFile(path string) error {
 func (r *Report) Marshal() ([]byte, error) {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("harness: encoding report (a NaN or Inf?): %w", err)
+		return nil, fmt.Errorf("report: encoding report (a NaN or Inf?): %w", err)
 	}
 	return append(data, '\n'), nil
 }
 
-// ReadReport parses a report file (see ParseReport).
-func ReadReport(path string) (*Report, error) {
+// Read parses a report file (see Parse).
+func Read(path string) (*Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
-	return ParseReport(raw, path)
+	return Parse(raw, path)
 }
 
 // MissingFields lists the seed-schema fields the parsed file lacked
-// (ParseReport); nil for a report built here.
+// (Parse); nil for a report built here.
 func (r *Report) MissingFields() []string { return r.missing }
 
 // SummaryOf is the report's summary of s.

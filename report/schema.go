@@ -109,7 +109,7 @@ func SchemaCheck(raw []byte, name string) ([]string, error) {
 		found = found || ok
 	}
 	if !found {
-		return nil, fmt.Errorf("harness: %s is not an ideabench report: it has none of the fields %s; verify and plot take the JSON report that ideabench run writes", name, strings.Join(reportKeys, ", "))
+		return nil, fmt.Errorf("report: %s is not an ideabench report: it has none of the fields %s; verify and plot take the JSON report that ideabench run writes", name, strings.Join(reportKeys, ", "))
 	}
 	var missing []string
 	seen := map[string]bool{}

@@ -19,7 +19,7 @@
 // the Bayesian signed-rank test stand beside it.
 //
 // Only tracks whose report says they can judge an idea
-// (harness.Informativeness.CanJudge) enter the aggregate unless the spec
+// (report.Informativeness.CanJudge) enter the aggregate unless the spec
 // says include_all; the others are listed with the reason. Confirmation
 // tracks (suitereport.TrackSpec.Confirm) run after the development
 // tracks and are aggregated apart, as held-out workloads.

@@ -27,7 +27,7 @@ func trackArms(r *report.Report) (stats.SuiteTrack, error) {
 }
 
 // armsOf returns every arm of a track report, the baseline first, then
-// the idea, then the further idea arms (harness.Protocol.Ideas), each as
+// the idea, then the further idea arms (protocol.Protocol.Ideas), each as
 // its cfgs' per-seed val and test metrics (diverged trials already carry
 // the report's substitute) and which seeds diverged; and their names
 // ("baseline", "idea", then each further arm's).
@@ -274,7 +274,7 @@ func readTrack(path string) (*report.Report, string, error) {
 		return nil, "", err
 	}
 	sum := sha256.Sum256(raw)
-	r, err := report.ParseReport(raw, path)
+	r, err := report.Parse(raw, path)
 	return r, hex.EncodeToString(sum[:]), err
 }
 

@@ -62,7 +62,7 @@ func TestRun(t *testing.T) {
 	var devNames []string
 	for _, tr := range r.Tracks {
 		require.Equal(t, tr.CanJudge, tr.InAggregate, tr.Name)
-		rep, err := report.ReadReport(filepath.Join(dir, tr.Report))
+		rep, err := report.Read(filepath.Join(dir, tr.Report))
 		require.NoError(t, err)
 		require.Equal(t, rep.Baseline.Full.Mean, tr.Baseline)
 		require.Equal(t, rep.Baseline.Full.PerSeed, tr.BaselineTest)
@@ -88,7 +88,7 @@ func TestRun(t *testing.T) {
 	}
 
 	// Verify: clean, then a changed track report is named.
-	back, err := suitereport.ReadReport(out)
+	back, err := suitereport.Read(out)
 	require.NoError(t, err)
 	fs, n := Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
@@ -112,7 +112,7 @@ func TestRun(t *testing.T) {
 	raw, err := os.ReadFile(trackPath)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(trackPath, []byte(strings.Replace(string(raw), `"n_seeds": `, `"n_seeds": 1`, 1)), 0o644))
-	back, err = suitereport.ReadReport(out)
+	back, err = suitereport.Read(out)
 	require.NoError(t, err)
 	fs, _ = Verify(back, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
@@ -129,14 +129,14 @@ func TestRun(t *testing.T) {
 
 	// A track moved from the tracks to the skipped ones, or listed
 	// twice, is named.
-	moved, err := suitereport.ReadReport(out)
+	moved, err := suitereport.Read(out)
 	require.NoError(t, err)
 	moved.Skipped = append(moved.Skipped, suitereport.Skipped{Name: moved.Tracks[1].Name, Reason: "absent"})
 	moved.Tracks = append(moved.Tracks[:1], moved.Tracks[2:]...)
 	fs, _ = Verify(moved, out, derive.VerifyOptions{})
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "not a data set")
-	twice, err := suitereport.ReadReport(out)
+	twice, err := suitereport.Read(out)
 	require.NoError(t, err)
 	twice.Tracks = append(twice.Tracks, twice.Tracks[0])
 	fs, _ = Verify(twice, out, derive.VerifyOptions{})
@@ -155,7 +155,7 @@ func TestRun(t *testing.T) {
 	require.Equal(t, 2, r3.Tracks[2].HeldOutRuns)
 	require.Len(t, r3.Warnings, 1)
 	require.Contains(t, r3.Warnings[0], "held-out track tiny was reported under 2 protocols")
-	back3, err := suitereport.ReadReport(out)
+	back3, err := suitereport.Read(out)
 	require.NoError(t, err)
 	fs, _ = Verify(back3, out, derive.VerifyOptions{})
 	require.Empty(t, fs)
@@ -316,7 +316,7 @@ func TestSeveralIdeas(t *testing.T) {
 	}
 	require.InDelta(t, 6, sum, 1e-12) // ranks 1..3 on every track
 
-	back, err := suitereport.ReadReport(filepath.Join(dir, "s.json"))
+	back, err := suitereport.Read(filepath.Join(dir, "s.json"))
 	require.NoError(t, err)
 	fs, _ := Verify(back, filepath.Join(dir, "s.json"), derive.VerifyOptions{})
 	require.Empty(t, fs)
@@ -431,7 +431,7 @@ func TestHeldOut(t *testing.T) {
 	require.True(t, strings.HasSuffix(r.Verdict, "; confirmation held out"), r.Verdict)
 	_, err = os.Stat(filepath.Join(dir, "s", "tiny.trials"))
 	require.True(t, os.IsNotExist(err), "a held-out track trains nothing")
-	back, err := suitereport.ReadReport(out)
+	back, err := suitereport.Read(out)
 	require.NoError(t, err)
 	fs, _ := Verify(back, out, derive.VerifyOptions{})
 	require.Empty(t, fs)

@@ -10,7 +10,7 @@ import (
 // Reading a suite report: the ci suite's golden report, its verdict, each
 // track's row and each aggregate, without running anything.
 func Example() {
-	r, err := suitereport.ReadReport("../golden/suite_ci_1.snap.json")
+	r, err := suitereport.Read("../golden/suite_ci_1.snap.json")
 	if err != nil {
 		log.Fatal(err)
 	}

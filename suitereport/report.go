@@ -86,7 +86,7 @@ type TrackResult struct {
 	// InAggregate says whether the track enters its aggregate.
 	InAggregate bool `json:"in_aggregate"`
 	// HeldOutRuns, on a confirmation track, is how many different
-	// protocols (their trials, harness.Setup.TrialsSHA256) this suite's
+	// protocols (their trials, report.Setup.TrialsSHA256) this suite's
 	// folder has reported the track under, this one included: a second
 	// one means its result was seen before the settings changed, so it
 	// no longer confirms anything (Report.Warnings says so).
@@ -133,7 +133,7 @@ type Aggregate struct {
 	Tracks []string `json:"tracks"`
 	stats.SuiteResult
 	// Ideas is present when the tracks' protocols compare several ideas
-	// with the baseline (harness.Protocol.Ideas): every idea arm against
+	// with the baseline (protocol.Protocol.Ideas): every idea arm against
 	// the baseline over the tracks, Holm-adjusted, and the Friedman test
 	// of all arms. The fields above are the first idea's.
 	Ideas *IdeaArms `json:"ideas,omitempty"`
@@ -178,10 +178,10 @@ func (r *Report) WriteFile(path string) error {
 	return nil
 }
 
-// ReadReport reads a suite report strictly (jsonstrict): malformed JSON,
+// Read reads a suite report strictly (jsonstrict): malformed JSON,
 // trailing data, a mistyped value, a key given twice or a key that is no
 // field of a suite report is an error naming the file and where.
-func ReadReport(path string) (*Report, error) {
+func Read(path string) (*Report, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("suite: %w", err)

@@ -19,7 +19,7 @@ func TestReadReportStrict(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.json")
 	stricttest.Refuses(t, raw, func(raw []byte) error {
 		require.NoError(t, os.WriteFile(path, raw, 0o644))
-		_, err := ReadReport(path)
+		_, err := Read(path)
 		return err
 	})
 }

@@ -71,7 +71,7 @@ func (s *Store) Claim(id string) (bool, error) {
 			return true, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return false, fmt.Errorf("harness: claiming trial %s: %w", id, err)
+			return false, fmt.Errorf("trial: claiming trial %s: %w", id, err)
 		}
 		stale, err := leaseStale(path)
 		if err != nil {
@@ -84,7 +84,7 @@ func (s *Store) Claim(id string) (bool, error) {
 		// processes that found it stale, one renames it.
 		aside := fmt.Sprintf("%s.stale-%d-%d", path, me.PID, time.Now().UnixNano())
 		if err := os.Rename(path, aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return false, fmt.Errorf("harness: taking over stale lease %s: %w", path, err)
+			return false, fmt.Errorf("trial: taking over stale lease %s: %w", path, err)
 		}
 		os.Remove(aside)
 	}
@@ -109,7 +109,7 @@ func createLease(path string, l lease) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("harness: writing lease %s: %w", path, err)
+		return fmt.Errorf("trial: writing lease %s: %w", path, err)
 	}
 	return os.Link(tmp, path)
 }
@@ -123,7 +123,7 @@ func leaseStale(path string) (bool, error) {
 		return true, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("harness: lease %s: %w", path, err)
+		return false, fmt.Errorf("trial: lease %s: %w", path, err)
 	}
 	if time.Since(st.ModTime()) > LeaseTTL {
 		return true, nil

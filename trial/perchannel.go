@@ -75,7 +75,7 @@ func (pc *perChannel) of(ds *track.Dataset, s *track.Split) []float64 {
 	case &ds.Test:
 		return pc.test
 	}
-	panic("harness: perChannel.of: not the dataset's val or test split")
+	panic("trial: perChannel.of: not the dataset's val or test split")
 }
 
 // perChannelSkip is the perChannel of model c on ds, nil when its skip
@@ -94,18 +94,18 @@ func perChannelSkip(p protocol.Protocol, c transformer.Config, ds *track.Dataset
 	case mode == protocol.SkipStartVal && !several:
 		return nil, nil
 	case !several:
-		return nil, fmt.Errorf("harness: arch.skip_start %q needs a track of several series (csv channels %q or %q)", mode, track.ChannelsIndependent, track.ChannelsMixed)
+		return nil, fmt.Errorf("trial: arch.skip_start %q needs a track of several series (csv channels %q or %q)", mode, track.ChannelsIndependent, track.ChannelsMixed)
 	}
 	pc, err := pcCache.Get(skipKey{ds, c.Norm}, func() (*perChannel, error) {
 		centred := c.Norm == transformer.NormLast
 		tr, va := track.TargetSeries(&ds.Train), track.TargetSeries(&ds.Val)
 		maps, err := track.FitPerSeries(&tr, centred)
 		if err != nil {
-			return nil, fmt.Errorf("harness: the per-channel skip maps: %w", err)
+			return nil, fmt.Errorf("trial: the per-channel skip maps: %w", err)
 		}
 		shared, err := track.FitSeries(&tr, centred)
 		if err != nil {
-			return nil, fmt.Errorf("harness: the shared skip map: %w", err)
+			return nil, fmt.Errorf("trial: the shared skip map: %w", err)
 		}
 		pc := &perChannel{maps: maps, centred: centred}
 		pc.valMSE, pc.sharedValMSE = track.PerSeriesMSE(maps, &va), shared.MSE(&va)

@@ -58,10 +58,10 @@ func fitSkip(c transformer.Config, ds *track.Dataset) (w, b []float64, err error
 		case "", transformer.NormLast:
 			l, err = track.FitSeries(&tr, c.Norm == transformer.NormLast)
 		default:
-			return nil, nil, fmt.Errorf("harness: the skip path's least-squares start under norm %q needs every window's own statistics; on a track of several series use arch.norm %q or none", c.Norm, transformer.NormLast)
+			return nil, nil, fmt.Errorf("trial: the skip path's least-squares start under norm %q needs every window's own statistics; on a track of several series use arch.norm %q or none", c.Norm, transformer.NormLast)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("harness: the skip path's least-squares start: %w", err)
+			return nil, nil, fmt.Errorf("trial: the skip path's least-squares start: %w", err)
 		}
 		return l.W, l.B, nil
 	}
@@ -91,7 +91,7 @@ func fitSkip(c transformer.Config, ds *track.Dataset) (w, b []float64, err error
 	}
 	l, err := track.FitLinear(&fit)
 	if err != nil {
-		return nil, nil, fmt.Errorf("harness: the skip path's least-squares start: %w", err)
+		return nil, nil, fmt.Errorf("trial: the skip path's least-squares start: %w", err)
 	}
 	w = make([]float64, h*t)
 	for j := range h {

@@ -39,10 +39,10 @@ type Store struct {
 // be written, so an unwritable or full volume fails before any training.
 func OpenStore(dir string) (*Store, error) {
 	if dir == "" {
-		return nil, errors.New("harness: results directory: empty path")
+		return nil, errors.New("trial: results directory: empty path")
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "trials"), 0o755); err != nil {
-		return nil, fmt.Errorf("harness: results directory %s: %w", dir, err)
+		return nil, fmt.Errorf("trial: results directory %s: %w", dir, err)
 	}
 	// A private probe file: shards open one shared directory at once.
 	f, err := os.CreateTemp(filepath.Join(dir, "trials"), ".probe-*")
@@ -57,7 +57,7 @@ func OpenStore(dir string) (*Store, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("harness: results directory %s is not writable: %w", dir, err)
+		return nil, fmt.Errorf("trial: results directory %s is not writable: %w", dir, err)
 	}
 	s := &Store{Dir: dir}
 	s.removeStale()
@@ -102,7 +102,7 @@ func (s *Store) Load(k protocol.TrialKey) (res Result, ok bool, err error) {
 		st := &Store{Dir: dir}
 		_, res, ok, err = st.Read(k.ID())
 		if err != nil {
-			return Result{}, false, fmt.Errorf("harness: %w", err)
+			return Result{}, false, fmt.Errorf("trial: %w", err)
 		}
 		if ok {
 			return res, true, nil
@@ -189,7 +189,7 @@ func (s *Store) Save(k protocol.TrialKey, r Result) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("harness: saving trial %s: %w", k.ID(), err)
+		return fmt.Errorf("trial: saving trial %s: %w", k.ID(), err)
 	}
 	return nil
 }
@@ -202,7 +202,7 @@ func encodeRecord(k protocol.TrialKey, r Result) ([]byte, error) {
 	}
 	res, err := json.Marshal(rj)
 	if err != nil {
-		return nil, fmt.Errorf("harness: encoding trial %s (a NaN or Inf in a finished trial?): %w", k.ID(), err)
+		return nil, fmt.Errorf("trial: encoding trial %s (a NaN or Inf in a finished trial?): %w", k.ID(), err)
 	}
 	sum := sha256.Sum256(res)
 	data, err := json.Marshal(record{ID: k.ID(), Key: k, Result: res, SHA256: hex.EncodeToString(sum[:])})
@@ -236,14 +236,14 @@ func (s *Store) WriteManifest(p protocol.Protocol, dataSHA string, i, n int) err
 	m := Manifest{ProtocolID: p.ID(), TrainingVersion: protocol.TrainingVersion, Shard: i, Shards: max(n, 1), DataSHA256: dataSHA, Protocol: p}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return fmt.Errorf("harness: manifest: %w", err)
+		return fmt.Errorf("trial: manifest: %w", err)
 	}
 	path := filepath.Join(s.Dir, ManifestName(i, n))
 	if err := atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	}); err != nil {
-		return fmt.Errorf("harness: writing %s: %w", path, err)
+		return fmt.Errorf("trial: writing %s: %w", path, err)
 	}
 	return nil
 }
@@ -262,10 +262,10 @@ func ReadManifests(dir string) (map[string]Manifest, error) {
 		}
 		var m Manifest
 		if err := jsonstrict.ReadFile(name, "manifest", &m); err != nil {
-			return nil, fmt.Errorf("harness: %w", err)
+			return nil, fmt.Errorf("trial: %w", err)
 		}
 		if m.Protocol.ID() != m.ProtocolID {
-			return nil, fmt.Errorf("harness: manifest %s: protocol_id %s does not match its protocol (edited?)", name, m.ProtocolID)
+			return nil, fmt.Errorf("trial: manifest %s: protocol_id %s does not match its protocol (edited?)", name, m.ProtocolID)
 		}
 		ms[name] = m
 	}

@@ -47,7 +47,7 @@ type Result struct {
 }
 
 // ErrDiverged marks a trial whose loss became non-finite.
-var ErrDiverged = errors.New("harness: training diverged")
+var ErrDiverged = errors.New("trial: training diverged")
 
 // RunTrial trains the model of cfg on the dataset's train windows with the
 // given seed and evaluates it on val and test. For a gated cfg it also
@@ -151,7 +151,7 @@ epochs:
 		for lo := 0; lo < nWin; lo += batch {
 			select {
 			case <-done:
-				return m, Result{}, fmt.Errorf("harness: %w at step %d of %d: %w", ErrInterrupted, step, total, context.Cause(ctx))
+				return m, Result{}, fmt.Errorf("trial: %w at step %d of %d: %w", ErrInterrupted, step, total, context.Cause(ctx))
 			default:
 			}
 			idx := order[lo:min(lo+batch, nWin)]

@@ -41,7 +41,7 @@ func WriteInputsCSV(w io.Writer, s *track.Split, channels []string, target int) 
 
 func writeWindows(w io.Writer, s *track.Split, channels []string, target int, targets bool) error {
 	if len(channels) != s.C || target < 0 || target >= s.C {
-		panic(fmt.Sprintf("harness: WriteWindowsCSV: %d channel names and target %d for C = %d", len(channels), target, s.C))
+		panic(fmt.Sprintf("trial: WriteWindowsCSV: %d channel names and target %d for C = %d", len(channels), target, s.C))
 	}
 	bw := bufio.NewWriter(w)
 	cw := csv.NewWriter(bw)
@@ -96,13 +96,13 @@ func ReadWindowsCSV(r io.Reader, name string) (s *track.Split, channels []string
 	head, err := cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, nil, 0, fmt.Errorf("harness: %s is empty; want a windows CSV from ideabench data", name)
+			return nil, nil, 0, fmt.Errorf("trial: %s is empty; want a windows CSV from ideabench data", name)
 		}
-		return nil, nil, 0, fmt.Errorf("harness: %s: %w", name, err)
+		return nil, nil, 0, fmt.Errorf("trial: %s: %w", name, err)
 	}
 	head = append([]string(nil), head...)
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("harness: %s: "+format+"; want the header of ideabench data (window, x.<channel>.<t>…, y.<target>.<k>…)", append([]any{name}, a...)...)
+		return fmt.Errorf("trial: %s: "+format+"; want the header of ideabench data (window, x.<channel>.<t>…, y.<target>.<k>…)", append([]any{name}, a...)...)
 	}
 	if len(head) < 3 || head[0] != "window" {
 		return nil, nil, 0, bad("header starts %q", strings.Join(head[:min(3, len(head))], ","))
@@ -170,18 +170,18 @@ func ReadWindowsCSV(r io.Reader, name string) (s *track.Split, channels []string
 			break
 		}
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("harness: %s: %w", name, err)
+			return nil, nil, 0, fmt.Errorf("trial: %s: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if n, err := strconv.Atoi(rec[0]); err != nil || n != s.N {
-			return nil, nil, 0, fmt.Errorf("harness: %s:%d: window %q, want %d (rows in order from 0)", name, line, rec[0], s.N)
+			return nil, nil, 0, fmt.Errorf("trial: %s:%d: window %q, want %d (rows in order from 0)", name, line, rec[0], s.N)
 		}
 		x := make([]float64, t*c)
 		y := make([]float64, t+h)
 		for j, cell := range rec[1:] {
 			v, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, nil, 0, fmt.Errorf("harness: %s:%d: column %s: %q is not a finite number", name, line, head[j+1], cell)
+				return nil, nil, 0, fmt.Errorf("trial: %s:%d: column %s: %q is not a finite number", name, line, head[j+1], cell)
 			}
 			if j < t*c {
 				ch, pos := j/t, j%t
@@ -197,7 +197,7 @@ func ReadWindowsCSV(r io.Reader, name string) (s *track.Split, channels []string
 		s.N++
 	}
 	if s.N == 0 {
-		return nil, nil, 0, fmt.Errorf("harness: %s has a header but no windows", name)
+		return nil, nil, 0, fmt.Errorf("trial: %s has a header but no windows", name)
 	}
 	return s, channels, target, nil
 }
@@ -207,7 +207,7 @@ func ReadWindowsCSV(r io.Reader, name string) (s *track.Split, channels []string
 func Evaluate(m *transformer.Model[float32], s *track.Split) (float64, error) {
 	c := m.Config
 	if s.T != c.T || s.H != c.H || s.C != c.CIn {
-		return 0, fmt.Errorf("harness: windows are T=%d H=%d C=%d but the model takes T=%d H=%d C=%d; export the windows of the track it was trained on",
+		return 0, fmt.Errorf("trial: windows are T=%d H=%d C=%d but the model takes T=%d H=%d C=%d; export the windows of the track it was trained on",
 			s.T, s.H, s.C, c.T, c.H, c.CIn)
 	}
 	b := m.MaxBatch

@@ -44,7 +44,7 @@ func TestUnequalBudget(t *testing.T) {
 	require.NoError(t, os.WriteFile(allowed, []byte(body+`, "unequal_budget": true}`), 0o644))
 	stdout.Reset()
 	require.NoError(t, run(context.Background(), []string{"run", "--profile", "ci", "--config", allowed, "--out", out, "--quiet"}, &stdout, &stderr), stderr.String())
-	r, err := report.ReadReport(out)
+	r, err := report.Read(out)
 	require.NoError(t, err)
 	c := r.Comparison
 	require.False(t, r.Budget.Equal)

@@ -47,7 +47,7 @@ func TestExamples(t *testing.T) {
 	require.NotEmpty(t, names)
 	for _, name := range names {
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			_, err := protocol.LoadProtocol(name, protocol.DefaultProtocol())
+			_, err := protocol.Load(name, protocol.DefaultProtocol())
 			require.NoError(t, err)
 		})
 	}

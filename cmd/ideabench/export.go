@@ -29,7 +29,7 @@ const (
 	metaProtocol = "ideabench.protocol"   // JSON protocol the trial came from
 	metaTrial    = "ideabench.trial"      // JSON {"arm", "cfg", "seed", "val", "test"}
 	metaBatch    = "ideabench.eval_batch" // windows per forward pass in evaluation (the float64 sum runs batch by batch)
-	metaData     = "ideabench.data"       // the protocol's data id (harness.Protocol.DataID), stamped on exported windows too
+	metaData     = "ideabench.data"       // the protocol's data id (protocol.Protocol.DataID), stamped on exported windows too
 	metaSeries   = "ideabench.series"     // csv channels independent or mixed: JSON list of the forecast columns, series k forecasting the k-th
 )
 

@@ -43,7 +43,7 @@ func TestKillResumeExternal(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(context.Background(), []string{"run", "--profile", "ci", "--config", cfg, "--out", refOut, "--quiet"}, &stdout, &stderr), stderr.String())
 	want := withoutRun(t, refOut)
-	r, err := report.ReadReport(refOut)
+	r, err := report.Read(refOut)
 	require.NoError(t, err)
 	for _, row := range r.MechanismSignature.IdeaSweep {
 		require.Equal(t, r.ReferenceForecasters.Persistence, row.Result.Mean)

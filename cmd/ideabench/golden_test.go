@@ -84,7 +84,7 @@ func TestGolden(t *testing.T) {
 		checkGolden(t, "verify", command(t, "verify", tiny))
 	})
 	t.Run("verify-edited", func(t *testing.T) {
-		r, err := report.ReadReport(tiny)
+		r, err := report.Read(tiny)
 		require.NoError(t, err)
 		r.Comparison.IdeaWins++
 		r.Comparison.Verdict = "significant win"
@@ -96,14 +96,14 @@ func TestGolden(t *testing.T) {
 		checkGolden(t, "verify-seed-report", command(t, "verify", "../../report/testdata/seed-report.json"))
 	})
 	t.Run("summary-ci", func(t *testing.T) {
-		r, err := report.ReadReport("../../golden/ci_1.snap.json")
+		r, err := report.Read("../../golden/ci_1.snap.json")
 		require.NoError(t, err)
 		var out bytes.Buffer
 		require.NoError(t, printSummary(&out, r))
 		checkGolden(t, "summary-ci", out.Bytes())
 	})
 	t.Run("suite-ci", func(t *testing.T) {
-		r, err := suitereport.ReadReport("../../golden/suite_ci_1.snap.json")
+		r, err := suitereport.Read("../../golden/suite_ci_1.snap.json")
 		require.NoError(t, err)
 		var out bytes.Buffer
 		require.NoError(t, printSuite(&out, r))

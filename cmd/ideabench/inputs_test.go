@@ -102,7 +102,7 @@ func TestOutputs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	stdout.Reset()
 	require.NoError(t, run(context.Background(), []string{"run", "--config", "testdata/tiny.json", "--out", out, "--workers", "100000", "--quiet"}, &stdout, &stderr))
-	r, err := report.ReadReport(out)
+	r, err := report.Read(out)
 	require.NoError(t, err)
 	require.Equal(t, 12, r.Run.Workers, "12 trials: at most 12 ran at once")
 }

@@ -516,7 +516,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	} else if err == nil && report.IsCompared(raw) {
 		return verifyCompared(file, stdout)
 	}
-	r, err := report.ReadReport(file)
+	r, err := report.Read(file)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func TestRunVerify(t *testing.T) {
 	require.Contains(t, stdout.String(), "0 mismatches, 0 explained notes")
 
 	// A tampered report fails verification.
-	r, err := report.ReadReport(out)
+	r, err := report.Read(out)
 	require.NoError(t, err)
 	r.Comparison.IdeaWins++
 	require.NoError(t, r.WriteFile(out))

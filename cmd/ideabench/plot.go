@@ -41,7 +41,7 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if raw, err := os.ReadFile(file); err == nil && suitereport.IsReport(raw) {
 		return plotSuite(file, *out, *unverified, stdout, stderr)
 	}
-	r, err := report.ReadReport(file)
+	r, err := report.Read(file)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func writePlots(r *report.Report, dir string, opt plots.Options, stdout io.Write
 // plotSuite draws a suite report's forest plot after verifying it (as
 // plot does a report).
 func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) error {
-	r, err := suitereport.ReadReport(report)
+	r, err := suitereport.Read(report)
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ func TestPlotErrors(t *testing.T) {
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	seed := "../../report/testdata/seed-report.json"
-	r, err := report.ReadReport(seed)
+	r, err := report.Read(seed)
 	require.NoError(t, err)
 	r.Comparison.DeltaMean *= 2
 	edited := filepath.Join(dir, "edited.json")
@@ -134,7 +134,7 @@ func TestPlotErrors(t *testing.T) {
 // TestWritePlotsOldReport: writePlots on a report of the seed schema
 // draws the figures it has data for and lists only those.
 func TestWritePlotsOldReport(t *testing.T) {
-	r, err := report.ReadReport("../../report/testdata/seed-report.json")
+	r, err := report.Read("../../report/testdata/seed-report.json")
 	require.NoError(t, err)
 	var stdout bytes.Buffer
 	dir := t.TempDir()
@@ -164,7 +164,7 @@ func TestPlotUnverified(t *testing.T) {
 	out := filepath.Join(dir, "r.json")
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(context.Background(), []string{"run", "--config", "testdata/tiny.json", "--out", out, "--quiet"}, &stdout, &stderr), stderr.String())
-	r, err := report.ReadReport(out)
+	r, err := report.Read(out)
 	require.NoError(t, err)
 	r.Comparison.Verdict = "significant win" // the tampered verdict
 	require.NoError(t, r.WriteFile(out))
@@ -198,7 +198,7 @@ func TestPlotUnverified(t *testing.T) {
 	t.Run("suite", func(t *testing.T) {
 		sout := filepath.Join(dir, "s.json")
 		require.NoError(t, run(context.Background(), []string{"suite", "--suite", "ci", "--out", sout, "--quiet", "--data-dir", dir}, &stdout, &stderr), stderr.String())
-		s, err := suitereport.ReadReport(sout)
+		s, err := suitereport.Read(sout)
 		require.NoError(t, err)
 		s.Verdict = "better"
 		require.NoError(t, s.WriteFile(sout))

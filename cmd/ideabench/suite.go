@@ -156,7 +156,7 @@ func printSuite(w io.Writer, r *suitereport.Report) error { return plots.SuiteRe
 
 // verifySuite verifies a suite report (suite.Verify).
 func verifySuite(path string, dirs []string, stdout io.Writer) error {
-	r, err := suitereport.ReadReport(path)
+	r, err := suitereport.Read(path)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func TestSuiteVerify(t *testing.T) {
 	require.Contains(t, stdout.String(), "over 2 track reports, 0 mismatches")
 
 	// An edited aggregate is named.
-	r, err := suitereport.ReadReport(out)
+	r, err := suitereport.Read(out)
 	require.NoError(t, err)
 	r.Verdict = "better"
 	require.NoError(t, r.WriteFile(out))
