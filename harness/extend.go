@@ -2,8 +2,6 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"os"
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/protocol"
@@ -18,17 +16,12 @@ import (
 // starting grids only, and Merge runs the later rounds, which need every
 // shard's results to decide.
 func runExtended(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error) {
-	if opt.Store == nil {
-		// Rounds share their trials through a store.
-		dir, err := os.MkdirTemp("", "ideabench-rounds-")
-		if err != nil {
-			return nil, fmt.Errorf("harness: a grid extension without a results directory: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		if opt.Store, err = trial.OpenStore(dir); err != nil {
-			return nil, err
-		}
+	// Rounds share their trials through a store.
+	cleanup, err := ensureStore(&opt, "a grid extension")
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	q := p
 	q.ExtendGrid = nil
 	computed := 0

@@ -19,17 +19,12 @@ import (
 // look's trials is then derived with the design (Derive).
 func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error) {
 	s := p.Sequential
-	if opt.Store == nil {
-		// Looks share their trials through a store.
-		dir, err := os.MkdirTemp("", "ideabench-looks-")
-		if err != nil {
-			return nil, fmt.Errorf("harness: a sequential run without a results directory: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		if opt.Store, err = trial.OpenStore(dir); err != nil {
-			return nil, err
-		}
+	// Looks share their trials through a store.
+	cleanup, err := ensureStore(&opt, "a sequential run")
+	if err != nil {
+		return nil, err
 	}
+	defer cleanup()
 	d, err := dataWithin(ctx, p, opt.Limits)
 	if err != nil {
 		return nil, err
@@ -90,4 +85,22 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 		last.Reused = 0
 	}
 	return last, nil
+}
+
+// ensureStore gives opt a store in a temporary directory when it has
+// none, for a run (what, in messages) whose rounds share their trials;
+// cleanup removes that directory.
+func ensureStore(opt *Options, what string) (cleanup func(), err error) {
+	if opt.Store != nil {
+		return func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "ideabench-rounds-")
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s without a results directory: %w", what, err)
+	}
+	if opt.Store, err = trial.OpenStore(dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return func() { os.RemoveAll(dir) }, nil
 }
