@@ -258,6 +258,24 @@ func newPanel(title, x, y string) *plot.Plot {
 func (f *figure) draw(dc draw.Canvas) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
+	lc, pc := f.layout(dc)
+	if f.legend != nil {
+		f.legend.Draw(lc)
+	}
+	rows, cols := len(f.panels), len(f.panels[0])
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(8), PadY: vg.Points(6)}
+	cs := plot.Align(f.panels, tiles, pc)
+	for j, row := range f.panels {
+		for i, p := range row {
+			p.Draw(cs[j][i])
+		}
+	}
+}
+
+// layout draws the figure's banner and title into dc and returns the
+// canvases of its legend (its font fitted to the height there,
+// fitLegend) and of its panels.
+func (f *figure) layout(dc draw.Canvas) (legend, panels draw.Canvas) {
 	pad := vg.Points(5)
 	dc = draw.Crop(dc, pad, -pad, pad, -pad)
 	if f.banner != "" {
@@ -272,23 +290,34 @@ func (f *figure) draw(dc draw.Canvas) {
 		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, f.title)
 		dc.Max.Y -= sty.Height(f.title) + pad
 	}
-	if f.legend != nil {
-		r := f.legend.Rectangle(dc)
-		w := r.Max.X - r.Min.X
-		lc := dc
-		lc.Min.X = dc.Max.X - w - pad
-		lc.Max.X = dc.Max.X - pad
-		lc.Max.Y -= 2 * pad // level with the panels' titles
-		f.legend.Draw(lc)
-		dc.Max.X -= w + 3*pad
+	if f.legend == nil {
+		return dc, dc
 	}
-	rows, cols := len(f.panels), len(f.panels[0])
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(8), PadY: vg.Points(6)}
-	cs := plot.Align(f.panels, tiles, dc)
-	for j, row := range f.panels {
-		for i, p := range row {
-			p.Draw(cs[j][i])
+	lc := dc
+	lc.Max.Y -= 2 * pad // level with the panels' titles
+	fitLegend(f.legend, lc)
+	r := f.legend.Rectangle(lc)
+	w := r.Max.X - r.Min.X
+	lc.Min.X = dc.Max.X - w - pad
+	lc.Max.X = dc.Max.X - pad
+	dc.Max.X -= w + 3*pad
+	return lc, dc
+}
+
+// minLegendFont is the smallest font fitLegend shrinks a legend to.
+const minLegendFont = vg.Length(6)
+
+// fitLegend shrinks l's font, half a point at a time down to
+// minLegendFont, until the legend fits the height of c: every entry
+// takes the height of the tallest, so a legend of many entries would
+// otherwise run off the figure's bottom and lose its last entries.
+func fitLegend(l *plot.Legend, c draw.Canvas) {
+	for {
+		r := l.Rectangle(c)
+		if r.Max.Y-r.Min.Y <= c.Max.Y-c.Min.Y || l.TextStyle.Font.Size <= minLegendFont {
+			return
 		}
+		l.TextStyle.Font.Size -= 0.5
 	}
 }
 
@@ -576,7 +605,7 @@ func paired(r *report.Report) (*figure, error) {
 	}
 	if ref != nil {
 		f := r.ReferenceForecasters
-		fig.legend.Add(fmt.Sprintf("best reference:\n%s %.4g%s", f.BestReference, f.BestReferenceMSE, offNote(refOff)), ref)
+		fig.legend.Add(fmt.Sprintf("best reference: %s %.4g%s", f.BestReference, f.BestReferenceMSE, offNote(refOff)), ref)
 	}
 	if floor != nil {
 		fig.legend.Add(fmt.Sprintf("noise floor %.4g%s", r.ReferenceForecasters.NoiseFloor, offNote(floorOff)), floor)

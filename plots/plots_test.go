@@ -23,6 +23,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/idea"
@@ -591,5 +593,36 @@ func TestUnverified(t *testing.T) {
 		require.Greater(t, banner, 0)
 		require.Less(t, banner, strings.Index(page, "<h1"))
 		require.Contains(t, page, "<title>UNVERIFIED: ")
+	}
+}
+
+// TestLegendWhole: every figure's legend fits inside the figure at the
+// default size, its last entry included, on the ci golden report and on
+// the tiny report (the paired figure of the default run once ran its
+// last entry, the interval's swatch, off the bottom: every entry takes
+// the height of the tallest, and one had three lines).
+func TestLegendWhole(t *testing.T) {
+	ci := readReport(t, "../golden/ci_1.snap.json")
+	// The default run's case: the best reference far above the arms and
+	// the noise floor far below, each noted off the scale.
+	off := readReport(t, "../golden/ci_1.snap.json")
+	f := *off.ReferenceForecasters
+	f.BestReferenceMSE, f.NoiseFloor = 40*off.Baseline.Full.Mean, off.Baseline.Full.Mean/40
+	off.ReferenceForecasters = &f
+	for name, r := range map[string]*report.Report{"ci": ci, "off_scale": off, "tiny": tinyReport(t)} {
+		figs, err := reportFigures(r, &Unverified{Mismatches: 1, First: "comparison.verdict"})
+		require.NoError(t, err)
+		for _, f := range figs {
+			if f.fig.legend == nil {
+				continue
+			}
+			t.Run(name+"/"+f.name, func(t *testing.T) {
+				dc := draw.New(vgimg.New(DefaultWidth, DefaultHeight))
+				lc, _ := f.fig.layout(dc)
+				r := f.fig.legend.Rectangle(lc)
+				require.GreaterOrEqual(t, float64(r.Min.Y), float64(dc.Min.Y), "the legend's last entry is inside the figure")
+				require.LessOrEqual(t, float64(r.Max.Y), float64(dc.Max.Y))
+			})
+		}
 	}
 }
