@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/report"
 
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
@@ -48,7 +49,8 @@ type ControlBlock struct {
 	// chosen cfgs.
 	PValueSignFlip  float64 `json:"p_value_sign_flip"`
 	VerdictSignFlip string  `json:"verdict_sign_flip"`
-	// BaselineCfg and IdeaCfg are the grid indices each arm selected.
+	// BaselineCfg and IdeaCfg are the indices each arm selected in its
+	// grid as it ran (the sweep: a grid extension appends its cfgs).
 	BaselineCfg int `json:"baseline_cfg"`
 	IdeaCfg     int `json:"idea_cfg"`
 }
@@ -148,7 +150,8 @@ func Control(ctx context.Context, p protocol.Protocol, ic idea.Config, blocks in
 		c := rp.Comparison
 		b := ControlBlock{Seeds: q.Seeds, DeltaMean: c.DeltaMean, PValue: c.PValue, Verdict: c.Verdict,
 			PValueSignFlip: c.PValue, VerdictSignFlip: c.Verdict,
-			BaselineCfg: slices.Index(q.Baseline, rp.Baseline.BestCfg), IdeaCfg: slices.Index(q.Idea, rp.MechanismSignature.ObservedBestCfg)}
+			BaselineCfg: slices.IndexFunc(rp.Baseline.Sweep, func(r report.SweepRow) bool { return r.Cfg == rp.Baseline.BestCfg }),
+			IdeaCfg:     slices.IndexFunc(rp.MechanismSignature.IdeaSweep, func(r report.IdeaRow) bool { return r.Cfg == rp.MechanismSignature.ObservedBestCfg })}
 		if c.PValueConditional != nil {
 			b.PValueSignFlip, b.VerdictSignFlip = *c.PValueConditional, c.VerdictConditional
 		}
