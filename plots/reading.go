@@ -696,7 +696,7 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 			agg = "development"
 		}
 		t.Rows = append(t.Rows, []string{tr.Name, fmt.Sprintf("%.4g", tr.Baseline), fmt.Sprintf("%.4g", tr.Idea),
-			fmt.Sprintf("%+.2f%% [%+.2f%%, %+.2f%%]", tr.EffectPct, tr.EffectLoPct, tr.EffectHiPct), fmt.Sprintf("%s (%.3g)", tr.Verdict, tr.PValue), fmt.Sprint(tr.CanJudge), agg})
+			fmt.Sprintf("%+.2f%% [%+.2f%%, %+.2f%%]", tr.EffectPct, tr.EffectLoPct, tr.EffectHiPct), fmt.Sprintf("%s (%.3g)", tr.VerdictTag(), tr.PValue), fmt.Sprint(tr.CanJudge), agg})
 	}
 	rd.Sections = append(rd.Sections, Section{Heading: "Tracks", Table: t})
 	return rd

@@ -142,7 +142,7 @@ func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*r
 			Report: paths[i], ReportSHA256: sums[i],
 			Baseline: r.Baseline.Full.Mean, Idea: r.Idea.Mean,
 			Effects: effects, EffectPct: stats.Pct(mean),
-			PValue: r.Comparison.PValue, Verdict: r.Comparison.Verdict,
+			PValue: r.Comparison.PValue, Verdict: r.Comparison.Verdict, Marks: r.Comparison.Marks,
 		}
 		tr.BaselineTest = arms[i].Baseline.Test[arms[i].Baseline.Select(dir)]
 		tr.IdeaTest = arms[i].Idea.Test[arms[i].Idea.Select(dir)]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/internal/jsonstrict"
+	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
 )
 
@@ -77,9 +78,12 @@ type TrackResult struct {
 	EffectPct   float64   `json:"effect_pct"`
 	EffectLoPct float64   `json:"effect_lo_pct"`
 	EffectHiPct float64   `json:"effect_hi_pct"`
-	// PValue and Verdict are the track report's own headline.
-	PValue  float64 `json:"p_value"`
-	Verdict string  `json:"verdict"`
+	// PValue and Verdict are the track report's own headline, Marks
+	// what qualifies it there (report.Comparison.Marks: "unequal
+	// budget", "idea inert"), shown beside it (VerdictLine).
+	PValue  float64  `json:"p_value"`
+	Verdict string   `json:"verdict"`
+	Marks   []string `json:"marks,omitempty"`
 	// CanJudge and Reasons are the track report's informativeness.
 	CanJudge bool     `json:"can_judge"`
 	Reasons  []string `json:"reasons,omitempty"`
@@ -201,4 +205,12 @@ func Read(path string) (*Report, error) {
 func IsReport(raw []byte) bool {
 	var v *int
 	return jsonstrict.Peek(raw, "suite_version", &v) && v != nil
+}
+
+// VerdictTag is the track's verdict with the heads of its marks in
+// brackets ("no significant win [IDEA INERT]"), as a table or a figure
+// shows it (report.Comparison.VerdictTag); the track's report says the
+// rest.
+func (t TrackResult) VerdictTag() string {
+	return report.Comparison{Verdict: t.Verdict, Marks: t.Marks}.VerdictTag()
 }
