@@ -18,7 +18,8 @@ func TestTrialIDPinned(t *testing.T) {
 		// The cfg fields added after beta are left out at zero, so the
 		// seed profile's keys are those of the protocol it came from.
 		{"seed", SeedProfile(), "5b6e203f7c43821df71076bd099ca87b"},
-		{"full", DefaultProtocol(), "2703bd5d64d54ab502598ee6e6e7ad40"},
+		// The full profile at 96 epochs, patience 12 (2026-12-06).
+		{"full", DefaultProtocol(), "45953abcb02513900481dd75c9f2f3ea"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := tc.p.Key(tc.p.Trials()[0], "")
