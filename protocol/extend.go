@@ -13,15 +13,22 @@ import (
 // beyond the grid the protocol started with.
 //
 // The rule (Extend), applied after every round of trials: each arm
-// chooses its cfg on val (Arm.Select); when some arm's choice has the
-// smallest lr of its grid, every arm gets, for each cfg at its own
-// smallest lr, a copy one grid step below (lr·lr_1/lr_2, lr_1 < lr_2 its
-// two smallest rates); likewise above. Every arm is extended the same
-// way, so the grids keep pairing cfg j with cfg j and the budgets stay
-// equal. The new cfgs are appended to the grids (the earlier cfgs keep
-// their indices and their trials), their rates rounded to three
-// significant digits. It stops when every choice is interior, when the
-// next rate would leave [MinLR, MaxLR], or after MaxRounds rounds.
+// chooses its cfg on val (stats.Arm.Select); when some arm's choice has
+// the smallest lr of its grid, and no cfg at another rate ties with it,
+// every arm gets, for each cfg at its own smallest rate lr_1, a copy one
+// grid step below, at lr_1²/lr_2 (lr_2 its next rate); likewise above.
+// Every arm is extended the same way, so the grids keep pairing cfg j
+// with cfg j and the budgets stay equal. The new cfgs are appended to
+// the grids (the earlier cfgs keep their indices and their trials),
+// their rates rounded to three significant digits. It stops when every
+// choice is interior, when the next rate would leave [MinLR, MaxLR],
+// or after MaxRounds rounds.
+//
+// The selection-aware test then treats the grown grids as given: it
+// repeats each arm's choice over them under every relabelling, not the
+// rounds that grew them. Both arms grow alike, whichever arm's choice
+// took the edge, so under an idea that does nothing the growth favours
+// neither arm (the A/A control measures the level with it).
 type GridExtension struct {
 	// MaxRounds bounds the rounds that add cfgs; each adds at most one
 	// rate below the grid and one above.
