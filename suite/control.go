@@ -164,7 +164,7 @@ func Control(ctx context.Context, s suitereport.Spec, ic idea.Config, blocks int
 			} else if d != dir0 {
 				return nil, fmt.Errorf("suite: control: track %s: metric direction %s, but track %s's is %s; a suite compares one direction", pl.spec.Name, d, plan[0].spec.Name, dir0)
 			}
-			if inf := out.Report.Informativeness; s.IncludeAll || inf != nil && inf.CanJudge {
+			if inf := out.Report.Informativeness; s.IncludeAll || inf != nil && inf.CanJudge && !out.Report.Comparison.IdeaInert {
 				ts, names = append(ts, t), append(names, pl.spec.Name)
 			}
 		}

@@ -19,8 +19,9 @@
 // the Bayesian signed-rank test stand beside it.
 //
 // Only tracks whose report says they can judge an idea
-// (report.Informativeness.CanJudge) enter the aggregate unless the spec
-// says include_all; the others are listed with the reason. Confirmation
+// (report.Informativeness.CanJudge), and where the idea acted (not
+// report.Comparison.IdeaInert), enter the aggregate unless the spec says
+// include_all; the others are listed with the reason. Confirmation
 // tracks (suitereport.TrackSpec.Confirm) run after the development
 // tracks and are aggregated apart, as held-out workloads.
 //

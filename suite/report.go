@@ -154,7 +154,13 @@ func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*r
 		if inf := r.Informativeness; inf != nil {
 			tr.CanJudge, tr.Reasons = inf.CanJudge, inf.Reasons
 		}
-		tr.InAggregate = tr.CanJudge || spec.IncludeAll
+		if r.Comparison.IdeaInert {
+			// The track can judge an idea, but not this one: it did not
+			// act there, and its zero effect would pull the aggregate
+			// toward "practically equivalent".
+			tr.Reasons = append(tr.Reasons, "the idea was inert on this track (comparison.idea_inert): its chosen cfg scores within 0.1% of the baseline's same cfg on every seed, so the track says nothing about it")
+		}
+		tr.InAggregate = tr.CanJudge && !r.Comparison.IdeaInert || spec.IncludeAll
 		if t.Confirm {
 			tr.HeldOutRuns = heldOut[i]
 		}
@@ -254,7 +260,7 @@ func ideaArms(specs []suitereport.TrackSpec, idx []int, all [][]stats.Arm, names
 
 // verdict is the report's headline from its aggregates.
 func verdict(r *suitereport.Report) string {
-	v := "no track can judge an idea: nothing to aggregate"
+	v := "no track can judge this idea (none can judge an idea, or the idea was inert where one can): nothing to aggregate"
 	if r.Development != nil {
 		v = r.Development.Verdict
 	}

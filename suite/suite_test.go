@@ -451,3 +451,34 @@ func TestLoadStrict(t *testing.T) {
 		return err
 	})
 }
+
+// TestInertTrackLeftOut: a track that can judge an idea, where the idea
+// was inert (comparison.idea_inert), is left out of the aggregate with
+// the reason, and its row carries the verdict's mark; with no track left
+// the suite says so instead of a verdict.
+func TestInertTrackLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "suite.json")
+	r, err := Run(context.Background(), CI(), Options{Out: out, Workers: 2})
+	require.NoError(t, err)
+	require.True(t, r.Tracks[0].InAggregate, "the ci panel track can judge")
+	var reports []*report.Report
+	var paths, sums []string
+	for _, tr := range r.Tracks {
+		rep, err := report.Read(filepath.Join(dir, tr.Report))
+		require.NoError(t, err)
+		reports, paths, sums = append(reports, rep), append(paths, tr.Report), append(sums, tr.ReportSHA256)
+	}
+	inert := "idea inert: its chosen cfg scores within 0.1% of the baseline's same cfg on every seed"
+	reports[0].Comparison.IdeaInert, reports[0].Comparison.Marks = true, []string{inert}
+	got, err := assemble(r.Spec, r.Spec.Tracks, reports, paths, sums, make([]int, len(reports)), nil, nil)
+	require.NoError(t, err)
+	panel := got.Tracks[0]
+	require.True(t, panel.CanJudge)
+	require.False(t, panel.InAggregate)
+	require.Contains(t, panel.Reasons[len(panel.Reasons)-1], "the idea was inert on this track")
+	require.Equal(t, []string{inert}, panel.Marks)
+	require.Equal(t, "no significant win [IDEA INERT]", panel.VerdictTag())
+	require.Nil(t, got.Development)
+	require.True(t, strings.HasPrefix(got.Verdict, "no track can judge this idea"), got.Verdict)
+}

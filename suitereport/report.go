@@ -87,7 +87,9 @@ type TrackResult struct {
 	// CanJudge and Reasons are the track report's informativeness.
 	CanJudge bool     `json:"can_judge"`
 	Reasons  []string `json:"reasons,omitempty"`
-	// InAggregate says whether the track enters its aggregate.
+	// InAggregate says whether the track enters its aggregate: it can
+	// judge an idea and the idea was not inert there (Reasons says
+	// why not), or the spec includes every track.
 	InAggregate bool `json:"in_aggregate"`
 	// HeldOutRuns, on a confirmation track, is how many different
 	// protocols (their trials, report.Setup.TrialsSHA256) this suite's
