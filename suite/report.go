@@ -264,9 +264,12 @@ func verdict(r *suitereport.Report) string {
 	if r.Development != nil {
 		v = r.Development.Verdict
 	}
+	ranHeldOut := slices.ContainsFunc(r.Tracks, func(t suitereport.TrackResult) bool { return t.Confirm })
 	switch {
 	case r.Confirmation != nil:
 		v += "; confirmed: " + r.Confirmation.Verdict
+	case ranHeldOut:
+		v += "; not confirmed: no held-out track can judge this idea"
 	case len(r.HeldOut) > 0:
 		v += "; confirmation held out"
 	}

@@ -482,3 +482,23 @@ func TestInertTrackLeftOut(t *testing.T) {
 	require.Nil(t, got.Development)
 	require.True(t, strings.HasPrefix(got.Verdict, "no track can judge this idea"), got.Verdict)
 }
+
+// TestVerdictHeldOut: the suite's verdict says what became of its
+// held-out tracks: confirmed, held out (not run yet), or run and left
+// out of their aggregate (none can judge this idea).
+func TestVerdictHeldOut(t *testing.T) {
+	dev := &suitereport.Aggregate{}
+	dev.Verdict = stats.SuiteWorse
+	for _, tc := range []struct {
+		name string
+		r    suitereport.Report
+		want string
+	}{
+		{"confirmed", suitereport.Report{Development: dev, Confirmation: dev, Tracks: []suitereport.TrackResult{{Confirm: true, InAggregate: true}}}, "worse; confirmed: worse"},
+		{"held_out", suitereport.Report{Development: dev, HeldOut: []string{"sunspots"}}, "worse; confirmation held out"},
+		{"inert_held_out", suitereport.Report{Development: dev, Tracks: []suitereport.TrackResult{{Name: "sunspots", Confirm: true}}}, "worse; not confirmed: no held-out track can judge this idea"},
+		{"none", suitereport.Report{}, "no track can judge this idea (none can judge an idea, or the idea was inert where one can): nothing to aggregate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, verdict(&tc.r)) })
+	}
+}
