@@ -30,15 +30,7 @@ func runExtended(ctx context.Context, p protocol.Protocol, opt Options) (*Outcom
 		ro := opt
 		ro.round = true
 		var err error
-		o, err = Run(ctx, q, ro)
-		earlier := computed
-		if o != nil {
-			computed += o.Computed
-		}
-		if err != nil {
-			if o != nil {
-				o.Reused, o.Computed = max(0, o.Reused-earlier), computed
-			}
+		if o, err = runPart(ctx, q, ro, &computed); err != nil {
 			return o, err
 		}
 		if round == 0 {

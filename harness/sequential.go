@@ -45,15 +45,8 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 		q.Seeds, q.Sequential = seeds[:n], nil
 		lookOpt := opt
 		lookOpt.look = true
-		o, err := Run(ctx, q, lookOpt)
-		earlier := computed // trained by earlier looks, reused by this one
-		if o != nil {
-			computed += o.Computed
-		}
+		o, err := runPart(ctx, q, lookOpt, &computed)
 		if err != nil {
-			if o != nil {
-				o.Reused, o.Computed = max(0, o.Reused-earlier), computed
-			}
 			return o, err
 		}
 		last = o
@@ -103,4 +96,20 @@ func ensureStore(opt *Options, what string) (cleanup func(), err error) {
 		return nil, err
 	}
 	return func() { os.RemoveAll(dir) }, nil
+}
+
+// runPart runs one part of a run whose parts share their trials (a
+// sequential look, a round of a grid extension) and adds the trials it
+// trained to computed; on an error the outcome's counts are the whole
+// run's so far.
+func runPart(ctx context.Context, q protocol.Protocol, opt Options, computed *int) (*Outcome, error) {
+	o, err := Run(ctx, q, opt)
+	earlier := *computed // trained by earlier parts, reused by this one
+	if o != nil {
+		*computed += o.Computed
+	}
+	if err != nil && o != nil {
+		o.Reused, o.Computed = max(0, o.Reused-earlier), *computed
+	}
+	return o, err
 }
