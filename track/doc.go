@@ -32,4 +32,16 @@
 // linear map from the window to the H targets, FitLinear) and its
 // last-value-centred form (NLinear, FitLinearCentred). A model that does
 // not beat the best of them has learned nothing a closed-form fit cannot.
+//
+// The token tracks are synthetic recall tasks on which sequence-mixing
+// ideas are judged: MQAR and forgetting MQAR (Arora et al., ICLR 2024,
+// HazyResearch/zoology) and MAD's in-context recall, noisy and fuzzy
+// in-context recall and selective copying (Poli et al., ICML 2024,
+// athms/mad-lab). A TokenDataset holds three TokenSplits of N sequences
+// of T token ids, (N,T) tokens and (N,T) labels, -1 where a position is
+// not scored; Train, Val and Test are drawn from disjoint PCG streams of
+// one seed. Their references (TokenReferences, TokenDataset.References)
+// are chance, majority and bigram, scored by accuracy and cross-entropy
+// on Test's labelled positions, and the oracle ceiling of a reader that
+// knows the definition.
 package track

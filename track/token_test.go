@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -20,71 +21,45 @@ type tokenTask struct {
 	check func(t *testing.T, d *TokenDataset, split int, tok, lab []int32)
 }
 
+// tokenBuild returns a task's builder: the CI or default config with the
+// given sizes and seed, drawn by draw.
+func tokenBuild[C any](ciC, defC C, draw func(C) (*TokenDataset, error)) func(bool, TokenSizes, uint64) (*TokenDataset, error) {
+	return func(ci bool, z TokenSizes, seed uint64) (*TokenDataset, error) {
+		c := defC
+		if ci {
+			c = ciC
+		}
+		v := reflect.ValueOf(&c).Elem()
+		v.FieldByName("Sizes").Set(reflect.ValueOf(z))
+		v.FieldByName("Seed").SetUint(seed)
+		return draw(c)
+	}
+}
+
 func tokenTasks() []tokenTask {
 	ciMQ, defMQ := CIMQARConfig(), DefaultMQARConfig()
 	ciF, defF := CIForgettingMQARConfig(), DefaultForgettingMQARConfig()
+	ciNoisy := CIMADRecallConfig()
+	ciNoisy.NoiseVocab, ciNoisy.Noise = 4, 0.5
 	return []tokenTask{
-		{"mqar", func(ci bool, z TokenSizes, seed uint64) (*TokenDataset, error) {
+		{"mqar", tokenBuild(ciMQ, defMQ, MQAR), func(t *testing.T, d *TokenDataset, _ int, tok, lab []int32) {
 			c := defMQ
-			if ci {
+			if d.Vocab == ciMQ.Vocab {
 				c = ciMQ
 			}
-			c.Sizes, c.Seed = z, seed
-			return MQAR(c)
-		}, func(t *testing.T, d *TokenDataset, _ int, tok, lab []int32) {
-			pairs := defMQ.Pairs
-			if d.Vocab == ciMQ.Vocab {
-				pairs = ciMQ.Pairs
-			}
-			checkMQAR(t, d.Vocab, pairs, 0, tok, lab)
+			checkMQAR(t, d.Vocab, c.Pairs, 0, tok, lab)
 		}},
-		{"forgetting-mqar", func(ci bool, z TokenSizes, seed uint64) (*TokenDataset, error) {
-			c := defF
-			if ci {
-				c = ciF
-			}
-			c.Sizes, c.Seed = z, seed
-			return ForgettingMQAR(c)
-		}, func(t *testing.T, d *TokenDataset, _ int, tok, lab []int32) {
+		{"forgetting-mqar", tokenBuild(ciF, defF, ForgettingMQAR), func(t *testing.T, d *TokenDataset, _ int, tok, lab []int32) {
 			c := defF
 			if d.Vocab == ciF.Vocab {
 				c = ciF
 			}
 			checkMQAR(t, d.Vocab, c.Pairs, c.Updates, tok, lab)
 		}},
-		{"mad-recall", func(ci bool, z TokenSizes, seed uint64) (*TokenDataset, error) {
-			c := DefaultMADRecallConfig()
-			if ci {
-				c = CIMADRecallConfig()
-			}
-			c.Sizes, c.Seed = z, seed
-			return MADRecall(c)
-		}, checkMADRecall},
-		{"mad-noisy-recall", func(ci bool, z TokenSizes, seed uint64) (*TokenDataset, error) {
-			c := DefaultMADNoisyRecallConfig()
-			if ci {
-				c = CIMADRecallConfig()
-				c.NoiseVocab, c.Noise = 4, 0.5
-			}
-			c.Sizes, c.Seed = z, seed
-			return MADRecall(c)
-		}, checkMADRecall},
-		{"mad-fuzzy-recall", func(ci bool, z TokenSizes, seed uint64) (*TokenDataset, error) {
-			c := DefaultMADFuzzyRecallConfig()
-			if ci {
-				c = CIMADFuzzyRecallConfig()
-			}
-			c.Sizes, c.Seed = z, seed
-			return MADFuzzyRecall(c)
-		}, checkMADFuzzy},
-		{"mad-selective-copy", func(ci bool, z TokenSizes, seed uint64) (*TokenDataset, error) {
-			c := DefaultMADSelectiveCopyConfig()
-			if ci {
-				c = CIMADSelectiveCopyConfig()
-			}
-			c.Sizes, c.Seed = z, seed
-			return MADSelectiveCopy(c)
-		}, checkSelectiveCopy},
+		{"mad-recall", tokenBuild(CIMADRecallConfig(), DefaultMADRecallConfig(), MADRecall), checkMADRecall},
+		{"mad-noisy-recall", tokenBuild(ciNoisy, DefaultMADNoisyRecallConfig(), MADRecall), checkMADRecall},
+		{"mad-fuzzy-recall", tokenBuild(CIMADFuzzyRecallConfig(), DefaultMADFuzzyRecallConfig(), MADFuzzyRecall), checkMADFuzzy},
+		{"mad-selective-copy", tokenBuild(CIMADSelectiveCopyConfig(), DefaultMADSelectiveCopyConfig(), MADSelectiveCopy), checkSelectiveCopy},
 	}
 }
 
@@ -202,7 +177,8 @@ func checkNextToken(t *testing.T, tok, lab []int32) {
 // value ids after the pad: each key motif keeps one value motif, and a
 // scored position is either the end of a key motif shown before (label:
 // the first token of its value) or inside such a value (label: the next
-// token of the value); the last position is scored in Val and Test.
+// token of the value); the last position is scored in Val and Test, whose
+// key motifs all have one length.
 func checkMADFuzzy(t *testing.T, d *TokenDataset, split int, tok, lab []int32) {
 	t.Helper()
 	nk, ns := d.Answers[0], d.Answers[len(d.Answers)-1]+1
@@ -219,12 +195,17 @@ func checkMADFuzzy(t *testing.T, d *TokenDataset, split int, tok, lab []int32) {
 	}
 	mem := map[string][]int32{}
 	var key, val []int32
+	keyLen := 0 // Val and Test keys all have KeyMotif ids
 	for ; i < len(tok); i++ {
 		x := tok[i]
 		switch {
 		case x < nk:
 			if len(val) > 0 {
 				checkMotif(t, mem, key, val)
+				if split != splitTrain && len(key) != keyLen && keyLen > 0 {
+					t.Fatalf("val/test key motif %v, another had %d ids", key, keyLen)
+				}
+				keyLen = len(key)
 				key, val = nil, nil
 			}
 			key = append(key, x)
