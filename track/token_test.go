@@ -679,3 +679,17 @@ func TestTokenSplitSeq(t *testing.T) {
 		t.Errorf("Labelled = %d, want 3", got)
 	}
 }
+
+// BenchmarkTokenTracks draws each default token track, all three splits.
+func BenchmarkTokenTracks(b *testing.B) {
+	for _, task := range tokenTasks() {
+		b.Run("task="+task.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := task.build(false, defaultTokenSizes, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
