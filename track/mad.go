@@ -21,9 +21,9 @@ var (
 // MADRecallConfig describes MAD's in-context recall and, with Noise > 0,
 // its noisy in-context recall (generate_in_context_recall_instance):
 //
-//   - ids: keys [0, K), values [K, 2K') with K = (Vocab-NoiseVocab)/2 and
-//     the values the rest of [K, Vocab-NoiseVocab), noise tokens
-//     [Vocab-NoiseVocab, Vocab); no special token (multi_query);
+//   - ids: keys [0, K) and values [K, Vocab-NoiseVocab) with
+//     K = (Vocab-NoiseVocab)/2, noise tokens [Vocab-NoiseVocab, Vocab); no
+//     special token (multi_query);
 //   - the instance is (T+1)/2 two-token slots; the first (T+1)/2-1 are each
 //     a key-value pair or, with probability Noise, two noise tokens, except
 //     one slot drawn uniformly that is always a pair; a pair's key is
