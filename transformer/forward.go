@@ -82,7 +82,8 @@ type acts[F Float] struct {
 	dsite   []F // (B,T,C) the idea: gradient of its input
 	scratch []F // the idea's backward scratch
 
-	tail tailActs[F] // loss "last": TrainStep's tail on the last tokens (tail.go)
+	tail tailActs[F]  // loss "last": TrainStep's tail on the last tokens (tail.go)
+	tok  tokenActs[F] // token mode: the input ids and the labelled rows' head (token.go)
 }
 
 // In the activations T is the token count N (Config.Tokens).
@@ -130,6 +131,9 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	}
 	if c.lastOnly() {
 		s.tail = newTailActs[F](c, n)
+	}
+	if c.tokenMode() {
+		s.tok = newTokenActs[F](c, n)
 	}
 	if c.Skip {
 		s.skip, s.dskip, s.dxs = mk(n*c.H), mk(n*c.H), mk(n*c.T)
@@ -251,7 +255,7 @@ type packedW[F Float] struct {
 
 func newPackedW[F Float](c Config) *packedW[F] {
 	d := c.D
-	w := &packedW[F]{emb: make([]F, c.PatchLen()*c.CIn*d), head: make([]F, d*c.H)}
+	w := &packedW[F]{emb: make([]F, c.PatchLen()*c.CIn*d), head: make([]F, d*c.outputs())}
 	if c.Skip {
 		w.skip = make([]F, c.T*c.H)
 	}
@@ -267,8 +271,10 @@ func newPackedW[F Float](c Config) *packedW[F] {
 // pack transposes p's linear weights into w.
 func (w *packedW[F]) pack(c Config, p *Params[F]) {
 	d := c.D
-	packWeight(w.emb, p.EmbW, d, c.PatchLen()*c.CIn)
-	packWeight(w.head, p.HeadW, c.H, d)
+	if !c.tokenMode() {
+		packWeight(w.emb, p.EmbW, d, c.PatchLen()*c.CIn)
+	}
+	packWeight(w.head, p.HeadW, c.outputs(), d)
 	if c.Skip {
 		packWeight(w.skip, p.SkipW, c.H, c.T)
 	}
@@ -393,14 +399,18 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		in = s.xn[:len(x)]
 		normForward(c.Norm, in, s.mu[:b*c.CIn], s.sd[:b*c.CIn], x, b, c.T, c.CIn)
 	}
-	// A token's input is its P positions' channels, contiguous in x:
-	// (B,T,CIn) read as (B·N, P·CIn).
 	emb := s.blocks[0].res[:bt*d]
 	if m.site == idea.SiteInput {
 		emb = s.site.x[:bt*d]
 	}
-	kernel.LinearT(emb, in, wt.emb, p.EmbB, bt, c.PatchLen()*c.CIn, d)
-	for r0 := 0; r0 < bt; r0 += t { // + pos, one window at a time
+	if c.tokenMode() {
+		tokenEmbed(emb, p.Tok, s.tok.ids[:bt], d)
+	} else {
+		// A token's input is its P positions' channels, contiguous in
+		// x: (B,T,CIn) read as (B·N, P·CIn).
+		kernel.LinearT(emb, in, wt.emb, p.EmbB, bt, c.PatchLen()*c.CIn, d)
+	}
+	for r0 := 0; r0 < bt && p.Pos != nil; r0 += t { // + pos, one window at a time
 		add(emb[r0*d:(r0+t)*d], emb[r0*d:(r0+t)*d], p.Pos)
 	}
 	if m.site == idea.SiteInput {
@@ -454,6 +464,9 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 			kernel.LinearTAdd(out, a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, res2, bt, 4*d, d)
 		}
 		h = out
+	}
+	if c.tokenMode() {
+		return m.forwardTokenHead(s, h)
 	}
 	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)
 	pred := s.pred[:bt*c.H]
