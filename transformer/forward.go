@@ -378,6 +378,9 @@ func (m *Model[F]) Predict(x []F, b int) []F {
 }
 
 func (m *Model[F]) checkBatch(x []F, b int) {
+	if m.Config.tokenMode() {
+		panic("transformer: a token model (Config.Vocab > 0) takes a TokenBatch: ForwardTokens, TrainStepTokens, Evaluate")
+	}
 	if b <= 0 || b > m.MaxBatch {
 		panic(fmt.Sprintf("transformer: batch %d outside [1,%d]", b, m.MaxBatch))
 	}
