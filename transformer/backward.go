@@ -41,7 +41,7 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	// The head, the final LayerNorm and the last block's branches write
 	// dres (d of the last block's input through its residual) and datty
 	// (d of its attention output); the loop goes on from its attention.
-	tail := s.step && c.tailRows()
+	tail := s.step && c.tailRows() || c.tokenTail()
 	if tail && dx != nil {
 		panic("transformer: the tail pass (TrainStep) keeps no input gradient")
 	}

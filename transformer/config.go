@@ -254,8 +254,17 @@ func (c Config) blocksFLOPs(b int) float64 {
 // the backward pass costs twice the forward pass.
 //
 //	3·(blocks(b) + 2·labelled·D·Vocab)
+//
+// Without an idea after the last attention (Config.tokenTail), the last
+// block's projection and MLP (9·D² multiply-adds a row) run at the
+// labelled positions only too: 3·2·(b·T − labelled)·9·D² less.
 func (c Config) TokenStepFLOPs(b, labelled int) float64 {
-	return 3 * (c.blocksFLOPs(b) + 2*float64(labelled)*float64(c.D)*float64(c.Vocab))
+	d := float64(c.D)
+	f := c.blocksFLOPs(b) + 2*float64(labelled)*d*float64(c.Vocab)
+	if c.tokenTail() {
+		f -= 2 * float64(b*c.T-labelled) * 9 * d * d
+	}
+	return 3 * f
 }
 
 // MemoryBytes is about how many bytes a model of c trained in batches of

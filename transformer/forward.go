@@ -425,8 +425,13 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
 		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
 		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
-		if s.step && l == len(s.blocks)-1 && c.tailRows() {
-			return m.forwardTail(s, h, in, b)
+		if l == len(s.blocks)-1 {
+			switch {
+			case s.step && c.tailRows():
+				return m.forwardTail(s, h, in, b)
+			case c.tokenTail():
+				return m.forwardTokenTail(s, h, b, train)
+			}
 		}
 		res2 := a.res2[:bt*d]
 		switch {

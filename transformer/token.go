@@ -103,6 +103,9 @@ type tokenActs[F Float] struct {
 	logits     []F // (M,V)
 	dlogits    []F // (M,V) the loss gradient of logits (the softmax's scratch first)
 	dln, dh    []F // (M,D) gradients of ln and h
+	// The tail (tokenTail): the last block's input and attention output
+	// at the rows, and the latter's gradient.
+	hin, atty, datt []F // (M,D)
 }
 
 func newTokenActs[F Float](c Config, n int) tokenActs[F] {
@@ -127,6 +130,7 @@ func (k *tokenActs[F]) growRows(m, d, v int) {
 		return
 	}
 	k.h, k.ln, k.dln, k.dh = make([]F, m*d), make([]F, m*d), make([]F, m*d), make([]F, m*d)
+	k.hin, k.atty, k.datt = make([]F, m*d), make([]F, m*d), make([]F, m*d)
 	k.mean, k.rstd = make([]F, m), make([]F, m)
 	k.logits, k.dlogits = make([]F, m*v), make([]F, m*v)
 }
@@ -148,18 +152,76 @@ func tokenEmbedBackward[F Float](dtok, demb []F, ids []int32, d int) {
 	}
 }
 
+// tokenTail reports whether a token model runs its last block's
+// projection and MLP on the labelled rows only, as tail.go does on the
+// last token: nothing after the last attention mixes positions, unless
+// an idea at a block site does (the gate scans them). noTail turns it
+// off for the tests.
+func (c Config) tokenTail() bool {
+	if noTail || !c.tokenMode() {
+		return false
+	}
+	in := c.active()
+	return in == nil || in.Site() == idea.SiteInput
+}
+
+// gatherRows copies the rows of src (B·T,W) at rows (M) into dst (M,W).
+func gatherRows[F Float](dst, src []F, rows []int32, w int) {
+	for i, r := range rows {
+		copy(dst[i*w:(i+1)*w], src[int(r)*w:][:w])
+	}
+}
+
+// scatterRows is gatherRows' mirror: dst (B·T,W) gets src (M,W) in rows
+// and zeros elsewhere.
+func scatterRows[F Float](dst, src []F, rows []int32, w int) {
+	clear(dst)
+	for i, r := range rows {
+		copy(dst[int(r)*w:][:w], src[i*w:(i+1)*w])
+	}
+}
+
 // forwardTokenHead runs the final LayerNorm and the vocabulary head on the
 // labelled rows of h (B·T,D), the last block's output: gathered into
 // s.tok.h (M,D), it returns the logits (M,V), a view into s.
 func (m *Model[F]) forwardTokenHead(s *acts[F], h []F) []F {
+	c, k := m.Config, &s.tok
+	k.growRows(len(k.rows), c.D, c.Vocab)
+	gatherRows(k.h, h, k.rows, c.D)
+	return m.tokenLogits(s)
+}
+
+// forwardTokenTail runs the last block from its projection on, and the
+// head, on the labelled rows only: h (B·T,D) is the block's input, its
+// attention output is in the block's atty. The rows' results use the
+// first M rows of the block's buffers.
+func (m *Model[F]) forwardTokenTail(s *acts[F], h []F, b int, train bool) []F {
+	c, p, wt, k := m.Config, m.Params, m.wt, &s.tok
+	l, d, n := c.Layers-1, c.D, len(k.rows)
+	a, w := &s.blocks[l], &p.Blocks[l]
+	k.growRows(n, d, c.Vocab)
+	gatherRows(k.atty, a.atty[:b*c.T*d], k.rows, d)
+	gatherRows(k.hin, h, k.rows, d)
+	res2 := a.res2[:n*d]
+	kernel.LinearTAdd(res2, k.atty[:n*d], wt.proj[l], w.ProjB, k.hin[:n*d], n, d, d)
+	layerNormForward(a.ln2[:n*d], a.ln2Mean[:n], a.ln2Rstd[:n], res2, w.LN2W, w.LN2B, n, d)
+	kernel.LinearT(a.geluGrad[:n*4*d], a.ln2[:n*d], wt.fc1[l], w.FC1B, n, d, 4*d)
+	if train {
+		geluForward(a.gelu[:n*4*d], a.geluGrad[:n*4*d], a.geluGrad[:n*4*d])
+	} else {
+		geluValue(a.gelu[:n*4*d], a.geluGrad[:n*4*d])
+	}
+	kernel.LinearTAdd(k.h[:n*d], a.gelu[:n*4*d], wt.fc2[l], w.FC2B, res2, n, 4*d, d)
+	return m.tokenLogits(s)
+}
+
+// tokenLogits runs the final LayerNorm and the head on s.tok.h (M,D) and
+// returns the logits (M,V), a view into s.
+func (m *Model[F]) tokenLogits(s *acts[F]) []F {
 	c, p, k := m.Config, m.Params, &s.tok
 	d, v, n := c.D, c.Vocab, len(k.rows)
-	k.growRows(n, d, v)
 	if n == 0 {
 		return k.logits[:0]
-	}
-	for i, r := range k.rows {
-		copy(k.h[i*d:(i+1)*d], h[int(r)*d:][:d])
 	}
 	layerNormForward(k.ln[:n*d], k.mean[:n], k.rstd[:n], k.h[:n*d], p.LNFW, p.LNFB, n, d)
 	logits := k.logits[:n*v]
@@ -170,25 +232,39 @@ func (m *Model[F]) forwardTokenHead(s *acts[F], h []F) []F {
 // backwardTokenHead mirrors forwardTokenHead: from dlogits (M,V) it
 // accumulates the head's and the final LayerNorm's gradients and
 // overwrites s.dres (B·T,D) with d of the last block's output, zero but
-// in the labelled rows.
+// in the labelled rows; with the tail (tokenTail) it runs on through the
+// last block's MLP and projection, and leaves in s.dres and s.datty d of
+// the block's input (through the residual) and of its attention output,
+// where backward's loop goes on.
 func (m *Model[F]) backwardTokenHead(s *acts[F], dlogits []F) {
 	c, p, g, k := m.Config, m.Params, m.Grads, &s.tok
 	d, v, n := c.D, c.Vocab, len(k.rows)
 	if len(dlogits) != n*v {
 		panic(fmt.Sprintf("transformer: dlogits has length %d, want M·Vocab = %d·%d of the last pass", len(dlogits), n, v))
 	}
-	dres := s.dres[:s.b*c.T*d]
-	clear(dres)
-	if n == 0 {
+	bt := s.b * c.T
+	dln, dh := k.dln[:n*d], k.dh[:n*d]
+	if n > 0 {
+		kernel.LinearBackward(dln, g.HeadW, g.HeadB, dlogits, k.ln[:n*d], p.HeadW, n, d, v)
+		clear(dh)
+		layerNormBackward(dh, g.LNFW, g.LNFB, dln, k.h[:n*d], k.mean[:n], k.rstd[:n], p.LNFW, s.lnG[:n], s.lnGX[:n], n, d)
+	}
+	if !c.tokenTail() {
+		scatterRows(s.dres[:bt*d], dh, k.rows, d)
 		return
 	}
-	dln, dh := k.dln[:n*d], k.dh[:n*d]
-	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dlogits, k.ln[:n*d], p.HeadW, n, d, v)
-	clear(dh)
-	layerNormBackward(dh, g.LNFW, g.LNFB, dln, k.h[:n*d], k.mean[:n], k.rstd[:n], p.LNFW, s.lnG[:n], s.lnGX[:n], n, d)
-	for i, r := range k.rows {
-		copy(dres[int(r)*d:][:d], dh[i*d:(i+1)*d])
+	// The tail: dh is d of the last block's output at the rows.
+	l := c.Layers - 1
+	a, w, gw := &s.blocks[l], &p.Blocks[l], &g.Blocks[l]
+	if n > 0 {
+		dfc := s.dfc[:n*4*d]
+		kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dh, a.gelu[:n*4*d], w.FC2W, a.geluGrad[:n*4*d], n, 4*d, d)
+		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:n*d], w.FC1W, n, d, 4*d)
+		layerNormBackward(dh, gw.LN2W, gw.LN2B, dln, a.res2[:n*d], a.ln2Mean[:n], a.ln2Rstd[:n], w.LN2W, s.lnG[:n], s.lnGX[:n], n, d)
+		kernel.LinearBackward(k.datt[:n*d], gw.ProjW, gw.ProjB, dh, k.atty[:n*d], w.ProjW, n, d, d)
 	}
+	scatterRows(s.dres[:bt*d], dh, k.rows, d)
+	scatterRows(s.datty[:bt*d], k.datt[:n*d], k.rows, d)
 }
 
 // checkTokens panics unless batch fits a token model's forward pass.

@@ -353,18 +353,40 @@ func TestTokenEvaluate(t *testing.T) {
 	require.Equal(t, n, n2)
 }
 
-// tokenBitsSHA256 and tokenLossBits pin 8 Adam steps of a small token
-// model (gate on, batch 8, 3 labels a sequence): its parameters' bits and
-// its losses'. A change of the numerics changes them.
-const tokenBitsSHA256 = "ee921732282a0241b594244109b710b0f4df1295e9c4c55dcdc401f7cd1b012f"
-
-var tokenLossBits = []uint64{
-	0x400337d4c3d55c22, 0x40036b001b4d05ea, 0x4002f5e73c0d3e9c, 0x400360f30f00f601,
-	0x4002e2dffa2c83ce, 0x40034cea926235a0, 0x40036988f17c0a5a, 0x40032e989b8b4c14,
+// tokenPins pin 8 Adam steps of a small token model (batch 8, 3 labels
+// a sequence) with the gate (the full last block) and without an idea
+// (the tail on the labelled rows): its losses' bits and the SHA-256 of
+// its parameters'. A change of the numerics changes them.
+var tokenPins = []struct {
+	name   string
+	g      idea.Config
+	losses []uint64
+	sha256 string
+}{
+	{"gate", gateIdea(0.9, 0.5), []uint64{
+		0x400337d4c3d55c22, 0x40036b001b4d05ea, 0x4002f5e73c0d3e9c, 0x400360f30f00f601,
+		0x4002e2dffa2c83ce, 0x40034cea926235a0, 0x40036988f17c0a5a, 0x40032e989b8b4c14,
+	}, "ee921732282a0241b594244109b710b0f4df1295e9c4c55dcdc401f7cd1b012f"},
+	{"tail", idea.Config{}, []uint64{
+		0x400337d4c3776ff6, 0x40036b001096a5c1, 0x4002f5e75ffe3a63, 0x400360f3583c840a,
+		0x4002e2e012f78eaa, 0x40034cea9e3801bc, 0x40036988ddf61858, 0x40032e98b6ac6815,
+	}, "2740dfecbccae24f5f931ad28de339a0b10cd03dd6a77cedeef21eaafa60d9ca"},
 }
 
 func TestTokenBitsPinned(t *testing.T) {
-	c := tokenConfig(gateIdea(0.9, 0.5))
+	for _, pin := range tokenPins {
+		t.Run(pin.name, func(t *testing.T) {
+			losses, sum := trainTokensPinned(t, pin.g)
+			require.Equal(t, pin.losses, losses, "loss bits (%#x)", losses)
+			require.Equal(t, pin.sha256, sum, "trained parameter bits")
+		})
+	}
+}
+
+// trainTokensPinned runs TestTokenBitsPinned's 8 steps with idea g and
+// returns the losses' bits and the parameters' SHA-256.
+func trainTokensPinned(t *testing.T, g idea.Config) ([]uint64, string) {
+	c := tokenConfig(g)
 	const b = 8
 	m, err := New[float32](c, b)
 	require.NoError(t, err)
@@ -379,9 +401,7 @@ func TestTokenBitsPinned(t *testing.T) {
 	for _, v := range m.Params.Data {
 		h.Write(binary.LittleEndian.AppendUint32(nil, math.Float32bits(v)))
 	}
-	got := hex.EncodeToString(h.Sum(nil))
-	require.Equal(t, tokenLossBits, losses, "loss bits (%#x)", losses)
-	require.Equal(t, tokenBitsSHA256, got, "trained parameter bits")
+	return losses, hex.EncodeToString(h.Sum(nil))
 }
 
 // TestTokenLearns: a token model learns the previous-token task (each
@@ -425,13 +445,64 @@ func TestTokenCheckpointRoundTrip(t *testing.T) {
 	require.True(t, equal(append([]float32(nil), m.ForwardTokens(batch)...), got.ForwardTokens(batch)))
 }
 
-// TestTokenFLOPs checks TokenStepFLOPs by hand at the benchmark shape.
+// TestTokenFLOPs checks TokenStepFLOPs by hand at the benchmark shape,
+// with the tail (no idea: the last block's projection and MLP, 9·D² a
+// row, skip the unlabelled rows) and without (the gate scans them).
 func TestTokenFLOPs(t *testing.T) {
-	c := Config{D: 64, Heads: 4, Layers: 2, T: 64, Vocab: 256}
 	const b, labelled = 64, 64 * 8
 	n, d := float64(b*64), 64.0
 	blocks := 2 * (2*n*12*d*d + 4*b*(64*65/2)*d)
-	require.Equal(t, 3*(blocks+2*labelled*d*256), c.TokenStepFLOPs(b, labelled))
-	require.Equal(t, c.TokenStepFLOPs(b, b*64), c.FLOPsPerStep(b))
-	require.Equal(t, c.FLOPsPerStep(b), c.StepFLOPs(b))
+	head := 2 * labelled * d * 256
+	for _, tc := range []struct {
+		name string
+		g    idea.Config
+		want float64
+	}{
+		{"tail", idea.Config{}, 3 * (blocks + head - 2*(n-labelled)*9*d*d)},
+		{"gate", gateIdea(0.8, 0.5), 3 * (blocks + head)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Config{D: 64, Heads: 4, Layers: 2, T: 64, Vocab: 256, Idea: tc.g}
+			require.Equal(t, tc.want, c.TokenStepFLOPs(b, labelled))
+			require.Equal(t, 3*(blocks+2*n*d*256), c.FLOPsPerStep(b)) // every row labelled
+			require.Equal(t, c.FLOPsPerStep(b), c.StepFLOPs(b))
+		})
+	}
+}
+
+// TestTokenTailKeepsBits: the tail (the last block's projection and MLP
+// on the labelled rows only) gives the logits, gradients and Evaluate
+// results of the full last block bit for bit: each row is computed as
+// among all rows, and the rows it skips add exact zeros to the
+// gradients' sums.
+func TestTokenTailKeepsBits(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		g    idea.Config
+	}{{"base", idea.Config{}}, {"conv", idea.Config{Name: "conv"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tokenConfig(tc.g)
+			require.True(t, c.tokenTail())
+			const b = 5
+			batch := previousTokenBatch(rand.New(rand.NewPCG(4, 4)), b, c.T, c.Vocab, 3)
+			run := func(off bool) (logits, grads []float32, ce float64) {
+				defer func(v bool) { noTail = v }(noTail)
+				noTail = off
+				m, err := New[float32](c, b)
+				require.NoError(t, err)
+				m.Params.Init(rand.New(rand.NewPCG(3, 3)))
+				logits = append([]float32(nil), m.ForwardTokens(batch)...)
+				dl := make([]float32, len(logits))
+				CrossEntropy(dl, logits, labelsOf(batch), c.Vocab)
+				m.BackwardTokens(dl)
+				ce, _, _ = m.Evaluate(batch)
+				return logits, m.Grads.Data, ce
+			}
+			l1, g1, ce1 := run(false)
+			l2, g2, ce2 := run(true)
+			require.True(t, bitsEqual(l1, l2), "logits differ")
+			require.True(t, bitsEqual(g1, g2), "gradients differ")
+			require.Equal(t, math.Float64bits(ce2), math.Float64bits(ce1))
+		})
+	}
 }
