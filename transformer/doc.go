@@ -68,7 +68,11 @@
 //     the vocabulary head, an untied linear D->V with bias, run on them
 //     only: logits (M,V). Full logits would cost B·T·D·V multiply-adds,
 //     five times the blocks' at d 64, L 2, T 64, V 8192; M is a few per
-//     sequence.
+//     sequence. Without an idea after the last attention (none, or one
+//     at the input site), the last block's projection, LayerNorm and MLP
+//     run on those (M,D) rows too, as the forecaster's tail does on the
+//     last token (tail.go): nothing there mixes positions, so the bits
+//     are the full block's.
 //  4. CrossEntropy: the mean over the M rows of logsumexp(z) − z_label,
 //     each row shifted by its maximum; the accuracy takes the argmax,
 //     ties to the lowest id.

@@ -447,13 +447,7 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
 			add(res2, h, a.proj[:bt*d])
 		}
-		layerNormForward(a.ln2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], res2, w.LN2W, w.LN2B, bt, d)
-		kernel.LinearT(a.geluGrad[:bt*4*d], a.ln2[:bt*d], wt.fc1[l], w.FC1B, bt, d, 4*d)
-		if train {
-			geluForward(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d], a.geluGrad[:bt*4*d])
-		} else {
-			geluValue(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d])
-		}
+		m.mlpHidden(a, res2, l, bt, train)
 		out := s.resF[:bt*d]
 		if l+1 < len(s.blocks) {
 			out = s.blocks[l+1].res[:bt*d]
@@ -500,6 +494,20 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		normDenorm(pred, s.mu[:b*c.CIn], s.sd[:b*c.CIn], b, t*c.H, c.CIn, c.Target)
 	}
 	return pred
+}
+
+// mlpHidden runs block l's second LayerNorm, fc1 and GELU on the first
+// rows rows of a from res2 (rows,D): a.gelu (rows,4D) and, for a training
+// pass, gelu' in a.geluGrad.
+func (m *Model[F]) mlpHidden(a *blockActs[F], res2 []F, l, rows int, train bool) {
+	d, w := m.Config.D, &m.Params.Blocks[l]
+	layerNormForward(a.ln2[:rows*d], a.ln2Mean[:rows], a.ln2Rstd[:rows], res2, w.LN2W, w.LN2B, rows, d)
+	kernel.LinearT(a.geluGrad[:rows*4*d], a.ln2[:rows*d], m.wt.fc1[l], w.FC1B, rows, d, 4*d)
+	if train {
+		geluForward(a.gelu[:rows*4*d], a.geluGrad[:rows*4*d], a.geluGrad[:rows*4*d])
+	} else {
+		geluValue(a.gelu[:rows*4*d], a.geluGrad[:rows*4*d])
+	}
 }
 
 // SetSkip sets the skip path to the linear map w (H,T), b (H), on the

@@ -204,13 +204,7 @@ func (m *Model[F]) forwardTokenTail(s *acts[F], h []F, b int, train bool) []F {
 	gatherRows(k.hin, h, k.rows, d)
 	res2 := a.res2[:n*d]
 	kernel.LinearTAdd(res2, k.atty[:n*d], wt.proj[l], w.ProjB, k.hin[:n*d], n, d, d)
-	layerNormForward(a.ln2[:n*d], a.ln2Mean[:n], a.ln2Rstd[:n], res2, w.LN2W, w.LN2B, n, d)
-	kernel.LinearT(a.geluGrad[:n*4*d], a.ln2[:n*d], wt.fc1[l], w.FC1B, n, d, 4*d)
-	if train {
-		geluForward(a.gelu[:n*4*d], a.geluGrad[:n*4*d], a.geluGrad[:n*4*d])
-	} else {
-		geluValue(a.gelu[:n*4*d], a.geluGrad[:n*4*d])
-	}
+	m.mlpHidden(a, res2, l, n, train)
 	kernel.LinearTAdd(k.h[:n*d], a.gelu[:n*4*d], wt.fc2[l], w.FC2B, res2, n, 4*d, d)
 	return m.tokenLogits(s)
 }

@@ -216,18 +216,7 @@ func TestTokenGradientCheck(t *testing.T) {
 			m.BackwardTokens(dl)
 			worst := 0.0
 			for _, ti := range m.Params.Tensors {
-				v, analytic := m.Params.View(ti), m.Grads.View(ti)
-				num := make([]float64, len(v))
-				for i := range v {
-					old := v[i]
-					v[i] = old + gradEps
-					lp := loss()
-					v[i] = old - gradEps
-					lm := loss()
-					v[i] = old
-					num[i] = (lp - lm) / (2 * gradEps)
-				}
-				e := relErr(analytic, num)
+				e := relErr(m.Grads.View(ti), numericGrad(loss, m.Params.View(ti)))
 				worst = max(worst, e)
 				if !(e <= gradTol) {
 					t.Errorf("%s: max rel err %.3e > %.0e", ti.Name, e, gradTol)
