@@ -310,6 +310,8 @@ func (m *Model[F]) TrainStepTokens(opt *Adam[F], batch TokenBatch, lr float64) f
 	return m.trainStepTokens(opt, batch, lr, m.Config.pipelined())
 }
 
+// trainStepTokens is TrainStepTokens, its chunks pipelined
+// (trainPipelined) when pipe is set and there are two or more.
 func (m *Model[F]) trainStepTokens(opt *Adam[F], batch TokenBatch, lr float64, pipe bool) float64 {
 	m.checkTokens(batch, true)
 	n := batch.Labelled()
