@@ -18,7 +18,11 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	if !s.train {
 		panic("transformer: Backward without a Forward (the last call was Predict)")
 	}
-	if len(dpred) != bt*c.H {
+	if c.tokenMode() {
+		if dx != nil {
+			panic("transformer: a token model has no input gradient")
+		}
+	} else if len(dpred) != bt*c.H {
 		panic("transformer: dpred length is not B·N·H of the last Forward")
 	}
 	if dx != nil && len(dx) != b*c.T*c.CIn {
@@ -37,14 +41,17 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 	// The head, the final LayerNorm and the last block's branches write
 	// dres (d of the last block's input through its residual) and datty
 	// (d of its attention output); the loop goes on from its attention.
-	tail := s.step && c.tailRows()
+	tail := s.step && c.tailRows() || c.tokenTail()
 	if tail && dx != nil {
 		panic("transformer: the tail pass (TrainStep) keeps no input gradient")
 	}
 	var dxs []F // the input gradient through the skip path
-	if tail {
+	switch {
+	case c.tokenMode():
+		m.backwardTokenHead(s, dpred)
+	case tail:
 		m.backwardTail(s, dpred, in)
-	} else {
+	default:
 		dxs = m.backwardHead(s, dx, dpred, in)
 	}
 	for l := len(s.blocks) - 1; l >= 0; l-- {
@@ -62,9 +69,13 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 		m.ideaBackward(s, s.dsite[:bt*d], dres, s.site, 0)
 		demb = s.dsite[:bt*d]
 	}
-	// emb = x·Wᵀ + b + pos: demb is d emb.
-	for r0 := 0; r0 < bt; r0 += t { // d pos, window after window
+	// emb = x·Wᵀ + b + pos (or Tok[ids] + pos): demb is d emb.
+	for r0 := 0; r0 < bt && g.Pos != nil; r0 += t { // d pos, window after window
 		add(g.Pos, g.Pos, demb[r0*d:(r0+t)*d])
+	}
+	if c.tokenMode() {
+		tokenEmbedBackward(g.Tok, demb, s.tok.ids[:bt], d)
+		return
 	}
 	kernel.LinearBackward(dxe, g.EmbW, g.EmbB, demb, in, p.EmbW, bt, c.PatchLen()*c.CIn, d)
 	for i, g := range dxs { // the skip read the target channel

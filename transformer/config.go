@@ -44,6 +44,36 @@ type Config struct {
 	// needs "last": a window's statistics include the inputs that earlier
 	// tokens forecast.
 	Loss string `json:"loss,omitempty"`
+
+	// Vocab, when positive, selects token mode (token.go): the input is
+	// a sequence of token ids in [0, Vocab), embedded by a (Vocab,D)
+	// table, and the head maps each labelled position to Vocab logits.
+	// CIn, H, Patch, Norm, Target, Skip and Loss must then be unset.
+	Vocab int `json:"vocab,omitempty"`
+	// Positions is the position embedding: "" or "learned" a learned
+	// absolute (T,D) table added to the embedding, "none" none (the
+	// causal mask alone tells positions apart).
+	Positions string `json:"positions,omitempty"`
+}
+
+// Positions values.
+const (
+	PositionsLearned = "learned"
+	PositionsNone    = "none"
+)
+
+// tokenMode reports whether c is a token model (Vocab > 0).
+func (c Config) tokenMode() bool { return c.Vocab > 0 }
+
+// learnedPositions reports whether c adds a learned position embedding.
+func (c Config) learnedPositions() bool { return c.Positions != PositionsNone }
+
+// outputs is the width of the head: Vocab in token mode, else H.
+func (c Config) outputs() int {
+	if c.tokenMode() {
+		return c.Vocab
+	}
+	return c.H
 }
 
 // Loss values.
@@ -71,17 +101,19 @@ func DefaultConfig() Config {
 // the field and the fix.
 func (c Config) Validate() error {
 	var errs []error
-	for _, f := range []struct {
-		name       string
-		v, example int
-	}{{"d", c.D, 32}, {"heads", c.Heads, 4}, {"layers", c.Layers, 2}, {"T", c.T, 32}, {"H", c.H, 8}, {"c_in", c.CIn, 1}} {
-		if f.v <= 0 {
-			errs = append(errs, fmt.Errorf("transformer: %s = %d: must be >= 1; use e.g. %d", f.name, f.v, f.example))
-		}
+	if c.Vocab < 0 {
+		errs = append(errs, fmt.Errorf("transformer: vocab = %d: must be >= 0 (0: the forecaster, > 0: token mode); use e.g. 256", c.Vocab))
 	}
-	if c.D > 0 && c.Heads > 0 && c.D%c.Heads != 0 {
-		errs = append(errs, fmt.Errorf("transformer: heads = %d does not divide d = %d; pick heads from the divisors of d", c.Heads, c.D))
+	switch c.Positions {
+	case "", PositionsLearned, PositionsNone:
+	default:
+		errs = append(errs, fmt.Errorf("transformer: positions = %q: unknown; use %q or %q", c.Positions, PositionsLearned, PositionsNone))
 	}
+	if c.tokenMode() {
+		return errors.Join(append(errs, c.validateTokens()...)...)
+	}
+	errs = append(errs, positive(append(c.blockDims(), dim{"H", c.H, 8}, dim{"c_in", c.CIn, 1}))...)
+	errs = append(errs, c.validateHeads()...)
 	if c.Patch < 0 {
 		errs = append(errs, fmt.Errorf("transformer: patch = %d: must be >= 0 (0 or 1: one token per position); use e.g. 8", c.Patch))
 	} else if c.T > 0 && c.T%c.PatchLen() != 0 {
@@ -104,12 +136,47 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("transformer: loss = %q: unknown; use %q or %q", c.Loss, LossAll, LossLast))
 	}
-	if !c.Idea.IsZero() {
-		if _, err := idea.New(c.Idea); err != nil {
-			errs = append(errs, fmt.Errorf("transformer: %w", err))
+	return errors.Join(append(errs, c.validateIdea()...)...)
+}
+
+// dim is a size field of Config with an example value for the fix.
+type dim struct {
+	name       string
+	v, example int
+}
+
+// blockDims are the sizes every model needs: d, heads, layers and T.
+func (c Config) blockDims() []dim {
+	return []dim{{"d", c.D, 32}, {"heads", c.Heads, 4}, {"layers", c.Layers, 2}, {"T", c.T, 32}}
+}
+
+// positive reports each of dims that is not at least 1.
+func positive(dims []dim) []error {
+	var errs []error
+	for _, f := range dims {
+		if f.v <= 0 {
+			errs = append(errs, fmt.Errorf("transformer: %s = %d: must be >= 1; use e.g. %d", f.name, f.v, f.example))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
+}
+
+// validateHeads checks that the heads divide d.
+func (c Config) validateHeads() []error {
+	if c.D > 0 && c.Heads > 0 && c.D%c.Heads != 0 {
+		return []error{fmt.Errorf("transformer: heads = %d does not divide d = %d; pick heads from the divisors of d", c.Heads, c.D)}
+	}
+	return nil
+}
+
+// validateIdea checks the idea's config.
+func (c Config) validateIdea() []error {
+	if !c.Idea.IsZero() {
+		if _, err := idea.New(c.Idea); err != nil {
+			return []error{fmt.Errorf("transformer: %w", err)}
+		}
+	}
+	return nil
 }
 
 // active returns the idea the model calls: nil without one or at its
@@ -153,18 +220,51 @@ func (c *Config) UnmarshalJSON(raw []byte) error {
 // counts two) of the matrix products in one forward and backward pass over
 // a batch of b windows, counting only the unmasked causal attention
 // entries. The backward pass costs twice the forward pass.
+//
+// In token mode the head runs at every position here (see TokenStepFLOPs
+// for the labelled positions only) and the embedding, a table look-up,
+// counts nothing.
 func (c Config) FLOPsPerStep(b int) float64 {
+	if c.tokenMode() {
+		return c.TokenStepFLOPs(b, b*c.T)
+	}
+	n, d := float64(b*c.Tokens()), float64(c.D)
+	edges := 2 * n * (float64(c.PatchLen()*c.CIn)*d + d*float64(c.H))
+	if c.Skip {
+		edges += 2 * float64(b*c.T*c.H)
+	}
+	return 3 * (c.blocksFLOPs(b) + edges)
+}
+
+// blocksFLOPs is the forward pass's matrix-product FLOPs of the L blocks
+// over b windows.
+func (c Config) blocksFLOPs(b int) float64 {
 	tok := c.Tokens()
 	n := float64(b * tok)
 	d := float64(c.D)
 	linear := 2 * n * (d*3*d + d*d + d*4*d + 4*d*d) // qkv, proj, fc1, fc2
 	pairs := float64(tok*(tok+1)) / 2               // causal (query,key) pairs per window
 	attn := 2 * 2 * float64(b) * pairs * d          // scores q·k and the weighted sum of v
-	edges := 2 * n * (float64(c.PatchLen()*c.CIn)*d + d*float64(c.H))
-	if c.Skip {
-		edges += 2 * float64(b*c.T*c.H)
+	return float64(c.Layers) * (linear + attn)
+}
+
+// TokenStepFLOPs is FLOPsPerStep of a token model as TrainStepTokens runs
+// it: b sequences with labelled positions in all, the blocks at every
+// position and the vocabulary head (D->Vocab) at the labelled ones only;
+// the backward pass costs twice the forward pass.
+//
+//	3·(blocks(b) + 2·labelled·D·Vocab)
+//
+// Without an idea after the last attention (Config.tokenTail), the last
+// block's projection and MLP (9·D² multiply-adds a row) run at the
+// labelled positions only too: 3·2·(b·T − labelled)·9·D² less.
+func (c Config) TokenStepFLOPs(b, labelled int) float64 {
+	d := float64(c.D)
+	f := c.blocksFLOPs(b) + 2*float64(labelled)*d*float64(c.Vocab)
+	if c.tokenTail() {
+		f -= 2 * float64(b*c.T-labelled) * 9 * d * d
 	}
-	return 3 * (float64(c.Layers)*(linear+attn) + edges)
+	return 3 * f
 }
 
 // MemoryBytes is about how many bytes a model of c trained in batches of
@@ -188,6 +288,13 @@ func (c Config) MemoryBytes(maxBatch int) float64 {
 	perWindow := l*(17*n*d+heads*n*n) + 10*n*d + 2*t*float64(c.CIn) + 2*n*float64(c.H)
 	// The parameters: the products' weights and the edges.
 	params := l*12*d*d + float64(c.PatchLen()*c.CIn)*d + d*float64(c.H) + n*d
+	if c.tokenMode() {
+		// The token table and the vocabulary head; the logits and their
+		// gradient at every position, the most a batch can label.
+		v := float64(c.Vocab)
+		params += 2 * v * d
+		perWindow += 2 * n * v
+	}
 	if c.Skip {
 		params += t * float64(c.H)
 	}

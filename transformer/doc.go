@@ -7,7 +7,8 @@
 // frameworks:
 //
 //  1. Embedding: h = x·Wₑᵀ + bₑ + pos, a linear CIn->D map of each position
-//     plus a learned positional embedding (T,D).
+//     plus a learned positional embedding (T,D) (none with Positions
+//     "none").
 //  2. L pre-LayerNorm blocks:
 //     h = h + gate(proj(attn(ln1(h))))
 //     h = h + fc2(gelu(fc1(ln2(h))))
@@ -50,6 +51,45 @@
 // pass, in the same order and with the same bits. Predict, the evaluation
 // pass, skips the work kept only for the backward pass (GELU's
 // derivative).
+//
+// # Token mode
+//
+// A Config with Vocab > 0 is a token model for synthetic recall tasks
+// (MQAR and the like): the same blocks and idea sites, with ids in and
+// next-token logits out (token.go). Shape legend: V vocabulary, M the
+// labelled positions of a batch.
+//
+//  1. Embedding: h = tok_embed[ids] + pos, a row of the token table (V,D)
+//     per id of ids (B,T), plus the learned (T,D) positions unless
+//     Positions is "none"; an idea at the input site sees h (B,T,D).
+//  2. The L blocks as above, on (B,T,D).
+//  3. The rows of the labelled positions (Labels ≥ 0) are gathered, in
+//     sequence then position order, into (M,D); the final LayerNorm and
+//     the vocabulary head, an untied linear D->V with bias, run on them
+//     only: logits (M,V). Full logits would cost B·T·D·V multiply-adds,
+//     five times the blocks' at d 64, L 2, T 64, V 8192; M is a few per
+//     sequence. Without an idea after the last attention (none, or one
+//     at the input site), the last block's projection, LayerNorm and MLP
+//     run on those (M,D) rows too, as the forecaster's tail does on the
+//     last token (tail.go): nothing there mixes positions, so the bits
+//     are the full block's.
+//  4. CrossEntropy: the mean over the M rows of logsumexp(z) − z_label,
+//     each row shifted by its maximum; the accuracy takes the argmax,
+//     ties to the lowest id.
+//
+// Its tensors, in buffer order, replace the embedding's and the head's:
+//
+//	tok_embed.weight (V,D)   [pos_embed (T,D)]   blocks… ln_f…
+//	head.weight (V,D)        head.bias (V)
+//
+// TokenBatch holds Tokens and Labels (B,T), -1 unlabelled; position t
+// sees tokens 0…t and predicts Labels[t]. ForwardTokens/BackwardTokens
+// are the mirrored pair, TrainStepTokens the chunked (and pipelined)
+// training step with TrainStep's bit-for-bit guarantees, Evaluate the
+// cross-entropy and accuracy, Config.TokenStepFLOPs the step's work.
+// An idea at the head site is refused: the head sees M rows, not
+// (B,T). CIn, H, Patch, Norm, Target, Skip and Loss stay unset, so a
+// forecaster's JSON (and every key built from it) is unchanged.
 //
 // The code is generic over the element type: training runs in float32,
 // the gradient check in float64 (same code, so it checks what trains).

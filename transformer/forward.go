@@ -82,7 +82,8 @@ type acts[F Float] struct {
 	dsite   []F // (B,T,C) the idea: gradient of its input
 	scratch []F // the idea's backward scratch
 
-	tail tailActs[F] // loss "last": TrainStep's tail on the last tokens (tail.go)
+	tail tailActs[F]  // loss "last": TrainStep's tail on the last tokens (tail.go)
+	tok  tokenActs[F] // token mode: the input ids and the labelled rows' head (token.go)
 }
 
 // In the activations T is the token count N (Config.Tokens).
@@ -130,6 +131,9 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	}
 	if c.lastOnly() {
 		s.tail = newTailActs[F](c, n)
+	}
+	if c.tokenMode() {
+		s.tok = newTokenActs[F](c, n)
 	}
 	if c.Skip {
 		s.skip, s.dskip, s.dxs = mk(n*c.H), mk(n*c.H), mk(n*c.T)
@@ -251,7 +255,7 @@ type packedW[F Float] struct {
 
 func newPackedW[F Float](c Config) *packedW[F] {
 	d := c.D
-	w := &packedW[F]{emb: make([]F, c.PatchLen()*c.CIn*d), head: make([]F, d*c.H)}
+	w := &packedW[F]{emb: make([]F, c.PatchLen()*c.CIn*d), head: make([]F, d*c.outputs())}
 	if c.Skip {
 		w.skip = make([]F, c.T*c.H)
 	}
@@ -267,8 +271,10 @@ func newPackedW[F Float](c Config) *packedW[F] {
 // pack transposes p's linear weights into w.
 func (w *packedW[F]) pack(c Config, p *Params[F]) {
 	d := c.D
-	packWeight(w.emb, p.EmbW, d, c.PatchLen()*c.CIn)
-	packWeight(w.head, p.HeadW, c.H, d)
+	if !c.tokenMode() {
+		packWeight(w.emb, p.EmbW, d, c.PatchLen()*c.CIn)
+	}
+	packWeight(w.head, p.HeadW, c.outputs(), d)
 	if c.Skip {
 		packWeight(w.skip, p.SkipW, c.H, c.T)
 	}
@@ -372,6 +378,9 @@ func (m *Model[F]) Predict(x []F, b int) []F {
 }
 
 func (m *Model[F]) checkBatch(x []F, b int) {
+	if m.Config.tokenMode() {
+		panic("transformer: a token model (Config.Vocab > 0) takes a TokenBatch: ForwardTokens, TrainStepTokens, Evaluate")
+	}
 	if b <= 0 || b > m.MaxBatch {
 		panic(fmt.Sprintf("transformer: batch %d outside [1,%d]", b, m.MaxBatch))
 	}
@@ -393,14 +402,18 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		in = s.xn[:len(x)]
 		normForward(c.Norm, in, s.mu[:b*c.CIn], s.sd[:b*c.CIn], x, b, c.T, c.CIn)
 	}
-	// A token's input is its P positions' channels, contiguous in x:
-	// (B,T,CIn) read as (B·N, P·CIn).
 	emb := s.blocks[0].res[:bt*d]
 	if m.site == idea.SiteInput {
 		emb = s.site.x[:bt*d]
 	}
-	kernel.LinearT(emb, in, wt.emb, p.EmbB, bt, c.PatchLen()*c.CIn, d)
-	for r0 := 0; r0 < bt; r0 += t { // + pos, one window at a time
+	if c.tokenMode() {
+		tokenEmbed(emb, p.Tok, s.tok.ids[:bt], d)
+	} else {
+		// A token's input is its P positions' channels, contiguous in
+		// x: (B,T,CIn) read as (B·N, P·CIn).
+		kernel.LinearT(emb, in, wt.emb, p.EmbB, bt, c.PatchLen()*c.CIn, d)
+	}
+	for r0 := 0; r0 < bt && p.Pos != nil; r0 += t { // + pos, one window at a time
 		add(emb[r0*d:(r0+t)*d], emb[r0*d:(r0+t)*d], p.Pos)
 	}
 	if m.site == idea.SiteInput {
@@ -412,8 +425,13 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
 		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
 		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
-		if s.step && l == len(s.blocks)-1 && c.tailRows() {
-			return m.forwardTail(s, h, in, b)
+		if l == len(s.blocks)-1 {
+			switch {
+			case s.step && c.tailRows():
+				return m.forwardTail(s, h, in, b)
+			case c.tokenTail():
+				return m.forwardTokenTail(s, h, b, train)
+			}
 		}
 		res2 := a.res2[:bt*d]
 		switch {
@@ -429,13 +447,7 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
 			add(res2, h, a.proj[:bt*d])
 		}
-		layerNormForward(a.ln2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], res2, w.LN2W, w.LN2B, bt, d)
-		kernel.LinearT(a.geluGrad[:bt*4*d], a.ln2[:bt*d], wt.fc1[l], w.FC1B, bt, d, 4*d)
-		if train {
-			geluForward(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d], a.geluGrad[:bt*4*d])
-		} else {
-			geluValue(a.gelu[:bt*4*d], a.geluGrad[:bt*4*d])
-		}
+		m.mlpHidden(a, res2, l, bt, train)
 		out := s.resF[:bt*d]
 		if l+1 < len(s.blocks) {
 			out = s.blocks[l+1].res[:bt*d]
@@ -454,6 +466,9 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 			kernel.LinearTAdd(out, a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, res2, bt, 4*d, d)
 		}
 		h = out
+	}
+	if c.tokenMode() {
+		return m.forwardTokenHead(s, h)
 	}
 	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)
 	pred := s.pred[:bt*c.H]
@@ -479,6 +494,20 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		normDenorm(pred, s.mu[:b*c.CIn], s.sd[:b*c.CIn], b, t*c.H, c.CIn, c.Target)
 	}
 	return pred
+}
+
+// mlpHidden runs block l's second LayerNorm, fc1 and GELU on the first
+// rows rows of a from res2 (rows,D): a.gelu (rows,4D) and, for a training
+// pass, gelu' in a.geluGrad.
+func (m *Model[F]) mlpHidden(a *blockActs[F], res2 []F, l, rows int, train bool) {
+	d, w := m.Config.D, &m.Params.Blocks[l]
+	layerNormForward(a.ln2[:rows*d], a.ln2Mean[:rows], a.ln2Rstd[:rows], res2, w.LN2W, w.LN2B, rows, d)
+	kernel.LinearT(a.geluGrad[:rows*4*d], a.ln2[:rows*d], m.wt.fc1[l], w.FC1B, rows, d, 4*d)
+	if train {
+		geluForward(a.gelu[:rows*4*d], a.geluGrad[:rows*4*d], a.geluGrad[:rows*4*d])
+	} else {
+		geluValue(a.gelu[:rows*4*d], a.geluGrad[:rows*4*d])
+	}
 }
 
 // SetSkip sets the skip path to the linear map w (H,T), b (H), on the

@@ -115,21 +115,9 @@ func TestGradientCheck(t *testing.T) {
 			if !equal(x, x0) {
 				t.Fatal("Forward/Backward modified the input")
 			}
-			numeric := func(v []float64, i int) float64 {
-				old := v[i]
-				v[i] = old + gradEps
-				lp := loss()
-				v[i] = old - gradEps
-				lm := loss()
-				v[i] = old
-				return (lp - lm) / (2 * gradEps)
-			}
 			check := func(name string, v, analytic []float64) {
 				t.Helper()
-				num := make([]float64, len(v))
-				for i := range v {
-					num[i] = numeric(v, i)
-				}
+				num := numericGrad(loss, v)
 				e := relErr(analytic, num)
 				t.Logf("%-26s n=%-4d max rel err %.2e", name, len(v), e)
 				if !(e <= gradTol) {
@@ -142,6 +130,22 @@ func TestGradientCheck(t *testing.T) {
 			check("input", x, dx)
 		})
 	}
+}
+
+// numericGrad returns the central differences of loss with respect to
+// each element of v, step gradEps, and leaves v as it was.
+func numericGrad(loss func() float64, v []float64) []float64 {
+	num := make([]float64, len(v))
+	for i := range v {
+		old := v[i]
+		v[i] = old + gradEps
+		lp := loss()
+		v[i] = old - gradEps
+		lm := loss()
+		v[i] = old
+		num[i] = (lp - lm) / (2 * gradEps)
+	}
+	return num
 }
 
 // relErr is max|a-n| / max(max|a|, max|n|), or the absolute error when

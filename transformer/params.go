@@ -22,14 +22,15 @@ type Block[F Float] struct {
 // and a checkpoint writes each view under its Name.
 type Params[F Float] struct {
 	Data   []F        // every parameter, in the order of Tensors
-	EmbW   []F        // (D,P·CIn) input embedding weight, P = PatchLen
-	EmbB   []F        // (D) input embedding bias
-	Pos    []F        // (N,D) learned positional embedding, N = Tokens
+	EmbW   []F        // (D,P·CIn) input embedding weight, P = PatchLen (nil in token mode)
+	EmbB   []F        // (D) input embedding bias (nil in token mode)
+	Tok    []F        // (Vocab,D) token embedding (token mode; nil otherwise)
+	Pos    []F        // (N,D) learned positional embedding, N = Tokens (nil with positions "none")
 	Blocks []Block[F] // (L)
 	LNFW   []F        // (D) final LayerNorm gain
 	LNFB   []F        // (D) final LayerNorm bias
-	HeadW  []F        // (H,D) forecast head weight
-	HeadB  []F        // (H) forecast head bias
+	HeadW  []F        // (H,D) forecast head weight; (Vocab,D) in token mode
+	HeadB  []F        // (H) forecast head bias; (Vocab) in token mode
 	SkipW  []F        // (H,T) linear skip weight (Config.Skip; nil without)
 	SkipB  []F        // (H) linear skip bias (Config.Skip; nil without)
 	// Idea holds the idea's tensors at each of its site instances (one
@@ -81,9 +82,15 @@ func layout(c Config) []TensorInfo {
 		ts = append(ts, t)
 	}
 	d := c.D
-	add("embed.weight", Weight, d, c.PatchLen()*c.CIn)
-	add("embed.bias", Bias, d)
-	add("pos_embed", Weight, c.Tokens(), d)
+	if c.tokenMode() {
+		add("tok_embed.weight", Weight, c.Vocab, d)
+	} else {
+		add("embed.weight", Weight, d, c.PatchLen()*c.CIn)
+		add("embed.bias", Bias, d)
+	}
+	if c.learnedPositions() {
+		add("pos_embed", Weight, c.Tokens(), d)
+	}
 	for l := range c.Layers {
 		p := fmt.Sprintf("blocks.%d.", l)
 		add(p+"ln1.weight", Gain, d)
@@ -105,8 +112,8 @@ func layout(c Config) []TensorInfo {
 	if c.Skip {
 		head = ZeroWeight // the model starts as its skip path
 	}
-	add("head.weight", head, c.H, d)
-	add("head.bias", Bias, c.H)
+	add("head.weight", head, c.outputs(), d)
+	add("head.bias", Bias, c.outputs())
 	if c.Skip {
 		add("skip.weight", Weight, c.H, c.T)
 		add("skip.bias", Bias, c.H)
@@ -172,7 +179,14 @@ func NewParams[F Float](c Config) *Params[F] {
 		i++
 		return p.Data[t.Offset : t.Offset+t.Size() : t.Offset+t.Size()]
 	}
-	p.EmbW, p.EmbB, p.Pos = next(), next(), next()
+	if c.tokenMode() {
+		p.Tok = next()
+	} else {
+		p.EmbW, p.EmbB = next(), next()
+	}
+	if c.learnedPositions() {
+		p.Pos = next()
+	}
 	p.Blocks = make([]Block[F], c.Layers)
 	for l := range p.Blocks {
 		b := &p.Blocks[l]
