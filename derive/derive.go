@@ -1,6 +1,8 @@
 package derive
 
 import (
+	"github.com/ideabench/ideabench/track"
+
 	"cmp"
 	"errors"
 	"fmt"
@@ -9,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 
@@ -62,7 +63,7 @@ func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, re
 // dataFacts sets the facts that the data d of f's protocol determines:
 // its digest, notes and train windows, and the reference forecasters.
 func dataFacts(f *report.Facts, d *protocol.Data) error {
-	refs, err := reference.References(d.Dataset, f.Protocol.Contexts())
+	refs, err := track.References(d.Dataset, f.Protocol.Contexts())
 	if err != nil {
 		return err
 	}
