@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"github.com/ideabench/ideabench/track"
-
 	"cmp"
 	"context"
 	"fmt"
@@ -33,7 +31,7 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 	if err := p.Estimate(d.Dataset, len(p.Trials())).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, err
 	}
-	if _, err := track.References(d.Dataset, p.Contexts()); err != nil {
+	if _, err := p.References(d.Dataset); err != nil {
 		return nil, err
 	}
 	seeds := s.AllSeeds(p.Seeds)

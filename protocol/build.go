@@ -90,9 +90,9 @@ type Layer struct {
 	Set func(*Protocol) error
 }
 
-// csvTrack is the kind of every known data set (track.Known: a CSV
-// file) and of Choice.Channels, which are options of its block.
-const csvTrack = "csv"
+// csvTrack is the kind of every known data set (track.KnownKind) and of
+// Choice.Channels, which are options of its block.
+const csvTrack = track.KnownKind
 
 // Build makes the protocol c chooses, in this order:
 //

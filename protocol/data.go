@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -88,4 +89,46 @@ func (p Protocol) DataWithin(ctx context.Context, l Limits) (*Data, error) {
 		return nil, fmt.Errorf("protocol: %w: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", ErrBeyondLimits, p.Track, bytesText(b), bytesText(l.MaxBytes))
 	}
 	return p.data(ctx, l.MaxBytes)
+}
+
+// Kind returns the protocol's track kind (track.LookupKind); false for
+// a track no kind is registered under, which Validate refuses.
+func (p Protocol) Kind() (track.Kind, bool) { return track.LookupKind(p.Track) }
+
+// Direction is the direction of the track's metric
+// (track.Kind.LowerIsBetter); lower is better on an unknown track.
+func (p Protocol) Direction() stats.Direction {
+	if k, ok := p.Kind(); ok && !k.LowerIsBetter() {
+		return stats.HigherIsBetter
+	}
+	return stats.LowerIsBetter
+}
+
+// MetricName is the name of the track's test metric in labels
+// (track.Kind.Metric); "MSE" on an unknown track.
+func (p Protocol) MetricName() string {
+	if k, ok := p.Kind(); ok {
+		return k.Metric()
+	}
+	return "MSE"
+}
+
+// References fits the track kind's reference predictors on ds at the
+// grid's look-backs (track.Kind.References).
+func (p Protocol) References(ds *track.Dataset) (*track.Forecasters, error) {
+	k, ok := p.Kind()
+	if !ok {
+		return nil, fmt.Errorf("protocol: track = %q: unknown track; use %s", p.Track, orList(kindNames()))
+	}
+	return k.References(ds, p.Contexts())
+}
+
+// Judge sets the best reference of f, the baseline's margin over it and
+// its competence from the baseline's test mean (track.Kind.Judge).
+func (p Protocol) Judge(f *track.Forecasters, baseline float64) {
+	if k, ok := p.Kind(); ok {
+		k.Judge(f, baseline)
+		return
+	}
+	f.Judge(baseline)
 }

@@ -64,8 +64,8 @@ type Kind interface {
 	// block's settings against the data is a *ConfigError.
 	Data(ctx context.Context, b *Blocks, contexts []int, maxBytes float64) (ds *Dataset, sha string, err error)
 
-	// Loss is the training loss of the track's models, as the report
-	// names it ("mse").
+	// Loss is the name of the training loss of the track's models in
+	// labels ("MSE").
 	Loss() string
 	// Metric is the name of the test metric in labels ("MSE").
 	Metric() string
@@ -137,7 +137,7 @@ type KeyBlocks struct {
 type File struct {
 	Field string // its JSON path, e.g. "csv.path"
 	Path  string
-	What  string // what it is, in messages: "the CSV file"
+	What  string // what it is, in messages: "the csv file"
 }
 
 // ConfigError is an error of a block's settings against the data it

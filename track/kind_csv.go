@@ -84,7 +84,7 @@ func (csvKind) Files(b *Blocks) []File {
 	if b.CSV == nil {
 		return nil
 	}
-	return []File{{Field: "csv.path", Path: b.CSV.Path, What: "the CSV file"}}
+	return []File{{Field: "csv.path", Path: b.CSV.Path, What: "the csv file"}}
 }
 
 // Data reads the file, refuses windows beyond maxBytes (csvBytes), then

@@ -8,7 +8,7 @@ package track
 // (Forecasters.Judge).
 type forecastKind struct{}
 
-func (forecastKind) Loss() string        { return "mse" }
+func (forecastKind) Loss() string        { return "MSE" }
 func (forecastKind) Metric() string      { return "MSE" }
 func (forecastKind) LowerIsBetter() bool { return true }
 
