@@ -292,7 +292,11 @@ func SeedProfile() Protocol {
 
 // DefaultProtocol is the "full" profile on its own track, the panel
 // track (see FullProfile).
-func DefaultProtocol() Protocol { return FullProfile("panel") }
+func DefaultProtocol() Protocol { return FullProfile(DefaultTrack) }
+
+// DefaultTrack is the track of the full and ci profiles when none is
+// asked for.
+const DefaultTrack = "panel"
 
 // FullProfile is the default protocol ("full") on a track: seeds 0..7;
 // both arms sweep the same three peak learning rates under the same
@@ -351,7 +355,7 @@ func profileOn(name, trk string) Protocol {
 }
 
 // CIProfile is CIProfileFor the panel track.
-func CIProfile() Protocol { return CIProfileFor("panel") }
+func CIProfile() Protocol { return CIProfileFor(DefaultTrack) }
 
 // CIProfileFor has the structure of FullProfile(trk) (same grids, 8
 // seeds, same model) on less data and fewer epochs, so `go test ./...`
@@ -370,12 +374,12 @@ func ProfileFor(name, trk string) (Protocol, error) {
 	switch name {
 	case "", "full":
 		if trk == "" {
-			trk = "panel"
+			trk = DefaultTrack
 		}
 		return FullProfile(trk), nil
 	case "ci":
 		if trk == "" {
-			trk = "panel"
+			trk = DefaultTrack
 		}
 		return CIProfileFor(trk), nil
 	case "seed":
