@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 
@@ -62,7 +61,7 @@ func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, re
 // dataFacts sets the facts that the data d of f's protocol determines:
 // its digest, notes and train windows, and the reference forecasters.
 func dataFacts(f *report.Facts, d *protocol.Data) error {
-	refs, err := reference.References(d.Dataset, f.Protocol.Contexts())
+	refs, err := f.Protocol.References(d.Dataset)
 	if err != nil {
 		return err
 	}
@@ -152,7 +151,7 @@ func deriveSequential(in Inputs) (*report.Report, error) {
 	if got := rec.Looks[len(rec.Looks)-1].NSeeds; got != n {
 		return nil, fmt.Errorf("derive: derive: the design stopped at %d seeds, but the trials run to %d", got, n)
 	}
-	finish(rec, p.Alpha)
+	finish(rec, p.Alpha, p.Direction())
 	r.Setup.Protocol = p
 	r.Sequential, r.EarlyStop = rec, nil // the looks answer what early_stop would
 	r.Seal()
@@ -180,7 +179,7 @@ func prefixTrials(q protocol.Protocol, results []trial.Result, m int) ([]protoco
 // (Derive, without the digests).
 func derive(in Inputs) (*report.Report, error) {
 	p := in.Protocol
-	dir := stats.LowerIsBetter
+	dir := p.Direction()
 	trials := in.Trials
 	results, div, err := substitute(p, trials, in.Results)
 	if err != nil {
@@ -276,7 +275,7 @@ func derive(in Inputs) (*report.Report, error) {
 	f := in.References.Raw()
 	f.BaselineBeatsLinear = r.Baseline.Full.Mean < f.LinearAR
 	f.IdeaBeatsLinear = r.Idea.Mean < f.LinearAR
-	f.Judge(r.Baseline.Full.Mean)
+	p.Judge(f, r.Baseline.Full.Mean)
 	r.ReferenceForecasters = f
 	if !f.BaselineCompetent {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
@@ -837,14 +836,14 @@ func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Tr
 	}
 	inf := &report.Informativeness{StartTest: start}
 	var err error
-	if inf.BestReference, err = gapOf(ref, b, p.Alpha); err != nil {
+	if inf.BestReference, err = gapOf(ref, b, p.Alpha, p.Direction()); err != nil {
 		return nil, err
 	}
-	if inf.Start, err = gapOf(startOK, trained, p.Alpha); err != nil {
+	if inf.Start, err = gapOf(startOK, trained, p.Alpha, p.Direction()); err != nil {
 		return nil, err
 	}
 	if p.Arch.Skip && p.TrainerOf("baseline") == nil { // an external trainer reports no skip path alone
-		g, err := gapOf(linearOK, trained, p.Alpha)
+		g, err := gapOf(linearOK, trained, p.Alpha, p.Direction())
 		if err != nil {
 			return nil, err
 		}
@@ -882,11 +881,11 @@ func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Tr
 
 // gapOf is the baseline's improvement on another forecaster, per seed
 // other_i - baseline_i, with the sign-flip p-value and paired-t interval
-// of stats.Compare at alpha.
-func gapOf(other, baseline []float64, alpha float64) (report.Gap, error) {
+// of stats.Compare at alpha, for a metric of direction dir.
+func gapOf(other, baseline []float64, alpha float64, dir stats.Direction) (report.Gap, error) {
 	opt := stats.DefaultOptions()
 	opt.Alpha = alpha
-	c, err := stats.Compare(other, baseline, stats.LowerIsBetter, &opt)
+	c, err := stats.Compare(other, baseline, dir, &opt)
 	if err != nil {
 		return report.Gap{}, fmt.Errorf("derive: informativeness: %w", err)
 	}

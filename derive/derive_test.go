@@ -1,6 +1,8 @@
 package derive
 
 import (
+	"github.com/ideabench/ideabench/track"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"github.com/ideabench/ideabench/protocol"
@@ -8,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ideabench/ideabench/internal/testkit"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 
@@ -26,7 +27,7 @@ func derivedByHand(t *testing.T) *report.Report {
 	p.Seeds = []uint64{0, 1, 2, 3, 4, 5, 6, 7}
 	p.Arch.Skip = true
 	lc := 0.62
-	f := &reference.Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &reference.ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
+	f := &track.Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &track.ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
 	trials := p.Trials()
 	res := make([]trial.Result, len(trials))
 	for i, tr := range trials {
@@ -108,7 +109,7 @@ func TestInformativeness(t *testing.T) {
 	p := testkit.TinyProtocol()
 	p.Arch.Skip = true
 	lc := 0.62
-	refs := &reference.Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &reference.ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
+	refs := &track.Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &track.ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
 	derive := func(seeds int) *report.Report {
 		q := p
 		q.Seeds = nil

@@ -24,7 +24,7 @@ func Choices(q protocol.Protocol, trials []protocol.Trial, results []trial.Resul
 	for _, arm := range q.Arms() {
 		grid := q.Grid(arm)
 		a := armTable(trials, results, arm, len(grid))
-		c := protocol.Pick{Cfg: a.Select(stats.LowerIsBetter)}
+		c := protocol.Pick{Cfg: a.Select(q.Direction())}
 		key := func(j int) (int, float64) {
 			return len(slices.DeleteFunc(slices.Clone(a.Diverged[j]), func(d bool) bool { return !d })), stats.Summarize(a.Val[j]).Mean
 		}

@@ -1,12 +1,13 @@
 package derive
 
 import (
+	"github.com/ideabench/ideabench/track"
+
 	"strings"
 	"testing"
 
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 	"github.com/stretchr/testify/require"
@@ -18,7 +19,7 @@ import (
 func deriveWith(t *testing.T, p protocol.Protocol, idea func(tr protocol.Trial, base float64) (test float64, diverged bool)) Inputs {
 	t.Helper()
 	lc := 0.62
-	f := &reference.Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &reference.ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
+	f := &track.Forecasters{Persistence: 1.4, LinearAR: 0.6, LinearCentred: &lc, Val: &track.ReferenceVal{Persistence: 1.3, LinearAR: 0.55, LinearCentred: 0.57}}
 	trials := p.Trials()
 	res := make([]trial.Result, len(trials))
 	for i, tr := range trials {

@@ -24,7 +24,7 @@ func lookOf(p protocol.Protocol, b, x stats.Arm, n int, boundary float64) (repor
 		return c
 	}
 	b, x = cut(b), cut(x)
-	dir := stats.LowerIsBetter
+	dir := p.Direction()
 	c, err := comparison(p, "idea", b, b.Select(dir), x, x.Select(dir), p.Idea, dir, 0, false)
 	if err != nil {
 		return report.Look{}, "", fmt.Errorf("derive: look at %d seeds: %w", n, err)
@@ -59,20 +59,20 @@ func AddLook(rec *report.SequentialReport, r *report.Report, alpha float64) bool
 
 // finish sets where the looks stopped, the seeds saved and the verdict
 // (sequentialVerdict of the last look).
-func finish(rec *report.SequentialReport, alpha float64) {
+func finish(rec *report.SequentialReport, alpha float64, dir stats.Direction) {
 	last := rec.Looks[len(rec.Looks)-1]
 	rec.StoppedAt, rec.SeedsSaved = last.NSeeds, rec.MaxSeeds-last.NSeeds
-	rec.Verdict = sequentialVerdict(last, alpha)
+	rec.Verdict = sequentialVerdict(last, alpha, dir)
 }
 
 // sequentialVerdict is the verdict of a design that stopped at look l:
 // a significant win or loss by the sign of its mean difference when l
 // decided, else no significant win.
-func sequentialVerdict(l report.Look, alpha float64) string {
+func sequentialVerdict(l report.Look, alpha float64, dir stats.Direction) string {
 	if !l.Decided {
 		return stats.VerdictNoWin
 	}
-	return stats.VerdictOf(0, l.DeltaMean, alpha, stats.LowerIsBetter, l.NSeeds)
+	return stats.VerdictOf(0, l.DeltaMean, alpha, dir, l.NSeeds)
 }
 
 // earlyStop is the retrospective answer to "could this run have stopped
@@ -99,6 +99,6 @@ func earlyStop(p protocol.Protocol, b, x stats.Arm) (*report.SequentialReport, e
 			break
 		}
 	}
-	finish(rec, p.Alpha)
+	finish(rec, p.Alpha, p.Direction())
 	return rec, nil
 }

@@ -111,7 +111,7 @@ func (v *verifier) seedComparison(r *report.Report) string {
 	dir, err := stats.ParseDirection(r.MetricDirection)
 	if err != nil {
 		v.checked++
-		v.add("metric_direction", r.MetricDirection, stats.LowerIsBetter.String(), "")
+		v.add("metric_direction", r.MetricDirection, protocol.SeedProfile().Direction().String(), "")
 		return ""
 	}
 	want, err := stats.Compare(r.Baseline.Full.PerSeed, r.Idea.PerSeed, dir, &opt)

@@ -16,7 +16,7 @@
 //     validated field by field; the track's data.
 //  2. Trials (package trial): every cfg of the baseline, the idea and any
 //     further idea arm on every seed, reused from and saved to a Store.
-//  3. References (package reference): the reference forecasters.
+//  3. References (track.References): the reference forecasters.
 //  4. Report (package derive, into the schema of package report): each
 //     arm's cfg by mean validation metric, the seed-by-seed comparison
 //     decided by the selection-aware test, competence, informativeness,

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 
@@ -171,7 +170,7 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	// The reference forecasters before any training: a track they cannot
 	// be fitted on fails now, not after the trials (the fits are kept
 	// for the report).
-	if _, err := reference.References(ds, p.Contexts()); err != nil {
+	if _, err := p.References(ds); err != nil {
 		return nil, err
 	}
 	results := make([]trial.Result, len(trials))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 )
@@ -32,7 +31,7 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 	if err := p.Estimate(d.Dataset, len(p.Trials())).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, err
 	}
-	if _, err := reference.References(d.Dataset, p.Contexts()); err != nil {
+	if _, err := p.References(d.Dataset); err != nil {
 		return nil, err
 	}
 	seeds := s.AllSeeds(p.Seeds)

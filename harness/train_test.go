@@ -10,7 +10,6 @@ import (
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/trial"
 
@@ -96,12 +95,12 @@ func TestReferencesCSV(t *testing.T) {
 
 	for _, tc := range []struct {
 		field string
-		edit  func(f *reference.Forecasters)
+		edit  func(f *track.Forecasters)
 	}{
-		{"reference_forecasters.seasonal_persistence", func(f *reference.Forecasters) { *f.SeasonalPersistence *= 1.5 }},
-		{"reference_forecasters.linear_centred", func(f *reference.Forecasters) { *f.LinearCentred *= 0.5 }},
-		{"reference_forecasters.val.linear_ar", func(f *reference.Forecasters) { f.Val.LinearAR++ }},
-		{"reference_forecasters.seasonal_period", func(f *reference.Forecasters) { f.SeasonalPeriod = 12 }},
+		{"reference_forecasters.seasonal_persistence", func(f *track.Forecasters) { *f.SeasonalPersistence *= 1.5 }},
+		{"reference_forecasters.linear_centred", func(f *track.Forecasters) { *f.LinearCentred *= 0.5 }},
+		{"reference_forecasters.val.linear_ar", func(f *track.Forecasters) { f.Val.LinearAR++ }},
+		{"reference_forecasters.seasonal_period", func(f *track.Forecasters) { f.SeasonalPeriod = 12 }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			raw, err := r.Marshal()

@@ -28,6 +28,7 @@ import (
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/track"
 )
 
 // Options size the figures and say whether the report verified. The
@@ -457,7 +458,7 @@ func paired(r *report.Report) (*figure, error) {
 		legend: newLegend(),
 	}
 
-	left := newPanel("test metric per seed ("+r.MetricDirection+")", "arm", "test MSE (normalized scale)")
+	left := newPanel("test metric per seed ("+r.MetricDirection+")", "arm", "test "+metricName(r)+" (normalized scale)")
 	cols := []string{"baseline", "idea"}
 	for _, a := range r.Ideas {
 		cols = append(cols, a.Name)
@@ -542,7 +543,7 @@ func paired(r *report.Report) (*figure, error) {
 		}
 	}
 
-	right := newPanel("idea − baseline per seed", "seed", "difference of test MSE")
+	right := newPanel("idea − baseline per seed", "seed", "difference of test "+metricName(r))
 	seeds := r.MechanismSignature.Protocol.Seeds
 	if len(seeds) == n && n <= 16 {
 		names := make([]string, n)
@@ -691,9 +692,9 @@ func sweep(r *report.Report) (*figure, error) {
 		return nil, errors.New("mechanism_signature.idea_sweep is empty")
 	}
 
-	split, yLabel := "validation metric", "validation MSE (normalized scale)"
+	split, yLabel := "validation metric", "validation "+metricName(r)+" (normalized scale)"
 	if !useVal {
-		split, yLabel = "test metric (no validation in the report)", "test MSE (normalized scale)"
+		split, yLabel = "test metric (no validation in the report)", "test "+metricName(r)+" (normalized scale)"
 	}
 	fig := &figure{
 		title:  fmt.Sprintf("learning-rate sweep: %s, mean ± std over %d seeds", split, r.NSeeds),
@@ -942,7 +943,7 @@ func budget(r *report.Report) (*figure, error) {
 	for j, a := range tb.Ideas {
 		arms = append(arms, arm{a.Name, a.Curve, colIdeas[j%len(colIdeas)], dotted})
 	}
-	left := newPanel("expected best validation metric", "cfgs tried (k)", "MSE (normalized scale)")
+	left := newPanel("expected best validation metric", "cfgs tried (k)", metricName(r)+" (normalized scale)")
 	right := newPanel("expected test metric of the pick", "cfgs tried (k)", "")
 	kmax := 1
 	fig := &figure{legend: newLegend()}
@@ -1089,8 +1090,8 @@ func loss(r *report.Report) (*figure, error) {
 		return nil, nil // an older report: no loss curves
 	}
 	fig := &figure{legend: newLegend()}
-	left := newPanel("training loss", "epoch", "MSE of the trained tokens (normalized)")
-	right := newPanel("validation", "epoch", "val MSE, last token (normalized)")
+	left := newPanel("training loss", "epoch", lossName(r)+" of the trained tokens (normalized)")
+	right := newPanel("validation", "epoch", "val "+metricName(r)+", last token (normalized)")
 	arms := []report.ArmCurves{tr.Baseline, tr.Idea}
 	names := []string{"baseline", "idea"}
 	hasVal := tr.Baseline.ValCurves != nil && tr.Idea.ValCurves != nil
@@ -1210,4 +1211,23 @@ func curvePanel(p *plot.Plot, field string, curves [][]float64, start []float64,
 		mean[e] = plotter.XY{X: float64(e + first), Y: sum[e] / float64(cnt[e])}
 	}
 	return line(mean, []color.Color{colBaseline, colIdea}[a], vg.Points(2.5), [][]vg.Length{nil, dashed}[a]), nil
+}
+
+// metricName is the name of the report's test metric in labels: its
+// track kind's (track.Kind.Metric), "MSE" for a track no kind is
+// registered under.
+func metricName(r *report.Report) string {
+	if k, ok := track.LookupKind(r.Track); ok {
+		return k.Metric()
+	}
+	return "MSE"
+}
+
+// lossName is the name of the training loss of the report's track kind
+// (track.Kind.Loss), "MSE" for a track no kind is registered under.
+func lossName(r *report.Report) string {
+	if k, ok := track.LookupKind(r.Track); ok {
+		return k.Loss()
+	}
+	return "MSE"
 }

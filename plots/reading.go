@@ -144,7 +144,7 @@ func ideaName(r *report.Report) string {
 // provenance is what made a report's numbers: its setup, profile, data,
 // protocol, trials and versions.
 func provenance(r *report.Report) []Line {
-	setup := Line{Label: "setup", Text: fmt.Sprintf("track %s, model %s, %d seeds, metric: test MSE of the last position (%s)", r.Track, r.Model, r.NSeeds, r.MetricDirection)}
+	setup := Line{Label: "setup", Text: fmt.Sprintf("track %s, model %s, %d seeds, metric: test %s of the last position (%s)", r.Track, r.Model, r.NSeeds, metricName(r), r.MetricDirection)}
 	s := r.Setup
 	if s == nil {
 		return []Line{setup, {Label: "provenance", Alert: true,
@@ -547,7 +547,7 @@ func sweepTable(r *report.Report) *Table {
 // arms' chosen cfgs' for comparison.
 func referenceTable(r *report.Report) *Table {
 	f := r.ReferenceForecasters
-	t := &Table{Header: []string{"forecaster", "test MSE"}}
+	t := &Table{Header: []string{"forecaster", "test " + metricName(r)}}
 	add := func(name string, v float64) { t.Rows = append(t.Rows, []string{name, fmt.Sprintf("%.4f", v)}) }
 	add("persistence", f.Persistence)
 	if f.SeasonalPersistence != nil {

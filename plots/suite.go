@@ -16,6 +16,7 @@ import (
 
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/suitereport"
+	"github.com/ideabench/ideabench/track"
 )
 
 // WriteSuite draws a suite report's forest plot into dir, forest.png and
@@ -162,7 +163,7 @@ func forest(r *suitereport.Report) (*figure, error) {
 	if len(rows) == 0 {
 		return nil, errors.New("the report has no tracks")
 	}
-	p := newPanel("", fmt.Sprintf("idea better than the baseline by (%% of test MSE, %s interval)", Level(1-r.Alpha())), "")
+	p := newPanel("", fmt.Sprintf("idea better than the baseline by (%% of test %s, %s interval)", suiteMetric(r), Level(1-r.Alpha())), "")
 	n := len(rows)
 	y := func(i int) float64 { return float64(n - i) }
 	lo, hi := 0.0, 0.0
@@ -262,7 +263,7 @@ func profile(r *suitereport.Report) (*figure, error) {
 		pad = 1
 	}
 	lo, hi = lo-pad, hi+pad
-	p := newPanel("", "τ: better than the track's best reference by at least (% of its test MSE)", "share of runs (tracks weigh the same)")
+	p := newPanel("", "τ: better than the track's best reference by at least (% of its test "+suiteMetric(r)+")", "share of runs (tracks weigh the same)")
 	leg := newLegend()
 	for a, name := range []string{"baseline", "idea"} {
 		var scores, weights []float64
@@ -305,4 +306,22 @@ func profileSteps(scores, weights []float64, lo, hi float64) plotter.XYs {
 		xys = append(xys, plotter.XY{X: scores[i], Y: left})
 	}
 	return append(xys, plotter.XY{X: hi, Y: left})
+}
+
+// suiteMetric is the name of the test metric of a suite's tracks in
+// labels: their kinds' (track.Kind.Metric, a data set's track is csv)
+// when they agree, else "metric".
+func suiteMetric(r *suitereport.Report) string {
+	name := ""
+	for _, t := range r.Spec.Tracks {
+		m := "MSE"
+		if k, ok := track.LookupKind(cmp.Or(t.Track, track.KnownKind)); ok {
+			m = k.Metric()
+		}
+		if name != "" && m != name {
+			return "metric"
+		}
+		name = m
+	}
+	return cmp.Or(name, "MSE")
 }

@@ -52,7 +52,7 @@ type Choice struct {
 	// Profile is the profile the protocol starts from: "full" (or ""),
 	// "seed" or "ci" (ProfileFor).
 	Profile string
-	// Track is the track asked for: "panel", "sequence" or "csv". ""
+	// Track is the track asked for: a registered kind (track.KindNames). ""
 	// takes csv with a Dataset, else the track the last config layer
 	// names, else the profile's own. It wins over a config's "track".
 	Track string
@@ -90,8 +90,9 @@ type Layer struct {
 	Set func(*Protocol) error
 }
 
-// trackBlocks are the config keys that describe the data of one track.
-var trackBlocks = []string{"panel", "sequence", "csv"}
+// csvTrack is the kind of every known data set (track.KnownKind) and of
+// Choice.Channels, which are options of its block.
+const csvTrack = track.KnownKind
 
 // Build makes the protocol c chooses, in this order:
 //
@@ -116,10 +117,10 @@ func Build(c Choice) (Protocol, error) {
 	trackField, datasetField := cmp.Or(c.TrackField, "track"), cmp.Or(c.DatasetField, "dataset")
 	trk := c.Track
 	if c.Dataset != "" {
-		if trk != "" && trk != "csv" {
+		if trk != "" && trk != csvTrack {
 			return bad(fmt.Errorf("%s names a csv track, not %s %s; drop one of them", datasetField, trackField, trk))
 		}
-		trk = "csv"
+		trk = csvTrack
 	}
 	if trk == "" {
 		for _, l := range c.Layers {
@@ -142,7 +143,7 @@ func Build(c Choice) (Protocol, error) {
 			return bad(err)
 		}
 		cc := k.Config(path, c.Channels)
-		p.CSV, p.Track = &cc, "csv"
+		p.CSV, p.Track = &cc, csvTrack
 		p.Arch.Patch = k.Patch
 	}
 	profile := withOwnBlocks(p) // what a block left out falls back to; decoding writes into p's blocks
@@ -165,9 +166,9 @@ func Build(c Choice) (Protocol, error) {
 				}
 				key, _ := v.Path[0].(string)
 				switch {
-				case len(v.Path) == 1 && slices.Contains(trackBlocks, key):
+				case len(v.Path) == 1 && isKind(key):
 					given[key] = append(given[key], givenBy{l.Name, named})
-				case len(v.Path) == 2 && key == "csv" && v.Path[1] == "path" && c.Dataset != "":
+				case len(v.Path) == 2 && key == csvTrack && v.Path[1] == "path" && c.Dataset != "":
 					return bad(fmt.Errorf("%s: csv.path: %s %s names the file already; remove csv.path, or drop %s to read this file", l.Name, datasetField, c.Dataset, datasetField))
 				}
 			}
@@ -182,14 +183,15 @@ func Build(c Choice) (Protocol, error) {
 		}
 	}
 	if c.Channels != "" && c.Dataset == "" {
-		if p.Track != "csv" || p.CSV == nil {
+		if p.Track != csvTrack || p.CSV == nil {
 			return bad(fmt.Errorf("channels %q needs a csv track: a data set, or a csv block in a config", c.Channels))
 		}
 		cc := *p.CSV
 		cc.Channels = c.Channels
 		p.CSV = &cc
 	}
-	for _, b := range trackBlocks {
+	for _, k := range track.Kinds() {
+		b := k.Name()
 		if b == p.Track {
 			continue
 		}
@@ -202,14 +204,7 @@ func Build(c Choice) (Protocol, error) {
 				asked = datasetField
 			}
 			c.Warn(fmt.Sprintf("%s: its %q block is the data of the %s track it names, but %s asks for the %s track: the block is left out, and the report records the profile's", g.layer, b, b, asked, p.Track))
-			switch b {
-			case "panel":
-				p.Panel = profile.Panel
-			case "sequence":
-				p.Sequence = profile.Sequence
-			case "csv":
-				p.CSV = profile.CSV
-			}
+			k.Restore(&p.Blocks, &profile.Blocks)
 		}
 	}
 	if err := p.Validate(); err != nil {
@@ -225,14 +220,15 @@ func Build(c Choice) (Protocol, error) {
 			}
 		}
 	}
-	if p.Track == "csv" {
-		switch st, err := os.Stat(p.CSV.Path); {
+	kind, _ := track.LookupKind(p.Track) // Validate knows it
+	for _, f := range kind.Files(&p.Blocks) {
+		switch st, err := os.Stat(f.Path); {
 		case errors.Is(err, fs.ErrNotExist):
-			return bad(fmt.Errorf("csv.path = %s: no such file; give the path of the CSV file", p.CSV.Path))
+			return bad(fmt.Errorf("%s = %s: no such file; give the path of %s", f.Field, f.Path, f.What))
 		case err != nil:
-			return bad(fmt.Errorf("csv.path = %s: %w", p.CSV.Path, err))
+			return bad(fmt.Errorf("%s = %s: %w", f.Field, f.Path, err))
 		case st.IsDir():
-			return bad(fmt.Errorf("csv.path = %s: a directory; give the path of the CSV file in it", p.CSV.Path))
+			return bad(fmt.Errorf("%s = %s: a directory; give the path of %s in it", f.Field, f.Path, f.What))
 		}
 	}
 	return p, nil
@@ -248,19 +244,18 @@ func namedTrack(raw []byte) string {
 	return v.Track
 }
 
-// withOwnBlocks is p with copies of its panel and csv blocks, which
-// decoding a config over p writes into.
+// withOwnBlocks is p with copies of its data blocks, which decoding a
+// config over p writes into.
 func withOwnBlocks(p Protocol) Protocol {
-	if p.Panel != nil {
-		c := *p.Panel
-		p.Panel = &c
-	}
-	if p.CSV != nil {
-		c := *p.CSV
-		c.Features = slices.Clone(c.Features)
-		p.CSV = &c
-	}
+	p.Blocks = p.Blocks.Clone()
 	return p
+}
+
+// isKind reports whether key names a registered track kind, the key of
+// its data block.
+func isKind(key string) bool {
+	_, ok := track.LookupKind(key)
+	return ok
 }
 
 // MaxConfigBytes bounds a config file (ReadConfig): a grid of a million

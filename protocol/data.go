@@ -2,9 +2,11 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -17,62 +19,30 @@ type Data struct {
 	SHA256 string
 }
 
-// Data builds the protocol's track: the sequence track from its config,
-// or the csv track from its file.
-func (p Protocol) Data() (*Data, error) {
-	switch p.Track {
-	case "csv":
-		if p.CSV == nil {
-			return nil, fmt.Errorf("protocol: the csv track needs a csv block")
-		}
-		tab, err := track.LoadCSV(p.CSV.Path)
-		if err != nil {
-			return nil, err
-		}
-		return p.csvData(tab)
-	case "panel":
-		if p.Panel == nil {
-			return nil, fmt.Errorf("protocol: the panel track needs a panel block")
-		}
-		ds, err := track.Panel(*p.Panel)
-		if err != nil {
-			return nil, fmt.Errorf("protocol: panel: %w", err)
-		}
-		return &Data{Dataset: ds}, nil
-	default:
-		ds, err := track.Sequence(p.Sequence)
-		if err != nil {
-			return nil, fmt.Errorf("protocol: sequence: %w", err)
-		}
-		return &Data{Dataset: ds}, nil
-	}
-}
+// Data builds the protocol's track through its kind (track.Kind.Data):
+// generated from its block, or read from its file.
+func (p Protocol) Data() (*Data, error) { return p.data(context.Background(), 0) }
 
-// csvData builds the csv track of p on the table tab (Data). An error is
-// of the settings (ErrConfig): the file was read, and the csv block asks
-// for what it does not hold (a column, rows for the split and window),
-// or for a column that cannot be standardized.
-func (p Protocol) csvData(tab *track.Table) (*Data, error) {
-	ds, err := track.CSV(tab, *p.CSV)
-	if err != nil {
-		return nil, configError(err)
+// data builds the track, refusing a file's windows beyond maxBytes (0:
+// no limit). An error of the block's settings against the data is
+// ErrConfig; windows beyond maxBytes are ErrBeyondLimits.
+func (p Protocol) data(ctx context.Context, maxBytes float64) (*Data, error) {
+	k, ok := track.LookupKind(p.Track)
+	if !ok {
+		return nil, fmt.Errorf("protocol: track = %q: unknown track; use %s", p.Track, orList(kindNames()))
 	}
-	for _, t := range p.Contexts() {
-		if t == ds.Train.T {
-			continue
-		}
-		c := *p.CSV
-		c.T = t
-		o, err := track.CSV(tab, c)
-		if err != nil {
-			return nil, configError(fmt.Errorf("protocol: the look-back %d of the grid: %w", t, err))
-		}
-		if ds.Other == nil {
-			ds.Other = map[int]*track.Dataset{}
-		}
-		ds.Other[t] = o
+	ds, sha, err := k.Data(ctx, &p.Blocks, p.Contexts(), maxBytes)
+	var ce *track.ConfigError
+	var le *track.LimitError
+	switch {
+	case errors.As(err, &le):
+		return nil, fmt.Errorf("protocol: %w: %s need about %s of memory but %s is available; %s", ErrBeyondLimits, le.What, bytesText(le.Need), bytesText(maxBytes), le.Fix)
+	case errors.As(err, &ce):
+		return nil, configError(ce.Err)
+	case err != nil:
+		return nil, err
 	}
-	return &Data{Dataset: ds, SHA256: tab.SHA256}, nil
+	return &Data{Dataset: ds, SHA256: sha}, nil
 }
 
 // Contexts lists the look-backs the grids name (Cfg.Context, 0 read as
@@ -95,65 +65,70 @@ func (p Protocol) Contexts() []int {
 	return out
 }
 
-// Rationale is the report's mechanism_signature.track_rationale.
+// Rationale is the report's mechanism_signature.track_rationale: its
+// kind's (track.Kind.Describe), the sequence track's for an unknown one.
 func Rationale(p Protocol) string {
-	if p.Track == "panel" {
-		return PanelRationale
-	}
-	if p.Track == "csv" && p.CSV != nil {
-		return fmt.Sprintf("Multivariate CSV forecast of %s (T=%d, H=%d): real series with daily and weekly cycles carry multi-token temporal correlations, where a per-token fading-memory gate can act.", p.CSV.Target, p.CSV.T, p.CSV.H)
+	if k, ok := track.LookupKind(p.Track); ok {
+		return k.Describe(&p.Blocks)
 	}
 	return TrackRationale
 }
 
 // PanelRationale is the report's rationale for the panel track.
-const PanelRationale = "Panel forecast: every window is its own series of sinusoids under AR(1) noise, so the model must infer periods, amplitudes and phases in context; a per-token fading-memory gate can weigh the evidence it accumulates over the window."
+const PanelRationale = track.PanelRationale
 
 // TrackRationale is the seed report's rationale for the sequence track.
-const TrackRationale = "Sequence forecast contains multi-token temporal correlations and matches the proposed per-token fading-memory transformer gate."
+const TrackRationale = track.SequenceRationale
 
 // DataWithin builds the protocol's data (Data), first refusing a
-// generated track whose windows alone exceed l.MaxBytes, and a csv track
-// whose windows would (csvBytes), read from its file before they are cut.
-// Reading the file stops once ctx is done (track.LoadCSVContext).
+// generated track whose windows alone exceed l.MaxBytes, and a track
+// read from a file whose windows would, read from its file before they
+// are cut (track.Kind.Data). Reading the file stops once ctx is done.
 func (p Protocol) DataWithin(ctx context.Context, l Limits) (*Data, error) {
 	if b := p.dataEstimate(); l.MaxBytes > 0 && b > l.MaxBytes {
 		return nil, fmt.Errorf("protocol: %w: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", ErrBeyondLimits, p.Track, bytesText(b), bytesText(l.MaxBytes))
 	}
-	if p.Track != "csv" || p.CSV == nil {
-		return p.Data()
-	}
-	tab, err := track.LoadCSVContext(ctx, p.CSV.Path)
-	if err != nil {
-		return nil, err
-	}
-	if b := p.csvBytes(tab); l.MaxBytes > 0 && b > l.MaxBytes {
-		return nil, fmt.Errorf("protocol: %w: the csv track's windows of %s need about %s of memory but %s is available; forecast fewer columns (csv.features), use csv.channels %q (each column alone, its rows only), or a shorter look-back", ErrBeyondLimits, p.CSV.Path, bytesText(b), bytesText(l.MaxBytes), track.ChannelsIndependent)
-	}
-	return p.csvData(tab)
+	return p.data(ctx, l.MaxBytes)
 }
 
-// csvBytes is about the memory of the csv track's splits on tab at every
-// look-back of the grid: windows copied one by one (the target forecast
-// from C columns: N·(T·C+T+H) values), every column's rows once
-// (channels "independent"), or C rotated copies of them (channels
-// "mixed": C²·rows values).
-func (p Protocol) csvBytes(tab *track.Table) float64 {
-	c := len(tab.Columns)
-	if len(p.CSV.Features) > 0 {
-		c = len(p.CSV.Features) + 1
+// Kind returns the protocol's track kind (track.LookupKind); false for
+// a track no kind is registered under, which Validate refuses.
+func (p Protocol) Kind() (track.Kind, bool) { return track.LookupKind(p.Track) }
+
+// Direction is the direction of the track's metric
+// (track.Kind.LowerIsBetter); lower is better on an unknown track.
+func (p Protocol) Direction() stats.Direction {
+	if k, ok := p.Kind(); ok && !k.LowerIsBetter() {
+		return stats.HigherIsBetter
 	}
-	rows := float64(tab.Rows())
-	var b float64
-	for _, t := range p.Contexts() {
-		switch p.CSV.Channels {
-		case track.ChannelsIndependent:
-			b += 8 * rows * float64(c)
-		case track.ChannelsMixed:
-			b += 8 * rows * float64(c) * float64(c+1)
-		default:
-			b += 8 * rows * float64(t*c+t+p.CSV.H)
-		}
+	return stats.LowerIsBetter
+}
+
+// MetricName is the name of the track's test metric in labels
+// (track.Kind.Metric); "MSE" on an unknown track.
+func (p Protocol) MetricName() string {
+	if k, ok := p.Kind(); ok {
+		return k.Metric()
 	}
-	return b
+	return "MSE"
+}
+
+// References fits the track kind's reference predictors on ds at the
+// grid's look-backs (track.Kind.References).
+func (p Protocol) References(ds *track.Dataset) (*track.Forecasters, error) {
+	k, ok := p.Kind()
+	if !ok {
+		return nil, fmt.Errorf("protocol: track = %q: unknown track; use %s", p.Track, orList(kindNames()))
+	}
+	return k.References(ds, p.Contexts())
+}
+
+// Judge sets the best reference of f, the baseline's margin over it and
+// its competence from the baseline's test mean (track.Kind.Judge).
+func (p Protocol) Judge(f *track.Forecasters, baseline float64) {
+	if k, ok := p.Kind(); ok {
+		k.Judge(f, baseline)
+		return
+	}
+	f.Judge(baseline)
 }

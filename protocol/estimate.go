@@ -98,21 +98,13 @@ func splitBytes(n, t, h, c int) float64 {
 }
 
 // dataEstimate is the memory of a generated track's windows, read from
-// its config before it is generated (twice: the series and the windows);
-// 0 for the csv track, whose file bounds it.
+// its block before it is generated (track.Kind.GeneratedBytes); 0 for a
+// track read from a file, whose file bounds it.
 func (p Protocol) dataEstimate() float64 {
-	var n, t, h int
-	switch {
-	case p.Track == "panel" && p.Panel != nil:
-		c := p.Panel
-		n, t, h = c.TrainWindows+c.ValWindows+c.TestWindows, c.T, c.H
-	case p.Track == "sequence":
-		c := p.Sequence
-		n, t, h = c.TrainWindows+c.ValWindows+c.TestWindows, c.T, c.H
-	default:
-		return 0
+	if k, ok := track.LookupKind(p.Track); ok {
+		return k.GeneratedBytes(&p.Blocks)
 	}
-	return 2 * splitBytes(n, t, h, 1)
+	return 0
 }
 
 // Estimate estimates the trials of p on the dataset ds (see Estimate);

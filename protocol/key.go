@@ -22,14 +22,15 @@ const TrainingVersion = "train-2026-12-05"
 type TrialKey struct {
 	TrainingVersion string               `json:"training_version"`
 	Track           string               `json:"track"`
-	Sequence        track.SequenceConfig `json:"sequence"`
+	Sequence        track.SequenceConfig `json:"sequence"` // zero unless the kind reads it (track.Kind.Key)
 	Model           string               `json:"model"`
 	Arch            Arch                 `json:"arch"`
 	Arm             string               `json:"arm"`
 	Cfg             Cfg                  `json:"cfg"`
 	Seed            uint64               `json:"seed"`
-	CSV             *CSVKey              `json:"csv,omitempty"`   // the csv track; its Sequence is then zero
-	Panel           *track.PanelConfig   `json:"panel,omitempty"` // the panel track; its Sequence is then zero
+	// KeyBlocks are the track kind's entry ("csv", "panel"), after the
+	// sequence block.
+	track.KeyBlocks
 	// Trainer is what of the arm's external trainer makes its results:
 	// the command and its files' SHA-256 (Protocol.Pin), and the arm's
 	// name, which the trainer is told; nil for the built-in model. Its
@@ -46,21 +47,8 @@ type TrainerKey struct {
 	SHA256  map[string]string `json:"sha256,omitempty"`
 }
 
-// CSVKey is what a csv-track trial depends on: the task on the file and
-// the file's content (not its path, so a moved file keeps its trials).
-type CSVKey struct {
-	Target    string   `json:"target"`
-	Features  []string `json:"features,omitempty"`
-	T         int      `json:"t"`
-	H         int      `json:"h"`
-	Split     string   `json:"split,omitempty"`
-	TrainFrac float64  `json:"train_frac,omitempty"`
-	ValFrac   float64  `json:"val_frac,omitempty"`
-	// Channels is csv.channels: "independent" and "mixed" train on every
-	// column's windows, so their trials are not the target's.
-	Channels string `json:"channels,omitempty"`
-	SHA256   string `json:"sha256"`
-}
+// CSVKey is what a csv-track trial depends on (track.CSVKey).
+type CSVKey = track.CSVKey
 
 // Key is the store key of trial t of p under this build's training
 // path; dataSHA is the SHA-256 of a csv track's file (Data.SHA256), empty
@@ -79,14 +67,8 @@ func (p Protocol) KeyAt(t Trial, dataSHA, version string) TrialKey {
 	if tr := p.TrainerOf(t.Arm); tr != nil {
 		k.Trainer = &TrainerKey{Arm: p.ArmName(t.Arm), Command: tr.Command, Files: tr.Files, SHA256: tr.SHA256}
 	}
-	if p.Track == "panel" && p.Panel != nil {
-		k.Sequence, k.Panel = track.SequenceConfig{}, p.Panel
-	}
-	if p.Track == "csv" && p.CSV != nil {
-		c := p.CSV
-		k.Sequence = track.SequenceConfig{}
-		k.CSV = &CSVKey{Target: c.Target, Features: c.Features, T: c.T, H: c.H, Split: c.Split,
-			TrainFrac: c.TrainFrac, ValFrac: c.ValFrac, Channels: c.Channels, SHA256: dataSHA}
+	if kind, ok := track.LookupKind(p.Track); ok {
+		k.Sequence, k.KeyBlocks = kind.Key(&p.Blocks, dataSHA)
 	}
 	return k
 }
@@ -133,9 +115,8 @@ func (p Protocol) DataID(dataSHA string) string {
 	b, err := json.Marshal(struct {
 		Track    string               `json:"track"`
 		Sequence track.SequenceConfig `json:"sequence"`
-		CSV      *CSVKey              `json:"csv,omitempty"`
-		Panel    *track.PanelConfig   `json:"panel,omitempty"`
-	}{k.Track, k.Sequence, k.CSV, k.Panel})
+		track.KeyBlocks
+	}{k.Track, k.Sequence, k.KeyBlocks})
 	if err != nil {
 		panic(err) // a validated protocol holds no NaN
 	}

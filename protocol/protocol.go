@@ -195,18 +195,20 @@ type Arch struct {
 // Protocol is everything a run depends on. A config file is a JSON
 // Protocol; fields it leaves out keep the chosen profile's values.
 type Protocol struct {
-	Profile  string               `json:"profile"`         // name of the profile it started from
-	Track    string               `json:"track"`           // "sequence" or "csv"
-	Model    string               `json:"model"`           // "transformer_tiny"
-	Seeds    []uint64             `json:"seeds"`           // training seeds, paired across arms
-	Baseline []Cfg                `json:"baseline"`        // baseline sweep (β = 0)
-	Idea     []Cfg                `json:"idea"`            // idea sweep
-	Ideas    []IdeaArm            `json:"ideas,omitempty"` // further ideas against the same baseline
-	Arch     Arch                 `json:"arch"`            // model size
-	Sequence track.SequenceConfig `json:"sequence"`        // data of the sequence track
-	Panel    *track.PanelConfig   `json:"panel,omitempty"` // data of the panel track
-	CSV      *track.CSVConfig     `json:"csv,omitempty"`   // data of the csv track
-	Alpha    float64              `json:"alpha"`           // significance level of the comparison
+	Profile  string    `json:"profile"`         // name of the profile it started from
+	Track    string    `json:"track"`           // a registered track kind (track.KindNames)
+	Model    string    `json:"model"`           // "transformer_tiny"
+	Seeds    []uint64  `json:"seeds"`           // training seeds, paired across arms
+	Baseline []Cfg     `json:"baseline"`        // baseline sweep (β = 0)
+	Idea     []Cfg     `json:"idea"`            // idea sweep
+	Ideas    []IdeaArm `json:"ideas,omitempty"` // further ideas against the same baseline
+	Arch     Arch      `json:"arch"`            // model size
+
+	// Blocks are the data blocks of the track kinds ("sequence",
+	// "panel", "csv"); the kind Track names reads its own.
+	track.Blocks
+
+	Alpha float64 `json:"alpha"` // significance level of the comparison
 
 	// MinEffectPct and MinEffect are the smallest improvement the user
 	// cares about, relative (percent of the baseline's test mean) or
@@ -281,16 +283,20 @@ func SeedProfile() Protocol {
 		Baseline: []Cfg{{LR: 0.001, Epochs: e}, {LR: 0.003, Epochs: e}, {LR: 0.006, Epochs: e}},
 		Idea: []Cfg{{LR: 0.001, Epochs: e, Rho: 0.85, Beta: 0.5}, {LR: 0.003, Epochs: e, Rho: 0.9, Beta: 0.5},
 			{LR: 0.006, Epochs: e, Rho: 0.9, Beta: 1.0}},
-		Arch:     Arch{D: 32, Heads: 4, Layers: 2, Batch: 32},
-		Sequence: track.DefaultSequenceConfig(),
-		Alpha:    0.05,
-		Test:     TestSignFlip,
+		Arch:   Arch{D: 32, Heads: 4, Layers: 2, Batch: 32},
+		Blocks: track.DefaultBlocks(),
+		Alpha:  0.05,
+		Test:   TestSignFlip,
 	}
 }
 
 // DefaultProtocol is the "full" profile on its own track, the panel
 // track (see FullProfile).
-func DefaultProtocol() Protocol { return FullProfile("panel") }
+func DefaultProtocol() Protocol { return FullProfile(DefaultTrack) }
+
+// DefaultTrack is the track of the full and ci profiles when none is
+// asked for.
+const DefaultTrack = "panel"
 
 // FullProfile is the default protocol ("full") on a track: seeds 0..7;
 // both arms sweep the same three peak learning rates under the same
@@ -313,52 +319,34 @@ func DefaultProtocol() Protocol { return FullProfile("panel") }
 //     patience 5; the csv block comes from the caller (on a track of
 //     several series the skip path starts at the shared or the
 //     per-channel closed form, whichever val prefers (skip_start "val").
-func FullProfile(trk string) Protocol {
+func FullProfile(trk string) Protocol { return profileOn("full", trk) }
+
+// profileOn is the full or ci profile on track trk: the training its
+// kind gives the profile (track.Kind.Profile), the gate at ρ = 0.8,
+// β = 0.5 on the idea arm. An unknown track gets the panel's training
+// and no block (Validate refuses it).
+func profileOn(name, trk string) Protocol {
 	p := Protocol{
-		Profile: "full", Track: trk, Model: "transformer_tiny",
-		Seeds:    []uint64{0, 1, 2, 3, 4, 5, 6, 7},
-		Arch:     Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 4},
-		Sequence: track.DefaultSequenceConfig(),
-		Alpha:    0.05,
-		Test:     TestSelection,
+		Profile: name, Track: trk, Model: "transformer_tiny",
+		Seeds:  []uint64{0, 1, 2, 3, 4, 5, 6, 7},
+		Blocks: track.DefaultBlocks(),
+		Alpha:  0.05,
+		Test:   TestSelection,
 		// Plan for an improvement of 1% of the baseline's metric.
 		MinEffectPct: 1,
 		// A choice on the edge of the lr grid moves the grid.
 		ExtendGrid: DefaultGridExtension(),
 	}
-	lrs, epochs, patience := []float64{0.005, 0.015, 0.045}, 12, 3
-	epochWindows := 0
-	switch trk {
-	case "panel":
-		c := track.DefaultPanelConfig()
-		p.Panel = &c
-		// The epochs the baseline needs, measured (2026-12-06, lr 0.015,
-		// test MSE): each doubling of the epochs, patience an eighth of
-		// them, gains 0.1636 (24) -> 0.1472 (48) -> 0.1322 (96) ->
-		// 0.1294 (192): 10%, 10%, then 2%; on a panel of another
-		// data_seed, not tuned on, the per-seed medians give 0.1423
-		// (48) -> 0.1321 (96) -> 0.1293 (192), 7% then 2%. 96 epochs
-		// are where a doubling stops paying, so the headline's baseline
-		// is not cut short; a patience of 3 at 96 epochs stops at a high
-		// rate of the cosine schedule (0.1932).
-		epochs, patience = 96, 12
-	case "sequence":
-		// One long nearly linear-Gaussian series: the linear skip path
-		// starts the model at linear_ar, and 8x the seed's windows.
-		p.Sequence.TrainWindows = 8192
-		p.Arch.Skip = true
-		lrs = []float64{0.0015, 0.005, 0.015}
-	case "csv":
-		p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: 16, Norm: transformer.NormLast, Skip: true, SkipStart: SkipStartVal, Loss: transformer.LossLast}
-		lrs, epochs, patience = []float64{0.0001, 0.0003, 0.001}, 20, 5
-		// Epochs of at most 32768 windows: all of ETTh1's 8449, and a
-		// seeded sample of the 765 576 of weather's 21 channels, so early
-		// stopping looks at val every 32768 windows and the protocol fits
-		// an hour at 2 workers.
-		epochWindows = 32768
+	tr := track.Training{LRs: []float64{0.005, 0.015, 0.045}, Epochs: 12, Patience: 3, Patch: 4}
+	if name == "ci" {
+		tr.Epochs = 3
 	}
-	for _, lr := range lrs {
-		c := Cfg{LR: lr, Epochs: epochs, WeightDecay: 0.05, Schedule: ScheduleCosine, Warmup: 0.05, Clip: 1, Patience: patience, EpochWindows: epochWindows}
+	if k, ok := track.LookupKind(trk); ok {
+		tr = k.Profile(name, &p.Blocks)
+	}
+	p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: tr.Patch, Norm: tr.Norm, Skip: tr.Skip, SkipStart: tr.SkipStart, Loss: tr.Loss}
+	for _, lr := range tr.LRs {
+		c := Cfg{LR: lr, Epochs: tr.Epochs, WeightDecay: 0.05, Schedule: ScheduleCosine, Warmup: 0.05, Clip: 1, Patience: tr.Patience, EpochWindows: tr.EpochWindows}
 		p.Baseline = append(p.Baseline, c)
 		c.Rho, c.Beta = 0.8, 0.5
 		p.Idea = append(p.Idea, c)
@@ -367,35 +355,13 @@ func FullProfile(trk string) Protocol {
 }
 
 // CIProfile is CIProfileFor the panel track.
-func CIProfile() Protocol { return CIProfileFor("panel") }
+func CIProfile() Protocol { return CIProfileFor(DefaultTrack) }
 
 // CIProfileFor has the structure of FullProfile(trk) (same grids, 8
 // seeds, same model) on less data and fewer epochs, so `go test ./...`
 // stays fast: panel 1024/256/256 series and 3 epochs (patience 3),
 // sequence 128/64/64 windows and 3 epochs, csv 2 epochs.
-func CIProfileFor(trk string) Protocol {
-	p := FullProfile(trk)
-	p.Profile = "ci"
-	epochs, patience := 3, 0
-	switch trk {
-	case "panel":
-		p.Panel.TrainWindows, p.Panel.ValWindows, p.Panel.TestWindows = 1024, 256, 256
-		patience = 3
-	case "csv":
-		epochs = 2
-	default:
-		p.Sequence.TrainWindows, p.Sequence.ValWindows, p.Sequence.TestWindows = 128, 64, 64
-	}
-	for _, cs := range [][]Cfg{p.Baseline, p.Idea} {
-		for i := range cs {
-			cs[i].Epochs = epochs
-			if patience > 0 {
-				cs[i].Patience = patience
-			}
-		}
-	}
-	return p
-}
+func CIProfileFor(trk string) Protocol { return profileOn("ci", trk) }
 
 // Profile returns the named profile on its own track: "full" (the
 // default), "seed" or "ci".
@@ -408,12 +374,12 @@ func ProfileFor(name, trk string) (Protocol, error) {
 	switch name {
 	case "", "full":
 		if trk == "" {
-			trk = "panel"
+			trk = DefaultTrack
 		}
 		return FullProfile(trk), nil
 	case "ci":
 		if trk == "" {
-			trk = "panel"
+			trk = DefaultTrack
 		}
 		return CIProfileFor(trk), nil
 	case "seed":
@@ -421,9 +387,8 @@ func ProfileFor(name, trk string) (Protocol, error) {
 		if trk != "" {
 			p.Track = trk
 		}
-		if trk == "panel" {
-			c := track.DefaultPanelConfig()
-			p.Panel = &c
+		if k, ok := track.LookupKind(trk); ok {
+			k.Profile(name, &p.Blocks) // the block only: seed keeps its training
 		}
 		return p, nil
 	}
@@ -512,28 +477,9 @@ const (
 func (p Protocol) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	switch p.Track {
-	case "sequence":
-	case "panel":
-		if p.Panel == nil {
-			bad("panel: missing; the panel track needs its block, e.g. {\"data_seed\": 1, \"train_windows\": 16384, ...} (see track.DefaultPanelConfig)")
-		} else if err := p.Panel.Validate(); err != nil {
-			for _, e := range Unjoin(err) {
-				bad("panel.%s", strings.TrimPrefix(e.Error(), "track: "))
-			}
-		} else if p.Panel.TrainWindows < p.Panel.T+1 {
-			bad("panel.train_windows = %d: the linear reference forecaster needs at least panel.t+1 = %d; raise it", p.Panel.TrainWindows, p.Panel.T+1)
-		}
-	case "csv":
-		if p.CSV == nil {
-			bad("csv: missing; the csv track needs {\"path\": FILE, \"target\": COLUMN, \"t\": 96, \"h\": 96}")
-		} else if err := p.CSV.Validate(); err != nil {
-			for _, e := range Unjoin(err) {
-				bad("%v", e)
-			}
-		}
-	default:
-		bad("track = %q: unknown track; use \"panel\", \"sequence\" or \"csv\"", p.Track)
+	kind, known := track.LookupKind(p.Track)
+	if !known {
+		bad("track = %q: unknown track; use %s", p.Track, orList(kindNames()))
 	}
 	if p.Model != "transformer_tiny" {
 		bad("model = %q: unknown model; use \"transformer_tiny\"", p.Model)
@@ -608,7 +554,7 @@ func (p Protocol) Validate() error {
 			switch {
 			case c.Context < 0 || c.Context > maxContext:
 				bad("%s.context = %d: must be in [0, %d]; use e.g. 336 (0 is the track's t)", at, c.Context, maxContext)
-			case c.Context > 0 && p.Track != "csv":
+			case c.Context > 0 && !(known && kind.LookBacks()):
 				bad("%s.context = %d: only the csv track cuts windows at several look-backs; the %s track generates windows of its own t, so leave context out", at, c.Context, p.Track)
 			case c.Context > 0 && c.Context%max(p.Arch.Patch, 1) != 0:
 				bad("%s.context = %d: arch.patch = %d must divide it; use %d, the nearest multiple, or another patch", at, c.Context, p.Arch.Patch, nearestMultiple(c.Context, p.Arch.Patch, maxContext))
@@ -678,7 +624,7 @@ func (p Protocol) Validate() error {
 	default:
 		bad("arch.loss = %q: unknown; use %q or %q", a.Loss, transformer.LossAll, transformer.LossLast)
 	}
-	several := p.Track == "csv" && p.CSV != nil && p.CSV.Several()
+	several := known && kind.Several(&p.Blocks)
 	switch a.SkipStart {
 	case "":
 	case SkipStartPerChannel, SkipStartVal:
@@ -699,16 +645,10 @@ func (p Protocol) Validate() error {
 	if several && a.Skip && a.Norm == transformer.NormRevIN {
 		bad("arch.norm = %q: the skip path's start on a track of several series is fitted in closed form from the series' rows, which each window's own statistics do not allow; use norm %q or none", a.Norm, transformer.NormLast)
 	}
-	if p.Track != "sequence" {
-		// The sequence block is not used.
-	} else if err := p.Sequence.Validate(); err != nil {
-		// The track joins one error per field, each naming its JSON key
-		// under the track's prefix.
-		for _, e := range Unjoin(err) {
-			bad("sequence.%s", strings.TrimPrefix(e.Error(), "track: "))
-		}
-	} else if p.Sequence.TrainWindows < p.Sequence.T+1 {
-		bad("sequence.train_windows = %d: the linear reference forecaster needs at least sequence.t+1 = %d; raise it to %d or more", p.Sequence.TrainWindows, p.Sequence.T+1, p.Sequence.T+1)
+	if known {
+		// The data blocks come after arch in the JSON, and their errors
+		// here.
+		errs = append(errs, kind.Validate(&p.Blocks)...)
 	}
 	switch p.Test {
 	case TestSelection, TestSignFlip:
@@ -778,15 +718,33 @@ func abs(x int) int {
 	return x
 }
 
-// window returns the track's context length and horizon.
+// window returns the track's context length and horizon; the sequence
+// block's when the track or its block is missing, which Validate
+// refuses.
 func (p Protocol) window() (t, h int) {
-	switch {
-	case p.Track == "csv" && p.CSV != nil:
-		return p.CSV.T, p.CSV.H
-	case p.Track == "panel" && p.Panel != nil:
-		return p.Panel.T, p.Panel.H
+	if k, ok := track.LookupKind(p.Track); ok {
+		if t, h, ok := k.Window(&p.Blocks); ok {
+			return t, h
+		}
 	}
 	return p.Sequence.T, p.Sequence.H
+}
+
+// kindNames lists the registered track kinds in registry order, quoted.
+func kindNames() []string {
+	var out []string
+	for _, k := range track.Kinds() {
+		out = append(out, fmt.Sprintf("%q", k.Name()))
+	}
+	return out
+}
+
+// orList joins xs as "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 // Unjoin returns the errors an errors.Join holds, or err alone; nil for

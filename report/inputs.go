@@ -1,13 +1,14 @@
 package report
 
 import (
+	"github.com/ideabench/ideabench/track"
+
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/trial"
 )
 
@@ -31,7 +32,7 @@ type Facts struct {
 	// References are the reference forecasters' test and val MSEs
 	// (persistence, seasonal persistence, linear_ar, linear_centred, the
 	// noise floor); Derive sets the fields that judge the baseline.
-	References *reference.Forecasters
+	References *track.Forecasters
 	// Rerun is the determinism check of the external trainers (a trial
 	// trained a second time); nil without them, or when none finished.
 	// Derive takes its trial and measurements (arm, cfg, seed, identical,

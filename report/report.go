@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/ideabench/ideabench/track"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
 	"github.com/ideabench/ideabench/trial"
 
 	"github.com/ideabench/ideabench/gate"
@@ -35,10 +36,10 @@ type Report struct {
 	MechanismSignature Mechanism   `json:"mechanism_signature"`
 
 	// Additions.
-	ReferenceForecasters *reference.Forecasters `json:"reference_forecasters,omitempty"`
-	Setup                *Setup                 `json:"setup,omitempty"`
-	Diverged             *Divergence            `json:"diverged,omitempty"`
-	Training             *Training              `json:"training,omitempty"`
+	ReferenceForecasters *track.Forecasters `json:"reference_forecasters,omitempty"`
+	Setup                *Setup             `json:"setup,omitempty"`
+	Diverged             *Divergence        `json:"diverged,omitempty"`
+	Training             *Training          `json:"training,omitempty"`
 	// Ideas are the further idea arms of the run, in the protocol's
 	// order; the idea above is the first (see Comparison.PValueHolm).
 	Ideas []IdeaReport `json:"ideas,omitempty"`

@@ -110,7 +110,7 @@ func (s Spec) Validate() error {
 			if _, ok := track.LookupKnown(t.Dataset); !ok {
 				bad("%s.dataset = %q: not a known data set; use one of %s", at, t.Dataset, strings.Join(track.KnownNames(), ", "))
 			}
-			if t.Track != "" && t.Track != "csv" {
+			if t.Track != "" && t.Track != track.KnownKind {
 				bad("%s: dataset %q is a csv track, not track %q; drop track", at, t.Dataset, t.Track)
 			}
 		} else if t.Track == "" {

@@ -1,7 +1,19 @@
-// Package track builds the forecasting tracks of the benchmark: a data set
-// cut into windows, split into train | val | test, z-normalized with
-// statistics of the train region only, plus the reference forecasters every
-// model has to beat.
+// Package track builds the tracks of the benchmark and says everything
+// the layers above ask of them, through one interface: a track Kind
+// (kind.go) carries its protocol block (validation, per-profile
+// defaults, rationale, its part of a trial key), builds its Dataset,
+// names its loss and metric (with the metric's direction), fits its
+// references and holds the rule by which a tuned baseline is competent
+// enough for the track to judge an idea. Kinds are plug-ins, as ideas
+// are: one file each (kind_panel.go, kind_sequence.go, kind_csv.go), one
+// line in the registry (kinds; Register, LookupKind, KindNames) and the
+// kind's block in Blocks (and its trial-key entry in KeyBlocks), so
+// nothing above track asks a track its name to decide what to do.
+//
+// The shipped kinds are forecasting tracks: a data set cut into windows,
+// split into train | val | test, z-normalized with statistics of the
+// train region only, plus the reference forecasters every model has to
+// beat.
 //
 // Design stance: a track is plain data. A Split is two flat, window-major
 // buffers with the shape stated beside them, so the trainer reads a batch
@@ -30,8 +42,11 @@
 // The reference forecasters are Persistence (repeat the last input),
 // SeasonalPersistence (repeat the last period), Linear (least-squares
 // linear map from the window to the H targets, FitLinear) and its
-// last-value-centred form (NLinear, FitLinearCentred). A model that does
-// not beat the best of them has learned nothing a closed-form fit cannot.
+// last-value-centred form (NLinear, FitLinearCentred), fitted per channel
+// too on a track of several series and at every look-back of the grid
+// (References); Forecasters.Judge says whether a baseline is competent
+// against them. A model that does not beat the best of them has learned
+// nothing a closed-form fit cannot.
 //
 // The token tracks are synthetic recall tasks on which sequence-mixing
 // ideas are judged: MQAR and forgetting MQAR (Arora et al., ICLR 2024,

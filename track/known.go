@@ -13,6 +13,10 @@ import (
 	"strings"
 )
 
+// KnownKind is the kind of every known data set: a CSV file read by
+// the csv kind, whose block KnownData.Config makes.
+const KnownKind = "csv"
+
 // KnownData is a public data set of the long-horizon forecasting
 // literature as its users have it: where to get it, the file's SHA-256,
 // its licence and the protocol its papers use (the split, the target,

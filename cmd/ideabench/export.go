@@ -59,7 +59,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if *cfg < 0 || *cfg >= len(grid) {
 		return fmt.Errorf("%w: --cfg = %d: the %s grid has cfgs 0..%d", errUsage, *cfg, *arm, len(grid)-1)
 	}
-	if p.Track == "csv" && p.CSV != nil && p.CSV.Several() && p.Arch.SkipStart != "" {
+	if k, ok := p.Kind(); ok && k.Several(&p.Blocks) && p.Arch.SkipStart != "" {
 		return fmt.Errorf("%w: arch.skip_start %q on a track of several series: the model may forecast with each channel's closed-form map beside it, so its checkpoint alone is not the forecaster; train and score it with ideabench run, or start the skip path at the shared fit with a config of {\"arch\": {\"skip_start\": \"\"}}", errUsage, p.Arch.SkipStart)
 	}
 	if err := checkOutputs([]output{{named: named{"--out", *out}}}, protocolInputs(*pf.config, p), nil); err != nil {

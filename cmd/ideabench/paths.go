@@ -126,11 +126,14 @@ func plotWrites(dir, path string) bool {
 }
 
 // protocolInputs are the files a protocol reads: the config file, the
-// csv track's file, and the files its external trainers read.
+// files its track's block names (track.Kind.Files), and the files its
+// external trainers read.
 func protocolInputs(config string, p protocol.Protocol) []named {
 	in := []named{{"--config", config}}
-	if p.Track == "csv" && p.CSV != nil {
-		in = append(in, named{"the csv file", p.CSV.Path})
+	if k, ok := p.Kind(); ok {
+		for _, f := range k.Files(&p.Blocks) {
+			in = append(in, named{f.What, f.Path})
+		}
 	}
 	for arm, tr := range p.Trainers {
 		if tr == nil {

@@ -1,22 +1,22 @@
-package reference_test
+package track_test
 
 import (
 	"fmt"
 
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/reference"
+	"github.com/ideabench/ideabench/track"
 )
 
 // The reference forecasters of the ci profile's sequence track, fitted on
 // its train windows and scored on test.
-func Example() {
+func ExampleReferences() {
 	p := protocol.CIProfileFor("sequence")
 	d, err := p.Data()
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	f, err := reference.References(d.Dataset, p.Contexts())
+	f, err := track.References(d.Dataset, p.Contexts())
 	if err != nil {
 		fmt.Println(err)
 		return

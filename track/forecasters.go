@@ -1,4 +1,4 @@
-package reference
+package track
 
 // Forecasters are reference forecasters on the same test windows.
 type Forecasters struct {
@@ -9,14 +9,14 @@ type Forecasters struct {
 	IdeaBeatsLinear     bool    `json:"idea_beats_linear"`     // idea mean < linear_ar
 
 	// LinearCentred is the test MSE of the last-value-centred linear map
-	// (NLinear, track.FitLinearCentred): linear_ar fitted on windows
+	// (NLinear, FitLinearCentred): linear_ar fitted on windows
 	// minus their last value, which follows a level shift between train
 	// and test.
 	LinearCentred *float64 `json:"linear_centred,omitempty"`
 	// LinearARPerChannel and LinearCentredPerChannel are, on a track
 	// that forecasts several channels each as its own series (csv
 	// channels "independent"), the test MSE of linear_ar and
-	// linear_centred fitted once per channel (track.FitPerSeries), where
+	// linear_centred fitted once per channel (FitPerSeries), where
 	// linear_ar and linear_centred are one map shared by the channels:
 	// the strongest cheap forecasters of the multivariate benchmarks
 	// (on weather at look-back 336 they match the published
@@ -25,7 +25,7 @@ type Forecasters struct {
 	LinearARPerChannel      *float64 `json:"linear_ar_per_channel,omitempty"`
 	LinearCentredPerChannel *float64 `json:"linear_centred_per_channel,omitempty"`
 	// SeasonalPersistence is the test MSE of repeating the last
-	// SeasonalPeriod inputs (track.SeasonalPersistence); absent when the
+	// SeasonalPeriod inputs (SeasonalPersistence); absent when the
 	// track has no period or its context is shorter than one.
 	SeasonalPersistence *float64 `json:"seasonal_persistence,omitempty"`
 	// SeasonalPeriod is that period in time steps (the csv track: a day
@@ -60,7 +60,7 @@ type ReferenceVal struct {
 	SeasonalPersistence *float64 `json:"seasonal_persistence,omitempty"`
 	LinearAR            float64  `json:"linear_ar"`
 	LinearCentred       float64  `json:"linear_centred"`
-	// The per-channel maps' val MSE, on a multi-series track.
+	// The per-channel maps' val MSE, on a multi-series
 	LinearARPerChannel      *float64 `json:"linear_ar_per_channel,omitempty"`
 	LinearCentredPerChannel *float64 `json:"linear_centred_per_channel,omitempty"`
 }

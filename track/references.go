@@ -1,12 +1,10 @@
-package reference
+package track
 
 import (
 	"fmt"
 	"maps"
 
 	"github.com/ideabench/ideabench/internal/recent"
-
-	"github.com/ideabench/ideabench/track"
 )
 
 // forecasters evaluates the reference forecasters on the test and val
@@ -19,27 +17,27 @@ import (
 // On a track of several series (ds.Series: csv channels "independent"
 // or "mixed"; the maps read each series' target column)
 // the maps are fitted from the normal equations of the series
-// (track.FitSeries), linear_ar and linear_centred once for all channels
+// (FitSeries), linear_ar and linear_centred once for all channels
 // and again per channel (linear_ar_per_channel, linear_centred_per_channel).
-func forecasters(ds *track.Dataset) (*Forecasters, error) {
+func forecasters(ds *Dataset) (*Forecasters, error) {
 	if len(ds.Series) > 0 {
 		return seriesForecasters(ds)
 	}
-	tr := track.Univariate(&ds.Train, ds.Target)
-	va, te := track.Univariate(&ds.Val, ds.Target), track.Univariate(&ds.Test, ds.Target)
-	lin, err := track.FitLinear(&tr)
+	tr := Univariate(&ds.Train, ds.Target)
+	va, te := Univariate(&ds.Val, ds.Target), Univariate(&ds.Test, ds.Target)
+	lin, err := FitLinear(&tr)
 	if err != nil {
-		return nil, fmt.Errorf("reference: linear reference forecaster: %w", err)
+		return nil, fmt.Errorf("track: linear reference forecaster: %w", err)
 	}
-	cen, err := track.FitLinearCentred(&tr)
+	cen, err := FitLinearCentred(&tr)
 	if err != nil {
-		return nil, fmt.Errorf("reference: centred linear reference forecaster: %w", err)
+		return nil, fmt.Errorf("track: centred linear reference forecaster: %w", err)
 	}
 	lc := cen.MSE(&te)
-	f := &Forecasters{Persistence: track.Persistence(&te, 0), LinearAR: lin.MSE(&te), LinearCentred: &lc,
-		Val: &ReferenceVal{Persistence: track.Persistence(&va, 0), LinearAR: lin.MSE(&va), LinearCentred: cen.MSE(&va)}}
+	f := &Forecasters{Persistence: Persistence(&te, 0), LinearAR: lin.MSE(&te), LinearCentred: &lc,
+		Val: &ReferenceVal{Persistence: Persistence(&va, 0), LinearAR: lin.MSE(&va), LinearCentred: cen.MSE(&va)}}
 	if p := ds.Period; p >= 1 && p <= te.T {
-		s, v := track.SeasonalPersistence(&te, 0, p), track.SeasonalPersistence(&va, 0, p)
+		s, v := SeasonalPersistence(&te, 0, p), SeasonalPersistence(&va, 0, p)
 		f.SeasonalPersistence, f.SeasonalPeriod, f.Val.SeasonalPersistence = &s, p, &v
 	}
 	if ds.HasNoiseFloor {
@@ -59,7 +57,7 @@ func forecasters(ds *track.Dataset) (*Forecasters, error) {
 // ts are the grid's look-backs (Protocol.contexts); the last result is
 // kept (refCache), so a run that checks them before training (Run) does
 // not fit them again to assemble its report.
-func References(ds *track.Dataset, ts []int) (*Forecasters, error) {
+func References(ds *Dataset, ts []int) (*Forecasters, error) {
 	f, err := refCache.Get(refKey{ds, fmt.Sprint(ts)}, func() (*Forecasters, error) { return fitReferences(ds, ts) })
 	if err != nil {
 		return nil, err
@@ -70,14 +68,14 @@ func References(ds *track.Dataset, ts []int) (*Forecasters, error) {
 // refKey identifies a track's references: the dataset (by identity) and
 // the grid's look-backs.
 type refKey struct {
-	ds *track.Dataset
+	ds *Dataset
 	ts string
 }
 
 var refCache = recent.Cache[refKey, *Forecasters]{N: 1}
 
 // fitReferences computes references.
-func fitReferences(ds *track.Dataset, ts []int) (*Forecasters, error) {
+func fitReferences(ds *Dataset, ts []int) (*Forecasters, error) {
 	if len(ts) <= 1 {
 		if len(ts) == 1 {
 			ds = ds.At(ts[0])
@@ -88,7 +86,7 @@ func fitReferences(ds *track.Dataset, ts []int) (*Forecasters, error) {
 	for _, t := range ts {
 		f, err := forecasters(ds.At(t))
 		if err != nil {
-			return nil, fmt.Errorf("reference: at look-back %d: %w", t, err)
+			return nil, fmt.Errorf("track: at look-back %d: %w", t, err)
 		}
 		if best == nil {
 			best = f
@@ -132,27 +130,27 @@ func (f *Forecasters) take(g *Forecasters, name string) {
 	case "linear_centred_per_channel":
 		f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = g.LinearCentredPerChannel, g.Val.LinearCentredPerChannel
 	default:
-		panic("reference: Forecasters.take: unknown reference " + name)
+		panic("track: Forecasters.take: unknown reference " + name)
 	}
 }
 
 // seriesForecasters is forecasters on a track of several univariate
 // series (the series layout).
-func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
-	trs, vas, tes := track.TargetSeries(&ds.Train), track.TargetSeries(&ds.Val), track.TargetSeries(&ds.Test)
+func seriesForecasters(ds *Dataset) (*Forecasters, error) {
+	trs, vas, tes := TargetSeries(&ds.Train), TargetSeries(&ds.Val), TargetSeries(&ds.Test)
 	tr, va, te := &trs, &vas, &tes
-	f := &Forecasters{Persistence: track.Persistence(te, 0), Val: &ReferenceVal{Persistence: track.Persistence(va, 0)}}
+	f := &Forecasters{Persistence: Persistence(te, 0), Val: &ReferenceVal{Persistence: Persistence(va, 0)}}
 	for _, centred := range []bool{false, true} {
-		shared, err := track.FitSeries(tr, centred)
+		shared, err := FitSeries(tr, centred)
 		if err != nil {
-			return nil, fmt.Errorf("reference: linear reference forecaster (shared, centred %v): %w", centred, err)
+			return nil, fmt.Errorf("track: linear reference forecaster (shared, centred %v): %w", centred, err)
 		}
-		per, err := track.FitPerSeries(tr, centred)
+		per, err := FitPerSeries(tr, centred)
 		if err != nil {
-			return nil, fmt.Errorf("reference: linear reference forecaster (per channel, centred %v): %w", centred, err)
+			return nil, fmt.Errorf("track: linear reference forecaster (per channel, centred %v): %w", centred, err)
 		}
 		st, sv := shared.MSE(te), shared.MSE(va)
-		pt, pv := track.PerSeriesMSE(per, te), track.PerSeriesMSE(per, va)
+		pt, pv := PerSeriesMSE(per, te), PerSeriesMSE(per, va)
 		if centred {
 			f.LinearCentred, f.Val.LinearCentred = &st, sv
 			f.LinearCentredPerChannel, f.Val.LinearCentredPerChannel = &pt, &pv
@@ -162,7 +160,7 @@ func seriesForecasters(ds *track.Dataset) (*Forecasters, error) {
 		}
 	}
 	if p := ds.Period; p >= 1 && p <= te.T {
-		s, v := track.SeasonalPersistence(te, 0, p), track.SeasonalPersistence(va, 0, p)
+		s, v := SeasonalPersistence(te, 0, p), SeasonalPersistence(va, 0, p)
 		f.SeasonalPersistence, f.SeasonalPeriod, f.Val.SeasonalPersistence = &s, p, &v
 	}
 	return f, nil

@@ -1,11 +1,8 @@
-package reference
+package track
 
 import (
 	"testing"
 
-	"github.com/ideabench/ideabench/protocol"
-
-	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,20 +11,20 @@ import (
 // the look-back of its lower val MSE, computed here from each look-back's
 // own references.
 func TestReferencesByLookBack(t *testing.T) {
-	p := protocol.CIProfileFor("csv")
-	p.CSV = &track.CSVConfig{Path: "../track/testdata/tiny.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
-	p.Arch.Patch = 4
-	c := p.Baseline[0]
-	c.Context = 12
-	p.Baseline = append(p.Baseline, c)
-	d, err := p.Data()
+	tab, err := LoadCSV("testdata/tiny.csv")
 	require.NoError(t, err)
-	require.Equal(t, []int{12, 24}, p.Contexts())
-	got, err := References(d.Dataset, p.Contexts())
+	c := CSVConfig{Path: "testdata/tiny.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
+	ds, err := CSV(tab, c)
+	require.NoError(t, err)
+	c.T = 12
+	o, err := CSV(tab, c)
+	require.NoError(t, err)
+	ds.Other = map[int]*Dataset{12: o}
+	got, err := References(ds, []int{12, 24})
 	require.NoError(t, err)
 	at := map[int]*Forecasters{}
 	for _, k := range []int{12, 24} {
-		at[k], err = forecasters(d.Dataset.At(k))
+		at[k], err = forecasters(ds.At(k))
 		require.NoError(t, err)
 	}
 	for _, name := range []string{"linear_ar", "linear_centred"} {
