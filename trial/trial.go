@@ -40,6 +40,12 @@ type Result struct {
 	DivergedStep int  // the step at which it did
 	Signature    *Signature
 
+	// ValAcc and TestAcc are, on a token track (TrainTokens), the
+	// accuracy beside the metric (Val and Test are then cross-entropy
+	// per labelled position) of the kept weights; 0 on a forecasting
+	// track.
+	ValAcc, TestAcc float64
+
 	// Forecasts is the SHA-256 of an external trial's val and test
 	// forecasts (their float64 bits, little-endian, val first); empty for
 	// the built-in model.

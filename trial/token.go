@@ -1,0 +1,169 @@
+package trial
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/track"
+	"github.com/ideabench/ideabench/transformer"
+)
+
+// TrainTokens trains the token model mc (transformer.Config with Vocab
+// set) on the train sequences of ds with the given seed, the way
+// TrainTrial trains a forecaster: c.Epochs passes over the train
+// sequences (or c.EpochWindows of them per epoch) in a seeded order, one
+// AdamW step of batch sequences at the rate c.LRAt of the step, the
+// model scored on val after every epoch and, with c.Patience > 0, early
+// stopping back to the best val epoch's weights.
+//
+// The metric is the mean cross-entropy (natural log) per labelled
+// position, lower is better: Result.Val and Result.Test. Accuracy (the
+// share of labelled positions whose arg-max is the label) is beside it
+// in Result.ValAcc and Result.TestAcc. The same (mc, batch, ds, cfg,
+// seed) gives the same bits.
+func TrainTokens(ctx context.Context, mc transformer.Config, batch int, ds *track.TokenDataset, c protocol.Cfg, seed uint64) (*transformer.Model[float32], Result, error) {
+	if mc.Vocab != ds.Vocab || mc.T != ds.Train.T {
+		return nil, Result{}, fmt.Errorf("trial: the token model (vocab %d, t %d) does not fit the track %s (vocab %d, t %d)", mc.Vocab, mc.T, ds.Name, ds.Vocab, ds.Train.T)
+	}
+	m, err := transformer.New[float32](mc, batch)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	off := streamOffset(c)
+	m.Params.Init(rand.New(rand.NewPCG(seed, streamInit+off)))
+	shuffle := rand.New(rand.NewPCG(seed, streamShuffle+off))
+	opt := transformer.NewAdamW(m.Params, c.WeightDecay)
+	opt.Clip = c.Clip
+	tr := &ds.Train
+	tb := transformer.TokenBatch{Tokens: make([]int32, batch*tr.T), Labels: make([]int32, batch*tr.T), T: tr.T}
+	order := make([]int, tr.N)
+	for i := range order {
+		order[i] = i
+	}
+	var res Result
+	diverged := func(step int) (*transformer.Model[float32], Result, error) {
+		res.Diverged, res.DivergedStep = true, step
+		res.Val, res.Test = math.Inf(1), math.Inf(1)
+		for _, x := range []*float64{&res.StartVal, &res.StartTest, &res.ValAcc, &res.TestAcc} {
+			if !finite(*x) {
+				*x = 0
+			}
+		}
+		return m, res, ErrDiverged
+	}
+	nSeq := tr.N
+	if c.EpochWindows > 0 && c.EpochWindows < tr.N {
+		nSeq = c.EpochWindows
+	}
+	perEpoch := (nSeq + batch - 1) / batch
+	total := c.Epochs * perEpoch
+	var best []float32
+	res.StartVal, _ = evaluateTokens(m, &ds.Val, &tb)
+	res.StartTest, _ = evaluateTokens(m, &ds.Test, &tb)
+	if !finite(res.StartVal) || !finite(res.StartTest) {
+		return diverged(0)
+	}
+	if c.Patience > 0 {
+		res.Val, res.BestEpoch = res.StartVal, 0
+		best = append(best, m.Params.Data...)
+	}
+	step := 0
+	done := ctx.Done()
+epochs:
+	for epoch := 1; epoch <= c.Epochs; epoch++ {
+		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		var sum float64
+		var nb int
+		for lo := 0; lo < nSeq; lo += batch {
+			select {
+			case <-done:
+				return m, Result{}, fmt.Errorf("trial: %w at step %d of %d: %w", ErrInterrupted, step, total, context.Cause(ctx))
+			default:
+			}
+			idx := order[lo:min(lo+batch, nSeq)]
+			b := gatherTokens(&tb, tr, idx)
+			if b.Labelled() == 0 {
+				continue // no position to score: no step
+			}
+			loss := m.TrainStepTokens(opt, b, c.LRAt(step, total))
+			step++
+			if !finite(loss) {
+				return diverged(step)
+			}
+			sum += loss
+			nb++
+		}
+		res.EpochLoss = append(res.EpochLoss, sum/float64(max(nb, 1)))
+		val, _ := evaluateTokens(m, &ds.Val, &tb)
+		if !finite(val) {
+			return diverged(step)
+		}
+		res.ValCurve = append(res.ValCurve, val)
+		switch {
+		case c.Patience == 0:
+			res.Val, res.BestEpoch = val, epoch
+		case val < res.Val:
+			res.Val, res.BestEpoch = val, epoch
+			best = append(best[:0], m.Params.Data...)
+		case epoch-res.BestEpoch >= c.Patience:
+			break epochs
+		}
+	}
+	if best != nil {
+		copy(m.Params.Data, best)
+	}
+	_, res.ValAcc = evaluateTokens(m, &ds.Val, &tb)
+	res.Test, res.TestAcc = evaluateTokens(m, &ds.Test, &tb)
+	if !finite(res.Test) {
+		return diverged(step)
+	}
+	return m, res, nil
+}
+
+// gatherTokens copies the sequences idx of s into tb's buffers and
+// returns the batch of them.
+func gatherTokens(tb *transformer.TokenBatch, s *track.TokenSplit, idx []int) transformer.TokenBatch {
+	for b, n := range idx {
+		tok, lab := s.Seq(n)
+		copy(tb.Tokens[b*s.T:], tok)
+		copy(tb.Labels[b*s.T:], lab)
+	}
+	b := len(idx)
+	return transformer.TokenBatch{Tokens: tb.Tokens[:b*s.T], Labels: tb.Labels[:b*s.T], B: b, T: s.T}
+}
+
+// evaluateTokens returns the mean cross-entropy and the accuracy over the
+// labelled positions of s:
+//
+//	ce  = 1/L · Σ_(n,t labelled) -log softmax(logits[n,t])[label[n,t]]
+//	acc = 1/L · #{(n,t) labelled : argmax logits[n,t] = label[n,t]}
+//
+// L the number of labelled positions; arg-max ties go to the lowest id.
+// A split with no labelled position has no metric: NaN.
+func evaluateTokens(m *transformer.Model[float32], s *track.TokenSplit, tb *transformer.TokenBatch) (ce, acc float64) {
+	batch := m.MaxBatch
+	idx := make([]int, 0, batch)
+	var sum, correct float64
+	var n int
+	for lo := 0; lo < s.N; lo += batch {
+		idx = idx[:0]
+		for i := lo; i < min(lo+batch, s.N); i++ {
+			idx = append(idx, i)
+		}
+		b := gatherTokens(tb, s, idx)
+		if b.Labelled() == 0 {
+			continue
+		}
+		c, a, k := m.Evaluate(b)
+		sum += c * float64(k)
+		correct += math.Round(a * float64(k)) // Evaluate's count of correct positions
+		n += k
+	}
+	if n == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return sum / float64(n), correct / float64(n)
+}
