@@ -10,6 +10,7 @@ import (
 
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/trial"
 
 	"github.com/ideabench/ideabench/gate"
@@ -282,7 +283,7 @@ func derive(in Inputs) (*report.Report, error) {
 			"hollow comparison: the baseline's test mean %.6g does not beat the best reference forecaster, %s (%.6g; the baseline is %.3g%% worse); a win over this baseline says little: train or tune the baseline until it does",
 			r.Baseline.Full.Mean, f.BestReference, f.BestReferenceMSE, -f.BaselineMarginPct))
 	}
-	r.Comparison.Warnings = append(r.Comparison.Warnings, blownUp(r, f.Persistence)...)
+	r.Comparison.Warnings = append(r.Comparison.Warnings, blownUp(r, f)...)
 	if tb, err := tuningBudget(r, dir); err == nil {
 		r.TuningBudget = tb
 		if w := budgetWarning("idea", tb.Baseline, tb.Idea, dir); w != "" {
@@ -650,19 +651,21 @@ func budgetWarning(name string, b, x []stats.BudgetPoint, dir stats.Direction) s
 // does (on the normalized scale persistence is of order 1).
 const BlowUpFactor = 100
 
-// BlownUp reports whether a test mean is blown up against persistence's
-// test MSE.
-func BlownUp(mean, persistence float64) bool { return mean > BlowUpFactor*persistence }
+// BlownUp reports whether a test mean is blown up against the reference
+// ref: persistence's test MSE, or on a token track chance's
+// cross-entropy (track.Forecasters.BlowUpReference).
+func BlownUp(mean, ref float64) bool { return mean > BlowUpFactor*ref }
 
 // blownUp warns, for each cfg of each arm whose test mean is blown up
 // (BlownUp), that the arm blew up there: its verdict then compares a
 // broken model, not an idea.
-func blownUp(r *report.Report, persistence float64) []string {
+func blownUp(r *report.Report, f *track.Forecasters) []string {
 	var out []string
+	name, ref := f.BlowUpReference()
 	warn := func(arm string, i int, c protocol.Cfg, mean float64) {
-		if BlownUp(mean, persistence) {
-			out = append(out, fmt.Sprintf("blown up: the %s arm's cfg %d (lr %g) has test mean %.4g, over %dx persistence's %.4g: training broke the model (an lr too large?); lower it or drop it from the grid",
-				arm, i, c.LR, mean, BlowUpFactor, persistence))
+		if BlownUp(mean, ref) {
+			out = append(out, fmt.Sprintf("blown up: the %s arm's cfg %d (lr %g) has test mean %.4g, over %dx %s's %.4g: training broke the model (an lr too large?); lower it or drop it from the grid",
+				arm, i, c.LR, mean, BlowUpFactor, name, ref))
 		}
 	}
 	for i, row := range r.Baseline.Sweep {

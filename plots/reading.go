@@ -535,8 +535,10 @@ func sweepTable(r *report.Report) *Table {
 		if x.chosen {
 			mark = append(mark, "<- chosen")
 		}
-		if f := r.ReferenceForecasters; f != nil && derive.BlownUp(x.test, f.Persistence) {
-			mark = append(mark, fmt.Sprintf("BLOWN UP (over %dx persistence)", derive.BlowUpFactor))
+		if f := r.ReferenceForecasters; f != nil {
+			if name, ref := f.BlowUpReference(); derive.BlownUp(x.test, ref) {
+				mark = append(mark, fmt.Sprintf("BLOWN UP (over %dx %s)", derive.BlowUpFactor, name))
+			}
 		}
 		t.Rows = append(t.Rows, append(cells, val, fmt.Sprintf("%.4f", x.test), strings.Join(mark, "  ")))
 	}
@@ -547,6 +549,20 @@ func sweepTable(r *report.Report) *Table {
 // arms' chosen cfgs' for comparison.
 func referenceTable(r *report.Report) *Table {
 	f := r.ReferenceForecasters
+	if f.Tokens != nil {
+		// A token track's references, with their accuracy beside.
+		t := &Table{Header: []string{"reference", "test " + metricName(r), "test accuracy"}}
+		for _, x := range f.Tokens {
+			name := x.Name
+			if name == "oracle" {
+				name = "oracle (the ceiling: a reader of the task's definition)"
+			}
+			t.Rows = append(t.Rows, []string{name, fmt.Sprintf("%.4f", x.CE), fmt.Sprintf("%.4f", x.Accuracy)})
+		}
+		t.Rows = append(t.Rows, []string{"baseline (its chosen cfg)", fmt.Sprintf("%.4f", r.Baseline.Full.Mean), "-"},
+			[]string{"idea (its chosen cfg)", fmt.Sprintf("%.4f", r.Idea.Mean), "-"})
+		return t
+	}
 	t := &Table{Header: []string{"forecaster", "test " + metricName(r)}}
 	add := func(name string, v float64) { t.Rows = append(t.Rows, []string{name, fmt.Sprintf("%.4f", v)}) }
 	add("persistence", f.Persistence)

@@ -114,11 +114,19 @@ type TrainSize struct {
 	H        int `json:"h"`        // the horizon
 	Channels int `json:"channels"` // input channels per position
 	Windows  int `json:"windows"`  // train windows
+	// Vocab and Labelled are, on a token track, the vocabulary and the
+	// labelled positions of the train sequences (Windows of them, of
+	// Context tokens); H and Channels are then 0.
+	Vocab    int `json:"vocab,omitempty"`
+	Labelled int `json:"labelled,omitempty"`
 }
 
 // TrainSizes are the dataset's TrainSizes, one per look-back it was
 // built at, ascending.
 func TrainSizes(ds *track.Dataset) []TrainSize {
+	if td := ds.Tokens; td != nil {
+		return []TrainSize{{Context: td.Train.T, Windows: td.Train.N, Vocab: td.Vocab, Labelled: td.Train.Labelled()}}
+	}
 	var out []TrainSize
 	for _, t := range ds.Contexts() {
 		s := &ds.At(t).Train
@@ -168,7 +176,14 @@ func (p Protocol) BudgetOf(arm string, seeds int, sizes []TrainSize) (ArmBudget,
 		steps := int64(c.Epochs) * int64((win+p.Arch.Batch-1)/p.Arch.Batch) * int64(seeds)
 		s.Steps += steps
 		s.Examples += int64(c.Epochs) * int64(win) * int64(seeds)
-		if p.TrainerOf(arm) == nil {
+		switch {
+		case p.TrainerOf(arm) != nil:
+		case z.Vocab > 0:
+			// A batch holds a batch's share of the labelled positions,
+			// rounded up.
+			b := p.Arch.Batch
+			s.FLOPs += float64(steps) * p.Arch.tokenModel(c, z.Context, z.Vocab).TokenStepFLOPs(b, (b*z.Labelled+z.Windows-1)/max(z.Windows, 1))
+		default:
 			s.FLOPs += float64(steps) * p.Arch.model(c, z.Context, z.H, z.Channels, 0).StepFLOPs(p.Arch.Batch)
 		}
 	}

@@ -112,7 +112,14 @@ func (p Protocol) dataEstimate() float64 {
 // experiment's blocks).
 func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 	e := Estimate{Trials: trials}
+	if td := ds.Tokens; td != nil {
+		// A token and a label of int32 per position.
+		e.DataBytes = 8 * float64((td.Train.N+td.Val.N+td.Test.N)*td.Train.T)
+	}
 	for _, t := range ds.Contexts() {
+		if ds.Tokens != nil {
+			break
+		}
 		at := ds.At(t)
 		for _, s := range []*track.Split{&at.Train, &at.Val, &at.Test} {
 			if s.Per > 0 {
@@ -145,18 +152,22 @@ func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 		ds := ds.At(c.Context)
 		e.TrialBytes = max(e.TrialBytes, mc.MemoryBytes(p.Arch.Batch))
 		nWin := ds.Train.N
+		evalN := [2]float64{float64(ds.Val.N), float64(ds.Test.N)} // val and test windows
+		if td := ds.Tokens; td != nil {
+			nWin, evalN = td.Train.N, [2]float64{float64(td.Val.N), float64(td.Test.N)}
+		}
 		if c.EpochWindows > 0 {
 			nWin = min(nWin, c.EpochWindows)
 		}
 		steps := math.Ceil(float64(nWin) / float64(p.Arch.Batch))
 		step, window := mc.StepFLOPs(p.Arch.Batch), mc.FLOPsPerStep(1)/3 // a forward pass is a third of a full step
-		epoch := steps*step + float64(ds.Val.N)*window
+		epoch := steps*step + evalN[0]*window
 		least := float64(c.Epochs)
 		if c.Patience > 0 {
 			least = math.Min(least, float64(c.Patience+1))
 		}
-		lo := least*epoch + float64(ds.Test.N)*window
-		hi := float64(c.Epochs)*epoch + float64(ds.Test.N)*window
+		lo := least*epoch + evalN[1]*window
+		hi := float64(c.Epochs)*epoch + evalN[1]*window
 		if first || lo < minPer {
 			minPer = lo
 		}

@@ -190,6 +190,10 @@ type Arch struct {
 	// Loss is "" or "all" (every token's forecast is trained) or "last"
 	// (only the last token's, the one evaluated).
 	Loss string `json:"loss,omitempty"`
+	// Positions is, on a token track, the model's position embedding:
+	// "" or "learned" (absolute, learned), "none" (attention alone, being
+	// causal, tells positions apart).
+	Positions string `json:"positions,omitempty"`
 }
 
 // Protocol is everything a run depends on. A config file is a JSON
@@ -761,6 +765,12 @@ func Unjoin(err error) []error {
 
 // model is the transformer of cfg c on windows of t inputs of cin
 // channels, forecasting h steps of channel target.
+// tokenModel is the transformer of cfg c on token sequences of length t
+// over vocab ids.
+func (a Arch) tokenModel(c Cfg, t, vocab int) transformer.Config {
+	return transformer.Config{D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, Vocab: vocab, Positions: a.Positions, Idea: c.IdeaConfig()}
+}
+
 func (a Arch) model(c Cfg, t, h, cin, target int) transformer.Config {
 	return transformer.Config{
 		D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, H: h, CIn: cin, Idea: c.IdeaConfig(),

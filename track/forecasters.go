@@ -1,5 +1,10 @@
 package track
 
+import (
+	"encoding/json"
+	"math"
+)
+
 // Forecasters are reference forecasters on the same test windows.
 type Forecasters struct {
 	Persistence         float64 `json:"persistence"`           // repeat the last value
@@ -52,6 +57,38 @@ type Forecasters struct {
 	// BaselineCompetent is baseline_margin > 0: a comparison against a
 	// baseline that a closed-form forecaster beats is hollow.
 	BaselineCompetent bool `json:"baseline_competent"`
+
+	// Tokens holds, on a token track (TokenForecasters), the test
+	// cross-entropy and accuracy of the token references: chance,
+	// majority, bigram and the oracle's ceiling. The forecasting fields
+	// are then zero and left out of the JSON, best_reference names the
+	// best of chance, majority and bigram by cross-entropy (the oracle
+	// is a ceiling, as the noise floor is a floor), and
+	// best_reference_mse holds its cross-entropy: the track's metric.
+	Tokens []TokenReference `json:"tokens,omitempty"`
+}
+
+// tokenForecasters is the JSON of Forecasters on a token track.
+type tokenForecasters struct {
+	Tokens            []TokenReference `json:"tokens"`
+	Val               *ReferenceVal    `json:"val,omitempty"`
+	BestReference     string           `json:"best_reference"`
+	BestReferenceMSE  float64          `json:"best_reference_mse"`
+	BaselineMargin    float64          `json:"baseline_margin"`
+	BaselineMarginPct float64          `json:"baseline_margin_pct"`
+	BaselineCompetent bool             `json:"baseline_competent"`
+}
+
+// MarshalJSON writes a forecasting track's references with every field
+// the seed report's schema has, and a token track's (Tokens) with only
+// the fields it has.
+func (f Forecasters) MarshalJSON() ([]byte, error) {
+	type plain Forecasters
+	if f.Tokens == nil {
+		return json.Marshal(plain(f))
+	}
+	return json.Marshal(tokenForecasters{Tokens: f.Tokens, Val: f.Val, BestReference: f.BestReference, BestReferenceMSE: f.BestReferenceMSE,
+		BaselineMargin: f.BaselineMargin, BaselineMarginPct: f.BaselineMarginPct, BaselineCompetent: f.BaselineCompetent})
 }
 
 // ReferenceVal is the reference forecasters' val MSE.
@@ -63,6 +100,20 @@ type ReferenceVal struct {
 	// The per-channel maps' val MSE, on a multi-series
 	LinearARPerChannel      *float64 `json:"linear_ar_per_channel,omitempty"`
 	LinearCentredPerChannel *float64 `json:"linear_centred_per_channel,omitempty"`
+	// Tokens is, on a token track, the token references on val.
+	Tokens []TokenReference `json:"tokens,omitempty"`
+}
+
+// MarshalJSON writes a token track's val references alone (Tokens), a
+// forecasting track's with every field.
+func (v ReferenceVal) MarshalJSON() ([]byte, error) {
+	type plain ReferenceVal
+	if v.Tokens == nil {
+		return json.Marshal(plain(v))
+	}
+	return json.Marshal(struct {
+		Tokens []TokenReference `json:"tokens"`
+	}{v.Tokens})
 }
 
 // Best returns the name and test MSE of the best reference forecaster
@@ -70,6 +121,9 @@ type ReferenceVal struct {
 // their per-channel maps (those the report has); ties go to the earlier,
 // simpler one.
 func (f *Forecasters) Best() (name string, mse float64) {
+	if f.Tokens != nil {
+		return bestToken(f.Tokens)
+	}
 	name, mse = "persistence", f.Persistence
 	for _, c := range []struct {
 		name string
@@ -89,6 +143,11 @@ func (f *Forecasters) ValMSE(name string) (float64, bool) {
 	v := f.Val
 	if v == nil {
 		return 0, false
+	}
+	for _, r := range v.Tokens {
+		if r.Name == name {
+			return r.CE, true
+		}
 	}
 	switch name {
 	case "persistence":
@@ -120,4 +179,28 @@ func (f *Forecasters) Judge(b float64) {
 	f.BaselineMargin = f.BestReferenceMSE - b
 	f.BaselineMarginPct = 100 * f.BaselineMargin / f.BestReferenceMSE
 	f.BaselineCompetent = f.BaselineMargin > 0
+}
+
+// bestToken is the token reference of least cross-entropy among all but
+// the oracle; ties go to the earlier, simpler one.
+func bestToken(refs []TokenReference) (name string, ce float64) {
+	ce = math.Inf(1)
+	for _, r := range refs {
+		if r.Name != "oracle" && r.CE < ce {
+			name, ce = r.Name, r.CE
+		}
+	}
+	return name, ce
+}
+
+// BlowUpReference is what a cfg's test mean is held against before it is
+// called blown up (derive.BlownUp): persistence's test MSE on a
+// forecasting track, chance's cross-entropy on a token track.
+func (f *Forecasters) BlowUpReference() (name string, v float64) {
+	for _, r := range f.Tokens {
+		if r.Name == "chance" {
+			return r.Name, r.CE
+		}
+	}
+	return "persistence", f.Persistence
 }

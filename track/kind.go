@@ -105,6 +105,14 @@ type Blocks struct {
 	Sequence SequenceConfig `json:"sequence"`        // data of the sequence track
 	Panel    *PanelConfig   `json:"panel,omitempty"` // data of the panel track
 	CSV      *CSVConfig     `json:"csv,omitempty"`   // data of the csv track
+
+	// The token tracks' blocks (kind_token.go).
+	MQAR          *MQARConfig             `json:"mqar,omitempty"`
+	ForgetMQAR    *ForgettingMQARConfig   `json:"forget-mqar,omitempty"`
+	Recall        *MADRecallConfig        `json:"recall,omitempty"`
+	NoisyRecall   *MADRecallConfig        `json:"noisy-recall,omitempty"`
+	FuzzyRecall   *MADFuzzyRecallConfig   `json:"fuzzy-recall,omitempty"`
+	SelectiveCopy *MADSelectiveCopyConfig `json:"selective-copy,omitempty"`
 }
 
 // DefaultBlocks are the blocks every profile starts from: the default
@@ -123,6 +131,8 @@ func (b Blocks) Clone() Blocks {
 		c.Features = slices.Clone(c.Features)
 		b.CSV = &c
 	}
+	b.MQAR, b.ForgetMQAR, b.Recall = clonePtr(b.MQAR), clonePtr(b.ForgetMQAR), clonePtr(b.Recall)
+	b.NoisyRecall, b.FuzzyRecall, b.SelectiveCopy = clonePtr(b.NoisyRecall), clonePtr(b.FuzzyRecall), clonePtr(b.SelectiveCopy)
 	return b
 }
 
@@ -131,6 +141,14 @@ func (b Blocks) Clone() Blocks {
 type KeyBlocks struct {
 	CSV   *CSVKey      `json:"csv,omitempty"`   // the csv track; its Sequence is then zero
 	Panel *PanelConfig `json:"panel,omitempty"` // the panel track; its Sequence is then zero
+
+	// The token tracks' blocks; each track's Sequence is then zero.
+	MQAR          *MQARConfig             `json:"mqar,omitempty"`
+	ForgetMQAR    *ForgettingMQARConfig   `json:"forget-mqar,omitempty"`
+	Recall        *MADRecallConfig        `json:"recall,omitempty"`
+	NoisyRecall   *MADRecallConfig        `json:"noisy-recall,omitempty"`
+	FuzzyRecall   *MADFuzzyRecallConfig   `json:"fuzzy-recall,omitempty"`
+	SelectiveCopy *MADSelectiveCopyConfig `json:"selective-copy,omitempty"`
 }
 
 // File is a file a block reads (Kind.Files).
@@ -169,6 +187,12 @@ var kinds = []Kind{
 	panelKind{},
 	sequenceKind{},
 	csvKind{},
+	tokenKinds[0], // mqar
+	tokenKinds[1], // forget-mqar
+	tokenKinds[2], // recall
+	tokenKinds[3], // noisy-recall
+	tokenKinds[4], // fuzzy-recall
+	tokenKinds[5], // selective-copy
 }
 
 // Register adds a kind to the registry. A kind without a name or with

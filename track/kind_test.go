@@ -19,6 +19,9 @@ func tinyBlocks() Blocks {
 	p.TrainWindows, p.ValWindows, p.TestWindows = 64, 16, 16
 	b.Panel = &p
 	b.CSV = &CSVConfig{Path: "testdata/tiny.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
+	for _, k := range tokenKinds {
+		k.Profile("ci", &b)
+	}
 	return b
 }
 
@@ -39,17 +42,26 @@ func TestKinds(t *testing.T) {
 			require.True(t, ok)
 			ds, _, err := k.Data(context.Background(), &b, []int{th}, 0)
 			require.NoError(t, err)
-			require.Equal(t, []int{th}, ds.Contexts())
-			require.Equal(t, hh, ds.Test.H)
-			require.Positive(t, ds.Train.N)
 			f, err := k.References(ds, []int{th})
 			require.NoError(t, err)
-			k.Judge(f, f.Persistence)
+			if ds.Tokens != nil {
+				require.Zero(t, hh, "a token track has no horizon")
+				require.Positive(t, ds.Tokens.Train.N)
+				require.Equal(t, th, ds.Tokens.Test.T)
+				_, ce := f.Best()
+				k.Judge(f, ce)
+			} else {
+				require.Equal(t, []int{th}, ds.Contexts())
+				require.Equal(t, hh, ds.Test.H)
+				require.Positive(t, ds.Train.N)
+				k.Judge(f, f.Persistence)
+			}
 			require.NotEmpty(t, f.BestReference)
 
 			// A bad block is refused, naming the field under the block's key.
 			bad := tinyBlocks()
 			bad.Sequence.T, bad.Panel.T, bad.CSV.T = 0, 0, 0
+			bad.MQAR.T, bad.ForgetMQAR.T, bad.Recall.T, bad.NoisyRecall.T, bad.FuzzyRecall.T, bad.SelectiveCopy.T = 0, 0, 0, 0, 0, 0
 			errs := k.Validate(&bad)
 			require.NotEmpty(t, errs)
 			require.True(t, slices.ContainsFunc(errs, func(e error) bool { return strings.HasPrefix(e.Error(), name+".t = 0") }), "%v", errs)
@@ -62,7 +74,9 @@ func TestKindDirections(t *testing.T) {
 	for _, c := range []struct {
 		name, metric string
 		lower        bool
-	}{{"panel", "MSE", true}, {"sequence", "MSE", true}, {"csv", "MSE", true}} {
+	}{{"panel", "MSE", true}, {"sequence", "MSE", true}, {"csv", "MSE", true},
+		{"mqar", "cross-entropy", true}, {"forget-mqar", "cross-entropy", true}, {"recall", "cross-entropy", true},
+		{"noisy-recall", "cross-entropy", true}, {"fuzzy-recall", "cross-entropy", true}, {"selective-copy", "cross-entropy", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			k, ok := LookupKind(c.name)
 			require.True(t, ok)

@@ -3,6 +3,7 @@ package track
 import (
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/ideabench/ideabench/internal/recent"
 )
@@ -172,9 +173,10 @@ func (f *Forecasters) Raw() *Forecasters {
 	out := &Forecasters{Persistence: f.Persistence, LinearAR: f.LinearAR, NoiseFloor: f.NoiseFloor,
 		LinearCentred: clonePtr(f.LinearCentred), SeasonalPersistence: clonePtr(f.SeasonalPersistence), SeasonalPeriod: f.SeasonalPeriod,
 		LinearARPerChannel: clonePtr(f.LinearARPerChannel), LinearCentredPerChannel: clonePtr(f.LinearCentredPerChannel),
-		Contexts: maps.Clone(f.Contexts)}
+		Contexts: maps.Clone(f.Contexts), Tokens: slices.Clone(f.Tokens)}
 	if f.Val != nil {
 		v := *f.Val
+		v.Tokens = slices.Clone(v.Tokens)
 		v.SeasonalPersistence = clonePtr(v.SeasonalPersistence)
 		v.LinearARPerChannel, v.LinearCentredPerChannel = clonePtr(v.LinearARPerChannel), clonePtr(v.LinearCentredPerChannel)
 		out.Val = &v
@@ -183,7 +185,7 @@ func (f *Forecasters) Raw() *Forecasters {
 }
 
 // clonePtr returns a pointer to a copy of *x, nil for nil.
-func clonePtr(x *float64) *float64 {
+func clonePtr[T any](x *T) *T {
 	if x == nil {
 		return nil
 	}

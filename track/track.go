@@ -154,6 +154,9 @@ type Dataset struct {
 	// rows, regions and normalization, so every look-back forecasts the
 	// same val and test targets. Nil when the grid has one look-back.
 	Other map[int]*Dataset
+	// Tokens is, on a token track, its sequences; the forecasting splits
+	// are then empty.
+	Tokens *TokenDataset
 	// Period is the season, in time steps, of the seasonal-persistence
 	// reference forecaster; 0 when the track has none.
 	Period int
@@ -285,7 +288,7 @@ func (f synthFields) check(bad func(format string, args ...any)) {
 // else d.Other[t]. A look-back the track was not built at is a
 // programmer error.
 func (d *Dataset) At(t int) *Dataset {
-	if t == 0 || t == d.Train.T {
+	if t == 0 || t == d.Train.T || d.Tokens != nil {
 		return d
 	}
 	o, ok := d.Other[t]
@@ -297,6 +300,9 @@ func (d *Dataset) At(t int) *Dataset {
 
 // Contexts lists the look-backs the track was built at, ascending.
 func (d *Dataset) Contexts() []int {
+	if d.Tokens != nil {
+		return []int{d.Tokens.Train.T}
+	}
 	out := []int{d.Train.T}
 	for t := range d.Other {
 		out = append(out, t)

@@ -197,6 +197,9 @@ func RunExternal(ctx context.Context, w *Workspace, p protocol.Protocol, ds *tra
 }
 
 func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial, dir string) (Result, error) {
+	if ds.Tokens != nil {
+		return Result{}, fmt.Errorf("trial: %s: an external trainer cannot train on the token track %s yet (the contract exports forecasting windows); train this arm with the built-in model", p.ArmName(t.Arm), ds.Name)
+	}
 	tr := p.TrainerOf(t.Arm)
 	if tr == nil {
 		panic(fmt.Sprintf("trial: RunExternal: arm %s has no external trainer", t.Arm))

@@ -69,9 +69,13 @@ func RunTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c pro
 // train windows (or c.EpochWindows of them per epoch) in a seeded order, one AdamW step per batch at the rate
 // c.LRAt of the step, and scores the model on val after every epoch; with
 // c.Patience > 0 it stops once that many epochs bring no new best and
-// goes back to the best epoch's weights. When ctx is cancelled it stops
+// goes back to the best epoch's weights; a token track trains as
+// TrainTokens says. When ctx is cancelled it stops
 // within a training step and returns an error wrapping ErrInterrupted.
 func TrainTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c protocol.Cfg, seed uint64) (*transformer.Model[float32], Result, error) {
+	if ds.Tokens != nil {
+		return TrainTokens(ctx, p.ModelConfig(c, ds), p.Arch.Batch, ds.Tokens, c, seed)
+	}
 	ds = ds.At(c.Context) // the track at the cfg's look-back
 	mc := p.ModelConfig(c, ds)
 	batch := p.Arch.Batch

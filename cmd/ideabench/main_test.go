@@ -383,3 +383,30 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestTokenTracks runs a token track end to end at the ci profile: the
+// model on tokens, its cross-entropy as the metric, the token references,
+// and a report that verifies.
+func TestTokenTracks(t *testing.T) {
+	for _, name := range []string{"mqar", "forget-mqar"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "report.json")
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), []string{"run", "--track", name, "--profile", "ci", "--out", out, "--workers", "2"}, &stdout, &stderr)
+			require.NoError(t, err, stderr.String())
+			for _, want := range []string{"test cross-entropy", "chance", "majority", "bigram", "oracle", "verdict: "} {
+				require.Contains(t, stdout.String(), want)
+			}
+			r, err := report.Read(out)
+			require.NoError(t, err)
+			require.Equal(t, name, r.Track)
+			f := r.ReferenceForecasters
+			require.Len(t, f.Tokens, 4)
+			require.Zero(t, f.Persistence, "a token track has no forecasting reference")
+			require.NotEqual(t, "oracle", f.BestReference, "the ceiling is not a reference to beat")
+			stdout.Reset()
+			require.NoError(t, run(context.Background(), []string{"verify", out}, &stdout, &stderr))
+			require.Contains(t, stdout.String(), "0 mismatches, 0 explained notes")
+		})
+	}
+}

@@ -53,5 +53,5 @@ func TestFakeKind(t *testing.T) {
 	require.Equal(t, "fake", q.Track)
 
 	p.Track = "parquet"
-	require.ErrorContains(t, p.Validate(), `"csv" or "fake"`, "the unknown-track message lists the new kind")
+	require.ErrorContains(t, p.Validate(), `"selective-copy" or "fake"`, "the unknown-track message lists the new kind")
 }

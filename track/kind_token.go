@@ -1,0 +1,232 @@
+package track
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The token kinds: one per synthetic recall task, each under its own
+// block (MQARConfig under "mqar", …). A token track's models read token
+// ids and are trained and scored on the cross-entropy of their
+// distribution over the vocabulary at the labelled positions (mean nats
+// per labelled position, lower better), with accuracy beside it; its
+// references are chance, majority and bigram (TokenReferences), and
+// the oracle, a reader of the task's definition, is its ceiling. The
+// data are drawn from the block's seed, as the panel's are: the trial
+// seeds vary the initialization and the batch order, the same for every
+// arm.
+
+// tokenConfig is what a token kind asks of its block.
+type tokenConfig interface {
+	Validate() error
+	length() int       // the sequences' length T
+	sizes() TokenSizes // sequences per split
+	draw() (*TokenDataset, error)
+}
+
+func (c *MQARConfig) length() int                  { return c.T }
+func (c *MQARConfig) sizes() TokenSizes            { return c.Sizes }
+func (c *MQARConfig) draw() (*TokenDataset, error) { return MQAR(*c) }
+func (c *ForgettingMQARConfig) length() int        { return c.T }
+func (c *ForgettingMQARConfig) sizes() TokenSizes  { return c.Sizes }
+func (c *ForgettingMQARConfig) draw() (*TokenDataset, error) {
+	return ForgettingMQAR(*c)
+}
+func (c *MADRecallConfig) length() int                  { return c.T }
+func (c *MADRecallConfig) sizes() TokenSizes            { return c.Sizes }
+func (c *MADRecallConfig) draw() (*TokenDataset, error) { return MADRecall(*c) }
+func (c *MADFuzzyRecallConfig) length() int             { return c.T }
+func (c *MADFuzzyRecallConfig) sizes() TokenSizes       { return c.Sizes }
+func (c *MADFuzzyRecallConfig) draw() (*TokenDataset, error) {
+	return MADFuzzyRecall(*c)
+}
+func (c *MADSelectiveCopyConfig) length() int       { return c.T }
+func (c *MADSelectiveCopyConfig) sizes() TokenSizes { return c.Sizes }
+func (c *MADSelectiveCopyConfig) draw() (*TokenDataset, error) {
+	return MADSelectiveCopy(*c)
+}
+
+// tokenKind is the token track of one task, its block of type C.
+type tokenKind[C any, P interface {
+	*C
+	tokenConfig
+}] struct {
+	name      string
+	example   string               // a block, for the missing-block error
+	block     func(*Blocks) **C    // the kind's field of Blocks
+	key       func(*KeyBlocks) **C // and of KeyBlocks
+	def, ci   func() C
+	rationale string
+	training  Training // the full profile's
+	ciTrain   Training // the ci profile's
+}
+
+func (k tokenKind[C, P]) Name() string { return k.name }
+
+func (k tokenKind[C, P]) Validate(b *Blocks) []error {
+	c := *k.block(b)
+	if c == nil {
+		return []error{fmt.Errorf("%s: missing; the %s track needs its block, e.g. %s", k.name, k.name, k.example)}
+	}
+	// The generators name themselves ("track: mad-recall: t = 0: ..."):
+	// the block's key names the field instead ("recall.t = 0: ...").
+	var out []error
+	for _, e := range unjoin(P(c).Validate()) {
+		msg := strings.TrimPrefix(e.Error(), "track: ")
+		if i := strings.Index(msg, ": "); i > 0 && !strings.ContainsAny(msg[:i], " =") {
+			msg = msg[i+2:]
+		}
+		out = append(out, errors.New(k.name+"."+msg))
+	}
+	return out
+}
+
+// Profile: full and seed draw the task's default sizes; ci its tiny
+// ones, sized to run in seconds.
+func (k tokenKind[C, P]) Profile(name string, b *Blocks) Training {
+	c, tr := k.def(), k.training
+	if name == "ci" {
+		c, tr = k.ci(), k.ciTrain
+	}
+	*k.block(b) = &c
+	return tr
+}
+
+func (k tokenKind[C, P]) Restore(dst, src *Blocks) { *k.block(dst) = *k.block(src) }
+
+func (k tokenKind[C, P]) Describe(*Blocks) string { return k.rationale }
+
+func (k tokenKind[C, P]) Key(b *Blocks, _ string) (SequenceConfig, KeyBlocks) {
+	c := *k.block(b)
+	if c == nil {
+		return b.Sequence, KeyBlocks{}
+	}
+	var kb KeyBlocks
+	*k.key(&kb) = c
+	return SequenceConfig{}, kb
+}
+
+// Window is the sequences' length; a token track has no horizon.
+func (k tokenKind[C, P]) Window(b *Blocks) (t, h int, ok bool) {
+	c := *k.block(b)
+	if c == nil {
+		return 0, 0, false
+	}
+	return P(c).length(), 0, true
+}
+
+func (tokenKind[C, P]) LookBacks() bool      { return false }
+func (tokenKind[C, P]) Several(*Blocks) bool { return false }
+func (tokenKind[C, P]) Files(*Blocks) []File { return nil }
+
+// GeneratedBytes counts a token and a label (int32 each) per position.
+func (k tokenKind[C, P]) GeneratedBytes(b *Blocks) float64 {
+	c := *k.block(b)
+	if c == nil {
+		return 0
+	}
+	z := P(c).sizes()
+	return 8 * float64(z.Train+z.Val+z.Test) * float64(P(c).length())
+}
+
+func (k tokenKind[C, P]) Data(_ context.Context, b *Blocks, _ []int, _ float64) (*Dataset, string, error) {
+	c := *k.block(b)
+	if c == nil {
+		return nil, "", fmt.Errorf("track: the %s track needs a %s block", k.name, k.name)
+	}
+	td, err := P(c).draw()
+	if err != nil {
+		return nil, "", fmt.Errorf("track: %s: %w", k.name, err)
+	}
+	return &Dataset{Name: k.name, Tokens: td}, "", nil
+}
+
+func (tokenKind[C, P]) Loss() string        { return "cross-entropy" }
+func (tokenKind[C, P]) Metric() string      { return "cross-entropy" }
+func (tokenKind[C, P]) LowerIsBetter() bool { return true }
+
+// References scores chance, majority and bigram on test and val
+// (TokenReferences) and adds the oracle's ceiling (TokenDataset.References).
+func (tokenKind[C, P]) References(ds *Dataset, _ []int) (*Forecasters, error) {
+	return TokenForecasters(ds)
+}
+
+func (tokenKind[C, P]) Judge(f *Forecasters, baseline float64) { f.Judge(baseline) }
+
+// TokenForecasters is the references of a token track (Dataset.Tokens)
+// as the report holds them: Forecasters.Tokens on test, their val
+// cross-entropies in Forecasters.Val.Tokens.
+func TokenForecasters(ds *Dataset) (*Forecasters, error) {
+	td := ds.Tokens
+	if td == nil {
+		return nil, errors.New("track: token references of a track without tokens")
+	}
+	test := td.References()
+	val := TokenReferences(&td.Train, &td.Val, td.Answers)
+	for _, r := range append(append([]TokenReference(nil), test...), val...) {
+		if math.IsNaN(r.CE) || math.IsInf(r.CE, 0) {
+			return nil, fmt.Errorf("track: %s: the %s reference's cross-entropy is %v", ds.Name, r.Name, r.CE)
+		}
+	}
+	return &Forecasters{Tokens: test, Val: &ReferenceVal{Tokens: val}}, nil
+}
+
+// The token kinds' training under the full and ci profiles: AdamW's
+// rates 1e-3, 3e-3 and 1e-2 (the range Zoology sweeps for attention at
+// these widths), a cosine schedule, and patience a quarter of the
+// epochs.
+var (
+	tokenTraining   = Training{LRs: []float64{1e-3, 3e-3, 1e-2}, Epochs: 24, Patience: 6}
+	tokenCITraining = Training{LRs: []float64{1e-3, 3e-3, 1e-2}, Epochs: 3, Patience: 3}
+)
+
+// tokenKinds are the token tracks, in the order of the recall suite.
+var tokenKinds = []Kind{
+	tokenKind[MQARConfig, *MQARConfig]{
+		name: "mqar", example: `{"vocab": 128, "t": 64, "pairs": 8, "a": 0.01, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,
+		block: func(b *Blocks) **MQARConfig { return &b.MQAR }, key: func(k *KeyBlocks) **MQARConfig { return &k.MQAR },
+		def: DefaultMQARConfig, ci: CIMQARConfig, training: tokenTraining, ciTrain: tokenCITraining,
+		rationale: "Multi-query associative recall (Zoology): each query must find its key among the pairs at the start and read back its value, which no n-gram or linear map can do; an idea that changes how tokens mix shows in recall.",
+	},
+	tokenKind[ForgettingMQARConfig, *ForgettingMQARConfig]{
+		name: "forget-mqar", example: `{"vocab": 128, "t": 64, "pairs": 8, "updates": 4, "a": 0.01, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,
+		block: func(b *Blocks) **ForgettingMQARConfig { return &b.ForgetMQAR }, key: func(k *KeyBlocks) **ForgettingMQARConfig { return &k.ForgetMQAR },
+		def: DefaultForgettingMQARConfig, ci: CIForgettingMQARConfig, training: tokenTraining, ciTrain: tokenCITraining,
+		rationale: "Forgetting MQAR: some keys are given a new value later in the context and a query asks for the last one, so a model must let older evidence fade; a fading-memory gate acts on exactly that.",
+	},
+	tokenKind[MADRecallConfig, *MADRecallConfig]{
+		name: "recall", example: `{"vocab": 16, "t": 63, "noise_vocab": 0, "noise": 0, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,
+		block: func(b *Blocks) **MADRecallConfig { return &b.Recall }, key: func(k *KeyBlocks) **MADRecallConfig { return &k.Recall },
+		def: DefaultMADRecallConfig, ci: CIMADRecallConfig, training: tokenTraining, ciTrain: tokenCITraining,
+		rationale: "MAD in-context recall: key-value pairs whose last key is asked again; the model must retrieve its value from the context.",
+	},
+	tokenKind[MADRecallConfig, *MADRecallConfig]{
+		name: "noisy-recall", example: `{"vocab": 32, "t": 63, "noise_vocab": 16, "noise": 0.2, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,
+		block: func(b *Blocks) **MADRecallConfig { return &b.NoisyRecall }, key: func(k *KeyBlocks) **MADRecallConfig { return &k.NoisyRecall },
+		def: DefaultMADNoisyRecallConfig, ci: ciNoisyRecall, training: tokenTraining, ciTrain: tokenCITraining,
+		rationale: "MAD noisy in-context recall: recall with noise tokens between the pairs, which a model must learn to ignore.",
+	},
+	tokenKind[MADFuzzyRecallConfig, *MADFuzzyRecallConfig]{
+		name: "fuzzy-recall", example: `{"vocab": 16, "t": 64, "key_motif": 3, "value_motif": 3, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,
+		block: func(b *Blocks) **MADFuzzyRecallConfig { return &b.FuzzyRecall }, key: func(k *KeyBlocks) **MADFuzzyRecallConfig { return &k.FuzzyRecall },
+		def: DefaultMADFuzzyRecallConfig, ci: CIMADFuzzyRecallConfig, training: tokenTraining, ciTrain: tokenCITraining,
+		rationale: "MAD fuzzy in-context recall: keys and values are motifs of one to three tokens, so recall must match spans, not single ids.",
+	},
+	tokenKind[MADSelectiveCopyConfig, *MADSelectiveCopyConfig]{
+		name: "selective-copy", example: `{"vocab": 16, "t": 64, "copy": 8, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,
+		block: func(b *Blocks) **MADSelectiveCopyConfig { return &b.SelectiveCopy }, key: func(k *KeyBlocks) **MADSelectiveCopyConfig { return &k.SelectiveCopy },
+		def: DefaultMADSelectiveCopyConfig, ci: CIMADSelectiveCopyConfig, training: tokenTraining, ciTrain: tokenCITraining,
+		rationale: "MAD selective copying: the tokens scattered among blanks must be copied out in order, which needs content-dependent mixing over the whole context.",
+	},
+}
+
+// ciNoisyRecall is noisy recall at the ci size.
+func ciNoisyRecall() MADRecallConfig {
+	c := DefaultMADNoisyRecallConfig()
+	ci := CIMADRecallConfig()
+	c.T, c.Sizes = ci.T, ci.Sizes
+	return c
+}
