@@ -54,25 +54,34 @@ func TestControlAA(t *testing.T) {
 	golden.Match(t, "control_aa", data)
 }
 
-// TestBenchSuiteCI runs the ci suite (the panel and sequence tracks in
-// the ci profile), verifies it and compares its report with
-// golden/suite_ci_1.snap.json, without its volatile fields (the wall
-// time, and the track reports' SHA-256, which covers their run blocks).
+// TestBenchSuiteCI runs the ci suites in the ci profile (the ci suite:
+// the panel and sequence tracks; recall-ci: the recall suite's token
+// tracks, held-out ones included), verifies each and compares its report
+// with golden/suite_ci_1.snap.json and golden/suite_recall_ci_1.snap.json,
+// without the volatile fields (the wall time, and the track reports'
+// SHA-256, which covers their run blocks).
 func TestBenchSuiteCI(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "suite.json")
-	r, err := suite.Run(context.Background(), suite.CI(), suite.Options{Out: out, Workers: 2})
-	require.NoError(t, err)
-	back, err := suitereport.Read(out)
-	require.NoError(t, err)
-	fs, _ := suite.Verify(back, out, derive.VerifyOptions{})
-	require.Empty(t, fs)
-	r.WallSeconds = 0
-	for i := range r.Tracks {
-		r.Tracks[i].ReportSHA256 = ""
+	for _, c := range []struct {
+		golden string
+		spec   suitereport.Spec
+	}{{"suite_ci", suite.CI()}, {"suite_recall_ci", suite.RecallCI()}} {
+		t.Run(c.golden, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "suite.json")
+			r, err := suite.Run(context.Background(), c.spec, suite.Options{Out: out, Workers: 2, Confirm: c.golden != "suite_ci"})
+			require.NoError(t, err)
+			back, err := suitereport.Read(out)
+			require.NoError(t, err)
+			fs, _ := suite.Verify(back, out, derive.VerifyOptions{})
+			require.Empty(t, fs)
+			r.WallSeconds = 0
+			for i := range r.Tracks {
+				r.Tracks[i].ReportSHA256 = ""
+			}
+			data, err := json.Marshal(r)
+			require.NoError(t, err)
+			golden.Match(t, c.golden, data)
+		})
 	}
-	data, err := json.Marshal(r)
-	require.NoError(t, err)
-	golden.Match(t, "suite_ci", data)
 }
 
 // TestBenchFull runs the default protocol; it needs -full.

@@ -278,6 +278,11 @@ func derive(in Inputs) (*report.Report, error) {
 	f.IdeaBeatsLinear = r.Idea.Mean < f.LinearAR
 	p.Judge(f, r.Baseline.Full.Mean)
 	r.ReferenceForecasters = f
+	if f.Tokens != nil {
+		if err := accuracy(r, p, trials, results); err != nil {
+			return nil, err
+		}
+	}
 	if !f.BaselineCompetent {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf(
 			"hollow comparison: the baseline's test mean %.6g does not beat the best reference forecaster, %s (%.6g; the baseline is %.3g%% worse); a win over this baseline says little: train or tune the baseline until it does",
@@ -902,4 +907,58 @@ func gapOf(other, baseline []float64, alpha float64, dir stats.Direction) (repor
 	}
 	g.Significant = c.PValue < alpha && g.Mean > 0
 	return g, nil
+}
+
+// accTable is the per-seed test accuracy of each of an arm's ncfg cfgs,
+// in the order of the trials (armTable's).
+func accTable(trials []protocol.Trial, results []trial.Result, arm string, ncfg int) [][]float64 {
+	a := make([][]float64, ncfg)
+	for i, t := range trials {
+		if t.Arm == arm {
+			a[t.Cfg] = append(a[t.Cfg], results[i].TestAcc)
+		}
+	}
+	return a
+}
+
+// accuracy sets, on a token track, every sweep row's test accuracy and
+// the report's accuracy block: the chosen cfgs' accuracies and each idea
+// arm's paired difference from the baseline's, with its intervals. A
+// diverged trial's accuracy is 0 (its model answers nothing reliably).
+func accuracy(r *report.Report, p protocol.Protocol, trials []protocol.Trial, results []trial.Result) error {
+	sum := func(x []float64) *report.Summary { s := report.SummaryOf(stats.Summarize(x)); return &s }
+	base := accTable(trials, results, "baseline", len(p.Baseline))
+	bBest := slices.Index(p.Baseline, r.Baseline.BestCfg)
+	for i := range r.Baseline.Sweep {
+		r.Baseline.Sweep[i].Accuracy = sum(base[i])
+	}
+	out := &report.Accuracy{Baseline: *sum(base[bBest])}
+	arm := func(name, id string, rows []report.IdeaRow, grid []protocol.Cfg, best protocol.Cfg) error {
+		x := accTable(trials, results, id, len(grid))
+		for i := range rows {
+			rows[i].Accuracy = sum(x[i])
+		}
+		xb := x[slices.Index(grid, best)]
+		iv, err := stats.IntervalsOf(base[bBest], xb, stats.HigherIsBetter, p.Alpha, p.Seeds[0])
+		if err != nil {
+			return fmt.Errorf("derive: accuracy of %s: %w", name, err)
+		}
+		var d float64
+		for s := range xb {
+			d += xb[s] - base[bBest][s]
+		}
+		out.Arms = append(out.Arms, report.ArmAccuracy{Name: name, Result: *sum(xb), DeltaMean: d / float64(len(xb)), Intervals: iv})
+		return nil
+	}
+	if err := arm(p.ArmName("idea"), "idea", r.MechanismSignature.IdeaSweep, p.Idea, r.MechanismSignature.ObservedBestCfg); err != nil {
+		return err
+	}
+	for k := range r.Ideas {
+		a := &r.Ideas[k]
+		if err := arm(a.Name, protocol.IdeasArm(k), a.Sweep, p.Ideas[k].Grid, a.BestCfg); err != nil {
+			return err
+		}
+	}
+	r.Accuracy = out
+	return nil
 }

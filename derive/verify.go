@@ -305,8 +305,8 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 
 	// The per-seed metrics of every cfg of every arm.
 	type row struct {
-		at        string
-		val, test []float64
+		at             string
+		val, test, acc []float64
 	}
 	arms := map[string][]row{}
 	ok := true
@@ -318,7 +318,7 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 				ok = false
 				continue
 			}
-			arms[a.Arm] = append(arms[a.Arm], row{at, rw.Val, rw.Test})
+			arms[a.Arm] = append(arms[a.Arm], row{at, rw.Val, rw.Test, rw.Acc})
 		}
 	}
 	addRows(raw.Baseline)
@@ -358,6 +358,10 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 				bad(rw.at+".val.per_seed", fmt.Sprintf("%d values", len(rw.val)), fmt.Sprintf("%d, one per seed", len(seeds)))
 				ok = false
 			}
+			if rw.acc != nil && len(rw.acc) != len(seeds) {
+				bad(rw.at+".test_accuracy.per_seed", fmt.Sprintf("%d values", len(rw.acc)), fmt.Sprintf("%d, one per seed", len(seeds)))
+				ok = false
+			}
 			if len(rw.test) != len(seeds) {
 				bad(rw.at+" per-seed test metrics", fmt.Sprintf("%d values", len(rw.test)), fmt.Sprintf("%d, one per seed", len(seeds)))
 				ok = false
@@ -370,6 +374,9 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 	for i, t := range in.Trials {
 		rw, si := arms[t.Arm][t.Cfg], seedIdx[t.Seed]
 		in.Results[i].Val, in.Results[i].Test = rw.val[si], rw.test[si]
+		if rw.acc != nil {
+			in.Results[i].TestAcc = rw.acc[si]
+		}
 	}
 
 	// Diverged trials: their metrics are the substitutes, which derive

@@ -559,8 +559,18 @@ func referenceTable(r *report.Report) *Table {
 			}
 			t.Rows = append(t.Rows, []string{name, fmt.Sprintf("%.4f", x.CE), fmt.Sprintf("%.4f", x.Accuracy)})
 		}
-		t.Rows = append(t.Rows, []string{"baseline (its chosen cfg)", fmt.Sprintf("%.4f", r.Baseline.Full.Mean), "-"},
-			[]string{"idea (its chosen cfg)", fmt.Sprintf("%.4f", r.Idea.Mean), "-"})
+		bAcc, iAcc := "-", "-"
+		if a := r.Accuracy; a != nil && len(a.Arms) > 0 {
+			bAcc, iAcc = fmt.Sprintf("%.4f", a.Baseline.Mean), fmt.Sprintf("%.4f", a.Arms[0].Result.Mean)
+		}
+		t.Rows = append(t.Rows, []string{"baseline (its chosen cfg)", fmt.Sprintf("%.4f", r.Baseline.Full.Mean), bAcc},
+			[]string{"idea (its chosen cfg)", fmt.Sprintf("%.4f", r.Idea.Mean), iAcc})
+		if a := r.Accuracy; a != nil {
+			for _, x := range a.Arms {
+				t.Rows = append(t.Rows, []string{fmt.Sprintf("accuracy, %s - baseline (%.0f%% interval)", x.Name, 100*x.Intervals.Level),
+					"", fmt.Sprintf("%+.4f [%+.4f, %+.4f]", x.DeltaMean, x.Intervals.TLo, x.Intervals.THi)})
+			}
+		}
 		return t
 	}
 	t := &Table{Header: []string{"forecaster", "test " + metricName(r)}}

@@ -78,7 +78,10 @@ type RawRow struct {
 	Cfg    protocol.Cfg
 	Val    []float64 // val.per_seed
 	HasVal bool      // whether the row has its val summary
-	Test   []float64 // per_seed (a baseline row) or result.per_seed
+	// Acc is, on a token track, the per-seed test accuracy
+	// (test_accuracy.per_seed); nil when the row has none.
+	Acc  []float64
+	Test []float64 // per_seed (a baseline row) or result.per_seed
 }
 
 // RawCurves are one arm's chosen cfg's curves, seed by seed.
@@ -139,13 +142,13 @@ func (r *Report) ReadInputs() (Raw, []Input) {
 	in.Baseline = RawArm{Arm: "baseline", At: "baseline.sweep"}
 	for j, row := range r.Baseline.Sweep {
 		at := fmt.Sprintf("baseline.sweep[%d]", j)
-		in.Baseline.Rows = append(in.Baseline.Rows, rd.row(at, row.Cfg, row.Val, at+".per_seed", row.PerSeed))
+		in.Baseline.Rows = append(in.Baseline.Rows, rd.row(at, row.Cfg, row.Val, at+".per_seed", row.PerSeed, row.Accuracy))
 	}
 	ideaArm := func(arm, at string, rows []IdeaRow) RawArm {
 		a := RawArm{Arm: arm, At: at}
 		for j, row := range rows {
 			at := fmt.Sprintf("%s[%d]", at, j)
-			a.Rows = append(a.Rows, rd.row(at, row.Cfg, row.Val, at+".result.per_seed", row.Result.PerSeed))
+			a.Rows = append(a.Rows, rd.row(at, row.Cfg, row.Val, at+".result.per_seed", row.Result.PerSeed, row.Accuracy))
 		}
 		return a
 	}
@@ -240,8 +243,11 @@ func (rd *reader) keys(prefix string, v any, skip ...string) {
 
 // row reads a sweep row at path at: its test metrics at testAt, its val
 // metrics when it has its val summary.
-func (rd *reader) row(at string, cfg protocol.Cfg, val *Summary, testAt string, test []float64) RawRow {
+func (rd *reader) row(at string, cfg protocol.Cfg, val *Summary, testAt string, test []float64, acc *Summary) RawRow {
 	row := RawRow{Cfg: cfg, Test: read(rd, testAt, test)}
+	if acc != nil {
+		row.Acc = read(rd, at+".test_accuracy.per_seed", acc.PerSeed)
+	}
 	if val != nil {
 		row.Val, row.HasVal = read(rd, at+".val.per_seed", val.PerSeed), true
 	}

@@ -37,9 +37,12 @@ type Report struct {
 
 	// Additions.
 	ReferenceForecasters *track.Forecasters `json:"reference_forecasters,omitempty"`
-	Setup                *Setup             `json:"setup,omitempty"`
-	Diverged             *Divergence        `json:"diverged,omitempty"`
-	Training             *Training          `json:"training,omitempty"`
+	// Accuracy is, on a token track, each arm's test accuracy beside its
+	// cross-entropy; nil on a forecasting track.
+	Accuracy *Accuracy   `json:"accuracy,omitempty"`
+	Setup    *Setup      `json:"setup,omitempty"`
+	Diverged *Divergence `json:"diverged,omitempty"`
+	Training *Training   `json:"training,omitempty"`
 	// Ideas are the further idea arms of the run, in the protocol's
 	// order; the idea above is the first (see Comparison.PValueHolm).
 	Ideas []IdeaReport `json:"ideas,omitempty"`
@@ -232,6 +235,10 @@ type SweepRow struct {
 	Mean    float64      `json:"mean"`
 	Val     *Summary     `json:"val,omitempty"`
 	PerSeed []float64    `json:"per_seed,omitempty"`
+	// Accuracy is, on a token track, the cfg's test accuracy per seed
+	// (the share of labelled positions answered exactly), beside the
+	// cross-entropy that Mean and PerSeed hold.
+	Accuracy *Summary `json:"test_accuracy,omitempty"`
 }
 
 // IdeaRow is one idea cfg with its test summary and (added) validation summary.
@@ -239,6 +246,27 @@ type IdeaRow struct {
 	Cfg    protocol.Cfg `json:"cfg"`
 	Result Summary      `json:"result"`
 	Val    *Summary     `json:"val,omitempty"`
+	// Accuracy is, on a token track, the cfg's test accuracy per seed
+	// (SweepRow.Accuracy).
+	Accuracy *Summary `json:"test_accuracy,omitempty"`
+}
+
+// Accuracy is, on a token track, the test accuracy of each arm's chosen
+// cfg beside the cross-entropy that decides, with the idea's paired
+// difference from the baseline (higher is better) and its intervals at
+// the protocol's level (stats.IntervalsOf, bootstrap seeded by the first
+// seed). It informs; the verdict is the cross-entropy's.
+type Accuracy struct {
+	Baseline Summary       `json:"baseline"`
+	Arms     []ArmAccuracy `json:"arms"` // the idea arm, then each of ideas
+}
+
+// ArmAccuracy is one idea arm's accuracy against the baseline's.
+type ArmAccuracy struct {
+	Name      string          `json:"name"`
+	Result    Summary         `json:"result"`
+	DeltaMean float64         `json:"delta_mean"` // mean of idea - baseline, seed by seed
+	Intervals stats.Intervals `json:"intervals"`
 }
 
 // Comparison is the paired comparison, idea - baseline, seed by seed.

@@ -39,15 +39,46 @@ func CI() suitereport.Spec {
 	}}
 }
 
-// Named returns a built-in suite: "default" or "ci".
+// Recall is the recall suite: synthetic recall tasks on which the field
+// judges sequence-mixing ideas, which no n-gram or linear map solves.
+// MQAR, forgetting MQAR, MAD's fuzzy and noisy in-context recall for
+// development; MAD's selective copying and MQAR at twice the length
+// (t 128: gaps twice as long, sizes not tuned on) held out for
+// confirmation.
+func Recall() suitereport.Spec {
+	return suitereport.Spec{Name: "recall", Profile: "full", MinEffectPct: 1, Tracks: recallTracks()}
+}
+
+// RecallCI is the recall suite in the ci profile: seconds, for tests.
+func RecallCI() suitereport.Spec {
+	return suitereport.Spec{Name: "recall-ci", Profile: "ci", MinEffectPct: 1, Tracks: recallTracks()}
+}
+
+func recallTracks() []suitereport.TrackSpec {
+	return []suitereport.TrackSpec{
+		{Name: "mqar", Track: "mqar"},
+		{Name: "forget-mqar", Track: "forget-mqar"},
+		{Name: "fuzzy-recall", Track: "fuzzy-recall"},
+		{Name: "noisy-recall", Track: "noisy-recall"},
+		{Name: "selective-copy", Track: "selective-copy", Confirm: true},
+		{Name: "mqar-long", Track: "mqar", Protocol: []byte(`{"mqar": {"t": 128}}`), Confirm: true},
+	}
+}
+
+// Named returns a built-in suite: "default", "ci", "recall" or
+// "recall-ci".
 func Named(name string) (suitereport.Spec, error) {
 	switch name {
 	case "default", "":
 		return Default(), nil
 	case "ci":
 		return CI(), nil
+	case "recall":
+		return Recall(), nil
+	case "recall-ci":
+		return RecallCI(), nil
 	}
-	return suitereport.Spec{}, fmt.Errorf("suite: %q is no built-in suite; use default or ci, or a suite file (JSON)", name)
+	return suitereport.Spec{}, fmt.Errorf("suite: %q is no built-in suite; use default, ci, recall or recall-ci, or a suite file (JSON)", name)
 }
 
 // Load reads a suite file strictly (jsonstrict), with a bound on its

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
@@ -120,7 +121,38 @@ epochs:
 	if !finite(res.Test) {
 		return diverged(step)
 	}
+	if pr, ok := m.Idea().(idea.Prober); ok {
+		res.Signature = signatureOf(probeTokens(m, pr, &ds.Test, &tb))
+	}
 	return m, res, nil
+}
+
+// probeTokens feeds the idea's probe every test sequence's state and
+// input at each of its site instances, a batch at a time, as evaluate
+// does for a forecaster's test windows.
+func probeTokens(m *transformer.Model[float32], pr idea.Prober, s *track.TokenSplit, tb *transformer.TokenBatch) idea.Probe {
+	c, site := m.Config, m.Idea().Site()
+	probe := pr.NewProbe(c.SiteInstances(site), c.SiteShape(site, 0))
+	idx := make([]int, 0, m.MaxBatch)
+	for lo := 0; lo < s.N; lo += m.MaxBatch {
+		idx = idx[:0]
+		for i := lo; i < min(lo+m.MaxBatch, s.N); i++ {
+			idx = append(idx, i)
+		}
+		b := gatherTokens(tb, s, idx)
+		if b.Labelled() == 0 {
+			continue
+		}
+		m.ForwardTokens(b)
+		for l := range c.SiteInstances(site) {
+			var theta []float32
+			if m.Params.Idea != nil {
+				theta = m.Params.Idea[l]
+			}
+			probe.Add(l, m.IdeaState(l), m.IdeaInput(l), theta, c.SiteShape(site, b.B))
+		}
+	}
+	return probe
 }
 
 // gatherTokens copies the sequences idx of s into tb's buffers and

@@ -228,17 +228,25 @@ epochs:
 			return diverged(step)
 		}
 	}
+	res.Signature = signatureOf(probe)
+	return m, res, nil
+}
+
+// signatureOf is what probe measured: the gate's layers, or another
+// idea's laws; nil when nothing was (no probe, or a degenerate pole fit
+// of constant states, so the mechanism reads unconfirmed rather than
+// carrying a NaN). The gate's laws are derived from its layers
+// (idea.GateLaws).
+func signatureOf(probe idea.Probe) *Signature {
 	if ls := idea.GateSignature(probe); ls != nil {
-		// nil for a degenerate pole fit (constant states), so the
-		// mechanism reads unconfirmed rather than carrying a NaN. The
-		// gate's laws are derived from its layers (idea.GateLaws).
-		res.Signature = &Signature{Layers: ls}
-	} else if sg, ok := probe.(idea.Signature); ok {
+		return &Signature{Layers: ls}
+	}
+	if sg, ok := probe.(idea.Signature); ok {
 		if laws := sg.Laws(); laws != nil {
-			res.Signature = &Signature{Laws: laws}
+			return &Signature{Laws: laws}
 		}
 	}
-	return m, res, nil
+	return nil
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ideabench/ideabench/track"
 )
 
 // errHelp ends a command that printed its help on request (exit status 0).
@@ -15,7 +17,7 @@ var errHelp = errors.New("help printed")
 // order.
 var synopses = []struct{ name, args, does string }{
 	{"run", "[protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--until-decided MAX]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
-	{"suite", "[--suite default|ci|FILE.json] [--data-dir DIR] [--confirm] [--ideas 'A;B;...'] [--out FILE] [--workers N] [--shard I/N] [--plots DIR]", "run the comparison on every track of a suite and give one verdict over them (each track's report beside it)"},
+	{"suite", "[--suite default|ci|recall|recall-ci|FILE.json] [--data-dir DIR] [--confirm] [--ideas 'A;B;...'] [--out FILE] [--workers N] [--shard I/N] [--plots DIR]", "run the comparison on every track of a suite and give one verdict over them (each track's report beside it)"},
 	{"merge", "[--out FILE] DIR...", "merge the results directories of a sharded run into one report"},
 	{"plot", "REPORT.json [--out DIR] [--unverified]", "verify a report (or a suite report) and draw its figures"},
 	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},
@@ -36,9 +38,14 @@ func usage() string {
 	for _, s := range synopses {
 		fmt.Fprintf(&b, "  %-8s %s\n", s.name, s.does)
 	}
+	var kinds []string
+	for _, k := range track.Kinds() {
+		kinds = append(kinds, k.Name())
+	}
 	b.WriteString(`
 protocol flags (run, train, data, control): --profile full|seed|ci, --config FILE,
-  --track panel|sequence|csv, and for csv --data FILE --target COL [--features A,B,...]
+  --track ` + strings.Join(kinds, "|") + `,
+  and for csv --data FILE --target COL [--features A,B,...]
   [--csv-split ett-hour|ett-minute|fractions] [--context 96] [--horizon 96]
   [--channels target|independent|mixed], or --dataset NAME [--data-dir DIR] for a
   known data set (ideabench datasets)

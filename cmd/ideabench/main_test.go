@@ -404,6 +404,17 @@ func TestTokenTracks(t *testing.T) {
 			require.Len(t, f.Tokens, 4)
 			require.Zero(t, f.Persistence, "a token track has no forecasting reference")
 			require.NotEqual(t, "oracle", f.BestReference, "the ceiling is not a reference to beat")
+			a := r.Accuracy
+			require.NotNil(t, a, "a token track reports accuracy beside cross-entropy")
+			require.Len(t, a.Arms, 1)
+			require.Len(t, a.Baseline.PerSeed, len(r.Setup.Protocol.Seeds))
+			for _, row := range r.Baseline.Sweep {
+				require.NotNil(t, row.Accuracy)
+				for _, x := range row.Accuracy.PerSeed {
+					require.True(t, x >= 0 && x <= 1, "accuracy %v", x)
+				}
+			}
+			require.Contains(t, stdout.String(), "accuracy, idea - baseline")
 			stdout.Reset()
 			require.NoError(t, run(context.Background(), []string{"verify", out}, &stdout, &stderr))
 			require.Contains(t, stdout.String(), "0 mismatches, 0 explained notes")
