@@ -458,7 +458,7 @@ func paired(r *report.Report) (*figure, error) {
 		legend: newLegend(),
 	}
 
-	left := newPanel("test metric per seed ("+r.MetricDirection+")", "arm", "test "+metricName(r)+" (normalized scale)")
+	left := newPanel("test metric per seed ("+r.MetricDirection+")", "arm", "test "+metricAxis(r))
 	cols := []string{"baseline", "idea"}
 	for _, a := range r.Ideas {
 		cols = append(cols, a.Name)
@@ -692,9 +692,9 @@ func sweep(r *report.Report) (*figure, error) {
 		return nil, errors.New("mechanism_signature.idea_sweep is empty")
 	}
 
-	split, yLabel := "validation metric", "validation "+metricName(r)+" (normalized scale)"
+	split, yLabel := "validation metric", "validation "+metricAxis(r)
 	if !useVal {
-		split, yLabel = "test metric (no validation in the report)", "test "+metricName(r)+" (normalized scale)"
+		split, yLabel = "test metric (no validation in the report)", "test "+metricAxis(r)
 	}
 	fig := &figure{
 		title:  fmt.Sprintf("learning-rate sweep: %s, mean ± std over %d seeds", split, r.NSeeds),
@@ -943,7 +943,7 @@ func budget(r *report.Report) (*figure, error) {
 	for j, a := range tb.Ideas {
 		arms = append(arms, arm{a.Name, a.Curve, colIdeas[j%len(colIdeas)], dotted})
 	}
-	left := newPanel("expected best validation metric", "cfgs tried (k)", metricName(r)+" (normalized scale)")
+	left := newPanel("expected best validation metric", "cfgs tried (k)", metricAxis(r))
 	right := newPanel("expected test metric of the pick", "cfgs tried (k)", "")
 	kmax := 1
 	fig := &figure{legend: newLegend()}
@@ -1221,6 +1221,16 @@ func metricName(r *report.Report) string {
 		return k.Metric()
 	}
 	return "MSE"
+}
+
+// metricAxis is the metric's name with its unit, for an axis: a
+// forecasting track's MSE is on the normalized scale, a token track's
+// cross-entropy in nats per labelled position.
+func metricAxis(r *report.Report) string {
+	if f := r.ReferenceForecasters; f != nil && f.Tokens != nil {
+		return metricName(r) + " (nats per labelled position)"
+	}
+	return metricName(r) + " (normalized scale)"
 }
 
 // lossName is the name of the training loss of the report's track kind

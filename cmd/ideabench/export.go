@@ -153,6 +153,28 @@ func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return err
 	}
+	if td := d.Tokens; td != nil {
+		s := map[string]*track.TokenSplit{"train": &td.Train, "val": &td.Val, "test": &td.Test}[*split]
+		write := func(w io.Writer) error {
+			if err := trial.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
+				return err
+			}
+			return trial.WriteTokensCSV(w, s)
+		}
+		summary := fmt.Sprintf("%d %s sequences of %d tokens, %d labelled positions, vocabulary %d", s.N, *split, s.T, s.Labelled(), td.Vocab)
+		if *out == "-" {
+			if err := write(stdout); err != nil {
+				return fmt.Errorf("--out -: %w", err)
+			}
+			fmt.Fprintln(stderr, summary)
+			return nil
+		}
+		if err := atomicfile.Write(*out, write); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", *out, summary)
+		return nil
+	}
 	s := map[string]*track.Split{"train": &d.Train, "val": &d.Val, "test": &d.Test}[*split]
 	write := func(w io.Writer) error {
 		if err := trial.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
@@ -217,6 +239,22 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	case !stamped:
 		fmt.Fprintf(stderr, "note: %s carries no ideabench data stamp; eval cannot check it holds windows of the checkpoint's protocol\n", *data)
 	}
+	if rest, _ := br.Peek(4096); m.Config.Vocab > 0 || trial.IsTokensHeader(afterStamp(string(rest))) {
+		if m.Config.Vocab == 0 {
+			return fmt.Errorf("%s holds token sequences but the checkpoint is a forecaster; score it on windows of its track", *data)
+		}
+		ts, err := trial.ReadTokensCSV(br, *data, m.Config.Vocab)
+		if err != nil {
+			return err
+		}
+		ce, acc, err := trial.EvaluateTokens(m, ts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "cross-entropy %s, accuracy %s over %d labelled positions of %d sequences\n",
+			strconv.FormatFloat(ce, 'g', -1, 64), strconv.FormatFloat(acc, 'g', -1, 64), ts.Labelled(), ts.N)
+		return nil
+	}
 	s, channels, target, err := trial.ReadWindowsCSV(br, *data)
 	if err != nil {
 		return err
@@ -233,4 +271,14 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "mse %s over %d windows (last position, %d steps, normalized scale)\n", strconv.FormatFloat(mse, 'g', -1, 64), s.N, s.H)
 	return nil
+}
+
+// afterStamp is the first line of text after the data stamp, if any
+// (trial.WriteStamp).
+func afterStamp(text string) string {
+	line, rest, _ := strings.Cut(text, "\n")
+	if _, _, ok := trial.ReadStamp(line); ok {
+		line, _, _ = strings.Cut(rest, "\n")
+	}
+	return line
 }

@@ -23,6 +23,7 @@ func TestTrainDataEval(t *testing.T) {
 	}{
 		{"sequence", []string{"--config", "testdata/tiny.json"}},
 		{"csv", []string{"--config", "testdata/tiny.json", "--track", "csv", "--data", "../../track/testdata/tiny.csv", "--target", "OT", "--features", "HUFL,OT", "--context", "12", "--horizon", "3"}},
+		{"mqar", []string{"--track", "mqar", "--profile", "ci"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -37,6 +38,11 @@ func TestTrainDataEval(t *testing.T) {
 			require.NoError(t, err)
 			var trial struct{ Test float64 }
 			require.NoError(t, json.Unmarshal([]byte(meta[metaTrial]), &trial))
+			if tc.name == "mqar" {
+				// A token track's test metric is the cross-entropy.
+				require.Contains(t, stdout.String(), "cross-entropy "+strconv.FormatFloat(trial.Test, 'g', -1, 64)+", accuracy ")
+				return
+			}
 			require.Contains(t, stdout.String(), "mse "+strconv.FormatFloat(trial.Test, 'g', -1, 64)+" over ")
 			require.Contains(t, meta, metaNorm)
 			if tc.name == "csv" {
