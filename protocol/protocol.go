@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -348,9 +349,9 @@ func profileOn(name, trk string) Protocol {
 	if k, ok := track.LookupKind(trk); ok {
 		tr = k.Profile(name, &p.Blocks)
 	}
-	p.Arch = Arch{D: 32, Heads: 4, Layers: 2, Batch: 32, Patch: tr.Patch, Norm: tr.Norm, Skip: tr.Skip, SkipStart: tr.SkipStart, Loss: tr.Loss}
+	p.Arch = Arch{D: cmp.Or(tr.D, 32), Heads: 4, Layers: 2, Batch: cmp.Or(tr.Batch, 32), Patch: tr.Patch, Norm: tr.Norm, Skip: tr.Skip, SkipStart: tr.SkipStart, Loss: tr.Loss}
 	for _, lr := range tr.LRs {
-		c := Cfg{LR: lr, Epochs: tr.Epochs, WeightDecay: 0.05, Schedule: ScheduleCosine, Warmup: 0.05, Clip: 1, Patience: tr.Patience, EpochWindows: tr.EpochWindows}
+		c := Cfg{LR: lr, Epochs: tr.Epochs, WeightDecay: cmp.Or(tr.WeightDecay, 0.05), Schedule: ScheduleCosine, Warmup: cmp.Or(tr.Warmup, 0.05), Clip: 1, Patience: tr.Patience, EpochWindows: tr.EpochWindows}
 		p.Baseline = append(p.Baseline, c)
 		c.Rho, c.Beta = 0.8, 0.5
 		p.Idea = append(p.Idea, c)

@@ -96,6 +96,13 @@ type Training struct {
 	Skip         bool
 	SkipStart    string
 	Loss         string
+
+	// D and Batch are the model's width and the training batch; 0 is
+	// the profile's (32 and 32). WeightDecay and Warmup are AdamW's decay
+	// and the warmup fraction of every cfg; 0 is the profile's (0.05
+	// each).
+	D, Batch            int
+	WeightDecay, Warmup float64
 }
 
 // Blocks are the data blocks of a protocol, one per kind, under the

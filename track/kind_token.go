@@ -180,10 +180,18 @@ func TokenForecasters(ds *Dataset) (*Forecasters, error) {
 // these widths; the grid extension grows it where a choice takes an
 // edge), a cosine schedule, and under full the epochs each task's size
 // was measured at, patience a quarter of them (at least 2).
-var tokenCITraining = Training{LRs: []float64{1e-3, 3e-3, 1e-2}, Epochs: 3, Patience: 3}
+var tokenCITraining = tokenModel(Training{LRs: []float64{1e-3, 3e-3, 1e-2}, Epochs: 3, Patience: 3})
 
 func tokenTraining(epochs int) Training {
-	return Training{LRs: []float64{1e-3, 3e-3, 1e-2}, Epochs: epochs, Patience: max(2, epochs/4)}
+	return tokenModel(Training{LRs: []float64{1e-3, 3e-3, 1e-2}, Epochs: epochs, Patience: max(2, epochs/4)})
+}
+
+// tokenModel sets the model and optimizer the sizes were measured with:
+// width 64 (Zoology's smallest), batch 64, AdamW weight decay 0.1, 10%
+// warmup.
+func tokenModel(tr Training) Training {
+	tr.D, tr.Batch, tr.WeightDecay, tr.Warmup = 64, 64, 0.1, 0.1
+	return tr
 }
 
 // The full profile's sizes, measured on 2026-12-06 (d 64, 4 heads, 2
