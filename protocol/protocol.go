@@ -629,6 +629,27 @@ func (p Protocol) Validate() error {
 	default:
 		bad("arch.loss = %q: unknown; use %q or %q", a.Loss, transformer.LossAll, transformer.LossLast)
 	}
+	tokens := known && kind.Tokens()
+	switch a.Positions {
+	case "", transformer.PositionsLearned, transformer.PositionsNone:
+		if a.Positions != "" && !tokens {
+			bad("arch.positions = %q: sets a token track's position embedding; the %s track's forecaster always learns its positions, so leave it out", a.Positions, p.Track)
+		}
+	default:
+		bad("arch.positions = %q: unknown; use %q or %q (a token track's position embedding)", a.Positions, transformer.PositionsLearned, transformer.PositionsNone)
+	}
+	if tokens {
+		for _, f := range []struct {
+			name string
+			v    any
+			set  bool
+		}{{"patch", a.Patch, a.Patch > 1}, {"norm", fmt.Sprintf("%q", a.Norm), a.Norm != ""}, {"skip", a.Skip, a.Skip},
+			{"skip_start", fmt.Sprintf("%q", a.SkipStart), a.SkipStart != ""}, {"loss", fmt.Sprintf("%q", a.Loss), a.Loss != ""}} {
+			if f.set {
+				bad("arch.%s = %v: a forecaster's setting; the %s track's model reads token ids and is trained on the cross-entropy of its labelled positions, so leave it out", f.name, f.v, p.Track)
+			}
+		}
+	}
 	several := known && kind.Several(&p.Blocks)
 	switch a.SkipStart {
 	case "":

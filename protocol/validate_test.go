@@ -246,3 +246,30 @@ func TestDataWithinCSV(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, d.Train.Series())
 }
+
+// TestTokenArch: a token track refuses the forecasters' arch settings and
+// an unknown position embedding; a forecasting track refuses positions.
+func TestTokenArch(t *testing.T) {
+	for _, tc := range []struct {
+		name, track string
+		edit        func(*Arch)
+		want        string
+	}{
+		{"positions unknown", "mqar", func(a *Arch) { a.Positions = "rotary" }, `arch.positions = "rotary": unknown`},
+		{"positions on panel", "panel", func(a *Arch) { a.Positions = "none" }, `arch.positions = "none": sets a token track's`},
+		{"patch", "mqar", func(a *Arch) { a.Patch = 4 }, "arch.patch = 4: a forecaster's setting"},
+		{"norm", "recall", func(a *Arch) { a.Norm = "revin"; a.Loss = "last" }, `arch.norm = "revin": a forecaster's setting`},
+		{"skip", "selective-copy", func(a *Arch) { a.Skip = true }, "arch.skip = true: a forecaster's setting"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := CIProfileFor(tc.track)
+			tc.edit(&p.Arch)
+			require.ErrorContains(t, p.Validate(), tc.want)
+		})
+	}
+	for _, pos := range []string{"", "learned", "none"} {
+		p := CIProfileFor("mqar")
+		p.Arch.Positions = pos
+		require.NoError(t, p.Validate(), "positions %q", pos)
+	}
+}

@@ -71,6 +71,9 @@ type Kind interface {
 	Metric() string
 	// LowerIsBetter reports the metric's direction.
 	LowerIsBetter() bool
+	// Tokens reports whether the track's models read token ids (the
+	// Dataset's Tokens) rather than forecast windows.
+	Tokens() bool
 	// References fits the kind's reference predictors on the train
 	// split of ds at each look-back of contexts and scores them on val
 	// and test (References).

@@ -11,6 +11,7 @@ type forecastKind struct{}
 func (forecastKind) Loss() string        { return "MSE" }
 func (forecastKind) Metric() string      { return "MSE" }
 func (forecastKind) LowerIsBetter() bool { return true }
+func (forecastKind) Tokens() bool        { return false }
 
 func (forecastKind) References(ds *Dataset, contexts []int) (*Forecasters, error) {
 	return References(ds, contexts)

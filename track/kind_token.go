@@ -148,6 +148,7 @@ func (k tokenKind[C, P]) Data(_ context.Context, b *Blocks, _ []int, _ float64) 
 func (tokenKind[C, P]) Loss() string        { return "cross-entropy" }
 func (tokenKind[C, P]) Metric() string      { return "cross-entropy" }
 func (tokenKind[C, P]) LowerIsBetter() bool { return true }
+func (tokenKind[C, P]) Tokens() bool        { return true }
 
 // References scores chance, majority and bigram on test and val
 // (TokenReferences) and adds the oracle's ceiling (TokenDataset.References).

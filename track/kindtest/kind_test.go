@@ -19,6 +19,7 @@ func (fakeKind) Name() string                  { return "fake" }
 func (fakeKind) Metric() string                { return "accuracy" }
 func (fakeKind) Loss() string                  { return "cross-entropy" }
 func (fakeKind) LowerIsBetter() bool           { return false }
+func (fakeKind) Tokens() bool                  { return false }
 func (fakeKind) Describe(*track.Blocks) string { return "a fake track" }
 
 func TestFakeKind(t *testing.T) {
