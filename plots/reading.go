@@ -128,7 +128,11 @@ func ReadingOf(r *report.Report) Reading {
 	}
 	rd.Sections = append(rd.Sections, Section{Heading: headSweeps, Table: sweepTable(r)})
 	if r.ReferenceForecasters != nil {
-		rd.Sections = append(rd.Sections, Section{Heading: "Reference forecasters (test)", Table: referenceTable(r)})
+		head := "Reference forecasters (test)"
+		if r.ReferenceForecasters.Tokens != nil {
+			head = "References (test; the oracle is the ceiling)"
+		}
+		rd.Sections = append(rd.Sections, Section{Heading: head, Table: referenceTable(r)})
 	}
 	return rd
 }
@@ -472,17 +476,18 @@ func sweepTable(r *report.Report) *Table {
 		val    *report.Summary
 		test   float64
 		chosen bool
+		acc    *report.Summary // a token track's test accuracy
 	}
 	var rows []row
 	for _, x := range r.Baseline.Sweep {
-		rows = append(rows, row{"baseline", x.Cfg, x.Val, x.Mean, x.Cfg == r.Baseline.BestCfg})
+		rows = append(rows, row{"baseline", x.Cfg, x.Val, x.Mean, x.Cfg == r.Baseline.BestCfg, x.Accuracy})
 	}
 	for _, x := range r.MechanismSignature.IdeaSweep {
-		rows = append(rows, row{"idea", x.Cfg, x.Val, x.Result.Mean, x.Cfg == r.MechanismSignature.ObservedBestCfg})
+		rows = append(rows, row{"idea", x.Cfg, x.Val, x.Result.Mean, x.Cfg == r.MechanismSignature.ObservedBestCfg, x.Accuracy})
 	}
 	for _, a := range r.Ideas {
 		for _, x := range a.Sweep {
-			rows = append(rows, row{"idea " + a.Name, x.Cfg, x.Val, x.Result.Mean, x.Cfg == a.BestCfg})
+			rows = append(rows, row{"idea " + a.Name, x.Cfg, x.Val, x.Result.Mean, x.Cfg == a.BestCfg, x.Accuracy})
 		}
 	}
 	var cfgs []protocol.Cfg
@@ -510,7 +515,12 @@ func sweepTable(r *report.Report) *Table {
 	if schedule {
 		t.Header = append(t.Header, "schedule")
 	}
-	t.Header = append(t.Header, "val mean", "test mean", "")
+	acc := r.Accuracy != nil
+	t.Header = append(t.Header, "val mean", "test mean")
+	if acc {
+		t.Header = append(t.Header, "test accuracy")
+	}
+	t.Header = append(t.Header, "")
 	for _, x := range rows {
 		cells := []string{x.arm}
 		if ideas {
@@ -540,7 +550,15 @@ func sweepTable(r *report.Report) *Table {
 				mark = append(mark, fmt.Sprintf("BLOWN UP (over %dx %s)", derive.BlowUpFactor, name))
 			}
 		}
-		t.Rows = append(t.Rows, append(cells, val, fmt.Sprintf("%.4f", x.test), strings.Join(mark, "  ")))
+		cells = append(cells, val, fmt.Sprintf("%.4f", x.test))
+		if acc {
+			a := "-"
+			if x.acc != nil {
+				a = fmt.Sprintf("%.4f", x.acc.Mean)
+			}
+			cells = append(cells, a)
+		}
+		t.Rows = append(t.Rows, append(cells, strings.Join(mark, "  ")))
 	}
 	return t
 }
@@ -555,7 +573,7 @@ func referenceTable(r *report.Report) *Table {
 		for _, x := range f.Tokens {
 			name := x.Name
 			if name == "oracle" {
-				name = "oracle (the ceiling: a reader of the task's definition)"
+				name = "oracle (a reader of the task's definition)"
 			}
 			t.Rows = append(t.Rows, []string{name, fmt.Sprintf("%.4f", x.CE), fmt.Sprintf("%.4f", x.Accuracy)})
 		}
