@@ -106,10 +106,22 @@ func benchShape(b *testing.B, c Config, peak float64) {
 	}
 }
 
+// tokenShapes are the token models BenchmarkTokenStep times: the recall
+// tracks' width (vocabulary 256, T 64, 8 labels a sequence) and Zoology's
+// MQAR shape (vocabulary 8192, T 128, 8 pairs queried), where the head
+// at the labelled rows only saves most of the vocabulary product.
+var tokenShapes = []struct {
+	name   string
+	c      Config
+	labels int
+}{
+	{"recall", Config{D: 64, Heads: 4, Layers: 2, T: 64, Vocab: 256}, 8},
+	{"mqar-8192", Config{D: 64, Heads: 4, Layers: 2, T: 128, Vocab: 8192}, 8},
+}
+
 // BenchmarkTokenStep times one TrainStepTokens (forward, cross-entropy
-// at the labelled positions, backward, Adam) of a token model of d 64,
-// 4 heads, 2 layers, T 64 and vocabulary 256 at batch 64 with 8 labels a
-// sequence, with its GFLOP/s (Config.TokenStepFLOPs) and that as a share
+// at the labelled positions, backward, Adam) of each of tokenShapes at
+// batch 64, with its GFLOP/s (Config.TokenStepFLOPs) and that as a share
 // of one core's FP32 peak (kernel.Peak), as BenchmarkTrainStepShapes
 // reports them; with -cpu N above 1 also with N threads.
 func BenchmarkTokenStep(b *testing.B) {
@@ -118,32 +130,34 @@ func BenchmarkTokenStep(b *testing.B) {
 	if n := runtime.GOMAXPROCS(0); n > 1 {
 		threads = append(threads, n)
 	}
-	c := Config{D: 64, Heads: 4, Layers: 2, T: 64, Vocab: 256}
-	const batch, labels = 64, 8
-	for _, th := range threads {
-		b.Run(fmt.Sprintf("threads=%d", th), func(b *testing.B) {
-			defer SetThreads(SetThreads(th))
-			m, err := New[float32](c, batch)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := rand.New(rand.NewPCG(1, 1))
-			m.Params.Init(r)
-			tb := previousTokenBatch(r, batch, c.T, c.Vocab, labels)
-			opt := NewAdam[float32](c.NumParams())
-			b.ReportAllocs()
-			for b.Loop() {
-				m.TrainStepTokens(opt, tb, 1e-3)
-			}
-			perStep := b.Elapsed().Seconds() / float64(b.N)
-			gf := c.TokenStepFLOPs(batch, batch*labels) / perStep / 1e9
-			b.ReportMetric(perStep*1e3, "ms/step")
-			b.ReportMetric(gf, "GFLOP/s")
-			if peak > 0 {
-				b.ReportMetric(100*gf/peak, "%peak")
-				b.ReportMetric(peak, "peak-GFLOP/s")
-			}
-		})
+	const batch = 64
+	for _, sh := range tokenShapes {
+		c, labels := sh.c, sh.labels
+		for _, th := range threads {
+			b.Run(fmt.Sprintf("shape=%s/threads=%d", sh.name, th), func(b *testing.B) {
+				defer SetThreads(SetThreads(th))
+				m, err := New[float32](c, batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := rand.New(rand.NewPCG(1, 1))
+				m.Params.Init(r)
+				tb := previousTokenBatch(r, batch, c.T, c.Vocab, labels)
+				opt := NewAdam[float32](c.NumParams())
+				b.ReportAllocs()
+				for b.Loop() {
+					m.TrainStepTokens(opt, tb, 1e-3)
+				}
+				perStep := b.Elapsed().Seconds() / float64(b.N)
+				gf := c.TokenStepFLOPs(batch, batch*labels) / perStep / 1e9
+				b.ReportMetric(perStep*1e3, "ms/step")
+				b.ReportMetric(gf, "GFLOP/s")
+				if peak > 0 {
+					b.ReportMetric(100*gf/peak, "%peak")
+					b.ReportMetric(peak, "peak-GFLOP/s")
+				}
+			})
+		}
 	}
 }
 
