@@ -153,36 +153,25 @@ func cmdData(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return err
 	}
+	// body writes the split after the stamp: a token track's sequences,
+	// or a forecasting track's windows.
+	var body func(io.Writer) error
+	var summary string
 	if td := d.Tokens; td != nil {
 		s := map[string]*track.TokenSplit{"train": &td.Train, "val": &td.Val, "test": &td.Test}[*split]
-		write := func(w io.Writer) error {
-			if err := trial.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
-				return err
-			}
-			return trial.WriteTokensCSV(w, s)
-		}
-		summary := fmt.Sprintf("%d %s sequences of %d tokens, %d labelled positions, vocabulary %d", s.N, *split, s.T, s.Labelled(), td.Vocab)
-		if *out == "-" {
-			if err := write(stdout); err != nil {
-				return fmt.Errorf("--out -: %w", err)
-			}
-			fmt.Fprintln(stderr, summary)
-			return nil
-		}
-		if err := atomicfile.Write(*out, write); err != nil {
-			return fmt.Errorf("--out %s: %w", *out, err)
-		}
-		fmt.Fprintf(stdout, "%s: %s\n", *out, summary)
-		return nil
+		body = func(w io.Writer) error { return trial.WriteTokensCSV(w, s) }
+		summary = fmt.Sprintf("%d %s sequences of %d tokens, %d labelled positions, vocabulary %d", s.N, *split, s.T, s.Labelled(), td.Vocab)
+	} else {
+		s := map[string]*track.Split{"train": &d.Train, "val": &d.Val, "test": &d.Test}[*split]
+		body = func(w io.Writer) error { return trial.WriteWindowsCSV(w, s, d.Channels, d.Target) }
+		summary = fmt.Sprintf("%d %s windows, T=%d, H=%d, channels %v, target %s", s.N, *split, s.T, s.H, d.Channels, d.Channels[d.Target])
 	}
-	s := map[string]*track.Split{"train": &d.Train, "val": &d.Val, "test": &d.Test}[*split]
 	write := func(w io.Writer) error {
 		if err := trial.WriteStamp(w, p.DataID(d.SHA256), *split); err != nil {
 			return err
 		}
-		return trial.WriteWindowsCSV(w, s, d.Channels, d.Target)
+		return body(w)
 	}
-	summary := fmt.Sprintf("%d %s windows, T=%d, H=%d, channels %v, target %s", s.N, *split, s.T, s.H, d.Channels, d.Channels[d.Target])
 	if *out == "-" {
 		if err := write(stdout); err != nil {
 			return fmt.Errorf("--out -: %w", err)
