@@ -40,10 +40,6 @@ func TrainTokens(ctx context.Context, mc transformer.Config, batch int, ds *trac
 	opt.Clip = c.Clip
 	tr := &ds.Train
 	tb := transformer.TokenBatch{Tokens: make([]int32, batch*tr.T), Labels: make([]int32, batch*tr.T), T: tr.T}
-	order := make([]int, tr.N)
-	for i := range order {
-		order[i] = i
-	}
 	var res Result
 	diverged := func(step int) (*transformer.Model[float32], Result, error) {
 		res.Diverged, res.DivergedStep = true, step
@@ -55,66 +51,25 @@ func TrainTokens(ctx context.Context, mc transformer.Config, batch int, ds *trac
 		}
 		return m, res, ErrDiverged
 	}
-	nSeq := tr.N
-	if c.EpochWindows > 0 && c.EpochWindows < tr.N {
-		nSeq = c.EpochWindows
-	}
-	perEpoch := (nSeq + batch - 1) / batch
-	total := c.Epochs * perEpoch
-	var best []float32
 	res.StartVal, _ = evaluateTokens(m, &ds.Val, &tb)
 	res.StartTest, _ = evaluateTokens(m, &ds.Test, &tb)
 	if !finite(res.StartVal) || !finite(res.StartTest) {
 		return diverged(0)
 	}
-	if c.Patience > 0 {
-		res.Val, res.BestEpoch = res.StartVal, 0
-		best = append(best, m.Params.Data...)
+	trainBatch := func(idx []int, lr float64) (float64, bool) {
+		b := gatherTokens(&tb, tr, idx)
+		if b.Labelled() == 0 {
+			return 0, false // no position to score: no step
+		}
+		return m.TrainStepTokens(opt, b, lr), true
 	}
-	step := 0
-	done := ctx.Done()
-epochs:
-	for epoch := 1; epoch <= c.Epochs; epoch++ {
-		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		var sum float64
-		var nb int
-		for lo := 0; lo < nSeq; lo += batch {
-			select {
-			case <-done:
-				return m, Result{}, fmt.Errorf("trial: %w at step %d of %d: %w", ErrInterrupted, step, total, context.Cause(ctx))
-			default:
-			}
-			idx := order[lo:min(lo+batch, nSeq)]
-			b := gatherTokens(&tb, tr, idx)
-			if b.Labelled() == 0 {
-				continue // no position to score: no step
-			}
-			loss := m.TrainStepTokens(opt, b, c.LRAt(step, total))
-			step++
-			if !finite(loss) {
-				return diverged(step)
-			}
-			sum += loss
-			nb++
-		}
-		res.EpochLoss = append(res.EpochLoss, sum/float64(max(nb, 1)))
-		val, _ := evaluateTokens(m, &ds.Val, &tb)
-		if !finite(val) {
-			return diverged(step)
-		}
-		res.ValCurve = append(res.ValCurve, val)
-		switch {
-		case c.Patience == 0:
-			res.Val, res.BestEpoch = val, epoch
-		case val < res.Val:
-			res.Val, res.BestEpoch = val, epoch
-			best = append(best[:0], m.Params.Data...)
-		case epoch-res.BestEpoch >= c.Patience:
-			break epochs
-		}
-	}
-	if best != nil {
-		copy(m.Params.Data, best)
+	val := func() float64 { v, _ := evaluateTokens(m, &ds.Val, &tb); return v }
+	step, bad, err := fit(ctx, m, c, batch, tr.N, shuffle, &res, trainBatch, val)
+	switch {
+	case err != nil:
+		return m, Result{}, err
+	case bad:
+		return diverged(step)
 	}
 	_, res.ValAcc = evaluateTokens(m, &ds.Val, &tb)
 	res.Test, res.TestAcc = evaluateTokens(m, &ds.Test, &tb)

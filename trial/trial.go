@@ -116,10 +116,6 @@ func TrainTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c p
 	tr := &ds.Train
 	x := make([]float32, batch*tr.T*tr.C)
 	y := make([]float32, batch*(tr.T+tr.H))
-	order := make([]int, tr.N)
-	for i := range order {
-		order[i] = i
-	}
 	var res Result
 	diverged := func(step int) (*transformer.Model[float32], Result, error) {
 		res.Diverged, res.DivergedStep = true, step
@@ -134,77 +130,34 @@ func TrainTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c p
 		}
 		return m, res, ErrDiverged
 	}
-	nWin := tr.N // windows per epoch
-	if c.EpochWindows > 0 && c.EpochWindows < tr.N {
-		nWin = c.EpochWindows
-	}
-	perEpoch := (nWin + batch - 1) / batch
-	total := c.Epochs * perEpoch
-	var best []float32 // the best epoch's weights, under early stopping
 	res.StartVal, res.StartTest = evaluate(m, &ds.Val, x, y, nil, offs(&ds.Val)), evaluate(m, &ds.Test, x, y, nil, offs(&ds.Test))
 	if !finite(res.StartVal) || !finite(res.StartTest) {
 		return diverged(0)
 	}
-	if c.Patience > 0 {
-		// The starting model is a candidate: with the skip path it is the
-		// least-squares fit, which training must beat on val to replace.
-		res.Val, res.BestEpoch = res.StartVal, 0
-		best = append(best, m.Params.Data...)
-	}
-	step := 0
-	done := ctx.Done()
-epochs:
-	for epoch := 1; epoch <= c.Epochs; epoch++ {
-		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		var sum float64
-		var nb int
-		for lo := 0; lo < nWin; lo += batch {
-			select {
-			case <-done:
-				return m, Result{}, fmt.Errorf("trial: %w at step %d of %d: %w", ErrInterrupted, step, total, context.Cause(ctx))
-			default:
-			}
-			idx := order[lo:min(lo+batch, nWin)]
-			gather(x, y, tr, idx)
-			if pc != nil {
-				// The model trains on the residual of the per-channel map.
-				th := tr.T + tr.H
-				for bi, n := range idx {
-					pc.offset(trainOff, tr, n)
-					_, wy := tr.Window(n)
-					for h, o := range trainOff {
-						y[bi*th+tr.T+h] = float32(wy[tr.T+h] - o)
-					}
+	trainBatch := func(idx []int, lr float64) (float64, bool) {
+		gather(x, y, tr, idx)
+		if pc != nil {
+			// The model trains on the residual of the per-channel map.
+			th := tr.T + tr.H
+			for bi, n := range idx {
+				pc.offset(trainOff, tr, n)
+				_, wy := tr.Window(n)
+				for h, o := range trainOff {
+					y[bi*th+tr.T+h] = float32(wy[tr.T+h] - o)
 				}
 			}
-			b := len(idx)
-			loss := m.TrainStep(opt, x[:b*tr.T*tr.C], y[:b*(tr.T+tr.H)], b, c.LRAt(step, total))
-			step++
-			if !finite(loss) {
-				return diverged(step)
-			}
-			sum += loss
-			nb++
 		}
-		res.EpochLoss = append(res.EpochLoss, sum/float64(nb))
-		val := evaluate(m, &ds.Val, x, y, nil, offs(&ds.Val))
-		if !finite(val) {
-			// The loss stayed finite but the model's forecasts are not.
-			return diverged(step)
-		}
-		res.ValCurve = append(res.ValCurve, val)
-		switch {
-		case c.Patience == 0:
-			res.Val, res.BestEpoch = val, epoch
-		case val < res.Val:
-			res.Val, res.BestEpoch = val, epoch
-			best = append(best[:0], m.Params.Data...)
-		case epoch-res.BestEpoch >= c.Patience:
-			break epochs // Patience epochs without a new best
-		}
+		b := len(idx)
+		return m.TrainStep(opt, x[:b*tr.T*tr.C], y[:b*(tr.T+tr.H)], b, lr), true
 	}
-	if best != nil {
-		copy(m.Params.Data, best)
+	val := func() float64 { return evaluate(m, &ds.Val, x, y, nil, offs(&ds.Val)) }
+	step, bad, err := fit(ctx, m, c, batch, tr.N, shuffle, &res, trainBatch, val)
+	switch {
+	case err != nil:
+		return m, Result{}, err
+	case bad:
+		// The loss, or the model's val forecasts, were not finite.
+		return diverged(step)
 	}
 	var probe idea.Probe
 	if pr, ok := m.Idea().(idea.Prober); ok {
@@ -250,6 +203,82 @@ func signatureOf(probe idea.Probe) *Signature {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// fit is the training loop of both trainers (TrainTrial, TrainTokens):
+// c.Epochs passes over n train items (or c.EpochWindows of them per
+// epoch) in the seeded order of shuffle, trainBatch taking one step on
+// each batch of item indices at the rate c.LRAt of the step and
+// returning its loss (trained false when the batch has nothing to score:
+// no step), and val scoring the model after every epoch. With
+// c.Patience > 0 the start (res.StartVal) is a candidate, training stops
+// once Patience epochs bring no new best, and the best epoch's weights
+// are restored. It sets res.EpochLoss, ValCurve, Val and BestEpoch and
+// returns the steps taken; bad is true when a loss or a val score was
+// not finite (the caller reports the divergence at that step), and err
+// wraps ErrInterrupted when ctx is done.
+func fit(ctx context.Context, m *transformer.Model[float32], c protocol.Cfg, batch, n int, shuffle *rand.Rand, res *Result,
+	trainBatch func(idx []int, lr float64) (loss float64, trained bool), val func() float64) (step int, bad bool, err error) {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	nItems := n // items per epoch
+	if c.EpochWindows > 0 && c.EpochWindows < n {
+		nItems = c.EpochWindows
+	}
+	perEpoch := (nItems + batch - 1) / batch
+	total := c.Epochs * perEpoch
+	var best []float32 // the best epoch's weights, under early stopping
+	if c.Patience > 0 {
+		// The starting model is a candidate: with the skip path it is the
+		// least-squares fit, which training must beat on val to replace.
+		res.Val, res.BestEpoch = res.StartVal, 0
+		best = append(best, m.Params.Data...)
+	}
+	done := ctx.Done()
+epochs:
+	for epoch := 1; epoch <= c.Epochs; epoch++ {
+		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		var sum float64
+		var nb int
+		for lo := 0; lo < nItems; lo += batch {
+			select {
+			case <-done:
+				return step, false, fmt.Errorf("trial: %w at step %d of %d: %w", ErrInterrupted, step, total, context.Cause(ctx))
+			default:
+			}
+			loss, trained := trainBatch(order[lo:min(lo+batch, nItems)], c.LRAt(step, total))
+			if !trained {
+				continue
+			}
+			step++
+			if !finite(loss) {
+				return step, true, nil
+			}
+			sum += loss
+			nb++
+		}
+		res.EpochLoss = append(res.EpochLoss, sum/float64(max(nb, 1)))
+		v := val()
+		if !finite(v) {
+			return step, true, nil
+		}
+		res.ValCurve = append(res.ValCurve, v)
+		switch {
+		case c.Patience == 0:
+			res.Val, res.BestEpoch = v, epoch
+		case v < res.Val:
+			res.Val, res.BestEpoch = v, epoch
+			best = append(best[:0], m.Params.Data...)
+		case epoch-res.BestEpoch >= c.Patience:
+			break epochs // Patience epochs without a new best
+		}
+	}
+	if best != nil {
+		copy(m.Params.Data, best)
+	}
+	return step, false, nil
+}
 
 // streamOffset is the offset a cfg's idea adds to the trial's PCG streams
 // (idea.Stream: the A/A control); 0 for every other idea.
