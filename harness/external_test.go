@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -380,4 +381,59 @@ func TestReadRerunStrict(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, raw, 0o644))
 	_, err = readRerun(path, "other")
 	require.ErrorContains(t, err, "another trial")
+}
+
+// TestExternalTokens: an external trainer on a token track gets the
+// sequences (the test labels withheld, their positions flagged), writes
+// scores at the labelled positions, and the harness scores them itself:
+// the fake's trained model (uniform over the answers) scores the chance
+// reference's cross-entropy (to rounding), its untrained one (equal
+// logits) ln(vocab); its accuracy is recomputed from the labels; the
+// rerun check reproduces a trial and the report verifies. A trainer
+// whose rows miss or misorder a labelled position fails, naming it.
+func TestExternalTokens(t *testing.T) {
+	p := protocol.CIProfileFor("mqar")
+	p.Trainers = map[string]*protocol.Trainer{"baseline": fakeCommand(t, "ok"), "idea": fakeCommand(t, "ok")}
+	o, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	r := o.Report
+	require.True(t, r.External.Rerun.Identical, "%+v", r.External.Rerun)
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
+
+	d, err := p.Data()
+	require.NoError(t, err)
+	tk := d.Tokens
+	chance := math.Log(float64(len(tk.Answers)))
+	var first, n float64
+	for _, l := range tk.Test.Labels {
+		if l >= 0 {
+			n++
+			if l == tk.Answers[0] {
+				first++ // the arg-max of equal scores is the lowest id
+			}
+		}
+	}
+	for _, row := range r.Baseline.Sweep {
+		for k, v := range row.PerSeed {
+			require.InDelta(t, chance, v, 1e-12)
+			require.InDelta(t, first/n, row.Accuracy.PerSeed[k], 1e-12)
+		}
+	}
+	require.Equal(t, "chance", r.ReferenceForecasters.Tokens[0].Name)
+	require.InDelta(t, r.ReferenceForecasters.Tokens[0].CE, r.Baseline.Sweep[0].PerSeed[0], 1e-12)
+	for _, st := range r.Informativeness.StartTest {
+		require.InDelta(t, math.Log(float64(tk.Vocab)), st, 1e-12)
+	}
+
+	for _, tc := range []struct{ mode, want string }{
+		{"rows", "out/test.csv: " + strconv.Itoa(tk.Test.Labelled()-1) + " rows, want " + strconv.Itoa(tk.Test.Labelled())},
+		{"order", "out/val.csv line 2: sequence"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			p.Trainers["idea"] = fakeCommand(t, tc.mode)
+			_, err := Run(context.Background(), p, Options{Workers: 2})
+			require.ErrorIs(t, err, trial.ErrTrainer)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
 }

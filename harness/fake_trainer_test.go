@@ -82,6 +82,9 @@ func fakeTrainer(mode, path string) error {
 			return err
 		}
 	}
+	if tf.Vocab > 0 {
+		return fakeTokens(mode, &tf)
+	}
 	damp := 1 - 20*tf.Cfg.LR
 	level := 0.01 * float64(tf.Seed%5)
 	if mode == "arm" {
@@ -172,5 +175,99 @@ func lastInputs(path, col string) ([]float64, error) {
 			return nil, err
 		}
 		out = append(out, x)
+	}
+}
+
+// fakeTokens is the fake trainer on a token track: at each labelled
+// position its trained model gives the answers (tf.Answers) equal
+// log-probabilities and every other id none (-1e30); its untrained model
+// gives every id the score 0 (logits, not log-probabilities: the harness
+// normalizes them). Mode "rows" leaves a row out of test.csv, "order"
+// swaps two rows of val.csv.
+func fakeTokens(mode string, tf *trial.TrialFile) error {
+	for _, s := range []struct {
+		in, out, start string
+		n, rows        int
+	}{{tf.Val, "val.csv", "start_val.csv", tf.Windows.Val, tf.Labelled.Val}, {tf.Test, "test.csv", "start_test.csv", tf.Windows.Test, tf.Labelled.Test}} {
+		pos, n, err := labelledPositions(s.in)
+		if err != nil {
+			return err
+		}
+		if n != s.n || len(pos) != s.rows {
+			return fmt.Errorf("%s: %d sequences and %d labelled positions, the trial file says %d and %d", s.in, n, len(pos), s.n, s.rows)
+		}
+		if mode == "rows" && s.out == "test.csv" {
+			pos = pos[:len(pos)-1]
+		}
+		if mode == "order" && s.out == "val.csv" {
+			pos[0], pos[1] = pos[1], pos[0]
+		}
+		answer := make([]bool, tf.Vocab)
+		for _, a := range tf.Answers {
+			answer[a] = true
+		}
+		var b, st strings.Builder
+		b.WriteString("sequence,position")
+		for j := range tf.Vocab {
+			fmt.Fprintf(&b, ",lp.%d", j)
+		}
+		b.WriteString("\n")
+		lp := strconv.FormatFloat(-math.Log(float64(len(tf.Answers))), 'g', -1, 64)
+		for _, p := range pos {
+			fmt.Fprintf(&b, "%d,%d", p[0], p[1])
+			fmt.Fprintf(&st, "%d,%d", p[0], p[1])
+			for j := range tf.Vocab {
+				v := "-1e30"
+				if answer[j] {
+					v = lp
+				}
+				b.WriteString("," + v)
+				st.WriteString(",0")
+			}
+			b.WriteString("\n")
+			st.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(tf.Out, s.out), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(tf.Out, s.start), []byte(st.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// labelledPositions reads a token sequences file (with labels, or with
+// scored flags in their place) and returns its labelled positions
+// (sequence, position) in order and its number of sequences.
+func labelledPositions(path string) ([][2]int, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comment = '#'
+	head, err := r.Read()
+	if err != nil {
+		return nil, 0, err
+	}
+	t := (len(head) - 1) / 2
+	scored := head[t+1] == "scored.0"
+	var pos [][2]int
+	n := 0
+	for ; ; n++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return pos, n, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		for k, v := range rec[t+1:] {
+			if (scored && v == "1") || (!scored && v != "-1") {
+				pos = append(pos, [2]int{n, k})
+			}
+		}
 	}
 }

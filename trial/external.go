@@ -42,23 +42,42 @@ type TrialFile struct {
 	// y.<target>.<k>), normalized as the built-in model sees them. Test
 	// holds the inputs only: its targets stay with the harness, which
 	// scores the forecasts.
+	//
+	// On a token track they are its sequences instead (the files
+	// `ideabench data` writes for a token track: a header
+	// "sequence,token.0,…,label.0,…", one row per sequence, its T token
+	// ids and T labels, -1 where a position is not scored). Test holds
+	// the tokens and, in place of the labels, flags scored.<t> (1 where
+	// the position is scored).
 	Train string `json:"train"`
 	Val   string `json:"val"`
 	Test  string `json:"test"`
 	// Out is the folder the trainer writes into: val.csv and test.csv
-	// (the trained model's forecasts), start_val.csv and start_test.csv
-	// (the untrained model's, for what training bought), and optionally
-	// result.json (see docs/external.md).
+	// (the trained model's forecasts, or on a token track its
+	// log-probabilities at the labelled positions), start_val.csv and
+	// start_test.csv (the untrained model's, for what training bought),
+	// and optionally result.json (see docs/external.md).
 	Out      string   `json:"out"`
-	T        int      `json:"t"`        // look-back: input positions per window
-	H        int      `json:"h"`        // horizon: forecasts per window
-	Channels []string `json:"channels"` // input channels, in the files' order
-	Target   string   `json:"target"`   // the channel forecast
+	T        int      `json:"t"`                  // look-back: input positions per window (a token track: positions per sequence)
+	H        int      `json:"h,omitempty"`        // horizon: forecasts per window (none on a token track)
+	Channels []string `json:"channels,omitempty"` // input channels, in the files' order (none on a token track)
+	Target   string   `json:"target,omitempty"`   // the channel forecast (none on a token track)
 	Windows  struct {
 		Train int `json:"train"`
 		Val   int `json:"val"`
 		Test  int `json:"test"`
-	} `json:"windows"` // rows of each file
+	} `json:"windows"` // rows of each file: windows, or sequences on a token track
+	// Track, Vocab, Answers and Labelled are set on a token track only:
+	// its name, the number of token ids (a row of scores has one per
+	// id), the ids a label can take, and the rows of scores val.csv and
+	// test.csv must hold (the labelled positions of each split).
+	Track    string  `json:"track,omitempty"`
+	Vocab    int     `json:"vocab,omitempty"`
+	Answers  []int32 `json:"answers,omitempty"`
+	Labelled *struct {
+		Val  int `json:"val"`
+		Test int `json:"test"`
+	} `json:"labelled,omitempty"`
 }
 
 // TrainerResult is the optional result.json an external trainer writes
@@ -143,6 +162,9 @@ func NewWorkspace(dir string) (*Workspace, error) {
 // returns their paths.
 func (w *Workspace) windows(p protocol.Protocol, ds *track.Dataset, dataSHA string) ([3]string, error) {
 	id := fmt.Sprintf("%s-%s-t%d", p.DataID(dataSHA), protocol.TrainingVersion, ds.Train.T)
+	if ds.Tokens != nil {
+		id = fmt.Sprintf("%s-%s-tokens", p.DataID(dataSHA), protocol.TrainingVersion)
+	}
 	w.mu.Lock()
 	e, ok := w.exports[id]
 	if !ok {
@@ -154,6 +176,32 @@ func (w *Workspace) windows(p protocol.Protocol, ds *track.Dataset, dataSHA stri
 		dir := filepath.Join(w.Dir, "data", id)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			e.err = err
+			return
+		}
+		if tk := ds.Tokens; tk != nil {
+			for i, s := range []struct {
+				name  string
+				split *track.TokenSplit
+			}{{"train", &tk.Train}, {"val", &tk.Val}, {"test", &tk.Test}} {
+				path := filepath.Join(dir, s.name+".csv")
+				e.paths[i] = path
+				if _, err := os.Stat(path); err == nil {
+					continue
+				}
+				err := atomicfile.Write(path, func(wr io.Writer) error {
+					if err := WriteStamp(wr, p.DataID(dataSHA), s.name); err != nil {
+						return err
+					}
+					if s.name == "test" {
+						return WriteTokenInputsCSV(wr, s.split)
+					}
+					return WriteTokensCSV(wr, s.split)
+				})
+				if err != nil {
+					e.err = fmt.Errorf("exporting the %s sequences for external trainers: %w", s.name, err)
+					return
+				}
+			}
 			return
 		}
 		for i, s := range []struct {
@@ -197,9 +245,6 @@ func RunExternal(ctx context.Context, w *Workspace, p protocol.Protocol, ds *tra
 }
 
 func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial, dir string) (Result, error) {
-	if ds.Tokens != nil {
-		return Result{}, fmt.Errorf("trial: %s: an external trainer cannot train on the token track %s yet (the contract exports forecasting windows); train this arm with the built-in model", p.ArmName(t.Arm), ds.Name)
-	}
 	tr := p.TrainerOf(t.Arm)
 	if tr == nil {
 		panic(fmt.Sprintf("trial: RunExternal: arm %s has no external trainer", t.Arm))
@@ -217,9 +262,19 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return Result{}, err
 	}
-	tf := TrialFile{Arm: p.ArmName(t.Arm), Cfg: c, Seed: t.Seed, Arch: p.Arch, Train: paths[0], Val: paths[1], Test: paths[2], Out: out,
-		T: at.Train.T, H: at.Train.H, Channels: at.Channels, Target: at.Channels[at.Target]}
-	tf.Windows.Train, tf.Windows.Val, tf.Windows.Test = at.Train.N, at.Val.N, at.Test.N
+	tf := TrialFile{Arm: p.ArmName(t.Arm), Cfg: c, Seed: t.Seed, Arch: p.Arch, Train: paths[0], Val: paths[1], Test: paths[2], Out: out}
+	if tk := at.Tokens; tk == nil {
+		tf.T, tf.H, tf.Channels, tf.Target = at.Train.T, at.Train.H, at.Channels, at.Channels[at.Target]
+		tf.Windows.Train, tf.Windows.Val, tf.Windows.Test = at.Train.N, at.Val.N, at.Test.N
+	} else {
+		tf.T = tk.Train.T
+		tf.Windows.Train, tf.Windows.Val, tf.Windows.Test = tk.Train.N, tk.Val.N, tk.Test.N
+		tf.Track, tf.Vocab, tf.Answers = at.Name, tk.Vocab, tk.Answers
+		tf.Labelled = &struct {
+			Val  int `json:"val"`
+			Test int `json:"test"`
+		}{tk.Val.Labelled(), tk.Test.Labelled()}
+	}
 	raw, err := json.MarshalIndent(tf, "", "  ")
 	if err != nil {
 		return Result{}, err
@@ -254,6 +309,9 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fail("out/result.json: %v", err)
 	}
+	if at.Tokens != nil {
+		return scoreTokenOutputs(res, out, at.Tokens, fail)
+	}
 	var all []float64
 	for _, s := range []struct {
 		name  string
@@ -286,6 +344,57 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 	if !finite(res.StartVal) || !finite(res.StartTest) {
 		return fail("out/start_val.csv, out/start_test.csv: the untrained model's forecasts are so large that their squared error overflows; check the model's initialization")
 	}
+	if len(res.ValCurve) == 0 {
+		res.ValCurve = []float64{res.Val}
+		res.BestEpoch = 1
+	}
+	return res, nil
+}
+
+// scoreTokenOutputs scores an external trainer's outputs on a token
+// track: the val and test scores (ReadTokenScores) give Val and Test
+// (mean cross-entropy per labelled position, ScoreTokens) with ValAcc and
+// TestAcc, the start scores StartVal and StartTest.
+func scoreTokenOutputs(res Result, out string, tk *track.TokenDataset, fail func(string, ...any) (Result, error)) (Result, error) {
+	var all []float64
+	for _, s := range []struct {
+		name     string
+		split    *track.TokenSplit
+		ce, acc  *float64
+		keepBits bool
+	}{
+		{"val.csv", &tk.Val, &res.Val, &res.ValAcc, true},
+		{"test.csv", &tk.Test, &res.Test, &res.TestAcc, true},
+		{"start_val.csv", &tk.Val, &res.StartVal, nil, false},
+		{"start_test.csv", &tk.Test, &res.StartTest, nil, false},
+	} {
+		f, err := ReadTokenScores(filepath.Join(out, s.name), s.split, tk.Vocab)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if len(f) == 0 {
+			return fail("out/%s: the split has no labelled position to score", s.name)
+		}
+		ce, acc := ScoreTokens(f, s.split, tk.Vocab)
+		if !finite(ce) {
+			if !s.keepBits {
+				return fail("out/%s: the untrained model's scores are so far apart that their cross-entropy overflows; check the model's initialization", s.name)
+			}
+			// Scores so far apart that the cross-entropy overflows: as
+			// a training whose loss overflows, the trial diverged.
+			res.Diverged, res.Val, res.Test, res.ValCurve = true, math.Inf(1), math.Inf(1), nil
+			res.ValAcc, res.TestAcc = 0, 0
+			return res, nil
+		}
+		*s.ce = ce
+		if s.acc != nil {
+			*s.acc = acc
+		}
+		if s.keepBits {
+			all = append(all, f...)
+		}
+	}
+	res.Forecasts = forecastsDigest(all)
 	if len(res.ValCurve) == 0 {
 		res.ValCurve = []float64{res.Val}
 		res.BestEpoch = 1
@@ -459,6 +568,14 @@ func Rerun(ctx context.Context, w *Workspace, others []string, p protocol.Protoc
 	dir := filepath.Join(w.Dir, "trials", id)
 	at := ds.At(p.Cfg(t).Context)
 	read := func(dir string) ([]float64, error) {
+		if tk := at.Tokens; tk != nil {
+			v, err := ReadTokenScores(filepath.Join(dir, "out", "val.csv"), &tk.Val, tk.Vocab)
+			if err != nil {
+				return nil, err
+			}
+			s, err := ReadTokenScores(filepath.Join(dir, "out", "test.csv"), &tk.Test, tk.Vocab)
+			return append(v, s...), err
+		}
 		v, err := ReadForecasts(filepath.Join(dir, "out", "val.csv"), at.Val.N, at.Val.H)
 		if err != nil {
 			return nil, err

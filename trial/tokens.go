@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
@@ -122,4 +125,161 @@ func EvaluateTokens(m *transformer.Model[float32], s *track.TokenSplit) (ce, acc
 		return 0, 0, errors.New("trial: the sequences have no labelled position to score")
 	}
 	return ce, acc, nil
+}
+
+// WriteTokenInputsCSV writes the sequences of a token split without their
+// labels, for a trainer that must not see them (an external trainer's
+// test split): a header "sequence,token.0,…,token.<T-1>,scored.0,…,
+// scored.<T-1>", then one row per sequence, its T token ids and T flags,
+// 1 where the position is scored and 0 where it is not.
+func WriteTokenInputsCSV(w io.Writer, s *track.TokenSplit) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("sequence")
+	for _, kind := range []string{"token", "scored"} {
+		for t := range s.T {
+			fmt.Fprintf(bw, ",%s.%d", kind, t)
+		}
+	}
+	bw.WriteByte('\n')
+	var buf []byte
+	for n := range s.N {
+		tok, lab := s.Seq(n)
+		buf = strconv.AppendInt(buf[:0], int64(n), 10)
+		for _, v := range tok {
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, int64(v), 10)
+		}
+		for _, l := range lab {
+			buf = append(buf, ',', '0')
+			if l >= 0 {
+				buf[len(buf)-1] = '1'
+			}
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// ReadTokenScores reads an external trainer's scores of a token split's
+// labelled positions: an optional header row, then one row per labelled
+// position of s, in order (sequence, then position, ascending): the
+// sequence's index, the position, then vocab scores, the model's
+// log-probabilities of each token id (or any logits: ScoreTokens
+// normalizes them). Every value must be a finite number. The scores come
+// back (M,V), M = s.Labelled(). A missing file gives an error wrapping
+// os.ErrNotExist.
+func ReadTokenScores(path string, s *track.TokenSplit, vocab int) ([]float64, error) {
+	name := filepath.Base(path)
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("out/%s: missing; the trainer must write its log-probabilities there: %w", name, os.ErrNotExist)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	// The labelled positions, in the order the rows must follow.
+	type pos struct{ n, t int }
+	want := make([]pos, 0, s.Labelled())
+	for i, l := range s.Labels {
+		if l >= 0 {
+			want = append(want, pos{i / s.T, i % s.T})
+		}
+	}
+	r := csv.NewReader(bufio.NewReader(f))
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	out := make([]float64, 0, len(want)*vocab)
+	row, line := 0, 0
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("out/%s: %v", name, err)
+		}
+		first := line == 0
+		line, _ = r.FieldPos(0)
+		if first {
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+			if _, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil {
+				continue // the header
+			}
+		}
+		if row >= len(want) {
+			return nil, fmt.Errorf("out/%s line %d: more than the %d labelled positions of the split; write one row per labelled position (scored.<t> = 1 in the inputs file)", name, line, len(want))
+		}
+		if len(rec) != vocab+2 {
+			return nil, fmt.Errorf("out/%s line %d: %d fields, want %d (the sequence, the position, then a log-probability for each of the %d token ids)", name, line, len(rec), vocab+2, vocab)
+		}
+		w := want[row]
+		n, errN := strconv.Atoi(strings.TrimSpace(rec[0]))
+		t, errT := strconv.Atoi(strings.TrimSpace(rec[1]))
+		if errN != nil || errT != nil || n != w.n || t != w.t {
+			return nil, fmt.Errorf("out/%s line %d: sequence %q position %q, want sequence %d position %d; write the labelled positions in order, sequence then position", name, line, rec[0], rec[1], w.n, w.t)
+		}
+		for j, v := range rec[2:] {
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !finite(x) {
+				return nil, fmt.Errorf("out/%s line %d: the score of token %d at sequence %d position %d is %q, not a finite number (a log-probability of 0 is written as a large negative number, e.g. -1e30; a trainer whose training diverged writes {\"diverged\": true} to out/result.json)", name, line, j, w.n, w.t, v)
+			}
+			out = append(out, x)
+		}
+		row++
+	}
+	if row != len(want) {
+		return nil, fmt.Errorf("out/%s: %d rows, want %d (one row per labelled position of the split)", name, row, len(want))
+	}
+	return out, nil
+}
+
+// ScoreTokens returns the mean cross-entropy and the accuracy of scores
+// (M,V), a row per labelled position of s in order (ReadTokenScores),
+// against s's labels. Each row is normalized first, so its cross-entropy
+// is
+//
+//	logsumexp(row) − row[label] = log Σ_j exp(row_j − m) + m − row[label],  m = max_j row_j,
+//
+// which is −row[label] for a row of log-probabilities; a row is correct
+// when its arg-max (the lowest index among equal maxima, as the built-in
+// model's) is the label. Sums run in float64, in row order.
+func ScoreTokens(scores []float64, s *track.TokenSplit, vocab int) (ce, acc float64) {
+	m := len(scores) / vocab
+	if m == 0 || m*vocab != len(scores) {
+		panic(fmt.Sprintf("trial: ScoreTokens: %d scores for vocab %d", len(scores), vocab))
+	}
+	var sum float64
+	correct, i := 0, 0
+	for _, y := range s.Labels {
+		if y < 0 {
+			continue
+		}
+		if i == m {
+			panic(fmt.Sprintf("trial: ScoreTokens: %d rows of scores for a split of more labelled positions", m))
+		}
+		row := scores[i*vocab:][:vocab]
+		mx, arg := row[0], 0
+		for j, z := range row {
+			if z > mx {
+				mx, arg = z, j
+			}
+		}
+		if arg == int(y) {
+			correct++
+		}
+		var z float64
+		for _, x := range row {
+			z += math.Exp(x - mx)
+		}
+		sum += math.Log(z) + mx - row[y]
+		i++
+	}
+	if i != m {
+		panic(fmt.Sprintf("trial: ScoreTokens: %d rows of scores for %d labelled positions", m, i))
+	}
+	return sum / float64(m), float64(correct) / float64(m)
 }
