@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
@@ -59,4 +60,38 @@ func TestTorchExample(t *testing.T) {
 		require.InDelta(t, *lc, st, 1e-4**lc)
 	}
 	require.NotContains(t, strings.Join(r.Comparison.Warnings, "\n"), "not reproduced")
+}
+
+// TestTorchExampleTokens runs the PyTorch example on the mqar track at
+// ci size (two lrs, four seeds): its untrained model scores ln(vocab), a
+// uniform guess over every token id; the rerun check reproduces a trial
+// bit for bit; the report verifies. Skipped where no Python imports
+// torch.
+func TestTorchExampleTokens(t *testing.T) {
+	py := torchPython()
+	if py == "" {
+		t.Skip("no python3 with torch (Debian: apt-get install python3-torch)")
+	}
+	if testing.Short() {
+		t.Skip("trains 16 trials in PyTorch")
+	}
+	script := "../examples/torch/train.py"
+	p := protocol.CIProfileFor("mqar")
+	p.Seeds = p.Seeds[:4]
+	p.Baseline, p.Idea = p.Baseline[1:], p.Idea[1:]
+	p.Trainers = map[string]*protocol.Trainer{
+		"baseline": {Command: []string{py, script}, Files: []string{script}, TimeoutS: 300},
+		"idea":     {Command: []string{py, script, "--idea", "gate"}, Files: []string{script}, TimeoutS: 300},
+	}
+	o, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	r := o.Report
+	require.True(t, r.External.Rerun.Identical, "%+v", r.External.Rerun)
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
+	d, err := p.Data()
+	require.NoError(t, err)
+	for _, st := range r.Informativeness.StartTest {
+		require.InDelta(t, math.Log(float64(d.Tokens.Vocab)), st, 0.02, "the untrained model guesses uniformly")
+	}
+	t.Logf("baseline test CE %v, chance %.3f", r.Baseline.Full.PerSeed, r.ReferenceForecasters.Tokens[0].CE)
 }

@@ -67,7 +67,8 @@ var benchShapes = []struct {
 }
 
 // BenchmarkTrainStepShapes times one training step (batch 32, no idea)
-// at each of benchShapes, with its GFLOP/s (Config.StepFLOPs) and
+// at each of benchShapes, and of the token models of tokenShapes (batch
+// 64), with its GFLOP/s (Config.StepFLOPs) and
 // that as a share of the FP32 peak of one core measured in the same
 // process (kernel.Peak), which it reports too (peak-GFLOP/s). With -cpu
 // N above 1 it also times the step with its products split among N
@@ -83,6 +84,14 @@ func BenchmarkTrainStepShapes(b *testing.B) {
 			b.Run(fmt.Sprintf("shape=%s/threads=%d", sh.name, th), func(b *testing.B) {
 				defer SetThreads(SetThreads(th))
 				benchShape(b, sh.c, peak)
+			})
+		}
+	}
+	for _, sh := range tokenShapes {
+		for _, th := range threads {
+			b.Run(fmt.Sprintf("shape=%s/threads=%d", sh.name, th), func(b *testing.B) {
+				defer SetThreads(SetThreads(th))
+				benchTokenShape(b, sh.c, sh.labels, peak)
 			})
 		}
 	}
@@ -106,7 +115,8 @@ func benchShape(b *testing.B, c Config, peak float64) {
 	}
 }
 
-// tokenShapes are the token models BenchmarkTokenStep times: the recall
+// tokenShapes are the token models BenchmarkTrainStepShapes times
+// beside benchShapes, at batch 64 (the token tracks' batch): the recall
 // tracks' width (vocabulary 256, T 64, 8 labels a sequence) and Zoology's
 // MQAR shape (vocabulary 8192, T 128, 8 pairs queried), where the head
 // at the labelled rows only saves most of the vocabulary product.
@@ -119,45 +129,31 @@ var tokenShapes = []struct {
 	{"mqar-8192", Config{D: 64, Heads: 4, Layers: 2, T: 128, Vocab: 8192}, 8},
 }
 
-// BenchmarkTokenStep times one TrainStepTokens (forward, cross-entropy
-// at the labelled positions, backward, Adam) of each of tokenShapes at
-// batch 64, with its GFLOP/s (Config.TokenStepFLOPs) and that as a share
-// of one core's FP32 peak (kernel.Peak), as BenchmarkTrainStepShapes
-// reports them; with -cpu N above 1 also with N threads.
-func BenchmarkTokenStep(b *testing.B) {
-	peak, _ := kernel.Peak()
-	threads := []int{1}
-	if n := runtime.GOMAXPROCS(0); n > 1 {
-		threads = append(threads, n)
-	}
+// benchTokenShape times TrainStepTokens (forward, cross-entropy at the
+// labelled positions, backward, Adam) of a token model of config c at
+// batch 64, labels labelled positions a sequence, with its GFLOP/s
+// (Config.TokenStepFLOPs) and that as a share of peak.
+func benchTokenShape(b *testing.B, c Config, labels int, peak float64) {
 	const batch = 64
-	for _, sh := range tokenShapes {
-		c, labels := sh.c, sh.labels
-		for _, th := range threads {
-			b.Run(fmt.Sprintf("shape=%s/threads=%d", sh.name, th), func(b *testing.B) {
-				defer SetThreads(SetThreads(th))
-				m, err := New[float32](c, batch)
-				if err != nil {
-					b.Fatal(err)
-				}
-				r := rand.New(rand.NewPCG(1, 1))
-				m.Params.Init(r)
-				tb := previousTokenBatch(r, batch, c.T, c.Vocab, labels)
-				opt := NewAdam[float32](c.NumParams())
-				b.ReportAllocs()
-				for b.Loop() {
-					m.TrainStepTokens(opt, tb, 1e-3)
-				}
-				perStep := b.Elapsed().Seconds() / float64(b.N)
-				gf := c.TokenStepFLOPs(batch, batch*labels) / perStep / 1e9
-				b.ReportMetric(perStep*1e3, "ms/step")
-				b.ReportMetric(gf, "GFLOP/s")
-				if peak > 0 {
-					b.ReportMetric(100*gf/peak, "%peak")
-					b.ReportMetric(peak, "peak-GFLOP/s")
-				}
-			})
-		}
+	m, err := New[float32](c, batch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	m.Params.Init(r)
+	tb := previousTokenBatch(r, batch, c.T, c.Vocab, labels)
+	opt := NewAdam[float32](c.NumParams())
+	b.ReportAllocs()
+	for b.Loop() {
+		m.TrainStepTokens(opt, tb, 1e-3)
+	}
+	perStep := b.Elapsed().Seconds() / float64(b.N)
+	gf := c.TokenStepFLOPs(batch, batch*labels) / perStep / 1e9
+	b.ReportMetric(perStep*1e3, "ms/step")
+	b.ReportMetric(gf, "GFLOP/s")
+	if peak > 0 {
+		b.ReportMetric(100*gf/peak, "%peak")
+		b.ReportMetric(peak, "peak-GFLOP/s")
 	}
 }
 

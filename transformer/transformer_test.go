@@ -311,7 +311,7 @@ func TestMemoryBytes(t *testing.T) {
 		{"patches", Config{D: 32, Heads: 4, Layers: 2, T: 96, H: 96, CIn: 7, Patch: 16, Skip: true, Norm: NormLast, Loss: LossLast}, 32},
 		{"wide", Config{D: 256, Heads: 8, Layers: 4, T: 32, H: 8, CIn: 1, Patch: 4}, 8},
 		{"long", Config{D: 16, Heads: 2, Layers: 2, T: 256, H: 8, CIn: 1}, 64},
-		// Token mode at BenchmarkTokenStep's shape: the estimate counts
+		// Token mode at a shape of BenchmarkTrainStepShapes (tokenShapes): the estimate counts
 		// logits at every position, New makes them on first need.
 		{"tokens", Config{D: 64, Heads: 4, Layers: 2, T: 64, Vocab: 256}, 64},
 	} {

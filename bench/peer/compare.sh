@@ -6,6 +6,7 @@
 #
 #   bash bench/peer/compare.sh [rounds]            # default 5 rounds per gate
 #   bash bench/peer/compare.sh --shapes [rounds]   # BenchmarkTrainStepShapes' shapes, default 3 rounds
+#                                                  # (SHAPES="recall mqar-8192" for some of them)
 #
 # Outputs go.txt and torch.txt in $OUT or a temporary directory.
 #
@@ -77,7 +78,17 @@ if $shapes; then
 		"ett|--d 64 --heads 4 --layers 2 --t 96 --h 96 --cin 1|40x|20"
 		"large|--d 128 --heads 8 --layers 3 --t 96 --h 96 --cin 7|8x|6"
 		"multivariate|--d 32 --heads 4 --layers 2 --t 336 --h 96 --cin 1 --patch 16 --norm last --skip --loss last|400x|100"
+		"recall|--d 64 --heads 4 --layers 2 --t 64 --vocab 256 --labels 8 --batch 64|30x|20"
+		"mqar-8192|--d 64 --heads 4 --layers 2 --t 128 --vocab 8192 --labels 8 --batch 64|6x|4"
 	)
+	if [ -n "${SHAPES:-}" ]; then
+		# Only the shapes named in SHAPES (e.g. SHAPES="recall mqar-8192").
+		keep=()
+		for spec in "${specs[@]}"; do
+			case " $SHAPES " in *" ${spec%%|*} "*) keep+=("$spec") ;; esac
+		done
+		specs=("${keep[@]}")
+	fi
 	go test -c -o "$out/transformer.test" ./transformer/
 	for r in $(seq "${1:-3}"); do
 		for spec in "${specs[@]}"; do

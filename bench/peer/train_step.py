@@ -24,6 +24,11 @@ bench_test.go, y[i] = sin(0.1*i) over the flat (B,T+H) buffer, x the first
 T values of each window. LayerNorm eps 1e-5, Adam(lr 1e-3, betas
 (0.9, 0.999), eps 1e-8), float32.
 
+With --vocab V the model is the token model (Config.Vocab): h = E[tokens] +
+pos, the same blocks and ln_f, then the head (d -> V) applied to the
+labelled rows alone (t/labels of them a sequence) and the mean cross-entropy
+there, as TrainStepTokens does.
+
 Output: one benchfmt line per timing round (benchstat reads them) and a
 "# median ..." summary line that benchfmt ignores.
 """
@@ -86,6 +91,12 @@ def parse_args():
                    help="a linear map of the target channel's T inputs added to the forecast (Config.Skip)")
     p.add_argument("--loss", choices=["all", "last"], default="all",
                    help="last: only the last token's forecast is trained (Config.Loss)")
+    p.add_argument("--vocab", type=int, default=0,
+                   help="a token model (Config.Vocab): token embedding, learned positions, "
+                        "a head over the vocabulary at the labelled rows only, cross-entropy")
+    p.add_argument("--labels", type=int, default=8,
+                   help="labelled positions per sequence of the token model (every t/labels-th, "
+                        "labelled with the token before it, as bench_test.go's previousTokenBatch)")
     p.add_argument("--name", choices=["peer", "go"], default="peer",
                    help="peer: BenchmarkTrainStep/gate=X/peer=torch; go: exactly the "
                         "Go benchmark's name (BenchmarkTrainStep/gate=X, plus -N when "
@@ -205,23 +216,64 @@ def main():
             s = torch.stack(states, dim=1)
         return a / (1 + beta * s).unsqueeze(-1)
 
-    model = TransformerTiny()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
+    class TokenTiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(args.vocab, D)
+            self.pos_embed = nn.Parameter(torch.zeros(T, D))
+            self.blocks = nn.ModuleList([Block() for _ in range(L)])
+            self.ln_f = nn.LayerNorm(D, eps=1e-5)
+            self.head = nn.Linear(D, args.vocab)
+            for name, prm in self.named_parameters():
+                if name.endswith(".bias"):
+                    nn.init.zeros_(prm)
+                elif ".ln" in name or name.startswith("ln_f"):
+                    nn.init.ones_(prm)
+                else:
+                    nn.init.normal_(prm, 0.0, 0.02)
 
-    flat = torch.sin(torch.arange(B * (T + H), dtype=torch.float64) * 0.1).float()
-    y = flat.view(B, T + H)
-    x = y[:, :T].unsqueeze(-1).expand(B, T, CIn).contiguous()
-    # target[b,n,h] = y[b, (n+1)*P+h]: the H values after token n's last input
-    target = y.unfold(1, H, 1)[:, P:T + 1:P, :].contiguous()  # (B,N,H)
-    if args.loss == "last":
-        target = y[:, T:T + H].contiguous()  # (B,H)
+        def forward(self, tokens, rows):
+            h = self.embed(tokens) + self.pos_embed
+            for blk in self.blocks:
+                h = blk(h)
+            z = self.ln_f(h).reshape(-1, D)[rows]  # the labelled rows only
+            return self.head(z)  # (M,V)
 
-    def step():
-        opt.zero_grad(set_to_none=False)  # Go clears its gradient buffer too
-        loss = F.mse_loss(model(x), target)
-        loss.backward()
-        opt.step()
-        return loss
+    if args.vocab:
+        if args.patch != 1 or args.cin != 1:
+            sys.exit("--vocab takes no --patch or --cin")
+        model = TokenTiny()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
+        g = torch.Generator().manual_seed(1)
+        tokens = torch.randint(args.vocab, (B, T), generator=g)
+        stride = T // args.labels
+        rows = torch.tensor([b * T + p for b in range(B) for p in range(T) if p % stride == stride - 1])
+        labels = tokens.reshape(-1)[rows - 1]
+
+        def step():
+            opt.zero_grad(set_to_none=False)
+            loss = F.cross_entropy(model(tokens, rows), labels)
+            loss.backward()
+            opt.step()
+            return loss
+    else:
+        model = TransformerTiny()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
+
+        flat = torch.sin(torch.arange(B * (T + H), dtype=torch.float64) * 0.1).float()
+        y = flat.view(B, T + H)
+        x = y[:, :T].unsqueeze(-1).expand(B, T, CIn).contiguous()
+        # target[b,n,h] = y[b, (n+1)*P+h]: the H values after token n's last input
+        target = y.unfold(1, H, 1)[:, P:T + 1:P, :].contiguous()  # (B,N,H)
+        if args.loss == "last":
+            target = y[:, T:T + H].contiguous()  # (B,H)
+
+        def step():
+            opt.zero_grad(set_to_none=False)  # Go clears its gradient buffer too
+            loss = F.mse_loss(model(x), target)
+            loss.backward()
+            opt.step()
+            return loss
 
     for _ in range(args.warmup):
         step()

@@ -27,6 +27,14 @@ output projection), at the cfg's rho and beta:
 
     u_t = mean_j a_tj^2,  s_t = rho s_{t-1} + (1-rho) u_t,  g_t = 1/(1+beta s_t),  y_t = g_t a_t
 
+On a token track (the trial file names a vocab: mqar, forget-mqar, recall,
+...) the model is the built-in token model instead: a token embedding, learned
+positions (or none, arch.positions), the same blocks, a final LayerNorm and a
+vocabulary head, trained on the cross-entropy of the labelled positions. It
+writes, for each labelled position of val and test in order, the sequence,
+the position and the log-probability of every token id; ideabench computes
+cross-entropy and accuracy from them on its own copy of the labels.
+
 Everything random is drawn from the trial's seed, with deterministic kernels
 on one thread, so a rerun of a trial gives the same forecasts bit for bit
 (ideabench checks that on one trial of every run).
@@ -179,6 +187,164 @@ class PatchTransformer(nn.Module):
         self.skip.bias.copy_(sol[-1].float())
 
 
+class TokenTransformer(nn.Module):
+    """The built-in token model (package transformer, Config.Vocab) in
+    PyTorch: token embedding plus learned positions (none with
+    arch.positions "none"), the blocks, a final LayerNorm and a head over
+    the vocabulary at every position."""
+
+    def __init__(self, vocab, t, arch, gate):
+        super().__init__()
+        d, heads, layers = arch["d"], arch["heads"], arch["layers"]
+        self.embed = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.zeros(t, d)) if arch.get("positions", "") != "none" else None
+        self.blocks = nn.ModuleList([Block(d, heads, gate) for _ in range(layers)])
+        self.ln = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab)
+        self.register_buffer("mask", torch.triu(torch.full((t, t), float("-inf")), 1))
+        for name, p in self.named_parameters():
+            if name.endswith("bias"):
+                nn.init.zeros_(p)
+            elif p.dim() > 1 or name == "pos":
+                nn.init.normal_(p, std=0.02)
+
+    def forward(self, tokens):
+        """Logits (B, T, V)."""
+        hid = self.embed(tokens)
+        if self.pos is not None:
+            hid = hid + self.pos
+        for b in self.blocks:
+            hid = b(hid, self.mask)
+        return self.head(self.ln(hid))
+
+
+def load_tokens(path, t):
+    """Sequences of one split: tokens (N, T) and labels (N, T), -1 where a
+    position is not scored; the test file flags the scored positions
+    (scored.<t>) and withholds the labels, which come back as 0 there."""
+    with open(path) as f:
+        lines = [line for line in f if not line.startswith("#")]
+    head = lines[0].strip().split(",")
+    data = np.loadtxt(lines[1:], delimiter=",", dtype=np.int64, ndmin=2)
+    tokens = torch.from_numpy(data[:, 1 : t + 1].copy())
+    rest = torch.from_numpy(data[:, t + 1 : 2 * t + 1].copy())
+    if head[t + 1] == "scored.0":
+        rest = torch.where(rest == 1, 0, -1)
+    return tokens, rest
+
+
+@torch.no_grad()
+def token_scores(model, tokens, labels, batch=256):
+    """The log-probabilities (M, V) at the labelled positions, in order."""
+    model.eval()
+    out = []
+    for i in range(0, len(tokens), batch):
+        lp = torch.log_softmax(model(tokens[i : i + batch]).double(), -1)
+        out.append(lp[labels[i : i + batch] >= 0])
+    model.train()
+    return torch.cat(out)
+
+
+def token_ce(model, tokens, labels):
+    lp = token_scores(model, tokens, labels)
+    y = labels[labels >= 0]
+    return -lp[torch.arange(len(y)), y].mean().item()
+
+
+def write_token_scores(path, lp, labels):
+    where = (labels >= 0).nonzero().tolist()
+    lp = lp.numpy()
+    with open(path, "w") as w:
+        w.write("sequence,position," + ",".join(f"lp.{j}" for j in range(lp.shape[1])) + "\n")
+        for (n, k), row in zip(where, lp):
+            w.write(f"{n},{k}," + ",".join(repr(float(v)) for v in row) + "\n")
+
+
+def train_tokens(tr, cfg, arch, out, gate, rng):
+    """The token track's trial: train on the labelled positions'
+    cross-entropy, early stopping on val, scores written to out."""
+    t = tr["t"]
+    xtr, ytr = load_tokens(tr["train"], t)
+    xva, yva = load_tokens(tr["val"], t)
+    xte, yte = load_tokens(tr["test"], t)
+    model = TokenTransformer(tr["vocab"], t, arch, gate)
+    write_token_scores(os.path.join(out, "start_val.csv"), token_scores(model, xva, yva), yva)
+    write_token_scores(os.path.join(out, "start_test.csv"), token_scores(model, xte, yte), yte)
+
+    def loss_of(idx):
+        logits = model(xtr[idx])
+        y = ytr[idx]
+        keep = y >= 0
+        return nn.functional.cross_entropy(logits[keep], y[keep]) if keep.any() else None
+
+    val_curve, epoch_loss, best_epoch = fit(model, cfg, arch, len(xtr), rng, loss_of, lambda: token_ce(model, xva, yva))
+    if best_epoch is None:
+        with open(os.path.join(out, "result.json"), "w") as w:
+            json.dump({"diverged": True}, w)
+        return
+    write_token_scores(os.path.join(out, "val.csv"), token_scores(model, xva, yva), yva)
+    write_token_scores(os.path.join(out, "test.csv"), token_scores(model, xte, yte), yte)
+    with open(os.path.join(out, "result.json"), "w") as w:
+        json.dump({"val_curve": val_curve, "epoch_loss": epoch_loss, "best_epoch": best_epoch}, w)
+
+
+def fit(model, cfg, arch, n, rng, loss_of, val_of):
+    """The cfg's training: epochs of seeded batches (epoch_windows of them
+    per epoch where set), AdamW under the schedule, clipping, the val
+    metric after each epoch and, with patience, early stopping back to the
+    best val epoch's weights. Returns the val curve, the epoch losses and
+    the best epoch, or best_epoch None when training diverged."""
+    # Weight decay on the weight matrices and embeddings only, as the
+    # built-in model: not on biases or LayerNorm gains.
+    decayed = [p for p in model.parameters() if p.dim() >= 2]
+    kept = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW(
+        [{"params": decayed, "weight_decay": cfg.get("weight_decay", 0)}, {"params": kept, "weight_decay": 0}], lr=cfg["lr"]
+    )
+    batch = arch.get("batch", 32)
+    per_epoch = min(cfg.get("epoch_windows", 0) or n, n)
+    steps = cfg["epochs"] * math.ceil(per_epoch / batch)
+    patience, clip = cfg.get("patience", 0), cfg.get("clip", 0)
+    best_val, best_epoch, best_state = float("inf"), 0, None
+    if patience:
+        best_val = val_of()
+        best_state = {k: v.clone() for k, v in model.state_dict().items()}
+    val_curve, epoch_loss, step = [], [], 0
+    for epoch in range(1, cfg["epochs"] + 1):
+        order = rng.permutation(n)[:per_epoch]
+        total = 0.0
+        for i in range(0, per_epoch, batch):
+            idx = torch.from_numpy(order[i : i + batch])
+            for g in opt.param_groups:
+                g["lr"] = lr_at(cfg, step, steps)
+            loss = loss_of(idx)
+            step += 1
+            if loss is None:
+                continue  # no position to score: no step
+            opt.zero_grad()
+            loss.backward()
+            if clip:
+                nn.utils.clip_grad_norm_(model.parameters(), clip)
+            opt.step()
+            total += loss.item() * len(idx)
+        val = val_of()
+        if not (math.isfinite(total) and math.isfinite(val)):
+            return None, None, None
+        val_curve.append(val)
+        epoch_loss.append(total / per_epoch)
+        if patience:
+            if val < best_val:
+                best_val, best_epoch = val, epoch
+                best_state = {k: v.clone() for k, v in model.state_dict().items()}
+            elif epoch - best_epoch >= patience:
+                break
+    if patience:
+        model.load_state_dict(best_state)
+    else:
+        best_epoch = len(val_curve)
+    return val_curve, epoch_loss, best_epoch
+
+
 def every_target(x, y, target, patch, tokens):
     """Each token's targets (B, L, H): the next h values of the target
     channel after its patch, from the window's inputs and targets."""
@@ -231,12 +397,6 @@ def main():
     torch.manual_seed(tr["seed"])
     rng = np.random.default_rng(tr["seed"])
 
-    chans, t, h = tr["channels"], tr["t"], tr["h"]
-    target = chans.index(tr["target"])
-    xtr, ytr = load_windows(tr["train"], chans, tr["target"], t, h)
-    xva, yva = load_windows(tr["val"], chans, tr["target"], t, h)
-    xte, _ = load_windows(tr["test"], chans, tr["target"], t, h)
-
     if cfg.get("idea", "") not in ("", "gate"):
         sys.exit(f"cfg idea {cfg['idea']!r}: this trainer knows the gate only (--idea gate)")
     gate = None
@@ -244,6 +404,16 @@ def main():
         if not cfg.get("beta", 0) > 0:
             sys.exit(f"--idea gate needs beta > 0 in the cfg, got {cfg.get('beta')}")
         gate = Gate(cfg["rho"], cfg["beta"])
+    if tr.get("vocab"):
+        train_tokens(tr, cfg, arch, out, gate, rng)
+        return
+
+    chans, t, h = tr["channels"], tr["t"], tr["h"]
+    target = chans.index(tr["target"])
+    xtr, ytr = load_windows(tr["train"], chans, tr["target"], t, h)
+    xva, yva = load_windows(tr["val"], chans, tr["target"], t, h)
+    xte, _ = load_windows(tr["test"], chans, tr["target"], t, h)
+
     model = PatchTransformer(t, len(chans), h, target, arch, gate)
     if model.skip is not None:
         model.fit_skip(xtr, ytr)
@@ -253,58 +423,16 @@ def main():
     write_forecasts(os.path.join(out, "start_val.csv"), forecast(model, xva))
     write_forecasts(os.path.join(out, "start_test.csv"), forecast(model, xte))
 
-    # Weight decay on the weight matrices and embeddings only, as the
-    # built-in model: not on biases or LayerNorm gains.
-    decayed = [p for p in model.parameters() if p.dim() >= 2]
-    kept = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW(
-        [{"params": decayed, "weight_decay": cfg.get("weight_decay", 0)}, {"params": kept, "weight_decay": 0}], lr=cfg["lr"]
+    def loss_of(idx):
+        return torch.mean((model(xtr[idx], every) - ytr[idx]) ** 2)
+
+    val_curve, epoch_loss, best_epoch = fit(
+        model, cfg, arch, len(xtr), rng, loss_of, lambda: torch.mean((forecast(model, xva) - yva) ** 2).item()
     )
-    batch = arch.get("batch", 32)
-    per_epoch = min(cfg.get("epoch_windows", 0) or len(xtr), len(xtr))
-    steps = cfg["epochs"] * math.ceil(per_epoch / batch)
-    patience, clip = cfg.get("patience", 0), cfg.get("clip", 0)
-    best_val, best_epoch, best_state = float("inf"), 0, None
-    if patience:
-        best_val = torch.mean((forecast(model, xva) - yva) ** 2).item()
-        best_state = {k: v.clone() for k, v in model.state_dict().items()}
-    val_curve, epoch_loss, step = [], [], 0
-    for epoch in range(1, cfg["epochs"] + 1):
-        order = rng.permutation(len(xtr))[:per_epoch]
-        total = 0.0
-        for i in range(0, per_epoch, batch):
-            idx = torch.from_numpy(order[i : i + batch])
-            for g in opt.param_groups:
-                g["lr"] = lr_at(cfg, step, steps)
-            loss = torch.mean((model(xtr[idx], every) - ytr[idx]) ** 2)
-            opt.zero_grad()
-            loss.backward()
-            if clip:
-                nn.utils.clip_grad_norm_(model.parameters(), clip)
-            opt.step()
-            total += loss.item() * len(idx)
-            step += 1
-        if not math.isfinite(total):
-            with open(os.path.join(out, "result.json"), "w") as w:
-                json.dump({"diverged": True}, w)
-            return
-        val = torch.mean((forecast(model, xva) - yva) ** 2).item()
-        if not math.isfinite(val):
-            with open(os.path.join(out, "result.json"), "w") as w:
-                json.dump({"diverged": True}, w)
-            return
-        val_curve.append(val)
-        epoch_loss.append(total / per_epoch)
-        if patience:
-            if val < best_val:
-                best_val, best_epoch = val, epoch
-                best_state = {k: v.clone() for k, v in model.state_dict().items()}
-            elif epoch - best_epoch >= patience:
-                break
-    if patience:
-        model.load_state_dict(best_state)
-    else:
-        best_epoch = len(val_curve)
+    if best_epoch is None:
+        with open(os.path.join(out, "result.json"), "w") as w:
+            json.dump({"diverged": True}, w)
+        return
     write_forecasts(os.path.join(out, "val.csv"), forecast(model, xva))
     write_forecasts(os.path.join(out, "test.csv"), forecast(model, xte))
     with open(os.path.join(out, "result.json"), "w") as w:
