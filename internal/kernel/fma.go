@@ -64,6 +64,8 @@ func axpy[F Float](y []F, a F, x []F) {
 		y32 := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(y))), len(y))
 		x32 := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 		a64 := float64(float32(a))
+		k := axpyVec(y32, float32(a), x32)
+		y32, x32 = y32[k:], x32[k:]
 		for j, xv := range x32 {
 			// fma32, its common case inlined.
 			p, q := a64*float64(xv), float64(y32[j])

@@ -75,3 +75,42 @@ func TestFMA32(t *testing.T) {
 		}
 	}
 }
+
+// TestAxpy checks axpy (its vector prefix where the CPU has one, then
+// the Go loop) against exactFMA32 element by element, at lengths around
+// the vector widths, on values whose sums round in every way: random
+// scales, exact midpoints and subnormals.
+func TestAxpy(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	draw := func() float32 {
+		switch r.IntN(4) {
+		case 0:
+			return float32(r.NormFloat64())
+		case 1:
+			return float32(r.NormFloat64() * math.Ldexp(1, r.IntN(60)-30))
+		case 2:
+			return math.Float32frombits(r.Uint32N(1 << 23)) // subnormal
+		default:
+			return float32(1 + r.IntN(1<<10)) // exact products and midpoints
+		}
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 40, 64, 71, 129} {
+		for range 50 {
+			a := draw()
+			x, y := make([]float32, n), make([]float32, n)
+			for i := range x {
+				x[i], y[i] = draw(), draw()
+			}
+			want := make([]float32, n)
+			for i := range want {
+				want[i] = exactFMA32(a, x[i], y[i])
+			}
+			axpy(y, a, x)
+			for i := range y {
+				if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("n %d: y[%d] = %v, want %v (a %v, x %v)", n, i, y[i], want[i], a, x[i])
+				}
+			}
+		}
+	}
+}

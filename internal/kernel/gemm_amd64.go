@@ -559,3 +559,22 @@ func triPairAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ld
 		triPairAVX512(&c[q*bt.SC], &a[q*bt.SA], &b[q*bt.SB], ldc, rsa, csa, ldb, t, u)
 	}
 }
+
+// axpyFMA sets y[i] = fma32(a, x[i], y[i]) for i < n, n a positive
+// multiple of 8 (AVX2 with FMA).
+//
+//go:noescape
+func axpyFMA(y, x *float32, a float32, n int)
+
+// axpyVec runs axpy's float32 loop on the longest prefix of x whose
+// length is a multiple of 8, in vector FMAs where the CPU has them (the
+// same bits as fma32), and returns that length (0 where it ran nothing).
+func axpyVec(y []float32, a float32, x []float32) int {
+	n := len(x) &^ 7
+	if n == 0 || !hasAVX2 {
+		return 0
+	}
+	y = y[:len(x)] // y is at least as long: axpy's contract
+	axpyFMA(&y[0], &x[0], a, n)
+	return n
+}

@@ -51,3 +51,6 @@ func TriGemmPairsFast(t int) bool { return false }
 func triPairAsm(c []float32, ldc int, a []float32, rsa, csa int, b []float32, ldb int, t int, upper bool, bt Batch) {
 	panic("kernel: triPairAsm without an assembly kernel")
 }
+
+// axpyVec reports that no vector axpy runs on this build.
+func axpyVec(y []float32, a float32, x []float32) int { return 0 }

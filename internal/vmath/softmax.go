@@ -113,3 +113,84 @@ func causalSoftmaxGradTGeneric(ds, pt []float32, t int, scale float32) {
 		}
 	}
 }
+
+// rowsSoftmax is the causal softmax pair walked row by row (key j, the
+// queries i ≥ j contiguous) instead of column by column: each column's
+// running maximum, sum and d_i take the same values in the same order (j
+// increasing), so the bits are the Go loop's, but the rows are read
+// contiguously and the exponentials of a row go through Exp (its vector
+// kernel where the CPU has one). It is the kernel on CPUs without
+// AVX-512, where the opmasks that make the column kernel pay are missing.
+var rowsSoftmax = softmaxImpl{"rows", causalSoftmaxTRows, causalSoftmaxGradTRows}
+
+// rowsScratch returns two zeroed scratch columns of t values: from buf
+// when they fit, else allocated.
+func rowsScratch(buf *[2 * 256]float32, t int) (a, b []float32) {
+	if t <= 256 {
+		a, b = buf[:t], buf[256:256+t]
+		clear(a)
+		clear(b)
+		return a, b
+	}
+	return make([]float32, t), make([]float32, t)
+}
+
+func causalSoftmaxTRows(st []float32, t int, scale float32) {
+	var buf [2 * 256]float32
+	m, s := rowsScratch(&buf, t)
+	for i := range m {
+		m[i] = float32(math.Inf(-1))
+	}
+	for j := range t {
+		row := st[j*t+j : j*t+t]
+		mj := m[j:]
+		for k, x := range row {
+			v := x * scale
+			row[k] = v
+			if v > mj[k] {
+				mj[k] = v
+			}
+		}
+	}
+	for j := range t {
+		row := st[j*t+j : j*t+t]
+		mj := m[j:]
+		for k := range row {
+			row[k] -= mj[k]
+		}
+		Exp(row, row)
+		sj := s[j:]
+		for k, e := range row {
+			sj[k] += e
+		}
+	}
+	for i := range s {
+		s[i] = one / s[i] // inv
+	}
+	for j := range t {
+		clear(st[j*t : j*t+j])
+		row := st[j*t+j : j*t+t]
+		sj := s[j:]
+		for k := range row {
+			row[k] *= sj[k]
+		}
+	}
+}
+
+func causalSoftmaxGradTRows(ds, pt []float32, t int, scale float32) {
+	var buf [2 * 256]float32
+	d, _ := rowsScratch(&buf, t)
+	for j := range t {
+		g, p, dj := ds[j*t+j:j*t+t], pt[j*t+j:j*t+t], d[j:]
+		for k := range g {
+			dj[k] += float32(p[k] * g[k])
+		}
+	}
+	for j := range t {
+		clear(ds[j*t : j*t+j])
+		g, p, dj := ds[j*t+j:j*t+t], pt[j*t+j:j*t+t], d[j:]
+		for k := range g {
+			g[k] = float32(p[k]*(g[k]-dj[k])) * scale
+		}
+	}
+}

@@ -4,11 +4,12 @@ package vmath
 
 import "golang.org/x/sys/cpu"
 
-// softmaxImpls lists genericSoftmax and, with AVX-512F, the assembly
-// kernels (there is no AVX2 version: without opmasks the causal lanes cost
-// more than they save, and the Go loop gives the same bits).
+// softmaxImpls lists genericSoftmax, rowsSoftmax (the kernel without
+// AVX-512: its exponentials run in Exp's AVX2 kernel) and, with AVX-512F,
+// the assembly kernels (there is no AVX2 column kernel: without opmasks
+// the causal lanes cost more than they save).
 var softmaxImpls = func() []softmaxImpl {
-	s := []softmaxImpl{genericSoftmax}
+	s := []softmaxImpl{genericSoftmax, rowsSoftmax}
 	if cpu.X86.HasAVX512F {
 		s = append(s, softmaxImpl{"avx512",
 			func(st []float32, t int, scale float32) {

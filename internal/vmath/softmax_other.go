@@ -2,4 +2,4 @@
 
 package vmath
 
-var softmaxImpls = []softmaxImpl{genericSoftmax}
+var softmaxImpls = []softmaxImpl{genericSoftmax, rowsSoftmax}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-var softmaxSizes = []int{1, 2, 5, 15, 16, 17, 31, 32, 33, 40, 64}
+var softmaxSizes = []int{1, 2, 5, 15, 16, 17, 31, 32, 33, 40, 64, 257}
 
 // TestCausalSoftmaxTBitIdentical checks every implementation against the
 // Go loop, bit for bit, forward and backward.
