@@ -12,10 +12,12 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/compare"
+	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/internal/num"
 	"github.com/ideabench/ideabench/plots"
+	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
 )
@@ -32,15 +34,21 @@ func cmdCompare(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return fmt.Errorf("%w: compare takes one file of per-seed metrics\nusage: %s", errUsage, synopsis("compare"))
+		return fmt.Errorf("%w: compare takes one file of per-seed metrics, or two or more arms of run reports (NAME=REPORT.json)\nusage: %s", errUsage, synopsis("compare"))
 	}
-	file := fs.Arg(0)
-	if err := parseFlags(fs, fs.Args()[1:], stdout); err != nil { // flags after the file
-		return err
+	// The positional arguments, flags allowed after each.
+	var files []string
+	for fs.NArg() > 0 {
+		files = append(files, fs.Arg(0))
+		if err := parseFlags(fs, fs.Args()[1:], stdout); err != nil {
+			return err
+		}
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: compare takes one file (got also %q)", errUsage, fs.Args())
+	fromReports := strings.Contains(files[0], "=")
+	if !fromReports && len(files) > 1 {
+		return fmt.Errorf("%w: compare takes one file of per-seed metrics (got also %q); arms of run reports are given as NAME=REPORT.json", errUsage, files[1:])
 	}
+	file := files[0]
 	// Each flag's value as given: compare.Options reads an alpha of 0 as
 	// its default, which --alpha 0 must not become.
 	if err := stats.CheckAlpha(*alpha); err != nil {
@@ -49,7 +57,21 @@ func cmdCompare(args []string, stdout, stderr io.Writer) (err error) {
 	if err := stats.CheckMinEffectPct(*minEff); err != nil {
 		return fmt.Errorf("%w: --min-effect-pct = %v: %v", errUsage, *minEff, err)
 	}
-	if err := checkOutputs([]output{{named: named{"--out", *out}}}, []named{{"the metrics file", file}}, nil); err != nil {
+	var ins []named
+	var arms []reportArm
+	if fromReports {
+		for _, f := range files {
+			a, err := parseReportArm(f)
+			if err != nil {
+				return err
+			}
+			arms = append(arms, a)
+			ins = append(ins, named{"the report of arm " + a.name, a.path})
+		}
+	} else {
+		ins = []named{{"the metrics file", file}}
+	}
+	if err := checkOutputs([]output{{named: named{"--out", *out}}}, ins, nil); err != nil {
 		return err
 	}
 	var made madeDirs
@@ -57,20 +79,33 @@ func cmdCompare(args []string, stdout, stderr io.Writer) (err error) {
 	if err := checkWritable(&made, *out); err != nil {
 		return err
 	}
-	raw, err := inputfile.Read(file, maxMetricsBytes)
-	if err != nil {
-		return err
-	}
-	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
-	rows, err := readCompareRows(raw, file)
-	if err != nil {
-		return err
-	}
 	dir := stats.LowerIsBetter
 	if *higher {
 		dir = stats.HigherIsBetter
 	}
-	c, err := compare.Compare(rows, compare.Options{Source: file, Baseline: *baseline, Direction: dir, Alpha: *alpha, MinEffectPct: *minEff})
+	var rows []compare.Row
+	source := file
+	if fromReports {
+		var rdir stats.Direction
+		rows, rdir, source, err = rowsOfReports(arms)
+		if err != nil {
+			return err
+		}
+		if *higher && rdir != stats.HigherIsBetter {
+			return fmt.Errorf("%w: --higher-is-better: the reports' metric is %s; leave the flag out, the reports say which way is better", errUsage, rdir)
+		}
+		dir = rdir
+	} else {
+		raw, err := inputfile.Read(file, maxMetricsBytes)
+		if err != nil {
+			return err
+		}
+		raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+		if rows, err = readCompareRows(raw, file); err != nil {
+			return err
+		}
+	}
+	c, err := compare.Compare(rows, compare.Options{Source: source, Baseline: *baseline, Direction: dir, Alpha: *alpha, MinEffectPct: *minEff})
 	if errors.Is(err, compare.ErrOption) {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -174,6 +209,102 @@ func readCompareRows(raw []byte, name string) ([]compare.Row, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// reportArm is an arm of compare taken from a run report: NAME=PATH,
+// or NAME=PATH#ARM for an arm other than the report's baseline.
+type reportArm struct {
+	name, path, arm string
+}
+
+func parseReportArm(s string) (reportArm, error) {
+	name, path, ok := strings.Cut(s, "=")
+	if !ok || name == "" || path == "" {
+		return reportArm{}, fmt.Errorf("%w: %s: an arm from a report is NAME=REPORT.json (or NAME=REPORT.json#ARM: idea, or an idea arm's name; the default is the baseline)", errUsage, num.Quote(s))
+	}
+	a := reportArm{name: name, path: path, arm: "baseline"}
+	if p, arm, ok := strings.Cut(path, "#"); ok {
+		a.path, a.arm = p, arm
+	}
+	return a, nil
+}
+
+// rowsOfReports reads each arm's sweep from its run report, per seed
+// (val and test), after checking that the report verifies (every number
+// derived again from its inputs) and that the reports share their track,
+// seeds and metric: the rows, the metric's direction and a source line.
+func rowsOfReports(arms []reportArm) ([]compare.Row, stats.Direction, string, error) {
+	var rows []compare.Row
+	var dir stats.Direction
+	var track string
+	var seeds []uint64
+	var src []string
+	for i, a := range arms {
+		r, err := report.Read(a.path)
+		if err != nil {
+			return nil, 0, "", fmt.Errorf("arm %s: %w", a.name, err)
+		}
+		if r.Setup == nil {
+			return nil, 0, "", fmt.Errorf("arm %s: %s is no run report (no setup block); give a report of ideabench run, or a file of per-seed metrics", a.name, a.path)
+		}
+		if bad := derive.Verify(r, derive.VerifyOptions{}).Mismatches(); len(bad) > 0 {
+			return nil, 0, "", fmt.Errorf("arm %s: %s does not verify (%d fields differ from what its inputs give, first %s); run ideabench verify %s", a.name, a.path, len(bad), bad[0].Field, a.path)
+		}
+		d, err := stats.ParseDirection(r.MetricDirection)
+		if err != nil {
+			return nil, 0, "", fmt.Errorf("arm %s: %s: metric_direction: %v", a.name, a.path, err)
+		}
+		raw, _ := r.ReadInputs()
+		p := raw.Protocol
+		if i == 0 {
+			dir, track, seeds = d, r.Track, p.Seeds
+		} else {
+			switch {
+			case r.Track != track:
+				return nil, 0, "", fmt.Errorf("arm %s: %s ran on track %s, arm %s on %s; compare arms on one track", a.name, a.path, num.Quote(r.Track), arms[0].name, num.Quote(track))
+			case d != dir:
+				return nil, 0, "", fmt.Errorf("arm %s: %s's metric is %s, arm %s's %s", a.name, a.path, d, arms[0].name, dir)
+			case !slices.Equal(p.Seeds, seeds):
+				return nil, 0, "", fmt.Errorf("arm %s: %s ran seeds %v, arm %s seeds %v; the comparison pairs seeds, so run both on the same ones", a.name, a.path, p.Seeds, arms[0].name, seeds)
+			}
+		}
+		var sweep *report.RawArm
+		switch a.arm {
+		case "baseline":
+			sweep = &raw.Baseline
+		case "idea":
+			sweep = &raw.Idea
+		default:
+			for k := range raw.Ideas {
+				if p.ArmName(raw.Ideas[k].Arm) == a.arm {
+					sweep = &raw.Ideas[k]
+				}
+			}
+		}
+		if sweep == nil || len(sweep.Rows) == 0 {
+			return nil, 0, "", fmt.Errorf("arm %s: %s has no arm %s; name baseline, idea or an idea arm of the report", a.name, a.path, num.Quote(a.arm))
+		}
+		for _, row := range sweep.Rows {
+			cfg := cfgLabel(row.Cfg)
+			for k, seed := range seeds {
+				cr := compare.Row{Arm: a.name, Cfg: cfg, Seed: fmt.Sprint(seed), Test: row.Test[k]}
+				if row.HasVal {
+					v := row.Val[k]
+					cr.Val = &v
+				}
+				rows = append(rows, cr)
+			}
+		}
+		src = append(src, a.name+"="+a.path+"#"+a.arm)
+	}
+	return rows, dir, strings.Join(src, ", "), nil
+}
+
+// cfgLabel names a sweep's cfg by its learning rate and the training
+// settings beside it, the idea's left out: cfgs of two arms' sweeps that
+// trained alike carry the same label, and compare pairs them by it.
+func cfgLabel(c protocol.Cfg) string {
+	return fmt.Sprintf("lr=%g epochs=%d", c.LR, c.Epochs)
 }
 
 // label is a JSON cfg or seed (string or number) as text.

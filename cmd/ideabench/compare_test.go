@@ -146,3 +146,58 @@ func TestCompareMarks(t *testing.T) {
 	require.Contains(t, b.String(), "verdict: significant win [idea inert: within 0.01% of the baseline]\n")
 	require.Contains(t, b.String(), "gated - baseline: significant win [IDEA INERT]: ")
 }
+
+// TestCompareReports: arms taken from run reports (NAME=REPORT.json and
+// NAME=REPORT.json#ARM) give the report's own comparison when they are
+// its baseline and its idea; a report that does not verify, another
+// track, another arm name or a missing report are refused, naming the
+// arm and the fix.
+func TestCompareReports(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "ci.json")
+	require.NoError(t, os.WriteFile(src, []byte(reference(t)), 0o644))
+	r, err := report.Read(src)
+	require.NoError(t, err)
+	out := filepath.Join(dir, "c.json")
+	var stdout bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"compare", "base=" + src, "gate=" + src + "#idea", "--out", out}, &stdout, &bytes.Buffer{}))
+	c, err := report.ReadCompared(out)
+	require.NoError(t, err)
+	got, want := c.Comparison, r.Comparison
+	require.Equal(t, want.DeltaMean, got.DeltaMean)
+	require.Equal(t, want.PValue, got.PValue)
+	require.Equal(t, want.Verdict, got.Verdict)
+	require.Equal(t, want.IdeaWins, got.IdeaWins)
+	stdout.Reset()
+	require.NoError(t, run(context.Background(), []string{"verify", out}, &stdout, &bytes.Buffer{}))
+	require.Contains(t, stdout.String(), "0 mismatches")
+
+	raw, err := os.ReadFile(src)
+	require.NoError(t, err)
+	edited := filepath.Join(dir, "edited.json")
+	require.Contains(t, string(raw), `"idea_wins":`)
+	require.NoError(t, os.WriteFile(edited, bytes.Replace(raw, []byte(`"idea_wins":`), []byte(`"idea_wins":1`), 1), 0o644))
+	// The same report on another track (verify sees the track as an
+	// input, so the edit is caught there first unless the digest is
+	// made again: the track check needs a report of its own).
+	seq := filepath.Join(dir, "seq.json")
+	var seqOut bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"run", "--profile", "ci", "--track", "sequence", "--out", seq, "--quiet"}, &seqOut, &bytes.Buffer{}))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not verified", []string{"a=" + src, "b=" + edited}, "arm b: " + edited + " does not verify"},
+		{"track", []string{"a=" + src, "b=" + seq}, `ran on track "sequence", arm a on "panel"`},
+		{"arm", []string{"a=" + src, "b=" + src + "#conv"}, `has no arm "conv"`},
+		{"missing", []string{"a=" + src, "b=" + filepath.Join(dir, "none.json")}, "arm b: report:"},
+		{"form", []string{"a=" + src, "=x.json"}, "an arm from a report is NAME=REPORT.json"},
+		{"file then arm", []string{src, "b=" + src}, "compare takes one file of per-seed metrics"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := run(context.Background(), append([]string{"compare", "--out", filepath.Join(dir, tc.name+".json")}, tc.args...), &bytes.Buffer{}, &bytes.Buffer{})
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
