@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -16,7 +17,7 @@ var errHelp = errors.New("help printed")
 // synopses is each command's usage line and what it does, in usage's
 // order.
 var synopses = []struct{ name, args, does string }{
-	{"run", "[protocol flags] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--until-decided MAX]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
+	{"run", "[protocol flags] [--idea NAME[:k=v,...]] [--ideas 'A;B;...'] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--until-decided MAX]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
 	{"suite", "[--suite default|ci|recall|recall-ci|FILE.json] [--data-dir DIR] [--confirm] [--ideas 'A;B;...'] [--out FILE] [--workers N] [--shard I/N] [--plots DIR]", "run the comparison on every track of a suite and give one verdict over them (each track's report beside it)"},
 	{"merge", "[--out FILE] DIR...", "merge the results directories of a sharded run into one report"},
 	{"plot", "REPORT.json [--out DIR] [--unverified]", "verify a report (or a suite report) and draw its figures"},
@@ -105,6 +106,36 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+	}
+	if fs.Lookup("idea") != nil || fs.Lookup("ideas") != nil {
+		writeIdeas(w)
+	}
+}
+
+// writeIdeas lists the registered ideas (idea.Names): each one's site,
+// what it does, its parameters with their defaults, and its identity
+// setting where it has one.
+func writeIdeas(w io.Writer) {
+	fmt.Fprintln(w, "\nideas (--idea NAME:k=v,k=v; a parameter left out takes its default):")
+	for _, name := range idea.Names() {
+		spec, _ := idea.Lookup(name)
+		site := "?"
+		if in, err := idea.New(idea.Config{Name: name}); err == nil {
+			site = string(in.Site())
+		}
+		fmt.Fprintf(w, "  %s (site %s): %s\n", name, site, spec.Doc)
+		for _, p := range spec.Params {
+			fmt.Fprintf(w, "      %s = %g: %s\n", p.Name, p.Default, p.Doc)
+		}
+		if len(spec.Off) > 0 {
+			var off []string
+			for _, p := range spec.Params {
+				if v, ok := spec.Off[p.Name]; ok {
+					off = append(off, fmt.Sprintf("%s=%g", p.Name, v))
+				}
+			}
+			fmt.Fprintf(w, "      identity (the baseline bit for bit) at %s\n", strings.Join(off, ","))
+		}
 	}
 }
 

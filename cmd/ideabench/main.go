@@ -135,6 +135,7 @@ func version() string {
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run")
 	pf := protocolFlags(fs, stderr)
+	pf.ideaFlags()
 	out := fs.String("out", "ideabench-report.json", "where to write the JSON report")
 	results := fs.String("results", "", "results directory: finished trials, reused on rerun (default: the --out path with .trials instead of .json)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")

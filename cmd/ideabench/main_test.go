@@ -422,3 +422,50 @@ func TestTokenTracks(t *testing.T) {
 		})
 	}
 }
+
+// TestIdeaFlags: run's --idea puts a registered idea on the baseline's
+// grid as the idea arm (the gate's parameters become rho and beta),
+// --ideas adds further arms after the config's; a bad name or parameter
+// is a usage error naming the flag; help run lists the ideas with their
+// sites and parameters.
+func TestIdeaFlags(t *testing.T) {
+	parse := func(args ...string) (protocol.Protocol, error) {
+		fs := newFlags("run")
+		pf := protocolFlags(fs, io.Discard)
+		pf.ideaFlags()
+		require.NoError(t, fs.Parse(args))
+		return pf.protocol()
+	}
+	p, err := parse("--profile", "ci", "--idea", "ema:lambda=0.5", "--ideas", "conv; gate:rho=0.7,beta=1")
+	require.NoError(t, err)
+	require.Len(t, p.Idea, len(p.Baseline))
+	for j, c := range p.Idea {
+		require.Equal(t, "ema", c.Idea)
+		v, _ := c.Params.Get("lambda")
+		require.Equal(t, 0.5, v)
+		require.Equal(t, p.Baseline[j].LR, c.LR)
+	}
+	require.Len(t, p.Ideas, 2)
+	require.Equal(t, "conv", p.Ideas[0].Name)
+	gate := p.Ideas[1]
+	require.Equal(t, "gate:rho=0.7,beta=1", gate.Name)
+	require.Equal(t, 0.7, gate.Grid[0].Rho)
+	require.Equal(t, 1.0, gate.Grid[0].Beta)
+	require.Empty(t, gate.Grid[0].Idea)
+
+	for _, tc := range []struct{ args []string }{
+		{[]string{"--idea", "nosuch"}},
+		{[]string{"--ideas", "ema;nosuch"}},
+		{[]string{"--idea", "ema:alpha=2"}},
+	} {
+		_, err := parse(append([]string{"--profile", "ci"}, tc.args...)...)
+		require.Error(t, err, "%v", tc.args)
+		require.ErrorContains(t, err, tc.args[0])
+	}
+
+	var stdout bytes.Buffer
+	require.NoError(t, run(context.Background(), []string{"help", "run"}, &stdout, io.Discard))
+	require.Contains(t, stdout.String(), "--idea")
+	require.Contains(t, stdout.String(), "gate (site attention)")
+	require.Contains(t, stdout.String(), "lambda = 0.8")
+}

@@ -9,8 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ideabench/ideabench/harness"
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
-
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -24,6 +25,16 @@ type protoFlags struct {
 	features, split, seeds               *string
 	dataset, dataDir, channels           *string
 	t, h, patch                          *int
+	// idea and ideas are run's --idea and --ideas (ideaFlags); nil on
+	// the commands without them.
+	idea, ideas *string
+}
+
+// ideaFlags adds --idea and --ideas to the flags (run's): the idea arm,
+// and further idea arms, each on the baseline's grid.
+func (f *protoFlags) ideaFlags() {
+	f.idea = f.fs.String("idea", "", "the idea arm: a registered idea, with parameters as name:k=v,k=v (e.g. gate:rho=0.9,beta=0.5 or ema:alpha=0.2), trained on the baseline's grid; replaces the profile's or config's idea arm (\"ideabench help run\" lists the ideas)")
+	f.ideas = f.fs.String("ideas", "", "further idea arms, ';'-separated, each on the baseline's grid (e.g. 'conv;ema;rezero'), after the config's; Holm adjusts their p-values")
 }
 
 func protocolFlags(fs *flag.FlagSet, warn io.Writer) *protoFlags {
@@ -190,6 +201,30 @@ func (f *protoFlags) protocol() (protocol.Protocol, error) {
 		}
 		if set["patch"] {
 			p.Arch.Patch = *f.patch
+		}
+		if f.idea != nil && set["idea"] {
+			ic, err := idea.Parse(*f.idea)
+			if err != nil {
+				return fmt.Errorf("--idea %q: %w", *f.idea, err)
+			}
+			p.Idea = nil
+			for _, c := range p.Baseline {
+				p.Idea = append(p.Idea, harness.WithIdea(c, ic))
+			}
+		}
+		if f.ideas != nil && set["ideas"] {
+			for _, name := range strings.Split(*f.ideas, ";") {
+				name = strings.TrimSpace(name)
+				ic, err := idea.Parse(name)
+				if err != nil {
+					return fmt.Errorf("--ideas: %q: %w", name, err)
+				}
+				arm := protocol.IdeaArm{Name: name}
+				for _, c := range p.Baseline {
+					arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
+				}
+				p.Ideas = append(p.Ideas, arm)
+			}
 		}
 		return nil
 	}})
