@@ -13,6 +13,8 @@
 // horizon):
 //
 //	input      the embedded tokens, after the positional embedding     (B,N,D)
+//	logits     each block's attention logits: an additive bias from   (B,N,D) -> (B,Heads,N,N)
+//	           its first LayerNorm's output, before the causal softmax
 //	attention  each block's attention branch, before the residual add  (B,N,D)
 //	mlp        each block's MLP branch, before the residual add        (B,N,D)
 //	residual   the residual stream after each block                    (B,N,D)

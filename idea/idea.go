@@ -12,6 +12,7 @@ type Site string
 // The sites.
 const (
 	SiteInput     Site = "input"
+	SiteLogits    Site = "logits"
 	SiteAttention Site = "attention"
 	SiteMLP       Site = "mlp"
 	SiteResidual  Site = "residual"
@@ -19,18 +20,30 @@ const (
 )
 
 // Sites lists every site in the model's order.
-var Sites = []Site{SiteInput, SiteAttention, SiteMLP, SiteResidual, SiteHead}
+var Sites = []Site{SiteInput, SiteLogits, SiteAttention, SiteMLP, SiteResidual, SiteHead}
 
-// PerBlock reports whether the site occurs once per block (attention, mlp,
-// residual) rather than once per model (input, head).
-func (s Site) PerBlock() bool { return s == SiteAttention || s == SiteMLP || s == SiteResidual }
+// PerBlock reports whether the site occurs once per block (logits,
+// attention, mlp, residual) rather than once per model (input, head).
+func (s Site) PerBlock() bool {
+	return s == SiteLogits || s == SiteAttention || s == SiteMLP || s == SiteResidual
+}
 
 // Shape is what an idea sees at its site: B windows of N tokens of C
-// channels (C = D at every site but the head, where it is H).
-type Shape struct{ B, N, C int }
+// channels (C = D at every site but the head, where it is H). At the
+// logits site Heads is the number of attention heads (0 elsewhere).
+type Shape struct{ B, N, C, Heads int }
 
-// Len is B·N·C.
+// Len is B·N·C, the length of an idea's input x.
 func (s Shape) Len() int { return s.B * s.N * s.C }
+
+// YLen is the length of an idea's output y: B·Heads·N·N at the logits
+// site (Heads > 0), Len elsewhere.
+func (s Shape) YLen() int {
+	if s.Heads > 0 {
+		return s.B * s.Heads * s.N * s.N
+	}
+	return s.Len()
+}
 
 // Kind says how a parameter tensor is initialized and whether AdamW decays
 // it.
@@ -97,9 +110,17 @@ type Idea interface {
 // Op is an idea's forward/backward pair in one element type. theta is the
 // idea's tensors at this site instance, in the order of Tensors,
 // concatenated (a view of the model's flat buffer).
+//
+// At the logits site x is the block's first LayerNorm output (B,N,D), the
+// input of its queries, keys and values, and y is an additive bias on
+// the attention logits (B,Heads,N,N), key-major: y[b,h,j,i] is added to
+// the scaled logit q_i·k_j/√hs of query i on key j before the causal
+// softmax. Only j ≤ i is read (the entries above are ignored and dy is 0
+// there); dy is the gradient of the logits, and dx joins the gradient of
+// the LayerNorm output that the queries, keys and values send back.
 type Op[F Float] interface {
-	// Forward overwrites y and state from x (both s.Len()); y never
-	// aliases x.
+	// Forward overwrites y (s.YLen()) and state from x (s.Len()); y
+	// never aliases x.
 	Forward(y, state, x, theta []F, s Shape)
 	// Backward mirrors Forward: it overwrites dx from dy, accumulates the
 	// gradient of theta into dtheta, and may overwrite scratch. x and

@@ -52,6 +52,9 @@ func TestOpGradients(t *testing.T) {
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			sh := Shape{B: 2, N: 5, C: 4}
+			if i.Site() == SiteLogits {
+				sh.Heads = 3
+			}
 			r := rand.New(rand.NewPCG(3, uint64(len(s.Name))))
 			randv := func(n int) []float64 {
 				v := make([]float64, n)
@@ -64,11 +67,11 @@ func TestOpGradients(t *testing.T) {
 			for _, tn := range i.Tensors(sh) {
 				nt += tn.Size()
 			}
-			x, theta, dy := randv(sh.Len()), randv(nt), randv(sh.Len())
+			x, theta, dy := randv(sh.Len()), randv(nt), randv(sh.YLen())
 			op := i.Float64()
 			state := make([]float64, sh.B*i.State(sh))
 			loss := func() float64 {
-				y := make([]float64, sh.Len())
+				y := make([]float64, sh.YLen())
 				op.Forward(y, state, x, theta, sh)
 				var l float64
 				for k, v := range y {
@@ -77,7 +80,7 @@ func TestOpGradients(t *testing.T) {
 				return l
 			}
 			// Forward overwrites: garbage in y and state must not leak.
-			y := randv(sh.Len())
+			y := randv(sh.YLen())
 			for k := range state {
 				state[k] = math.NaN()
 			}

@@ -41,6 +41,8 @@ var registry = []Spec{
 	emaSpec,
 	convSpec,
 	calibSpec,
+	foxSpec,
+	alibiSpec,
 	aaSpec,
 }
 

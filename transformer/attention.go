@@ -32,7 +32,13 @@ import (
 // order of its inner index. Each step runs on a window's NH heads in one
 // call (kernel.Batch); the heads are independent, so the bits are those of
 // one head after another.
-func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
+//
+// With bias (B,NH,T,T, key-major as att; nil for none) the logits are
+// scale·q_i·k_j + bias[b,h,j,i]: each scaled score rounded, then the bias
+// added, and the softmax run on them unscaled. A bias of zeros gives the
+// bits of no bias (x·scale + 0 is x·scale, and the softmax's v = x·1 is
+// x).
+func attentionForward[F Float](out, att, qt, qkv, bias []F, b, t, d, nh int) {
 	hs := d / nh
 	scale := F(1 / math.Sqrt(float64(hs)))
 	ld := 3 * d
@@ -44,7 +50,12 @@ func attentionForward[F Float](out, att, qt, qkv []F, b, t, d, nh int) {
 		packTN(qt, qkv[base:], t, hs, ld, nh)
 		// Sᵀ = K·Qᵀ on and above the diagonal's tiles.
 		kernel.UpperGemmN(st, t, qkv[base+d:], ld, qt, t, t, hs, scores)
-		causalSoftmaxTN(st, t, nh, scale)
+		if bias != nil {
+			addLogitBias(st, bias[bi*nh*t*t:][:nh*t*t], t, nh, scale)
+			causalSoftmaxTN(st, t, nh, 1)
+		} else {
+			causalSoftmaxTN(st, t, nh, scale)
+		}
 		// out = P·V, P lower triangular, read from Pᵀ.
 		lowerCausal(out[bi*t*d:], d, st, qkv[base+2*d:], ld, qt, t, hs, nh)
 	}
@@ -85,7 +96,13 @@ func lowerCausal[F Float](c []F, ldc int, pt, b []F, ldb int, scratch []F, t, hs
 //
 // G and dS are kept transposed like P (Gᵀ = V·dOᵀ, dOᵀ packed into dot),
 // and each step runs on a window's heads in one call, as forward.
-func attentionBackward[F Float](dqkv, ds, pair, dot, dout, att, qkv []F, b, t, d, nh int) {
+//
+// With dbias (B,NH,T,T; nil when the forward pass had no bias) the
+// softmax's gradient of the logits, dZ_ij = P_ij·(G_ij − Σ_k P_ik G_ik),
+// is written there key-major (zero above the diagonal), and dS = dZ·scale
+// goes on: the bits of the fused gradient, which rounds the same two
+// products.
+func attentionBackward[F Float](dqkv, ds, pair, dot, dout, att, qkv, dbias []F, b, t, d, nh int) {
 	hs := d / nh
 	scale := F(1 / math.Sqrt(float64(hs)))
 	ld := 3 * d
@@ -108,7 +125,15 @@ func attentionBackward[F Float](dqkv, ds, pair, dot, dout, att, qkv []F, b, t, d
 		}
 		// Gᵀ[j,i] = v_j·dO_i on and above the diagonal's tiles.
 		kernel.UpperGemmN(ds, t, qkv[base+2*d:], ld, dot, t, t, hs, grads)
-		causalSoftmaxGradTN(ds, st, t, nh, scale)
+		if dbias != nil {
+			causalSoftmaxGradTN(ds, st, t, nh, 1)
+			copy(dbias[bi*nh*t*t:][:nh*t*t], ds)
+			for i := range ds {
+				ds[i] *= scale
+			}
+		} else {
+			causalSoftmaxGradTN(ds, st, t, nh, scale)
+		}
 		if paired {
 			// dQ (A_h[i,j] = dSᵀ_h[j,i], read transposed) and dK
 			// from the interleaved dSᵀ.
@@ -122,6 +147,21 @@ func attentionBackward[F Float](dqkv, ds, pair, dot, dout, att, qkv []F, b, t, d
 		lowerCausal(dqkv[base:], ld, ds, qkv[base+d:], ld, dot, t, hs, nh)
 		// dK[j] = Σ_{i≥j} dS[i,j]·q_i: dSᵀ upper.
 		kernel.TriGemmN(dqkv[base+d:], ld, ds, t, 1, qkv[base:], ld, t, hs, true, prod)
+	}
+}
+
+// addLogitBias sets st[h,j,i] = st[h,j,i]·scale + bias[h,j,i] on and
+// above the diagonal (j ≤ i) of each of the nh (T,T) key-major blocks;
+// the entries below are left for the softmax, which zeroes them.
+func addLogitBias[F Float](st, bias []F, t, nh int, scale F) {
+	for h := range nh {
+		for j := range t {
+			row := st[(h*t+j)*t:][:t]
+			b := bias[(h*t+j)*t:][:t]
+			for i := j; i < t; i++ {
+				row[i] = F(row[i]*scale) + b[i]
+			}
+		}
 	}
 }
 

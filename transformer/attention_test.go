@@ -55,13 +55,13 @@ func TestAttentionPairsKeepBits(t *testing.T) {
 			qkv, dout := normals32(r, b*tt*3*d), normals32(r, b*tt*d)
 			out, att := make([]float32, b*tt*d), make([]float32, b*nh*tt*tt)
 			ds, kt, pair := make([]float32, nh*tt*tt), make([]float32, d*tt), make([]float32, nh*tt*tt)
-			attentionForward(out, att, kt, qkv, b, tt, d, nh)
+			attentionForward(out, att, kt, qkv, nil, b, tt, d, nh)
 			if !pairsFast(pair, tt, 8, nh) {
 				t.Skip("no pair kernel on this machine and build")
 			}
 			want, got := make([]float32, b*tt*3*d), make([]float32, b*tt*3*d)
-			attentionBackward(want, ds, nil, kt, dout, att, qkv, b, tt, d, nh)
-			attentionBackward(got, ds, pair, kt, dout, att, qkv, b, tt, d, nh)
+			attentionBackward(want, ds, nil, kt, dout, att, qkv, nil, b, tt, d, nh)
+			attentionBackward(got, ds, pair, kt, dout, att, qkv, nil, b, tt, d, nh)
 			for i := range want {
 				if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
 					t.Fatalf("dqkv[%d] = %v paired, %v head by head", i, got[i], want[i])

@@ -60,8 +60,18 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 			m.backwardBranches(s, l)
 		}
 		datty, dqkv := s.datty[:bt*d], s.dqkv[:bt*3*d]
-		attentionBackward(dqkv, s.datt, s.att2, s.kt, datty, a.att, a.qkv[:bt*3*d], b, t, d, c.Heads)
+		var dbias []F
+		if m.site == idea.SiteLogits {
+			dbias = s.dlogits[:b*c.Heads*t*t]
+		}
+		attentionBackward(dqkv, s.datt, s.att2, s.kt, datty, a.att, a.qkv[:bt*3*d], dbias, b, t, d, c.Heads)
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
+		if dbias != nil {
+			// The bias's path to the LayerNorm output joins the queries',
+			// keys' and values'.
+			m.ideaBackward(s, s.dsite[:bt*d], dbias, a.site, l)
+			add(dln, dln, s.dsite[:bt*d])
+		}
 		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, s.lnG[:bt], s.lnGX[:bt], bt, d)
 	}
 	demb := dres // d of block 0's input

@@ -230,14 +230,14 @@ func BenchmarkAttention(b *testing.B) {
 		heads := float64(bw * nh)
 		b.Run(fmt.Sprintf("shape=%s/pass=forward", sh.name), func(b *testing.B) {
 			for b.Loop() {
-				attentionForward(out, att, kt, qkv, bw, t, d, nh)
+				attentionForward(out, att, kt, qkv, nil, bw, t, d, nh)
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/heads*1e6, "µs/head")
 		})
 		b.Run(fmt.Sprintf("shape=%s/pass=backward", sh.name), func(b *testing.B) {
-			attentionForward(out, att, kt, qkv, bw, t, d, nh)
+			attentionForward(out, att, kt, qkv, nil, bw, t, d, nh)
 			for b.Loop() {
-				attentionBackward(dqkv, ds, pair, kt, dout, att, qkv, bw, t, d, nh)
+				attentionBackward(dqkv, ds, pair, kt, dout, att, qkv, nil, bw, t, d, nh)
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/heads*1e6, "µs/head")
 		})

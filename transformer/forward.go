@@ -81,6 +81,7 @@ type acts[F Float] struct {
 
 	dsite   []F // (B,T,C) the idea: gradient of its input
 	scratch []F // the idea's backward scratch
+	dlogits []F // (B,NH,T,T) an idea at the logits site: the gradient of its bias, key-major
 
 	tail tailActs[F]  // loss "last": TrainStep's tail on the last tokens (tail.go)
 	tok  tokenActs[F] // token mode: the input ids and the labelled rows' head (token.go)
@@ -94,11 +95,14 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	in := c.active()
 	var sh idea.Shape
 	newSite := func() siteActs[F] {
-		return siteActs[F]{x: mk(sh.Len()), y: mk(sh.Len()), state: mk(n * in.State(sh))}
+		return siteActs[F]{x: mk(sh.Len()), y: mk(sh.YLen()), state: mk(n * in.State(sh))}
 	}
 	if in != nil {
 		sh = c.SiteShape(in.Site(), n)
 		s.dsite, s.scratch = mk(sh.Len()), mk(in.Scratch(sh))
+		if in.Site() == idea.SiteLogits {
+			s.dlogits = mk(sh.YLen())
+		}
 	}
 	for l := range s.blocks {
 		s.blocks[l] = blockActs[F]{
@@ -424,7 +428,14 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		a, w := &s.blocks[l], &p.Blocks[l]
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
 		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
-		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], b, t, d, c.Heads)
+		var bias []F
+		if m.site == idea.SiteLogits {
+			// The logits' bias from the LayerNorm output, the idea's input.
+			copy(a.site.x[:bt*d], a.ln1[:bt*d])
+			bias = a.site.y[:b*c.Heads*t*t]
+			m.ideaForward(bias, a.site, l, b)
+		}
+		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], bias, b, t, d, c.Heads)
 		if l == len(s.blocks)-1 {
 			switch {
 			case s.step && c.tailRows():

@@ -147,8 +147,11 @@ func ideaPrefixes(c Config, i idea.Idea) []string {
 // SiteShape is the shape an idea sees at site on b windows: (B,N,D), or
 // (B,N,H) at the head.
 func (c Config) SiteShape(site idea.Site, b int) idea.Shape {
-	if site == idea.SiteHead {
+	switch site {
+	case idea.SiteHead:
 		return idea.Shape{B: b, N: c.Tokens(), C: c.H}
+	case idea.SiteLogits:
+		return idea.Shape{B: b, N: c.Tokens(), C: c.D, Heads: c.Heads}
 	}
 	return idea.Shape{B: b, N: c.Tokens(), C: c.D}
 }

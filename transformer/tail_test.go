@@ -36,6 +36,7 @@ func tailVariants() []struct {
 		{"idea=conv", base(func(c *Config) { c.Idea = idea.Config{Name: "conv"} })},   // input site
 		{"idea=gate", base(func(c *Config) { c.Idea = gateIdea(0.8, 0.7) })},          // attention site: the full pass
 		{"idea=calib", base(func(c *Config) { c.Idea = idea.Config{Name: "calib"} })}, // head site: the full pass
+		{"idea=fox", base(func(c *Config) { c.Idea = idea.Config{Name: "fox"} })},     // logits site: inside the attention, before the tail
 	}
 }
 
