@@ -13,6 +13,8 @@
 // horizon):
 //
 //	input      the embedded tokens, after the positional embedding     (B,N,D)
+//	qk         each block's queries, keys and values [q|k|v], before   (B,N,3D)
+//	           the attention reads them (Shape.Heads heads)
 //	logits     each block's attention logits: an additive bias from   (B,N,D) -> (B,Heads,N,N)
 //	           its first LayerNorm's output, before the causal softmax
 //	attention  each block's attention branch, before the residual add  (B,N,D)

@@ -12,6 +12,7 @@ type Site string
 // The sites.
 const (
 	SiteInput     Site = "input"
+	SiteQK        Site = "qk"
 	SiteLogits    Site = "logits"
 	SiteAttention Site = "attention"
 	SiteMLP       Site = "mlp"
@@ -20,27 +21,30 @@ const (
 )
 
 // Sites lists every site in the model's order.
-var Sites = []Site{SiteInput, SiteLogits, SiteAttention, SiteMLP, SiteResidual, SiteHead}
+var Sites = []Site{SiteInput, SiteQK, SiteLogits, SiteAttention, SiteMLP, SiteResidual, SiteHead}
 
-// PerBlock reports whether the site occurs once per block (logits,
+// PerBlock reports whether the site occurs once per block (qk, logits,
 // attention, mlp, residual) rather than once per model (input, head).
 func (s Site) PerBlock() bool {
-	return s == SiteLogits || s == SiteAttention || s == SiteMLP || s == SiteResidual
+	return s == SiteQK || s == SiteLogits || s == SiteAttention || s == SiteMLP || s == SiteResidual
 }
 
 // Shape is what an idea sees at its site: B windows of N tokens of C
-// channels (C = D at every site but the head, where it is H). At the
-// logits site Heads is the number of attention heads (0 elsewhere).
-type Shape struct{ B, N, C, Heads int }
+// channels (C = D at most sites, H at the head, 3D at qk). Heads is the
+// number of attention heads at the sites inside the attention (logits,
+// qk; 0 elsewhere), and Out the output's values per token where they are
+// not C (the logits site: Heads·N, so that y holds B·Heads·N·N biases; 0
+// elsewhere).
+type Shape struct{ B, N, C, Heads, Out int }
 
 // Len is B·N·C, the length of an idea's input x.
 func (s Shape) Len() int { return s.B * s.N * s.C }
 
-// YLen is the length of an idea's output y: B·Heads·N·N at the logits
-// site (Heads > 0), Len elsewhere.
+// YLen is the length of an idea's output y: B·N·Out where Out is set
+// (the logits site: B·Heads·N·N), Len elsewhere.
 func (s Shape) YLen() int {
-	if s.Heads > 0 {
-		return s.B * s.Heads * s.N * s.N
+	if s.Out > 0 {
+		return s.B * s.N * s.Out
 	}
 	return s.Len()
 }

@@ -52,8 +52,11 @@ func TestOpGradients(t *testing.T) {
 		}
 		t.Run(s.Name, func(t *testing.T) {
 			sh := Shape{B: 2, N: 5, C: 4}
-			if i.Site() == SiteLogits {
-				sh.Heads = 3
+			switch i.Site() {
+			case SiteLogits:
+				sh.Heads, sh.Out = 3, 3*sh.N
+			case SiteQK:
+				sh.Heads, sh.C = 2, 3*4
 			}
 			r := rand.New(rand.NewPCG(3, uint64(len(s.Name))))
 			randv := func(n int) []float64 {

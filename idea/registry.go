@@ -43,6 +43,7 @@ var registry = []Spec{
 	calibSpec,
 	foxSpec,
 	alibiSpec,
+	qkNormSpec,
 	aaSpec,
 }
 

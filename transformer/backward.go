@@ -64,7 +64,15 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 		if m.site == idea.SiteLogits {
 			dbias = s.dlogits[:b*c.Heads*t*t]
 		}
-		attentionBackward(dqkv, s.datt, s.att2, s.kt, datty, a.att, a.qkv[:bt*3*d], dbias, b, t, d, c.Heads)
+		qkv := a.qkv[:bt*3*d]
+		if m.site == idea.SiteQK {
+			qkv = a.site.y[:bt*3*d] // what the attention read
+		}
+		attentionBackward(dqkv, s.datt, s.att2, s.kt, datty, a.att, qkv, dbias, b, t, d, c.Heads)
+		if m.site == idea.SiteQK {
+			m.ideaBackward(s, s.dsite[:bt*3*d], dqkv, a.site, l)
+			dqkv = s.dsite[:bt*3*d]
+		}
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
 		if dbias != nil {
 			// The bias's path to the LayerNorm output joins the queries',

@@ -14,6 +14,7 @@
 //     h = h + fc2(gelu(fc1(ln2(h))))
 //     attn is causal multi-head scaled dot-product attention with a fused
 //     qkv linear (D->3D) and an output projection proj (D->D); an idea at
+//     the qk site maps [q|k|v] to what the attention reads; an idea at
 //     the logits site adds its bias (B,NH,T,T) to the scaled scores
 //     before the softmax, computed from ln1(h), and in the backward pass
 //     gets the softmax's gradient of the logits and returns its part of

@@ -114,8 +114,11 @@ func newActs[F Float](c Config, n int) *acts[F] {
 		}
 		if in != nil && in.Site().PerBlock() {
 			s.blocks[l].site = newSite()
-			if in.Site() == idea.SiteAttention {
+			switch in.Site() {
+			case idea.SiteAttention:
 				s.blocks[l].site.x = s.blocks[l].proj // the branch output is the idea's input
+			case idea.SiteQK:
+				s.blocks[l].site.x = s.blocks[l].qkv // the queries, keys and values are
 			}
 		}
 	}
@@ -428,6 +431,12 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		a, w := &s.blocks[l], &p.Blocks[l]
 		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
 		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
+		qkv := a.qkv[:bt*3*d]
+		if m.site == idea.SiteQK {
+			// The attention reads the idea's queries, keys and values.
+			qkv = a.site.y[:bt*3*d]
+			m.ideaForward(qkv, a.site, l, b)
+		}
 		var bias []F
 		if m.site == idea.SiteLogits {
 			// The logits' bias from the LayerNorm output, the idea's input.
@@ -435,7 +444,7 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 			bias = a.site.y[:b*c.Heads*t*t]
 			m.ideaForward(bias, a.site, l, b)
 		}
-		attentionForward(a.atty[:bt*d], a.att, s.kt, a.qkv[:bt*3*d], bias, b, t, d, c.Heads)
+		attentionForward(a.atty[:bt*d], a.att, s.kt, qkv, bias, b, t, d, c.Heads)
 		if l == len(s.blocks)-1 {
 			switch {
 			case s.step && c.tailRows():

@@ -151,7 +151,9 @@ func (c Config) SiteShape(site idea.Site, b int) idea.Shape {
 	case idea.SiteHead:
 		return idea.Shape{B: b, N: c.Tokens(), C: c.H}
 	case idea.SiteLogits:
-		return idea.Shape{B: b, N: c.Tokens(), C: c.D, Heads: c.Heads}
+		return idea.Shape{B: b, N: c.Tokens(), C: c.D, Heads: c.Heads, Out: c.Heads * c.Tokens()}
+	case idea.SiteQK:
+		return idea.Shape{B: b, N: c.Tokens(), C: 3 * c.D, Heads: c.Heads}
 	}
 	return idea.Shape{B: b, N: c.Tokens(), C: c.D}
 }

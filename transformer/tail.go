@@ -31,7 +31,7 @@ func (c Config) tailRows() bool {
 		return false
 	}
 	in := c.active()
-	return in == nil || in.Site() == idea.SiteInput || in.Site() == idea.SiteLogits
+	return in == nil || in.Site() == idea.SiteInput || in.Site() == idea.SiteQK || in.Site() == idea.SiteLogits
 }
 
 var noTail bool

@@ -32,11 +32,12 @@ func tailVariants() []struct {
 		{"channels", base(func(c *Config) { c.CIn, c.Target = 3, 1 })},
 		{"multivariate", Config{D: 32, Heads: 4, Layers: 2, T: 336, H: 96, CIn: 1, Patch: 16, Norm: NormLast, Skip: true, Loss: LossLast}},
 		{"one_layer", base(func(c *Config) { c.Layers = 1 })},
-		{"long", base(func(c *Config) { c.T, c.Patch = 96, 1 })},                      // one window a chunk
-		{"idea=conv", base(func(c *Config) { c.Idea = idea.Config{Name: "conv"} })},   // input site
-		{"idea=gate", base(func(c *Config) { c.Idea = gateIdea(0.8, 0.7) })},          // attention site: the full pass
-		{"idea=calib", base(func(c *Config) { c.Idea = idea.Config{Name: "calib"} })}, // head site: the full pass
-		{"idea=fox", base(func(c *Config) { c.Idea = idea.Config{Name: "fox"} })},     // logits site: inside the attention, before the tail
+		{"long", base(func(c *Config) { c.T, c.Patch = 96, 1 })},                          // one window a chunk
+		{"idea=conv", base(func(c *Config) { c.Idea = idea.Config{Name: "conv"} })},       // input site
+		{"idea=gate", base(func(c *Config) { c.Idea = gateIdea(0.8, 0.7) })},              // attention site: the full pass
+		{"idea=calib", base(func(c *Config) { c.Idea = idea.Config{Name: "calib"} })},     // head site: the full pass
+		{"idea=fox", base(func(c *Config) { c.Idea = idea.Config{Name: "fox"} })},         // logits site: inside the attention, before the tail
+		{"idea=qk-norm", base(func(c *Config) { c.Idea = idea.Config{Name: "qk-norm"} })}, // qk site: likewise
 	}
 }
 

@@ -162,7 +162,7 @@ func (c Config) tokenTail() bool {
 		return false
 	}
 	in := c.active()
-	return in == nil || in.Site() == idea.SiteInput || in.Site() == idea.SiteLogits
+	return in == nil || in.Site() == idea.SiteInput || in.Site() == idea.SiteQK || in.Site() == idea.SiteLogits
 }
 
 // gatherRows copies the rows of src (B·T,W) at rows (M) into dst (M,W).
