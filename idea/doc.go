@@ -17,6 +17,9 @@
 //	           the attention reads them (Shape.Heads heads)
 //	logits     each block's attention logits: an additive bias from   (B,N,D) -> (B,Heads,N,N)
 //	           its first LayerNorm's output, before the causal softmax
+//	heads      each block's heads' outputs before the output            (B,N,2D) -> (B,N,D)
+//	           projection, beside its first LayerNorm's output: x holds
+//	           each token's heads' outputs (D) then ln1(h) (D)
 //	attention  each block's attention branch, before the residual add  (B,N,D)
 //	mlp        each block's MLP branch, before the residual add        (B,N,D)
 //	residual   the residual stream after each block                    (B,N,D)

@@ -14,6 +14,7 @@ const (
 	SiteInput     Site = "input"
 	SiteQK        Site = "qk"
 	SiteLogits    Site = "logits"
+	SiteHeads     Site = "heads"
 	SiteAttention Site = "attention"
 	SiteMLP       Site = "mlp"
 	SiteResidual  Site = "residual"
@@ -21,20 +22,21 @@ const (
 )
 
 // Sites lists every site in the model's order.
-var Sites = []Site{SiteInput, SiteQK, SiteLogits, SiteAttention, SiteMLP, SiteResidual, SiteHead}
+var Sites = []Site{SiteInput, SiteQK, SiteLogits, SiteHeads, SiteAttention, SiteMLP, SiteResidual, SiteHead}
 
 // PerBlock reports whether the site occurs once per block (qk, logits,
-// attention, mlp, residual) rather than once per model (input, head).
+// heads, attention, mlp, residual) rather than once per model (input,
+// head).
 func (s Site) PerBlock() bool {
-	return s == SiteQK || s == SiteLogits || s == SiteAttention || s == SiteMLP || s == SiteResidual
+	return s == SiteQK || s == SiteLogits || s == SiteHeads || s == SiteAttention || s == SiteMLP || s == SiteResidual
 }
 
 // Shape is what an idea sees at its site: B windows of N tokens of C
-// channels (C = D at most sites, H at the head, 3D at qk). Heads is the
+// channels (C = D at most sites, H at the head, 3D at qk, 2D at heads). Heads is the
 // number of attention heads at the sites inside the attention (logits,
 // qk; 0 elsewhere), and Out the output's values per token where they are
-// not C (the logits site: Heads·N, so that y holds B·Heads·N·N biases; 0
-// elsewhere).
+// not C (the logits site: Heads·N, so that y holds B·Heads·N·N biases;
+// the heads site: D, where x is 2D; 0 elsewhere).
 type Shape struct{ B, N, C, Heads, Out int }
 
 // Len is B·N·C, the length of an idea's input x.

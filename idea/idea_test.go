@@ -57,6 +57,8 @@ func TestOpGradients(t *testing.T) {
 				sh.Heads, sh.Out = 3, 3*sh.N
 			case SiteQK:
 				sh.Heads, sh.C = 2, 3*4
+			case SiteHeads:
+				sh.Heads, sh.C, sh.Out = 2, 2*4, 4
 			}
 			r := rand.New(rand.NewPCG(3, uint64(len(s.Name))))
 			randv := func(n int) []float64 {

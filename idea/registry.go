@@ -44,6 +44,7 @@ var registry = []Spec{
 	foxSpec,
 	alibiSpec,
 	qkNormSpec,
+	gatedAttnSpec,
 	aaSpec,
 }
 

@@ -74,6 +74,14 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 			dqkv = s.dsite[:bt*3*d]
 		}
 		kernel.LinearBackward(dln, gw.QKVW, gw.QKVB, dqkv, a.ln1[:bt*d], w.QKVW, bt, d, 3*d)
+		if m.site == idea.SiteHeads {
+			// The gate's path to ln1(h) joins the queries', keys' and
+			// values' (backwardBranches left it in s.dsite).
+			dz := s.dsite[:bt*2*d]
+			for r := range bt {
+				add(dln[r*d:][:d], dln[r*d:][:d], dz[r*2*d+d:][:d])
+			}
+		}
 		if dbias != nil {
 			// The bias's path to the LayerNorm output joins the queries',
 			// keys' and values'.
@@ -170,7 +178,21 @@ func (m *Model[F]) backwardBranches(s *acts[F], l int) {
 		dproj = s.dproj[:bt*d]
 		m.ideaBackward(s, dproj, dres, a.site, l)
 	}
-	kernel.LinearBackward(s.datty[:bt*d], gw.ProjW, gw.ProjB, dproj, a.atty[:bt*d], w.ProjW, bt, d, d)
+	projIn := a.atty[:bt*d]
+	if m.site == idea.SiteHeads {
+		projIn = a.site.y[:bt*d]
+	}
+	kernel.LinearBackward(s.datty[:bt*d], gw.ProjW, gw.ProjB, dproj, projIn, w.ProjW, bt, d, d)
+	if m.site == idea.SiteHeads {
+		// s.datty is d of the idea's output: its input's gradient splits
+		// into the heads' outputs' (back into s.datty) and ln1(h)'s,
+		// left in s.dsite for the LayerNorm's backward pass.
+		dx := s.dsite[:bt*2*d]
+		m.ideaBackward(s, dx, s.datty[:bt*d], a.site, l)
+		for r := range bt {
+			copy(s.datty[r*d:][:d], dx[r*2*d:][:d])
+		}
+	}
 }
 
 // ideaBackward mirrors ideaForward at site instance l of the pass in s:

@@ -278,45 +278,38 @@ func TestPipelineKeepsBits(t *testing.T) {
 	})
 }
 
-// TestFoXClosedGateIsBaseline: with its forget gate's bias at 20, σ(b)
-// rounds to 1 in float32, every log f is 0, and the fox model's forward
-// pass is the baseline's bit for bit (the bias path adds zeros, and the
-// softmax then runs on the same logits), forecasting and token models
-// alike; at bias 0 it is not.
-func TestFoXClosedGateIsBaseline(t *testing.T) {
+// TestClosedGatesAreBaseline: fox's forget gate and gated-attn's output
+// gate with their bias at 20, where σ(b) rounds to 1 in float32, forward
+// the baseline's bits (fox adds a bias of zeros, gated-attn multiplies by
+// ones), forecasting and token models alike; at bias 0 they do not.
+func TestClosedGatesAreBaseline(t *testing.T) {
 	tok := DefaultConfig()
 	tok.CIn, tok.H, tok.Vocab, tok.T = 0, 0, 11, 24
-	for _, c := range []Config{DefaultConfig(), tok} {
-		const b = 3
-		r := rand.New(rand.NewPCG(8, 8))
-		base, err := New[float32](c, b)
-		require.NoError(t, err)
-		base.Params.Init(r)
-		out := func(m *Model[float32]) []float32 {
-			if c.Vocab > 0 {
-				tb := previousTokenBatch(rand.New(rand.NewPCG(9, 9)), b, c.T, c.Vocab, 4)
-				return append([]float32(nil), m.ForwardTokens(tb)...)
-			}
-			x, _ := sineBatch(c, b, 0.5, 0.2)
-			return append([]float32(nil), m.Forward(x, b)...)
-		}
-		want := out(base)
-		for _, tc := range []struct {
-			bias string
-			same bool
-		}{{"20", true}, {"0", false}} {
-			fc := c
-			v := 20.0
-			if tc.bias == "0" {
-				v = 0
-			}
-			fc.Idea = idea.Config{Name: "fox", Params: idea.NewParams(map[string]float64{"bias": v})}
-			m, err := New[float32](fc, b)
+	for _, name := range []string{"fox", "gated-attn"} {
+		for _, c := range []Config{DefaultConfig(), tok} {
+			const b = 3
+			base, err := New[float32](c, b)
 			require.NoError(t, err)
-			m.Params.Init(rand.New(rand.NewPCG(8, 8)))
-			n := copy(m.Params.Data, base.Params.Data) // the baseline's tensors come first
-			require.Equal(t, len(base.Params.Data), n)
-			require.Equal(t, tc.same, bitsEqual(want, out(m)), "fox bias %s, vocab %d", tc.bias, c.Vocab)
+			base.Params.Init(rand.New(rand.NewPCG(8, 8)))
+			out := func(m *Model[float32]) []float32 {
+				if c.Vocab > 0 {
+					tb := previousTokenBatch(rand.New(rand.NewPCG(9, 9)), b, c.T, c.Vocab, 4)
+					return append([]float32(nil), m.ForwardTokens(tb)...)
+				}
+				x, _ := sineBatch(c, b, 0.5, 0.2)
+				return append([]float32(nil), m.Forward(x, b)...)
+			}
+			want := out(base)
+			for _, bias := range []float64{20, 0} {
+				ic := c
+				ic.Idea = idea.Config{Name: name, Params: idea.NewParams(map[string]float64{"bias": bias})}
+				m, err := New[float32](ic, b)
+				require.NoError(t, err)
+				m.Params.Init(rand.New(rand.NewPCG(8, 8)))
+				n := copy(m.Params.Data, base.Params.Data) // the baseline's tensors come first
+				require.Equal(t, len(base.Params.Data), n)
+				require.Equal(t, bias == 20, bitsEqual(want, out(m)), "%s bias %g, vocab %d", name, bias, c.Vocab)
+			}
 		}
 	}
 }

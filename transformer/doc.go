@@ -13,12 +13,14 @@
 //     h = h + gate(proj(attn(ln1(h))))
 //     h = h + fc2(gelu(fc1(ln2(h))))
 //     attn is causal multi-head scaled dot-product attention with a fused
-//     qkv linear (D->3D) and an output projection proj (D->D); an idea at
-//     the qk site maps [q|k|v] to what the attention reads; an idea at
-//     the logits site adds its bias (B,NH,T,T) to the scaled scores
-//     before the softmax, computed from ln1(h), and in the backward pass
-//     gets the softmax's gradient of the logits and returns its part of
-//     d ln1(h) (attentionForward, attentionBackward); the MLP is
+//     qkv linear (D->3D) and an output projection proj (D->D). Inside
+//     it, an idea at the qk site maps [q|k|v] to what the attention
+//     reads; one at the logits site adds its bias (B,NH,T,T), computed
+//     from ln1(h), to the scaled scores before the softmax, and in the
+//     backward pass gets the softmax's gradient of the logits and returns
+//     its part of d ln1(h) (attentionForward, attentionBackward); one at
+//     the heads site maps each token's heads' outputs (beside ln1(h)) to
+//     the projection's input. The MLP is
 //     D->4D->D with GELU (tanh approximation); LayerNorm ε is 1e-5; gate is
 //     package gate's per-token fading memory (identity when β = 0).
 //  3. A final LayerNorm and a head linear D->H at every position: position t

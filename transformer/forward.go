@@ -445,6 +445,17 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 			m.ideaForward(bias, a.site, l, b)
 		}
 		attentionForward(a.atty[:bt*d], a.att, s.kt, qkv, bias, b, t, d, c.Heads)
+		projIn := a.atty[:bt*d] // the output projection's input
+		if m.site == idea.SiteHeads {
+			// The idea sees each token's heads' outputs beside ln1(h).
+			x := a.site.x[:bt*2*d]
+			for r := range bt {
+				copy(x[r*2*d:][:d], a.atty[r*d:][:d])
+				copy(x[r*2*d+d:][:d], a.ln1[r*d:][:d])
+			}
+			projIn = a.site.y[:bt*d]
+			m.ideaForward(projIn, a.site, l, b)
+		}
 		if l == len(s.blocks)-1 {
 			switch {
 			case s.step && c.tailRows():
@@ -456,15 +467,15 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 		res2 := a.res2[:bt*d]
 		switch {
 		case m.site == idea.SiteAttention:
-			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
+			kernel.LinearT(a.proj[:bt*d], projIn, wt.proj[l], w.ProjB, bt, d, d)
 			m.ideaForward(a.site.y[:bt*d], a.site, l, b)
 			add(res2, h, a.site.y[:bt*d])
 		case s.step:
 			// TrainStep keeps no proj: res2 = proj + h in the Gemm's
 			// epilogue, the bits of add(res2, h, proj).
-			kernel.LinearTAdd(res2, a.atty[:bt*d], wt.proj[l], w.ProjB, h, bt, d, d)
+			kernel.LinearTAdd(res2, projIn, wt.proj[l], w.ProjB, h, bt, d, d)
 		default:
-			kernel.LinearT(a.proj[:bt*d], a.atty[:bt*d], wt.proj[l], w.ProjB, bt, d, d)
+			kernel.LinearT(a.proj[:bt*d], projIn, wt.proj[l], w.ProjB, bt, d, d)
 			add(res2, h, a.proj[:bt*d])
 		}
 		m.mlpHidden(a, res2, l, bt, train)

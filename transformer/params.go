@@ -154,6 +154,8 @@ func (c Config) SiteShape(site idea.Site, b int) idea.Shape {
 		return idea.Shape{B: b, N: c.Tokens(), C: c.D, Heads: c.Heads, Out: c.Heads * c.Tokens()}
 	case idea.SiteQK:
 		return idea.Shape{B: b, N: c.Tokens(), C: 3 * c.D, Heads: c.Heads}
+	case idea.SiteHeads:
+		return idea.Shape{B: b, N: c.Tokens(), C: 2 * c.D, Heads: c.Heads, Out: c.D}
 	}
 	return idea.Shape{B: b, N: c.Tokens(), C: c.D}
 }
