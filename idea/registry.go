@@ -45,6 +45,7 @@ var registry = []Spec{
 	alibiSpec,
 	qkNormSpec,
 	gatedAttnSpec,
+	gatedConvSpec,
 	aaSpec,
 }
 
