@@ -1,6 +1,9 @@
 package idea
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // foxSpec is the Forgetting Transformer's forget gate (Lin et al., ICLR
 // 2025, "Forgetting Transformer: Softmax Attention with a Forget Gate";
@@ -165,4 +168,55 @@ func (foxOp[F]) Backward(dx, dtheta, scratch, dy, x, state, theta []F, s Shape) 
 			}
 		}
 	}
+}
+
+// NewProbe returns fox's mechanism probe: what the trained gates forget.
+func (FoX) NewProbe(instances int, s Shape) Probe {
+	p := &foxProbe{heads: s.Heads, sums: make([][]float64, instances), count: make([]float64, instances)}
+	for l := range p.sums {
+		p.sums[l] = make([]float64, s.Heads)
+	}
+	return p
+}
+
+// foxProbe sums, per block and head, 1 − f = σ(−u) over the test
+// windows' tokens.
+type foxProbe struct {
+	heads int
+	sums  [][]float64
+	count []float64
+}
+
+func (p *foxProbe) Add(l int, state, _, _ []float32, s Shape) {
+	n := s.N
+	for bi := range s.B {
+		u := state[bi*2*s.Heads*n:][:s.Heads*n]
+		for h := range s.Heads {
+			for _, v := range u[h*n:][:n] {
+				p.sums[l][h] += sigmoid(-float64(v))
+			}
+		}
+		p.count[l] += float64(n)
+	}
+}
+
+// Laws, per block:
+//
+//	block<l>.forget_rate  the largest over heads of the mean 1 − f over the
+//	                      test tokens, at least EngageMin: some head forgets
+//
+// nil when nothing was seen.
+func (p *foxProbe) Laws() []Law {
+	var laws []Law
+	for l, sums := range p.sums {
+		if !(p.count[l] > 0) {
+			return nil
+		}
+		most := 0.0
+		for _, v := range sums {
+			most = max(most, v/p.count[l])
+		}
+		laws = append(laws, Law{Name: fmt.Sprintf("block%d.forget_rate", l), Got: most, Want: EngageMin, AtLeast: true})
+	}
+	return laws
 }
