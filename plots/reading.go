@@ -356,7 +356,13 @@ func trustLines(r *report.Report) []Line {
 	default:
 		out = append(out, lawsLine(s.Laws, s.Confirmed))
 	}
-	out = append(out, Line{Label: "math check", Alert: !ms.MathCheck.Confirmed, Text: fmt.Sprintf("the closed forms against simulation: confirmed %v", ms.MathCheck.Confirmed)})
+	if mc := ms.MathCheck; len(mc.Rows) == 0 && len(mc.Laws) == 0 {
+		// Nothing was checked: "confirmed" is vacuous, and the reading
+		// says so instead of showing it as a result.
+		out = append(out, Line{Label: "math check", Text: "none: the idea has no closed forms to check (math_check.confirmed is vacuous)"})
+	} else {
+		out = append(out, Line{Label: "math check", Alert: !mc.Confirmed, Text: fmt.Sprintf("the closed forms against simulation: confirmed %v", mc.Confirmed)})
+	}
 	out = append(out, Line{Label: "system worked", Text: fmt.Sprintf("%v (a significant win, with the mechanism and the math check confirmed)", r.Comparison.SystemWorked)})
 	if e := r.External; e != nil {
 		l := Line{Label: "external trainers", Text: strings.Join(e.Arms, ", ")}

@@ -187,3 +187,16 @@ func readSuite(t *testing.T) *suitereport.Report {
 	require.NoError(t, err)
 	return r
 }
+
+// TestMathCheckNone: a report whose idea has no closed forms reads "none"
+// for its math check instead of a vacuous "confirmed true"; one with
+// rows reads its result.
+func TestMathCheckNone(t *testing.T) {
+	r := tinyReport(t)
+	require.NotEmpty(t, r.MechanismSignature.MathCheck.Rows, "the tiny report's gate has closed forms")
+	require.Contains(t, textOf(t, ReadingOf(r)), "the closed forms against simulation: confirmed")
+	r.MechanismSignature.MathCheck = report.MathCheck{Confirmed: true}
+	out := textOf(t, ReadingOf(r))
+	require.Contains(t, out, "none: the idea has no closed forms to check")
+	require.NotContains(t, out, "the closed forms against simulation")
+}
