@@ -93,6 +93,16 @@ const MaxControlSeed = 1 << 62
 // its estimate's to say).
 const MaxBlocks = 1 << 24
 
+// IdeaGrid returns the baseline's grid with idea ic in each cfg
+// (WithIdea): an idea arm on the baseline's grid.
+func IdeaGrid(baseline []protocol.Cfg, ic idea.Config) []protocol.Cfg {
+	grid := make([]protocol.Cfg, len(baseline))
+	for j, c := range baseline {
+		grid[j] = WithIdea(c, ic)
+	}
+	return grid
+}
+
 // WithIdea returns cfg c training idea ic instead of its own (the gate as
 // rho and beta, as a cfg writes it).
 func WithIdea(c protocol.Cfg, ic idea.Config) protocol.Cfg {
@@ -120,10 +130,7 @@ func Control(ctx context.Context, p protocol.Protocol, ic idea.Config, blocks in
 		return nil, fmt.Errorf("harness: control: %w", err)
 	}
 	q := p
-	q.Idea = nil
-	for _, c := range p.Baseline {
-		q.Idea = append(q.Idea, WithIdea(c, ic))
-	}
+	q.Idea = IdeaGrid(p.Baseline, ic)
 	d, err := dataWithin(ctx, q, opt.Limits)
 	if err != nil {
 		return nil, err

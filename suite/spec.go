@@ -127,11 +127,7 @@ func TrackProtocol(s suitereport.Spec, t suitereport.TrackSpec, dataDir string) 
 			if err != nil {
 				return fmt.Errorf("ideas: %q: %w", name, err)
 			}
-			arm := protocol.IdeaArm{Name: name}
-			for _, c := range p.Baseline {
-				arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
-			}
-			p.Ideas = append(p.Ideas, arm)
+			p.Ideas = append(p.Ideas, protocol.IdeaArm{Name: name, Grid: harness.IdeaGrid(p.Baseline, ic)})
 		}
 		return nil
 	}})

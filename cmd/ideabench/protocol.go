@@ -207,10 +207,7 @@ func (f *protoFlags) protocol() (protocol.Protocol, error) {
 			if err != nil {
 				return fmt.Errorf("--idea %q: %w", *f.idea, err)
 			}
-			p.Idea = nil
-			for _, c := range p.Baseline {
-				p.Idea = append(p.Idea, harness.WithIdea(c, ic))
-			}
+			p.Idea = harness.IdeaGrid(p.Baseline, ic)
 		}
 		if f.ideas != nil && set["ideas"] {
 			for _, name := range strings.Split(*f.ideas, ";") {
@@ -219,11 +216,7 @@ func (f *protoFlags) protocol() (protocol.Protocol, error) {
 				if err != nil {
 					return fmt.Errorf("--ideas: %q: %w", name, err)
 				}
-				arm := protocol.IdeaArm{Name: name}
-				for _, c := range p.Baseline {
-					arm.Grid = append(arm.Grid, harness.WithIdea(c, ic))
-				}
-				p.Ideas = append(p.Ideas, arm)
+				p.Ideas = append(p.Ideas, protocol.IdeaArm{Name: name, Grid: harness.IdeaGrid(p.Baseline, ic)})
 			}
 		}
 		return nil
