@@ -21,9 +21,15 @@ import (
 // per sequence, its T token ids and its T labels (-1 where a position is
 // not scored).
 func WriteTokensCSV(w io.Writer, s *track.TokenSplit) error {
+	return writeTokens(w, s, "label", func(l int32) int32 { return l })
+}
+
+// writeTokens writes s as WriteTokensCSV does, its second block of
+// columns named second and holding col(label) for each position.
+func writeTokens(w io.Writer, s *track.TokenSplit, second string, col func(label int32) int32) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("sequence")
-	for _, kind := range []string{"token", "label"} {
+	for _, kind := range []string{"token", second} {
 		for t := range s.T {
 			fmt.Fprintf(bw, ",%s.%d", kind, t)
 		}
@@ -33,9 +39,13 @@ func WriteTokensCSV(w io.Writer, s *track.TokenSplit) error {
 	for n := range s.N {
 		tok, lab := s.Seq(n)
 		buf = strconv.AppendInt(buf[:0], int64(n), 10)
-		for _, v := range append(append([]int32(nil), tok...), lab...) {
+		for _, v := range tok {
 			buf = append(buf, ',')
 			buf = strconv.AppendInt(buf, int64(v), 10)
+		}
+		for _, l := range lab {
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, int64(col(l)), 10)
 		}
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {
@@ -133,34 +143,12 @@ func EvaluateTokens(m *transformer.Model[float32], s *track.TokenSplit) (ce, acc
 // scored.<T-1>", then one row per sequence, its T token ids and T flags,
 // 1 where the position is scored and 0 where it is not.
 func WriteTokenInputsCSV(w io.Writer, s *track.TokenSplit) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("sequence")
-	for _, kind := range []string{"token", "scored"} {
-		for t := range s.T {
-			fmt.Fprintf(bw, ",%s.%d", kind, t)
+	return writeTokens(w, s, "scored", func(l int32) int32 {
+		if l >= 0 {
+			return 1
 		}
-	}
-	bw.WriteByte('\n')
-	var buf []byte
-	for n := range s.N {
-		tok, lab := s.Seq(n)
-		buf = strconv.AppendInt(buf[:0], int64(n), 10)
-		for _, v := range tok {
-			buf = append(buf, ',')
-			buf = strconv.AppendInt(buf, int64(v), 10)
-		}
-		for _, l := range lab {
-			buf = append(buf, ',', '0')
-			if l >= 0 {
-				buf[len(buf)-1] = '1'
-			}
-		}
-		buf = append(buf, '\n')
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+		return 0
+	})
 }
 
 // ReadTokenScores reads an external trainer's scores of a token split's
