@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -461,57 +462,79 @@ func tail(path string) string {
 // file gives an error wrapping os.ErrNotExist.
 func ReadForecasts(path string, n, h int) ([]float64, error) {
 	name := filepath.Base(path)
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("out/%s: missing; the trainer must write its forecasts there: %w", name, os.ErrNotExist)
-		}
-		return nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
 	out := make([]float64, 0, n*h)
-	row, line := 0, 0
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("out/%s: %v", name, err)
-		}
-		first := line == 0
-		line, _ = r.FieldPos(0)
-		if first {
-			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
-			if _, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64); err != nil {
-				continue // the header
-			}
-		}
+	row := 0
+	isHeader := func(first string) bool {
+		_, err := strconv.ParseFloat(strings.TrimSpace(first), 64)
+		return err != nil
+	}
+	err := readOutRows(path, "forecasts", isHeader, func(rec []string, line int) error {
 		if row >= n {
-			return nil, fmt.Errorf("out/%s line %d: more than the %d windows of the split; write one row per window", name, line, n)
+			return fmt.Errorf("out/%s line %d: more than the %d windows of the split; write one row per window", name, line, n)
 		}
 		if len(rec) != h+1 {
-			return nil, fmt.Errorf("out/%s line %d: %d fields, want %d (the window's index, then its %d forecasts)", name, line, len(rec), h+1, h)
+			return fmt.Errorf("out/%s line %d: %d fields, want %d (the window's index, then its %d forecasts)", name, line, len(rec), h+1, h)
 		}
 		if k, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64); err != nil || k != float64(row) {
-			return nil, fmt.Errorf("out/%s line %d: window %q, want %d; write the windows in the order of the windows file", name, line, rec[0], row)
+			return fmt.Errorf("out/%s line %d: window %q, want %d; write the windows in the order of the windows file", name, line, rec[0], row)
 		}
 		for j, s := range rec[1:] {
 			x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || !finite(x) {
-				return nil, fmt.Errorf("out/%s line %d: forecast %d of window %d is %q, not a finite number; a trainer whose training diverged writes {\"diverged\": true} to out/result.json", name, line, j+1, row, s)
+				return fmt.Errorf("out/%s line %d: forecast %d of window %d is %q, not a finite number; a trainer whose training diverged writes {\"diverged\": true} to out/result.json", name, line, j+1, row, s)
 			}
 			out = append(out, x)
 		}
 		row++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if row != n {
 		return nil, fmt.Errorf("out/%s: %d windows, want %d (one row per window of the split)", name, row, n)
 	}
 	return out, nil
+}
+
+// readOutRows reads an external trainer's output file (out/NAME) as CSV
+// and calls row with each record and its line, after an optional header:
+// a first record whose first field isHeader says is one (a byte-order
+// mark before it is dropped). A missing file gives an error wrapping
+// os.ErrNotExist that says the trainer must write its what there; row's
+// error stops the reading and is returned.
+func readOutRows(path, what string, isHeader func(first string) bool, row func(rec []string, line int) error) error {
+	name := filepath.Base(path)
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("out/%s: missing; the trainer must write its %s there: %w", name, what, os.ErrNotExist)
+		}
+		return err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReader(f))
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	for first := true; ; first = false {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("out/%s: %v", name, err)
+		}
+		line, _ := r.FieldPos(0)
+		if first {
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+			if isHeader(rec[0]) {
+				continue
+			}
+		}
+		if err := row(rec, line); err != nil {
+			return err
+		}
+	}
 }
 
 // readTrainerResult reads an external trainer's out/result.json

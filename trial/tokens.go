@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -161,14 +160,6 @@ func WriteTokenInputsCSV(w io.Writer, s *track.TokenSplit) error {
 // os.ErrNotExist.
 func ReadTokenScores(path string, s *track.TokenSplit, vocab int) ([]float64, error) {
 	name := filepath.Base(path)
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("out/%s: missing; the trainer must write its log-probabilities there: %w", name, os.ErrNotExist)
-		}
-		return nil, err
-	}
-	defer f.Close()
 	// The labelled positions, in the order the rows must follow.
 	type pos struct{ n, t int }
 	want := make([]pos, 0, s.Labelled())
@@ -177,47 +168,37 @@ func ReadTokenScores(path string, s *track.TokenSplit, vocab int) ([]float64, er
 			want = append(want, pos{i / s.T, i % s.T})
 		}
 	}
-	r := csv.NewReader(bufio.NewReader(f))
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
 	out := make([]float64, 0, len(want)*vocab)
-	row, line := 0, 0
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("out/%s: %v", name, err)
-		}
-		first := line == 0
-		line, _ = r.FieldPos(0)
-		if first {
-			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
-			if _, err := strconv.Atoi(strings.TrimSpace(rec[0])); err != nil {
-				continue // the header
-			}
-		}
+	row := 0
+	isHeader := func(first string) bool {
+		_, err := strconv.Atoi(strings.TrimSpace(first))
+		return err != nil
+	}
+	err := readOutRows(path, "log-probabilities", isHeader, func(rec []string, line int) error {
 		if row >= len(want) {
-			return nil, fmt.Errorf("out/%s line %d: more than the %d labelled positions of the split; write one row per labelled position (scored.<t> = 1 in the inputs file)", name, line, len(want))
+			return fmt.Errorf("out/%s line %d: more than the %d labelled positions of the split; write one row per labelled position (scored.<t> = 1 in the inputs file)", name, line, len(want))
 		}
 		if len(rec) != vocab+2 {
-			return nil, fmt.Errorf("out/%s line %d: %d fields, want %d (the sequence, the position, then a log-probability for each of the %d token ids)", name, line, len(rec), vocab+2, vocab)
+			return fmt.Errorf("out/%s line %d: %d fields, want %d (the sequence, the position, then a log-probability for each of the %d token ids)", name, line, len(rec), vocab+2, vocab)
 		}
 		w := want[row]
 		n, errN := strconv.Atoi(strings.TrimSpace(rec[0]))
 		t, errT := strconv.Atoi(strings.TrimSpace(rec[1]))
 		if errN != nil || errT != nil || n != w.n || t != w.t {
-			return nil, fmt.Errorf("out/%s line %d: sequence %q position %q, want sequence %d position %d; write the labelled positions in order, sequence then position", name, line, rec[0], rec[1], w.n, w.t)
+			return fmt.Errorf("out/%s line %d: sequence %q position %q, want sequence %d position %d; write the labelled positions in order, sequence then position", name, line, rec[0], rec[1], w.n, w.t)
 		}
 		for j, v := range rec[2:] {
 			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil || !finite(x) {
-				return nil, fmt.Errorf("out/%s line %d: the score of token %d at sequence %d position %d is %q, not a finite number (a log-probability of 0 is written as a large negative number, e.g. -1e30; a trainer whose training diverged writes {\"diverged\": true} to out/result.json)", name, line, j, w.n, w.t, v)
+				return fmt.Errorf("out/%s line %d: the score of token %d at sequence %d position %d is %q, not a finite number (a log-probability of 0 is written as a large negative number, e.g. -1e30; a trainer whose training diverged writes {\"diverged\": true} to out/result.json)", name, line, j, w.n, w.t, v)
 			}
 			out = append(out, x)
 		}
 		row++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if row != len(want) {
 		return nil, fmt.Errorf("out/%s: %d rows, want %d (one row per labelled position of the split)", name, row, len(want))
