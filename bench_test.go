@@ -178,13 +178,13 @@ func benchProfile(t *testing.T, p protocol.Protocol, name string) {
 			require.Equal(t, c.Rho, row.Rho)
 			require.Equal(t, gate.HalfLife(c.Rho), row.HalfPredicted)
 			require.Equal(t, row.HalfPredicted, row.HalfObserved)
-			require.LessOrEqual(t, row.SteadyGainAbsError, report.SteadyErrTol)
+			require.LessOrEqual(t, row.SteadyGainAbsError, idea.GateSteadyErrTol)
 		}
 		s := r.MechanismSignature.MechanismSignature
 		require.InDelta(t, 1/(1+s.Beta*s.MeanState), s.PredictedSteadyGain, 1e-15)
 		// The trained gate state obeys its recurrence: the unbiased fit
 		// recovers ρ from float32 states.
-		require.InDelta(t, s.Rho, s.FittedStatePole, trial.PoleTol)
+		require.InDelta(t, s.Rho, s.FittedStatePole, idea.GatePoleTol)
 	})
 	t.Run("selection_on_validation", func(t *testing.T) {
 		best := 0

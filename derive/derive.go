@@ -13,7 +13,6 @@ import (
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/trial"
 
-	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 )
@@ -25,7 +24,7 @@ import (
 // TestDeriveVersionPinned fails until it does. A report of another
 // derivation re-derives from its results directory (ideabench run on
 // it reuses every trial).
-const DeriveVersion = "derive-2026-12-06"
+const DeriveVersion = "derive-2026-12-06b"
 
 // Inputs are everything a report is derived from: its facts (the
 // protocol, the facts of its data and training path, the reference
@@ -51,7 +50,7 @@ type Inputs struct {
 
 // Assemble builds the report from finished trials (aligned with
 // p.Trials()) on the protocol's data d.
-func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, results []trial.Result, rerun *trial.Reproduction) (*report.Report, error) {
+func Assemble(p protocol.Protocol, d *protocol.Data, trials []protocol.Trial, results []trial.Result, rerun *protocol.Reproduction) (*report.Report, error) {
 	in := Inputs{Facts: report.Facts{Protocol: p, TrainingVersion: protocol.TrainingVersion, Rerun: rerun}, Trials: trials, Results: results}
 	if err := dataFacts(&in.Facts, d); err != nil {
 		return nil, err
@@ -341,7 +340,7 @@ func derive(in Inputs) (*report.Report, error) {
 
 // signatureOf is the report's mechanism signature of the idea's chosen
 // cfg c, read from its trial on seed: the gate's layers rebuilt from what
-// the probe measured (gate.Summarize), block 0 at the top level and the
+// the probe measured (idea.GateSummarize), block 0 at the top level and the
 // gate's laws (idea.GateLaws); another idea's laws as its probe measured
 // them; or why nothing was measured.
 func signatureOf(c protocol.Cfg, seed uint64, res trial.Result, external bool) report.SignatureJSON {
@@ -351,9 +350,8 @@ func signatureOf(c protocol.Cfg, seed uint64, res trial.Result, external bool) r
 		s.NotMeasured = "the idea arm is trained by an external trainer (setup.protocol.trainers), which hands back forecasts, not the idea's internal states: there is nothing to probe"
 
 	case res.Signature != nil && len(res.Signature.Layers) > 0:
-		gp := gate.Params{Rho: c.Rho, Beta: c.Beta}
 		for l, m := range res.Signature.Layers {
-			s.Layers = append(s.Layers, gate.Summarize(gp, l, m.GainByPosition, m.StateByPosition, m.FittedStatePole, m.FittedDrive))
+			s.Layers = append(s.Layers, idea.GateSummarize(c.Rho, c.Beta, l, m))
 		}
 		l0 := s.Layers[0]
 		layer := 0

@@ -60,7 +60,7 @@ func RerunTrial(p protocol.Protocol, trials []protocol.Trial, results []trial.Re
 // rel_diff are taken (identical only with no difference), and tolerance
 // and reproduced are derived. drawn says whether there was a trial to
 // draw.
-func external(p protocol.Protocol, trials []protocol.Trial, results []trial.Result, rerun *trial.Reproduction) (*report.External, bool) {
+func external(p protocol.Protocol, trials []protocol.Trial, results []trial.Result, rerun *protocol.Reproduction) (*report.External, bool) {
 	e := &report.External{Arms: []string{}}
 	arms := []string{"baseline", "idea"}
 	for k := range p.Ideas {
@@ -77,7 +77,7 @@ func external(p protocol.Protocol, trials []protocol.Trial, results []trial.Resu
 	}
 	if rerun != nil && drawn {
 		t := trials[i]
-		m := trial.Reproduction{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, MaxAbsDiff: rerun.MaxAbsDiff, RelDiff: rerun.RelDiff,
+		m := protocol.Reproduction{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, MaxAbsDiff: rerun.MaxAbsDiff, RelDiff: rerun.RelDiff,
 			Tolerance: p.TrainerOf(t.Arm).RerunTolerance()}
 		m.Identical = rerun.Identical && m.MaxAbsDiff == 0 && m.RelDiff == 0
 		m.Reproduced = m.RelDiff <= m.Tolerance

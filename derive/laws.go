@@ -1,7 +1,6 @@
 package derive
 
 import (
-	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
@@ -11,7 +10,7 @@ import (
 // with a row in the seed report's math check.
 func trainsGate(c protocol.Cfg) bool { return c.Idea == "" || c.Idea == "gate" }
 
-// mathCheck runs the gate's math check (gate.CheckMath) for every cfg of
+// mathCheck runs the gate's math check (idea.GateMath) for every cfg of
 // the idea arm that trains the gate (or nothing: rho and beta 0), and the
 // laws (idea.LawsOf) of every distinct idea setting of the arms, first to
 // last, that has a theory.
@@ -21,7 +20,7 @@ func mathCheck(arms ...[]protocol.Cfg) (report.MathCheck, error) {
 		if !trainsGate(c) {
 			continue
 		}
-		r, err := gate.CheckMath(gate.Params{Rho: c.Rho, Beta: c.Beta})
+		r, err := idea.GateMath(c.Rho, c.Beta)
 		if err != nil {
 			return report.MathCheck{}, err
 		}

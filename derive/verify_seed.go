@@ -5,10 +5,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 
-	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/stats"
 )
 
@@ -74,9 +74,9 @@ func verifySeedFormat(r *report.Report) Findings {
 	s := m.MechanismSignature
 	v.floatEq("mechanism_signature.mechanism_signature.rho", s.Rho, m.ObservedBestCfg.Rho)
 	v.floatEq("mechanism_signature.mechanism_signature.beta", s.Beta, m.ObservedBestCfg.Beta)
-	v.floatEq("mechanism_signature.mechanism_signature.predicted_steady_gain", s.PredictedSteadyGain, gate.SteadyGain(s.Beta, s.MeanState))
+	v.floatEq("mechanism_signature.mechanism_signature.predicted_steady_gain", s.PredictedSteadyGain, idea.GateSteadyGain(s.Beta, s.MeanState))
 	v.boolEq("mechanism_signature.mechanism_signature.confirmed", s.Confirmed,
-		gate.Confirm(s.Rho, s.FittedStatePole, s.InitialGain, s.FinalGain, s.PredictedSteadyGain))
+		idea.GateConfirm(s.Rho, s.FittedStatePole, s.InitialGain, s.FinalGain, s.PredictedSteadyGain))
 	if i := slices.Index(m.Protocol.Seeds, s.TrainedModelSeed); i >= 0 && i < len(r.Idea.PerSeed) {
 		v.floatEq("mechanism_signature.mechanism_signature.metric", s.Metric, r.Idea.PerSeed[i])
 	} else {
@@ -168,20 +168,21 @@ func (v *verifier) seedMathRows(r *report.Report) bool {
 		if i < len(m.IdeaSweep) {
 			v.floatEq(p+".rho", row.Rho, m.IdeaSweep[i].Cfg.Rho)
 		}
-		if err := (gate.Params{Rho: row.Rho}).Validate(); err != nil {
+		if err := idea.GateValidate(row.Rho, 0); err != nil {
 			v.checked++
 			v.add(p+".rho", fmt.Sprint(row.Rho), err.Error(), "")
 			all = false
 			continue
 		}
-		v.intEq(p+".half_predicted", row.HalfPredicted, gate.HalfLife(row.Rho))
+		predicted, observed, err := idea.GateHalfLives(row.Rho, 1<<20)
+		v.intEq(p+".half_predicted", row.HalfPredicted, predicted)
 		v.checked++
-		if obs, err := gate.ObservedHalfLife(row.Rho, 1<<20); err != nil || obs != row.HalfObserved {
-			v.add(p+".half_observed", fmt.Sprint(row.HalfObserved), fmt.Sprint(obs), "")
+		if err != nil || observed != row.HalfObserved {
+			v.add(p+".half_observed", fmt.Sprint(row.HalfObserved), fmt.Sprint(observed), "")
 		}
 		v.checked++
-		if !(row.SteadyGainAbsError <= report.SteadyErrTol) {
-			v.add(p+".steady_gain_abs_error", fmt.Sprint(row.SteadyGainAbsError), fmt.Sprintf("<= %g", report.SteadyErrTol), "")
+		if !(row.SteadyGainAbsError <= idea.GateSteadyErrTol) {
+			v.add(p+".steady_gain_abs_error", fmt.Sprint(row.SteadyGainAbsError), fmt.Sprintf("<= %g", idea.GateSteadyErrTol), "")
 		}
 		all = all && row.Holds()
 	}

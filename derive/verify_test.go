@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/report"
 
@@ -45,13 +46,13 @@ func TestVerifyMalformed(t *testing.T) {
 		{"sweep_without_values", `{"baseline": {"sweep": [{}, {"per_seed": []}]}, "mechanism_signature": {"idea_sweep": [{}]}}`, nil},
 		{"bad_alpha", `{"comparison": {"alpha": 7}, "metric_direction": "lower is better", "baseline": {"full": {"per_seed": [1, 2]}}, "idea": {"per_seed": [2, 1]}}`, nil},
 		{"rho_outside", `{"mechanism_signature": {"math_check": {"rows": [{"rho": 1}, {"rho": -2}]}}}`, nil},
-		{"rho_nan", `{"bench_version": 1}`, func(r *report.Report) { r.MechanismSignature.MathCheck.Rows = []report.MathRow{{Rho: math.NaN()}} }},
+		{"rho_nan", `{"bench_version": 1}`, func(r *report.Report) { r.MechanismSignature.MathCheck.Rows = []idea.GateMathRow{{Rho: math.NaN()}} }},
 		{"steps_zero", `{"bench_version": 1}`, func(r *report.Report) {
-			r.MechanismSignature.MathCheck.Rows = []report.MathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &zero}}
+			r.MechanismSignature.MathCheck.Rows = []idea.GateMathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &zero}}
 		}},
 		// 2^40 steps would need 16 TiB to simulate.
 		{"steps_huge", `{"bench_version": 1}`, func(r *report.Report) {
-			r.MechanismSignature.MathCheck.Rows = []report.MathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &huge}}
+			r.MechanismSignature.MathCheck.Rows = []idea.GateMathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &huge}}
 		}},
 		{"layers_only", `{"mechanism_signature": {"mechanism_signature": {"layers": [{}, {}]}}}`, nil},
 	} {

@@ -94,30 +94,18 @@ const MaxControlSeed = 1 << 62
 const MaxBlocks = 1 << 24
 
 // IdeaGrid returns the baseline's grid with idea ic in each cfg
-// (WithIdea): an idea arm on the baseline's grid.
+// (protocol.Cfg.WithIdea): an idea arm on the baseline's grid.
 func IdeaGrid(baseline []protocol.Cfg, ic idea.Config) []protocol.Cfg {
 	grid := make([]protocol.Cfg, len(baseline))
 	for j, c := range baseline {
-		grid[j] = WithIdea(c, ic)
+		grid[j] = c.WithIdea(ic)
 	}
 	return grid
 }
 
-// WithIdea returns cfg c training idea ic instead of its own (the gate as
-// rho and beta, as a cfg writes it).
-func WithIdea(c protocol.Cfg, ic idea.Config) protocol.Cfg {
-	c.Idea, c.Params, c.Rho, c.Beta = ic.Name, ic.Params, 0, 0
-	if ic.Name == "gate" {
-		c.Idea, c.Params = "", idea.Params{}
-		c.Rho, _ = ic.Params.Get("rho")
-		c.Beta, _ = ic.Params.Get("beta")
-	}
-	return c
-}
-
 // Control runs the control experiment of idea ic on blocks seed blocks:
-// block k runs p with ControlSeeds(p, base, k) and the idea grid WithIdea
-// of each baseline cfg, through Run (so opt.Store keeps and reuses every
+// block k runs p with ControlSeeds(p, base, k) and the idea grid
+// (protocol.Cfg.WithIdea of each baseline cfg), through Run (so opt.Store keeps and reuses every
 // trial). progress, when not nil, is called after each block.
 func Control(ctx context.Context, p protocol.Protocol, ic idea.Config, blocks int, base uint64, opt Options, progress func(done int)) (*ControlResult, error) {
 	if blocks < 1 || blocks > MaxBlocks {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/trial"
 )
 
 // runExtended runs a protocol with a grid extension (GridExtension):
@@ -54,7 +53,7 @@ func runExtended(ctx context.Context, p protocol.Protocol, opt Options) (*Outcom
 		q = next
 	}
 	// The report, after the determinism check of the external trainers.
-	var rerun *trial.Reproduction
+	var rerun *protocol.Reproduction
 	if p.External() {
 		ws, _, err := workspace(p, opt.Store)
 		if err != nil {

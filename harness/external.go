@@ -41,14 +41,14 @@ func workspace(p protocol.Protocol, store *trial.Store) (*trial.Workspace, func(
 // rerunRecord keeps a rerun check in the workspace, so a resumed run
 // does not repeat it.
 type rerunRecord struct {
-	ID           string              `json:"id"` // the trial's id
-	Reproduction *trial.Reproduction `json:"reproduction"`
+	ID           string                 `json:"id"` // the trial's id
+	Reproduction *protocol.Reproduction `json:"reproduction"`
 }
 
 // rerunCheck runs the determinism check of p's external trials
 // (RerunTrial, trial.Rerun), or reads it back from the workspace; nil
 // when no external trial finished without diverging.
-func rerunCheck(ctx context.Context, ws *trial.Workspace, others []string, p protocol.Protocol, ds *track.Dataset, dataSHA string, trials []protocol.Trial, results []trial.Result) (*trial.Reproduction, error) {
+func rerunCheck(ctx context.Context, ws *trial.Workspace, others []string, p protocol.Protocol, ds *track.Dataset, dataSHA string, trials []protocol.Trial, results []trial.Result) (*protocol.Reproduction, error) {
 	i, ok := derive.RerunTrial(p, trials, results)
 	if !ok || ws == nil {
 		return nil, nil
@@ -74,7 +74,7 @@ func rerunCheck(ctx context.Context, ws *trial.Workspace, others []string, p pro
 
 // readRerun reads the rerun check of trial id kept at path strictly
 // (jsonstrict); an error when there is none to trust.
-func readRerun(path, id string) (*trial.Reproduction, error) {
+func readRerun(path, id string) (*protocol.Reproduction, error) {
 	var rec rerunRecord
 	if err := jsonstrict.ReadFile(path, "rerun record", &rec); err != nil {
 		return nil, err

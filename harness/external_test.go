@@ -329,12 +329,12 @@ func TestExternalVerifyRerun(t *testing.T) {
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name  string
-		edit  func(m *trial.Reproduction) *trial.Reproduction
+		edit  func(m *protocol.Reproduction) *protocol.Reproduction
 		field string
 	}{
-		{"moved", func(m *trial.Reproduction) *trial.Reproduction { m.Seed = (m.Seed + 1) % 3; return m }, "external.rerun.seed"},
-		{"dropped", func(*trial.Reproduction) *trial.Reproduction { return nil }, "comparison.warnings"}, // "rerun check missing"
-		{"identical", func(m *trial.Reproduction) *trial.Reproduction { m.MaxAbsDiff, m.RelDiff = 0.5, 0.5; return m }, "external.rerun"},
+		{"moved", func(m *protocol.Reproduction) *protocol.Reproduction { m.Seed = (m.Seed + 1) % 3; return m }, "external.rerun.seed"},
+		{"dropped", func(*protocol.Reproduction) *protocol.Reproduction { return nil }, "comparison.warnings"}, // "rerun check missing"
+		{"identical", func(m *protocol.Reproduction) *protocol.Reproduction { m.MaxAbsDiff, m.RelDiff = 0.5, 0.5; return m }, "external.rerun"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := o.Report.Marshal()
@@ -370,7 +370,7 @@ func TestExternalMergeEdited(t *testing.T) {
 // TestReadRerunStrict: a kept rerun check with trailing data or an
 // unknown key is refused where the fault is (and the check runs again).
 func TestReadRerunStrict(t *testing.T) {
-	raw, err := json.Marshal(rerunRecord{ID: "abc", Reproduction: &trial.Reproduction{Arm: "idea", Identical: true}})
+	raw, err := json.Marshal(rerunRecord{ID: "abc", Reproduction: &protocol.Reproduction{Arm: "idea", Identical: true}})
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "rerun.json")
 	stricttest.Refuses(t, raw, func(raw []byte) error {

@@ -405,7 +405,7 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	if shards > 1 || opt.round {
 		return o, nil
 	}
-	var rerun *trial.Reproduction
+	var rerun *protocol.Reproduction
 	if !opt.look {
 		if rerun, err = rerunCheck(ctx, ws, nil, p, ds, d.SHA256, trials, results); err != nil {
 			return o, err

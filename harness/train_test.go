@@ -260,7 +260,7 @@ func TestControl(t *testing.T) {
 	require.GreaterOrEqual(t, hi, rate)
 
 	// The gate as a cfg writes it.
-	g := WithIdea(p.Baseline[0], idea.Config{Name: "gate", Params: idea.NewParams(map[string]float64{"rho": 0.9, "beta": 0.5})})
+	g := p.Baseline[0].WithIdea(idea.Config{Name: "gate", Params: idea.NewParams(map[string]float64{"rho": 0.9, "beta": 0.5})})
 	require.Equal(t, protocol.Cfg{LR: 0.003, Epochs: 1, Rho: 0.9, Beta: 0.5}, g)
 	_, err = Control(context.Background(), p, aa, 0, 0, Options{}, nil)
 	require.ErrorContains(t, err, "blocks = 0")

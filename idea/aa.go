@@ -10,8 +10,9 @@ import (
 // so over many seed blocks its rate of significant verdicts estimates the
 // test's false-positive rate.
 var aaSpec = Spec{
-	Name: "aa",
-	Doc:  "A/A control: the baseline model on disjoint initialization and batch-order streams (a difference is noise)",
+	Name:      "aa",
+	Doc:       "A/A control: the baseline model on disjoint initialization and batch-order streams (a difference is noise)",
+	Rationale: "A control: the baseline on other streams, so any difference is noise.",
 	Params: []Param{
 		{"stream", 1, "which disjoint stream pair, an integer >= 1"},
 	},

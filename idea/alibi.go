@@ -9,8 +9,9 @@ import "math"
 // (arch.positions "none" on a token track); it has no parameters to
 // learn, and scale 0 is the identity.
 var alibiSpec = Spec{
-	Name: "alibi",
-	Doc:  "ALiBi: a fixed bias −scale·m_h·(i−j) on the logit of query i on key j, slopes m_h = 2^(−8(h+1)/H); meant with arch.positions none",
+	Name:      "alibi",
+	Doc:       "ALiBi: a fixed bias −scale·m_h·(i−j) on the logit of query i on key j, slopes m_h = 2^(−8(h+1)/H); meant with arch.positions none",
+	Rationale: "ALiBi's fixed bias over distance makes each head prefer recent keys at its own rate, without learned positions.",
 	Params: []Param{
 		{"scale", 1, "a factor on every slope; 0 is the identity"},
 	},

@@ -4,8 +4,9 @@ package idea
 // and offset per horizon step, starting at the identity map (as post-hoc
 // calibration layers do, but trained with the model).
 var calibSpec = Spec{
-	Name: "calib",
-	Doc:  "a learnable scale and offset per horizon step on the forecasts (head site): ŷ_h ← γ_h·ŷ_h + δ_h, starting at γ = 1, δ = 0",
+	Name:      "calib",
+	Doc:       "a learnable scale and offset per horizon step on the forecasts (head site): ŷ_h ← γ_h·ŷ_h + δ_h, starting at γ = 1, δ = 0",
+	Rationale: "A scale and offset per horizon step can correct a bias that depends on how far ahead the model forecasts.",
 	New: func(Params) (Idea, error) {
 		return Calib{}, nil
 	},

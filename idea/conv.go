@@ -10,8 +10,9 @@ import (
 // Fu et al. 2023, and Mamba), starting at the identity (w_0 = 1, the
 // other taps 0).
 var convSpec = Spec{
-	Name: "conv",
-	Doc:  "a learnable causal depthwise convolution over the embedded tokens (input site): x_t ← Σ_{k<K} w_k⊙x_{t-k}, starting at the identity",
+	Name:      "conv",
+	Doc:       "a learnable causal depthwise convolution over the embedded tokens (input site): x_t ← Σ_{k<K} w_k⊙x_{t-k}, starting at the identity",
+	Rationale: "A short causal convolution gives every token its neighbours' inputs before attention mixes them.",
 	Params: []Param{
 		{"width", 3, "K, the number of taps (the token and the K-1 before it), an integer >= 2"},
 	},

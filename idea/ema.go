@@ -12,8 +12,9 @@ import (
 // token mixer in the spirit of EMA-augmented attention (Ma et al. 2023,
 // "Mega"), kept to one fixed decay λ.
 var emaSpec = Spec{
-	Name: "ema",
-	Doc:  "a per-channel exponential moving average over tokens added to each block's output: h_t ← h_t + α⊙m_t, m_t = λ·m_{t-1} + (1-λ)·h_t, α starting at 0",
+	Name:      "ema",
+	Doc:       "a per-channel exponential moving average over tokens added to each block's output: h_t ← h_t + α⊙m_t, m_t = λ·m_{t-1} + (1-λ)·h_t, α starting at 0",
+	Rationale: "A moving average over tokens carries evidence forward that attention would otherwise have to find again at every token.",
 	Params: []Param{
 		{"lambda", 0.8, "decay λ of the average, in [0,1)"},
 	},

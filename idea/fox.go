@@ -15,8 +15,9 @@ import (
 // 0: f = 1/2, a fast fade); at a bias of 17 or more f rounds to 1 in
 // float32 and the untrained model is the baseline's bit for bit.
 var foxSpec = Spec{
-	Name: "fox",
-	Doc:  "Forgetting Transformer: a forget gate per head and token, f_t = σ(w·x_t + b), biasing the logit of query i on key j by Σ_{l=j+1..i} log f_l",
+	Name:      "fox",
+	Doc:       "Forgetting Transformer: a forget gate per head and token, f_t = σ(w·x_t + b), biasing the logit of query i on key j by Σ_{l=j+1..i} log f_l",
+	Rationale: "FoX's forget gate lets each head learn how fast attention to older keys decays, a data-dependent recency bias.",
 	Params: []Param{
 		{"bias", 0, "b's start value (σ(b) is the gate's start; 0 gives 1/2)"},
 	},

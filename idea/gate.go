@@ -9,8 +9,9 @@ import (
 // gateSpec is the per-token fading-memory gate of package gate on each
 // block's attention branch.
 var gateSpec = Spec{
-	Name: "gate",
-	Doc:  "per-token fading-memory gain on the attention branch: s = ρ·s + (1-ρ)·mean(a²), a ← a/(1+β·s)",
+	Name:      "gate",
+	Doc:       "per-token fading-memory gain on the attention branch: s = ρ·s + (1-ρ)·mean(a²), a ← a/(1+β·s)",
+	Rationale: "A per-token fading-memory gate can weigh the evidence it accumulates over the window.",
 	Params: []Param{
 		{"rho", 0.9, "memory factor ρ in [0,1)"},
 		{"beta", 0.5, "gain strength β >= 0; 0 is the identity"},
@@ -93,7 +94,7 @@ func (g gateProbe) Laws() []Law { return GateLaws(g.p.Rho, g.a.Finish()) }
 //	block<l>.state_pole  the fitted pole of the state within gate.PoleTol of ρ
 //	block<l>.final_gain  the gain at the last position within gate.SteadyTol of the steady gain of the mean state
 //	block<l>.gain_drop   the gain falls by at least gate.MinGainDrop over the window
-func GateLaws(rho float64, ls []gate.LayerSignature) []Law {
+func GateLaws(rho float64, ls []GateLayer) []Law {
 	var laws []Law
 	for _, l := range ls {
 		p := fmt.Sprintf("block%d.", l.Layer)
@@ -107,9 +108,71 @@ func GateLaws(rho float64, ls []gate.LayerSignature) []Law {
 
 // GateSignature returns the per-block signatures of a gate probe, nil
 // when p is not one or a number was not finite.
-func GateSignature(p Probe) []gate.LayerSignature {
+func GateSignature(p Probe) []GateLayer {
 	if g, ok := p.(gateProbe); ok {
 		return g.a.Finish()
 	}
 	return nil
+}
+
+// The seed report's schema (../shared/seed) keeps fields of the gate's
+// own: each cfg's rho and beta, the mechanism signature's gains, state
+// and pole (block 0 at the top level, every block under layers), and the
+// math check's rows. What follows is the one adapter between that schema
+// and the gate idea: the other packages build and verify those fields
+// through it and import no gate code of their own.
+
+// GateLayer is one block's mechanism signature in the seed schema
+// (mechanism_signature.layers[l]): what the gate's probe measured, and
+// the summary GateSummarize derives from it.
+type GateLayer = gate.LayerSignature
+
+// GateMathRow is one row of the seed schema's math check
+// (math_check.rows[i]): the impulse half-life and steady gain of one
+// gate cfg against their closed forms.
+type GateMathRow = gate.MathRow
+
+// The gate's tolerances: GatePoleTol for the fitted state pole against
+// ρ, GateSteadyErrTol for the math check's steady gain against
+// simulation.
+const (
+	GatePoleTol      = gate.PoleTol
+	GateSteadyErrTol = gate.SteadyErrTol
+)
+
+// GateValidate checks a gate setting, each error naming rho or beta and
+// the fix (the registry's gate.New checks the same).
+func GateValidate(rho, beta float64) error { return gate.Params{Rho: rho, Beta: beta}.Validate() }
+
+// GateSummarize completes block l's signature from what the probe
+// measured (gain and state by position, the fitted pole and drive): the
+// initial and final gain, the mean state, the predicted steady gain
+// 1/(1+β·mean state) and gate.Confirm's verdict.
+func GateSummarize(rho, beta float64, l int, m GateLayer) GateLayer {
+	return gate.Summarize(gate.Params{Rho: rho, Beta: beta}, l, m.GainByPosition, m.StateByPosition, m.FittedStatePole, m.FittedDrive)
+}
+
+// GateSteadyGain is the closed-form steady gain 1/(1+β·u) of a constant
+// drive u.
+func GateSteadyGain(beta, u float64) float64 { return gate.SteadyGain(beta, u) }
+
+// GateConfirm is the gate's three criteria on one block (gate.Confirm):
+// the fitted pole within GatePoleTol of ρ, the final gain at the
+// predicted steady gain, and a gain drop over the window.
+func GateConfirm(rho, pole, initial, final, predicted float64) bool {
+	return gate.Confirm(rho, pole, initial, final, predicted)
+}
+
+// GateMath is the math check's row of a gate setting (gate.CheckMath).
+func GateMath(rho, beta float64) (GateMathRow, error) {
+	return gate.CheckMath(gate.Params{Rho: rho, Beta: beta})
+}
+
+// GateHalfLives are the impulse half-life of memory factor rho in
+// closed form, ⌈ln ½ / ln ρ⌉, and found by running the recurrence (at
+// most maxSteps steps; an error when it takes more). It panics when rho
+// is outside [0,1) (GateValidate first).
+func GateHalfLives(rho float64, maxSteps int) (predicted, observed int, err error) {
+	observed, err = gate.ObservedHalfLife(rho, maxSteps)
+	return gate.HalfLife(rho), observed, err
 }

@@ -20,8 +20,9 @@ import (
 // a bias of 20 σ rounds to 1 in float32 and the untrained model is the
 // baseline's.
 var gatedAttnSpec = Spec{
-	Name: "gated-attn",
-	Doc:  "gated attention: each head's output times σ(x·W + b), x the block's normalized input, elementwise, before the output projection",
+	Name:      "gated-attn",
+	Doc:       "gated attention: each head's output times σ(x·W + b), x the block's normalized input, elementwise, before the output projection",
+	Rationale: "A sigmoid gate on each head's output adds a non-linearity and sparsity after attention, and lets a head say nothing.",
 	Params: []Param{
 		{"bias", 0, "b's start value (the gate starts near σ(bias))"},
 	},

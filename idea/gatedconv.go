@@ -19,8 +19,9 @@ import (
 // reaches the model. It is a control, the literature's contrast: on a
 // recall task it must be called worse than attention.
 var gatedConvSpec = Spec{
-	Name: "gated-conv",
-	Doc:  "attention removed (a control): the heads' outputs replaced by a short causal depthwise convolution of the block's normalized input, gated by σ(z·W + b) (Zoology's gated-convolution contrast)",
+	Name:      "gated-conv",
+	Doc:       "attention removed (a control): the heads' outputs replaced by a short causal depthwise convolution of the block's normalized input, gated by σ(z·W + b) (Zoology's gated-convolution contrast)",
+	Rationale: "A control: without attention, a track that needs content-dependent mixing should be lost.",
 	Params: []Param{
 		{"width", 3, "K, the convolution's taps (the token and the K-1 before it), an integer >= 1"},
 	},

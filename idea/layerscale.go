@@ -4,8 +4,9 @@ package idea
 // learnable vector that starts small (LayerScale, Touvron et al. 2021,
 // "Going deeper with Image Transformers", §3).
 var layerScaleSpec = Spec{
-	Name: "layerscale",
-	Doc:  "a learnable per-channel scale γ on each block's MLP branch, starting at init (LayerScale): m ← γ⊙m",
+	Name:      "layerscale",
+	Doc:       "a learnable per-channel scale γ on each block's MLP branch, starting at init (LayerScale): m ← γ⊙m",
+	Rationale: "A learnable per-channel scale on the MLP branch lets training decide how much of each channel enters the residual stream.",
 	Params: []Param{
 		{"init", 0.1, "every γ_c's start value"},
 	},

@@ -13,8 +13,9 @@ import "math"
 // The logits keep their 1/√hs scale, so with the gains at their start of
 // 1 a logit lies within ±√hs; the gains learn the sharpness.
 var qkNormSpec = Spec{
-	Name: "qk-norm",
-	Doc:  "QK-norm: each head's query and key RMS-normalized, with a learnable gain per channel (q_h ← g⊙q_h/rms(q_h), k likewise), before their product",
+	Name:      "qk-norm",
+	Doc:       "QK-norm: each head's query and key RMS-normalized, with a learnable gain per channel (q_h ← g⊙q_h/rms(q_h), k likewise), before their product",
+	Rationale: "Normalizing queries and keys bounds the attention logits, which is meant to keep training stable at higher learning rates.",
 	New: func(Params) (Idea, error) {
 		return QKNorm{}, nil
 	},

@@ -13,6 +13,10 @@ type Spec struct {
 	Name string
 	// Doc says what the idea does, in one line.
 	Doc string
+	// Rationale says in a sentence what the idea acts on, why a track
+	// could show it; a report's track_rationale is the track's
+	// description followed by it. Empty for none.
+	Rationale string
 	// Params are its parameters, with the value each takes when a config
 	// leaves it out.
 	Params []Param
@@ -65,6 +69,13 @@ func Lookup(name string) (Spec, bool) {
 		return Spec{}, false
 	}
 	return registry[i], true
+}
+
+// RationaleOf is the rationale of c's idea (Spec.Rationale); empty for
+// the plain model or an unregistered name.
+func RationaleOf(c Config) string {
+	s, _ := Lookup(c.Name)
+	return s.Rationale
 }
 
 // param returns the parameter of s called name, or an error listing

@@ -4,8 +4,9 @@ package idea
 // that starts at init (ReZero, Bachlechner et al. 2021, "ReZero is All
 // You Need": α starts at 0, so each block starts as the identity).
 var rezeroSpec = Spec{
-	Name: "rezero",
-	Doc:  "a learnable scalar α per block on the attention branch, starting at init (ReZero): a ← α·a",
+	Name:      "rezero",
+	Doc:       "a learnable scalar α per block on the attention branch, starting at init (ReZero): a ← α·a",
+	Rationale: "A learnable scale on the attention branch, starting at zero, lets training decide how much attention enters the residual stream.",
 	Params: []Param{
 		{"init", 0, "α's start value"},
 	},

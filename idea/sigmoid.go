@@ -7,8 +7,9 @@ import "math"
 // spirit of gated attention, e.g. Qiu et al. 2025, "Gated Attention for
 // Large Language Models"): g_t = σ(w·a_t + b), a_t ← g_t·a_t.
 var sigmoidSpec = Spec{
-	Name: "sigmoid",
-	Doc:  "a learnable sigmoid gate per token on the attention branch: a_t ← σ(w·a_t + b)·a_t, b starting at bias",
+	Name:      "sigmoid",
+	Doc:       "a learnable sigmoid gate per token on the attention branch: a_t ← σ(w·a_t + b)·a_t, b starting at bias",
+	Rationale: "A gate per token on the attention branch can shut out the tokens whose attention output does not help.",
 	Params: []Param{
 		{"bias", 2, "b's start value (σ(2) ≈ 0.88: the gate starts mostly open)"},
 	},

@@ -87,3 +87,27 @@ func LawsOf(c Config) ([]Law, error) {
 	}
 	return laws, nil
 }
+
+// Measured is what an idea's probe measured on a trained model's test
+// inputs: the gate's blocks (GateLayer, the seed schema's layers, from
+// which its laws are derived: GateLaws), or another idea's laws.
+type Measured struct {
+	Layers []GateLayer
+	Laws   []Law `json:",omitempty"`
+}
+
+// Measure is what probe measured: the gate's layers, or another idea's
+// laws; nil when nothing was (no probe, or a degenerate pole fit of
+// constant states, so the mechanism reads unconfirmed rather than
+// carrying a NaN).
+func Measure(probe Probe) *Measured {
+	if ls := GateSignature(probe); ls != nil {
+		return &Measured{Layers: ls}
+	}
+	if sg, ok := probe.(Signature); ok {
+		if laws := sg.Laws(); laws != nil {
+			return &Measured{Laws: laws}
+		}
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
 )
@@ -65,20 +66,26 @@ func (p Protocol) Contexts() []int {
 	return out
 }
 
-// Rationale is the report's mechanism_signature.track_rationale: its
-// kind's (track.Kind.Describe), the sequence track's for an unknown one.
+// Rationale is the report's mechanism_signature.track_rationale: what
+// the track asks of a model (track.Kind.Describe), then what the idea
+// arm's idea acts on (idea.Spec.Rationale), so each idea reads its own
+// reason. The gate on the sequence track reads the seed report's own
+// sentence (track.SeedRationale), which says both in one.
 func Rationale(p Protocol) string {
-	if k, ok := track.LookupKind(p.Track); ok {
+	var ic idea.Config
+	if len(p.Idea) > 0 {
+		ic = p.Idea[0].IdeaConfig()
+	}
+	k, ok := track.LookupKind(p.Track)
+	if !ok || (p.Track == "sequence" && ic.Name == "gate") {
+		return track.SeedRationale
+	}
+	why := idea.RationaleOf(ic)
+	if why == "" {
 		return k.Describe(&p.Blocks)
 	}
-	return TrackRationale
+	return k.Describe(&p.Blocks) + " " + why
 }
-
-// PanelRationale is the report's rationale for the panel track.
-const PanelRationale = track.PanelRationale
-
-// TrackRationale is the seed report's rationale for the sequence track.
-const TrackRationale = track.SequenceRationale
 
 // DataWithin builds the protocol's data (Data), first refusing a
 // generated track whose windows alone exceed l.MaxBytes, and a track

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ideabench/ideabench/internal/jsonstrict"
 
-	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
@@ -118,6 +117,19 @@ func (c Cfg) IdeaConfig() idea.Config {
 	return idea.Config{Name: c.Idea, Params: c.Params}
 }
 
+// WithIdea returns c training idea ic instead of its own: the gate as
+// rho and beta at the cfg's top level, as the seed report writes it
+// (IdeaConfig's inverse), any other idea by name and params.
+func (c Cfg) WithIdea(ic idea.Config) Cfg {
+	c.Idea, c.Params, c.Rho, c.Beta = ic.Name, ic.Params, 0, 0
+	if ic.Name == "gate" {
+		c.Idea, c.Params = "", idea.Params{}
+		c.Rho, _ = ic.Params.Get("rho")
+		c.Beta, _ = ic.Params.Get("beta")
+	}
+	return c
+}
+
 // ideaErrors validates the idea part of a cfg, each error shaped
 // "<field> = <value>: <what is wrong>; <fix>" for its JSON path. A
 // baseline cfg trains no idea.
@@ -128,12 +140,12 @@ func (c Cfg) ideaErrors(baseline bool) []error {
 		if !c.Params.IsZero() {
 			bad("params = %v: the gate takes rho and beta at the cfg's top level; move them there", c.Params)
 		}
-		g := gate.Params{Rho: c.Rho, Beta: c.Beta}
+		beta := c.Beta
 		if baseline && c.Beta != 0 {
 			bad("beta = %v: the baseline arm has no gate; set beta to 0", c.Beta)
-			g.Beta = 0
+			beta = 0
 		}
-		errs = append(errs, Unjoin(g.Validate())...)
+		errs = append(errs, Unjoin(idea.GateValidate(c.Rho, beta))...)
 		return errs
 	}
 	if baseline {

@@ -156,3 +156,27 @@ func (p Protocol) trainerErrors() []error {
 	}
 	return errs
 }
+
+// Reproduction is the rerun check of one external trial: its trainer run
+// a second time on the same trial file, its forecasts compared with the
+// first run's.
+type Reproduction struct {
+	Arm  string `json:"arm"` // "baseline", "idea" or "ideas[k]"
+	Cfg  int    `json:"cfg"`
+	Seed uint64 `json:"seed"`
+	// Identical says the rerun's val and test forecasts are the first
+	// run's bit for bit.
+	Identical bool `json:"identical"`
+	// MaxAbsDiff is the largest absolute difference between the two
+	// runs' forecasts; RelDiff is MaxAbsDiff over the root mean square of
+	// the first run's.
+	MaxAbsDiff float64 `json:"max_abs_diff"`
+	RelDiff    float64 `json:"rel_diff"`
+	// StoredDiffers says the first run's forecasts were gone and, made
+	// again, differ from those the stored result was scored on.
+	StoredDiffers bool `json:"stored_differs,omitempty"`
+	// Tolerance is the trainer's rerun_tolerance; Reproduced says
+	// RelDiff <= Tolerance and not StoredDiffers.
+	Tolerance  float64 `json:"tolerance"`
+	Reproduced bool    `json:"reproduced"`
+}

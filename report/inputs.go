@@ -8,8 +8,8 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/trial"
 )
 
 // Facts are the inputs of a report besides its trials' results: what
@@ -37,7 +37,7 @@ type Facts struct {
 	// trained a second time); nil without them, or when none finished.
 	// Derive takes its trial and measurements (arm, cfg, seed, identical,
 	// max_abs_diff, rel_diff) and sets the rest.
-	Rerun *trial.Reproduction
+	Rerun *protocol.Reproduction
 }
 
 // Raw is what a report holds of its inputs (ReadInputs): its facts, and
@@ -56,7 +56,7 @@ type Raw struct {
 	// Signature is what the probe measured on the idea arm's chosen cfg
 	// and first seed: each block's gate (gain and state by position, the
 	// pole fit), or another idea's laws; nil when nothing was.
-	Signature *trial.Signature
+	Signature *idea.Measured
 	// StartTest and LinearTest are the test metrics of the baseline's
 	// chosen cfg's starting models and of its skip path alone, seed by
 	// seed (informativeness.start_test, .linear_part_test).
@@ -179,11 +179,11 @@ func (r *Report) ReadInputs() (Raw, []Input) {
 	}
 	switch s := r.MechanismSignature.MechanismSignature; {
 	case len(s.Layers) > 0:
-		// The rest of each layer is derived (gate.Summarize).
-		in.Signature = &trial.Signature{}
+		// The rest of each layer is derived (idea.GateSummarize).
+		in.Signature = &idea.Measured{}
 		for l, ls := range s.Layers {
 			at := fmt.Sprintf("mechanism_signature.mechanism_signature.layers[%d].", l)
-			in.Signature.Layers = append(in.Signature.Layers, trial.LayerSignature{
+			in.Signature.Layers = append(in.Signature.Layers, idea.GateLayer{
 				GainByPosition:  read(rd, at+"gain_by_position", ls.GainByPosition),
 				StateByPosition: read(rd, at+"state_by_position", ls.StateByPosition),
 				FittedStatePole: read(rd, at+"fitted_state_pole", ls.FittedStatePole),
@@ -191,7 +191,7 @@ func (r *Report) ReadInputs() (Raw, []Input) {
 			})
 		}
 	case len(s.Laws) > 0:
-		in.Signature = &trial.Signature{Laws: read(rd, "mechanism_signature.mechanism_signature.laws", s.Laws)}
+		in.Signature = &idea.Measured{Laws: read(rd, "mechanism_signature.mechanism_signature.laws", s.Laws)}
 	}
 	if inf := r.Informativeness; inf != nil {
 		in.StartTest = read(rd, "informativeness.start_test", inf.StartTest)
@@ -201,7 +201,7 @@ func (r *Report) ReadInputs() (Raw, []Input) {
 	}
 
 	if e := r.External; e != nil && e.Rerun != nil {
-		m := trial.Reproduction{Arm: e.Rerun.Arm, Cfg: e.Rerun.Cfg, Seed: e.Rerun.Seed, Identical: e.Rerun.Identical, MaxAbsDiff: e.Rerun.MaxAbsDiff, RelDiff: e.Rerun.RelDiff}
+		m := protocol.Reproduction{Arm: e.Rerun.Arm, Cfg: e.Rerun.Cfg, Seed: e.Rerun.Seed, Identical: e.Rerun.Identical, MaxAbsDiff: e.Rerun.MaxAbsDiff, RelDiff: e.Rerun.RelDiff}
 		rd.add("external.rerun", []any{m.Arm, m.Cfg, m.Seed, m.Identical, m.MaxAbsDiff, m.RelDiff})
 		in.Rerun = &m
 	}

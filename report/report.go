@@ -10,9 +10,7 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/protocol"
-	"github.com/ideabench/ideabench/trial"
 
-	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/stats"
@@ -84,7 +82,7 @@ type External struct {
 	// forecasts compared with the first run's; absent when every external
 	// trial diverged. Its arm, cfg, seed, identical, max_abs_diff and
 	// rel_diff are measured; tolerance and reproduced are derived.
-	Rerun *trial.Reproduction `json:"rerun,omitempty"`
+	Rerun *protocol.Reproduction `json:"rerun,omitempty"`
 }
 
 // Budget is what each arm's training may spend under the protocol
@@ -370,18 +368,18 @@ type Mechanism struct {
 // SignatureJSON is the signature of the idea's best cfg on its first seed.
 // The top-level fields read block 0; Layers (added) has every block.
 type SignatureJSON struct {
-	TrainedModelSeed    uint64                 `json:"trained_model_seed"`
-	Metric              float64                `json:"metric"`
-	InitialGain         float64                `json:"initial_gain"`
-	FinalGain           float64                `json:"final_gain"`
-	MeanState           float64                `json:"mean_state"`
-	PredictedSteadyGain float64                `json:"predicted_steady_gain"`
-	FittedStatePole     float64                `json:"fitted_state_pole"`
-	Rho                 float64                `json:"rho"`
-	Beta                float64                `json:"beta"`
-	Confirmed           bool                   `json:"confirmed"`
-	Layer               *int                   `json:"layer,omitempty"`
-	Layers              []trial.LayerSignature `json:"layers,omitempty"`
+	TrainedModelSeed    uint64           `json:"trained_model_seed"`
+	Metric              float64          `json:"metric"`
+	InitialGain         float64          `json:"initial_gain"`
+	FinalGain           float64          `json:"final_gain"`
+	MeanState           float64          `json:"mean_state"`
+	PredictedSteadyGain float64          `json:"predicted_steady_gain"`
+	FittedStatePole     float64          `json:"fitted_state_pole"`
+	Rho                 float64          `json:"rho"`
+	Beta                float64          `json:"beta"`
+	Confirmed           bool             `json:"confirmed"`
+	Layer               *int             `json:"layer,omitempty"`
+	Layers              []idea.GateLayer `json:"layers,omitempty"`
 	// NotMeasured, when set, says why the gate's signature was not read
 	// (the idea's chosen cfg has no gate, or a gate at β = 0, the
 	// identity): the fields above are then zero and confirmed is false.
@@ -399,9 +397,9 @@ type SignatureJSON struct {
 // setting of every idea arm with a theory (idea.Theory), the gate
 // included. Confirmed is true when every row and every law holds.
 type MathCheck struct {
-	Rows      []MathRow  `json:"rows"`
-	Laws      []IdeaLaws `json:"laws,omitempty"`
-	Confirmed bool       `json:"confirmed"`
+	Rows      []idea.GateMathRow `json:"rows"`
+	Laws      []IdeaLaws         `json:"laws,omitempty"`
+	Confirmed bool               `json:"confirmed"`
 }
 
 // IdeaLaws is the math check of one idea setting.
@@ -411,9 +409,6 @@ type IdeaLaws struct {
 	Laws   []idea.Law  `json:"laws"`
 	Holds  bool        `json:"holds"`
 }
-
-// MathRow is one idea cfg's math check (gate.MathRow).
-type MathRow = gate.MathRow
 
 // ProtocolJSON is the seed report's protocol summary.
 type ProtocolJSON struct {
@@ -505,13 +500,6 @@ func (c Comparison) VerdictTag() string {
 	}
 	return c.Verdict + " [" + strings.Join(tags, ", ") + "]"
 }
-
-// MathDrive and SteadyErrTol are the gate's (gate.MathDrive,
-// gate.SteadyErrTol).
-const (
-	MathDrive    = gate.MathDrive
-	SteadyErrTol = gate.SteadyErrTol
-)
 
 // WriteFile writes the report as indented JSON to path atomically (temp
 // file in the same directory, then rename), so a reader never sees half a

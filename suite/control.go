@@ -19,7 +19,7 @@ import (
 
 // ControlResult is a control experiment at the suite level: on each of
 // Blocks disjoint seed blocks, every track's baseline grid against the
-// same grid with one idea (harness.WithIdea), and the suite's development
+// same grid with one idea (protocol.Cfg.WithIdea), and the suite's development
 // aggregate as the suite report forms it (the development tracks whose
 // report says they can judge an idea, every one with include_all). Under the A/A control ("aa": the baseline
 // on disjoint streams) every "better" or "worse" is a false positive; for
@@ -80,7 +80,7 @@ type ControlBlock struct {
 
 // Control runs the control experiment of idea ic on blocks seed blocks of
 // suite s: block k runs every development track with
-// harness.ControlSeeds(p, base, k) and the idea grid WithIdea of each
+// harness.ControlSeeds(p, base, k) and the idea grid protocol.Cfg.WithIdea of each
 // baseline cfg, its trials stored under dir/NAME.trials, and aggregates
 // the tracks the suite report would (informativeness is the baseline's,
 // so it is decided per block). progress, when not nil, is called after
@@ -119,7 +119,7 @@ func Control(ctx context.Context, s suitereport.Spec, ic idea.Config, blocks int
 		}
 		p.Idea, p.Ideas = nil, nil
 		for _, c := range p.Baseline {
-			p.Idea = append(p.Idea, harness.WithIdea(c, ic))
+			p.Idea = append(p.Idea, c.WithIdea(ic))
 		}
 		store, err := trial.OpenStore(filepath.Join(dir, t.Name+".trials"))
 		if err != nil {

@@ -27,7 +27,7 @@ type Spec struct {
 	// Ideas adds an idea arm per entry to every track: the idea as the
 	// command line writes it (name or name:k=v,...: conv,
 	// gate:rho=0.9,beta=0.5), trained on the track's baseline grid
-	// (harness.WithIdea of each baseline cfg), so its grid pairs with the
+	// (protocol.Cfg.WithIdea of each baseline cfg), so its grid pairs with the
 	// baseline's. The aggregates then compare every idea arm (Aggregate.Ideas).
 	Ideas []string `json:"ideas,omitempty"`
 	// MinEffectPct is the smallest improvement that matters, in percent:

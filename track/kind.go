@@ -31,8 +31,10 @@ type Kind interface {
 	Profile(name string, b *Blocks) Training
 	// Restore sets the kind's block in dst to the one in src.
 	Restore(dst, src *Blocks)
-	// Describe is the report's rationale for running an idea on the
-	// track (mechanism_signature.track_rationale).
+	// Describe says, in sentences of its own and of no idea, what the
+	// track asks of a model; the report's rationale
+	// (mechanism_signature.track_rationale) follows it with what the
+	// idea acts on (protocol.Rationale).
 	Describe(b *Blocks) string
 	// Key is the kind's part of a trial key: the sequence block (zero
 	// unless the kind reads it) and the kind's entry of KeyBlocks;

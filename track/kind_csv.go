@@ -39,9 +39,9 @@ func (csvKind) Restore(dst, src *Blocks) { dst.CSV = src.CSV }
 
 func (csvKind) Describe(b *Blocks) string {
 	if b.CSV == nil {
-		return SequenceRationale
+		return sequenceDescription
 	}
-	return fmt.Sprintf("Multivariate CSV forecast of %s (T=%d, H=%d): real series with daily and weekly cycles carry multi-token temporal correlations, where a per-token fading-memory gate can act.", b.CSV.Target, b.CSV.T, b.CSV.H)
+	return fmt.Sprintf("CSV forecast of %s (T=%d, H=%d): a real series, whose temporal correlations span many tokens.", b.CSV.Target, b.CSV.T, b.CSV.H)
 }
 
 // CSVKey is what a csv-track trial depends on: the task on the file and

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// PanelRationale is the report's rationale for the panel track.
-const PanelRationale = "Panel forecast: every window is its own series of sinusoids under AR(1) noise, so the model must infer periods, amplitudes and phases in context; a per-token fading-memory gate can weigh the evidence it accumulates over the window."
+// panelDescription is the panel track's description (Describe).
+const panelDescription = "Panel forecast: every window is its own series of sinusoids under AR(1) noise, so the model must infer periods, amplitudes and phases in context."
 
 // panelKind is the panel track (Panel) under the protocol's "panel"
 // block.
@@ -51,7 +51,7 @@ func (panelKind) Profile(name string, b *Blocks) Training {
 
 func (panelKind) Restore(dst, src *Blocks) { dst.Panel = src.Panel }
 
-func (panelKind) Describe(*Blocks) string { return PanelRationale }
+func (panelKind) Describe(*Blocks) string { return panelDescription }
 
 func (panelKind) Key(b *Blocks, _ string) (SequenceConfig, KeyBlocks) {
 	if b.Panel == nil {

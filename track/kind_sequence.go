@@ -5,9 +5,12 @@ import (
 	"fmt"
 )
 
-// SequenceRationale is the seed report's rationale for the sequence
-// track.
-const SequenceRationale = "Sequence forecast contains multi-token temporal correlations and matches the proposed per-token fading-memory transformer gate."
+// SeedRationale is the seed report's rationale: the sequence track with
+// the fading-memory gate, in one sentence.
+const SeedRationale = "Sequence forecast contains multi-token temporal correlations and matches the proposed per-token fading-memory transformer gate."
+
+// sequenceDescription is the sequence track's description for any idea.
+const sequenceDescription = "Sequence forecast: every window continues one series, which carries multi-token temporal correlations."
 
 // sequenceKind is the sequence track (Sequence) under the protocol's
 // "sequence" block, which every protocol carries.
@@ -44,7 +47,7 @@ func (sequenceKind) Profile(name string, b *Blocks) Training {
 
 func (sequenceKind) Restore(dst, src *Blocks) { dst.Sequence = src.Sequence }
 
-func (sequenceKind) Describe(*Blocks) string { return SequenceRationale }
+func (sequenceKind) Describe(*Blocks) string { return sequenceDescription }
 
 func (sequenceKind) Key(b *Blocks, _ string) (SequenceConfig, KeyBlocks) {
 	return b.Sequence, KeyBlocks{}

@@ -250,13 +250,13 @@ var tokenKinds = []Kind{
 		name: "mqar", example: `{"vocab": 64, "t": 32, "pairs": 4, "a": 0.01, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,
 		block: func(b *Blocks) **MQARConfig { return &b.MQAR }, key: func(k *KeyBlocks) **MQARConfig { return &k.MQAR },
 		def: fullMQAR, ci: CIMQARConfig, training: tokenTraining(6), ciTrain: tokenCITraining,
-		rationale: "Multi-query associative recall (Zoology): each query must find its key among the pairs at the start and read back its value, which no n-gram or linear map can do; an idea that changes how tokens mix shows in recall.",
+		rationale: "Multi-query associative recall (Zoology): each query must find its key among the pairs at the start and read back its value, which no n-gram or linear map can do.",
 	},
 	tokenKind[ForgettingMQARConfig, *ForgettingMQARConfig]{
 		name: "forget-mqar", example: `{"vocab": 32, "t": 16, "pairs": 2, "updates": 1, "a": 0.01, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,
 		block: func(b *Blocks) **ForgettingMQARConfig { return &b.ForgetMQAR }, key: func(k *KeyBlocks) **ForgettingMQARConfig { return &k.ForgetMQAR },
 		def: fullForgettingMQAR, ci: CIForgettingMQARConfig, training: tokenTraining(4), ciTrain: tokenCITraining,
-		rationale: "Forgetting MQAR: some keys are given a new value later in the context and a query asks for the last one, so a model must let older evidence fade; a fading-memory gate acts on exactly that.",
+		rationale: "Forgetting MQAR: some keys are given a new value later in the context and a query asks for the last one, so a model must let older evidence fade.",
 	},
 	tokenKind[MADRecallConfig, *MADRecallConfig]{
 		name: "recall", example: `{"vocab": 16, "t": 15, "noise_vocab": 0, "noise": 0, "sizes": {"train": 8192, "val": 512, "test": 1024}, "seed": 1}`,

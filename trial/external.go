@@ -555,30 +555,6 @@ func readTrainerResult(raw []byte) (TrainerResult, error) {
 	return tres, nil
 }
 
-// Reproduction is the rerun check of one external trial: its trainer run
-// a second time on the same trial file, its forecasts compared with the
-// first run's.
-type Reproduction struct {
-	Arm  string `json:"arm"` // "baseline", "idea" or "ideas[k]"
-	Cfg  int    `json:"cfg"`
-	Seed uint64 `json:"seed"`
-	// Identical says the rerun's val and test forecasts are the first
-	// run's bit for bit.
-	Identical bool `json:"identical"`
-	// MaxAbsDiff is the largest absolute difference between the two
-	// runs' forecasts; RelDiff is MaxAbsDiff over the root mean square of
-	// the first run's.
-	MaxAbsDiff float64 `json:"max_abs_diff"`
-	RelDiff    float64 `json:"rel_diff"`
-	// StoredDiffers says the first run's forecasts were gone and, made
-	// again, differ from those the stored result was scored on.
-	StoredDiffers bool `json:"stored_differs,omitempty"`
-	// Tolerance is the trainer's rerun_tolerance; Reproduced says
-	// RelDiff <= Tolerance and not StoredDiffers.
-	Tolerance  float64 `json:"tolerance"`
-	Reproduced bool    `json:"reproduced"`
-}
-
 // Rerun runs trial t's trainer again, in the rerun/ folder of the
 // trial's folder, and compares its val and test forecasts with those of
 // the first run, whose result (stored) the report uses. The first run's
@@ -586,7 +562,7 @@ type Reproduction struct {
 // workspaces (the shards of a merged run), where their digest is
 // stored.Forecasts; where none holds them, the first run is made again
 // first, and a digest other than the stored one sets StoredDiffers.
-func Rerun(ctx context.Context, w *Workspace, others []string, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial, stored Result) (*Reproduction, error) {
+func Rerun(ctx context.Context, w *Workspace, others []string, p protocol.Protocol, ds *track.Dataset, dataSHA string, t protocol.Trial, stored Result) (*protocol.Reproduction, error) {
 	id := p.Key(t, dataSHA).ID()
 	dir := filepath.Join(w.Dir, "trials", id)
 	at := ds.At(p.Cfg(t).Context)
@@ -634,7 +610,7 @@ func Rerun(ctx context.Context, w *Workspace, others []string, p protocol.Protoc
 	if err != nil {
 		return nil, err
 	}
-	rep := &Reproduction{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Identical: !storedDiffers, StoredDiffers: storedDiffers, Tolerance: p.TrainerOf(t.Arm).RerunTolerance()}
+	rep := &protocol.Reproduction{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Identical: !storedDiffers, StoredDiffers: storedDiffers, Tolerance: p.TrainerOf(t.Arm).RerunTolerance()}
 	var ss float64
 	for i, x := range first {
 		ss += x * x

@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
@@ -75,20 +76,20 @@ type record struct {
 // resultJSON is Result as JSON: a diverged trial's metrics (+Inf) are
 // null.
 type resultJSON struct {
-	Val          *float64   `json:"val"`
-	Test         *float64   `json:"test"`
-	EpochLoss    []float64  `json:"epoch_loss"`
-	ValCurve     []float64  `json:"val_curve,omitempty"`
-	StartVal     float64    `json:"start_val"`
-	StartTest    float64    `json:"start_test"`
-	LinearTest   float64    `json:"linear_test,omitempty"`
-	BestEpoch    int        `json:"best_epoch,omitempty"`
-	Diverged     bool       `json:"diverged,omitempty"`
-	DivergedStep int        `json:"diverged_step,omitempty"`
-	Signature    *Signature `json:"signature,omitempty"`
-	Forecasts    string     `json:"forecasts,omitempty"`
-	ValAcc       float64    `json:"val_accuracy,omitempty"`
-	TestAcc      float64    `json:"test_accuracy,omitempty"`
+	Val          *float64       `json:"val"`
+	Test         *float64       `json:"test"`
+	EpochLoss    []float64      `json:"epoch_loss"`
+	ValCurve     []float64      `json:"val_curve,omitempty"`
+	StartVal     float64        `json:"start_val"`
+	StartTest    float64        `json:"start_test"`
+	LinearTest   float64        `json:"linear_test,omitempty"`
+	BestEpoch    int            `json:"best_epoch,omitempty"`
+	Diverged     bool           `json:"diverged,omitempty"`
+	DivergedStep int            `json:"diverged_step,omitempty"`
+	Signature    *idea.Measured `json:"signature,omitempty"`
+	Forecasts    string         `json:"forecasts,omitempty"`
+	ValAcc       float64        `json:"val_accuracy,omitempty"`
+	TestAcc      float64        `json:"test_accuracy,omitempty"`
 }
 
 func (s *Store) Path(id string) string { return filepath.Join(s.Dir, "trials", id+".json") }

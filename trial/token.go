@@ -77,7 +77,7 @@ func TrainTokens(ctx context.Context, mc transformer.Config, batch int, ds *trac
 		return diverged(step)
 	}
 	if pr, ok := m.Idea().(idea.Prober); ok {
-		res.Signature = signatureOf(probeTokens(m, pr, &ds.Test, &tb))
+		res.Signature = idea.Measure(probeTokens(m, pr, &ds.Test, &tb))
 	}
 	return m, res, nil
 }

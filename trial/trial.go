@@ -9,7 +9,6 @@ import (
 
 	"github.com/ideabench/ideabench/protocol"
 
-	"github.com/ideabench/ideabench/gate"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
@@ -38,7 +37,7 @@ type Result struct {
 	BestEpoch    int  // epoch whose weights were evaluated: the best val one under early stopping (0: the start), else the last
 	Diverged     bool // the training loss became NaN or ±Inf
 	DivergedStep int  // the step at which it did
-	Signature    *Signature
+	Signature    *idea.Measured
 
 	// ValAcc and TestAcc are, on a token track (TrainTokens), the
 	// accuracy beside the metric (Val and Test are then cross-entropy
@@ -181,25 +180,8 @@ func TrainTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c p
 			return diverged(step)
 		}
 	}
-	res.Signature = signatureOf(probe)
+	res.Signature = idea.Measure(probe)
 	return m, res, nil
-}
-
-// signatureOf is what probe measured: the gate's layers, or another
-// idea's laws; nil when nothing was (no probe, or a degenerate pole fit
-// of constant states, so the mechanism reads unconfirmed rather than
-// carrying a NaN). The gate's laws are derived from its layers
-// (idea.GateLaws).
-func signatureOf(probe idea.Probe) *Signature {
-	if ls := idea.GateSignature(probe); ls != nil {
-		return &Signature{Layers: ls}
-	}
-	if sg, ok := probe.(idea.Signature); ok {
-		if laws := sg.Laws(); laws != nil {
-			return &Signature{Laws: laws}
-		}
-	}
-	return nil
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -356,30 +338,6 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, pro
 		}
 	}
 	return sse / float64(s.N*s.H)
-}
-
-// Signature is the gate's observed behaviour in a trained model on the
-// test windows, per block.
-type Signature struct {
-	Layers []LayerSignature
-	// Laws is what the probe of an idea other than the gate measured
-	// (idea.Signature); the gate's are derived from Layers.
-	Laws []idea.Law `json:",omitempty"`
-}
-
-// LayerSignature is the mechanism signature of one block's gate.
-type LayerSignature = gate.LayerSignature
-
-// The gate's confirmation tolerances (gate.PoleTol and its siblings).
-const (
-	PoleTol     = gate.PoleTol
-	SteadyTol   = gate.SteadyTol
-	MinGainDrop = gate.MinGainDrop
-)
-
-// Confirm is gate.Confirm, the three criteria of the gate's theory.
-func Confirm(rho, pole, initial, final, predicted float64) bool {
-	return gate.Confirm(rho, pole, initial, final, predicted)
 }
 
 // ErrInterrupted marks a run stopped by its context; every trial that
