@@ -13,6 +13,9 @@
 // horizon):
 //
 //	input      the embedded tokens, after the positional embedding     (B,N,D)
+//	norm       every normalization, replacing the LayerNorm: block l's  (T,1,D) -> (T,1,D)
+//	           first (instance 2l) and second (2l+1), the final one
+//	           (2L); x is the residual stream, y the normalized rows
 //	qk         each block's queries, keys and values [q|k|v], before   (B,N,3D)
 //	           the attention reads them (Shape.Heads heads)
 //	logits     each block's attention logits: an additive bias from   (B,N,D) -> (B,Heads,N,N)
@@ -21,9 +24,19 @@
 //	           projection, beside its first LayerNorm's output: x holds
 //	           each token's heads' outputs (D) then ln1(h) (D)
 //	attention  each block's attention branch, before the residual add  (B,N,D)
+//	ffn        each block's MLP, replaced: x its second normalization's (T,1,D) -> (T,1,D)
+//	           output, y the branch before the residual add
 //	mlp        each block's MLP branch, before the residual add        (B,N,D)
 //	residual   the residual stream after each block                    (B,N,D)
 //	head       the forecasts, before an instance normalization is undone (B,N,H)
+//
+// At the norm and ffn sites (Site.TokenWise) the idea replaces a layer
+// that acts on each token alone, and sees the T = B·N tokens of a pass as
+// T windows of one token, so it cannot mix tokens and the model may run
+// it on a subset of them (the last token of each forecast window, the
+// labelled tokens of a token track). The model's own layer there
+// (LayerNorm; fc1, GELU, fc2) is not run, and its parameters stay at
+// their start.
 //
 // Adding an idea:
 //

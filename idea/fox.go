@@ -72,8 +72,10 @@ func logGate[F Float](u F) F {
 	return F(logSigmoid(float64(u)))
 }
 
-// sigmoid is σ(u) = 1/(1 + e^−u).
-func sigmoid(u float64) float64 { return 1 / (1 + math.Exp(-u)) }
+// sigmoid is σ(u) = 1/(1 + e^−u) in float64, rounded to F: the one
+// sigmoid of every idea that gates (fox, gated-attn, gated-conv, sigmoid,
+// swiglu).
+func sigmoid[F Float](u F) F { return F(1 / (1 + math.Exp(-float64(u)))) }
 
 // Forward, per window and head h, token t:
 //

@@ -1,8 +1,6 @@
 package idea
 
 import (
-	"math"
-
 	"github.com/ideabench/ideabench/internal/kernel"
 )
 
@@ -72,7 +70,7 @@ func (gatedAttnOp[F]) Forward(y, state, x, theta []F, s Shape) {
 	for r := range n {
 		a, gr, yr := x[r*2*d:][:d], g[r*d:][:d], y[r*d:][:d]
 		for c, u := range gr {
-			v := F(1 / (1 + math.Exp(-float64(u))))
+			v := sigmoid(u)
 			gr[c] = v
 			yr[c] = a[c] * v
 		}

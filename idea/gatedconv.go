@@ -93,7 +93,7 @@ func (o gatedConvOp[F]) Forward(y, state, x, theta []F, s Shape) {
 			}
 			gt, yt := g[t*d:][:d], y[(bi*n+t)*d:][:d]
 			for c, u := range gt {
-				e := F(1 / (1 + math.Exp(-float64(u))))
+				e := sigmoid(u)
 				gt[c] = e
 				yt[c] = vt[c] * e
 			}

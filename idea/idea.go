@@ -12,24 +12,48 @@ type Site string
 // The sites.
 const (
 	SiteInput     Site = "input"
+	SiteNorm      Site = "norm"
 	SiteQK        Site = "qk"
 	SiteLogits    Site = "logits"
 	SiteHeads     Site = "heads"
 	SiteAttention Site = "attention"
+	SiteFFN       Site = "ffn"
 	SiteMLP       Site = "mlp"
 	SiteResidual  Site = "residual"
 	SiteHead      Site = "head"
 )
 
 // Sites lists every site in the model's order.
-var Sites = []Site{SiteInput, SiteQK, SiteLogits, SiteHeads, SiteAttention, SiteMLP, SiteResidual, SiteHead}
+var Sites = []Site{SiteInput, SiteNorm, SiteQK, SiteLogits, SiteHeads, SiteAttention, SiteFFN, SiteMLP, SiteResidual, SiteHead}
 
 // PerBlock reports whether the site occurs once per block (qk, logits,
-// heads, attention, mlp, residual) rather than once per model (input,
-// head).
+// heads, attention, ffn, mlp, residual) rather than once per model
+// (input, head) or at every normalization (norm).
 func (s Site) PerBlock() bool {
-	return s == SiteQK || s == SiteLogits || s == SiteHeads || s == SiteAttention || s == SiteMLP || s == SiteResidual
+	return s == SiteQK || s == SiteLogits || s == SiteHeads || s == SiteAttention || s == SiteFFN || s == SiteMLP || s == SiteResidual
 }
+
+// Instances is the number of instances of the site in a model of layers
+// blocks: one per block at a block site; 2·layers+1 at norm (block l's
+// first normalization is instance 2l, its second 2l+1, the final one
+// 2·layers); else one.
+func (s Site) Instances(layers int) int {
+	switch {
+	case s == SiteNorm:
+		return 2*layers + 1
+	case s.PerBlock():
+		return layers
+	}
+	return 1
+}
+
+// TokenWise reports whether the idea at the site replaces a layer that
+// acts on each token alone (norm: the normalizations; ffn: the MLP), so
+// that it sees every token as a window of its own: Shape{B: tokens, N:
+// 1, C: D}. It cannot mix tokens, and the model may run it on any subset
+// of rows (the last tokens of a forecast, the labelled tokens of a token
+// track).
+func (s Site) TokenWise() bool { return s == SiteNorm || s == SiteFFN }
 
 // Shape is what an idea sees at its site: B windows of N tokens of C
 // channels (C = D at most sites, H at the head, 3D at qk, 2D at heads). Heads is the

@@ -59,6 +59,8 @@ func TestOpGradients(t *testing.T) {
 				sh.Heads, sh.C = 2, 3*4
 			case SiteHeads:
 				sh.Heads, sh.C, sh.Out = 2, 2*4, 4
+			case SiteNorm, SiteFFN: // token-wise: every token a window
+				sh = Shape{B: 10, N: 1, C: 4}
 			}
 			r := rand.New(rand.NewPCG(3, uint64(len(s.Name))))
 			randv := func(n int) []float64 {

@@ -1,7 +1,5 @@
 package idea
 
-import "math"
-
 // qkNormSpec is QK-norm (Henry et al. 2020, "Query-Key Normalization for
 // Transformers"; Dehghani et al. 2023, ViT-22B): each head's query and
 // key normalized before their product, here by RMSNorm with a learnable
@@ -58,17 +56,7 @@ func (qkNormOp[F]) Forward(y, state, x, theta []F, s Shape) {
 		for p := range 2 {
 			for h := range s.Heads {
 				o := p*d + h*hs
-				v := xr[o:][:hs]
-				var ss F
-				for _, e := range v {
-					ss += F(e * e)
-				}
-				rs := F(1 / math.Sqrt(float64(ss)/float64(hs)+qkNormEps))
-				st[p*s.Heads+h] = rs
-				g := theta[o:][:hs]
-				for k, e := range v {
-					yr[o+k] = F(g[k] * F(e*rs))
-				}
+				st[p*s.Heads+h] = rmsForward(yr[o:][:hs], xr[o:][:hs], theta[o:][:hs], qkNormEps)
 			}
 		}
 	}
@@ -90,21 +78,7 @@ func (qkNormOp[F]) Backward(dx, dtheta, _, dy, x, state, theta []F, s Shape) {
 		for p := range 2 {
 			for h := range s.Heads {
 				o := p*d + h*hs
-				v, g, dg := xr[o:][:hs], theta[o:][:hs], dtheta[o:][:hs]
-				rs := st[p*s.Heads+h]
-				var dot F
-				for k, e := range v {
-					n := F(e * rs)
-					dn := F(dyr[o+k] * g[k])
-					dg[k] += F(dyr[o+k] * n)
-					dot += F(dn * n)
-				}
-				mean := dot / F(hs)
-				for k, e := range v {
-					n := F(e * rs)
-					dn := F(dyr[o+k] * g[k])
-					dxr[o+k] = F(rs * (dn - F(n*mean)))
-				}
+				rmsBackward(dxr[o:][:hs], dtheta[o:][:hs], dyr[o:][:hs], xr[o:][:hs], theta[o:][:hs], st[p*s.Heads+h])
 			}
 		}
 	}

@@ -50,6 +50,8 @@ var registry = []Spec{
 	qkNormSpec,
 	gatedAttnSpec,
 	gatedConvSpec,
+	rmsNormSpec,
+	swiGLUSpec,
 	aaSpec,
 }
 

@@ -1,7 +1,5 @@
 package idea
 
-import "math"
-
 // sigmoidSpec gates each token of each block's attention branch by a
 // learnable sigmoid of the token itself (a scalar output gate in the
 // spirit of gated attention, e.g. Qiu et al. 2025, "Gated Attention for
@@ -47,7 +45,7 @@ func (sigmoidOp[F]) Forward(y, state, x, theta []F, s Shape) {
 		for c, v := range row {
 			z += F(w[c] * v)
 		}
-		g := F(1 / (1 + math.Exp(-float64(z))))
+		g := sigmoid(z)
 		state[r] = g
 		for c, v := range row {
 			y[r*s.C+c] = g * v

@@ -203,9 +203,10 @@ type Arch struct {
 	// Loss is "" or "all" (every token's forecast is trained) or "last"
 	// (only the last token's, the one evaluated).
 	Loss string `json:"loss,omitempty"`
-	// Positions is, on a token track, the model's position embedding:
-	// "" or "learned" (absolute, learned), "none" (attention alone, being
-	// causal, tells positions apart).
+	// Positions is the model's position embedding: "" or "learned"
+	// (absolute, learned), "none" (attention alone, being causal, tells
+	// positions apart; with an idea at the logits site such as alibi,
+	// the bias alone).
 	Positions string `json:"positions,omitempty"`
 }
 
@@ -644,11 +645,8 @@ func (p Protocol) Validate() error {
 	tokens := known && kind.Tokens()
 	switch a.Positions {
 	case "", transformer.PositionsLearned, transformer.PositionsNone:
-		if a.Positions != "" && !tokens {
-			bad("arch.positions = %q: sets a token track's position embedding; the %s track's forecaster always learns its positions, so leave it out", a.Positions, p.Track)
-		}
 	default:
-		bad("arch.positions = %q: unknown; use %q or %q (a token track's position embedding)", a.Positions, transformer.PositionsLearned, transformer.PositionsNone)
+		bad("arch.positions = %q: unknown; use %q or %q (the model's position embedding; a logit bias such as alibi is an idea)", a.Positions, transformer.PositionsLearned, transformer.PositionsNone)
 	}
 	if tokens {
 		for _, f := range []struct {
@@ -808,7 +806,7 @@ func (a Arch) tokenModel(c Cfg, t, vocab int) transformer.Config {
 func (a Arch) model(c Cfg, t, h, cin, target int) transformer.Config {
 	return transformer.Config{
 		D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, H: h, CIn: cin, Idea: c.IdeaConfig(),
-		Patch: a.Patch, Norm: a.Norm, Skip: a.Skip, Target: target, Loss: a.Loss,
+		Patch: a.Patch, Norm: a.Norm, Skip: a.Skip, Target: target, Loss: a.Loss, Positions: a.Positions,
 	}
 }
 

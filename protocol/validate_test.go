@@ -247,8 +247,9 @@ func TestDataWithinCSV(t *testing.T) {
 	require.Equal(t, 3, d.Train.Series())
 }
 
-// TestTokenArch: a token track refuses the forecasters' arch settings and
-// an unknown position embedding; a forecasting track refuses positions.
+// TestTokenArch: a token track refuses the forecasters' arch settings;
+// every track refuses an unknown position embedding and takes a known
+// one.
 func TestTokenArch(t *testing.T) {
 	for _, tc := range []struct {
 		name, track string
@@ -256,7 +257,7 @@ func TestTokenArch(t *testing.T) {
 		want        string
 	}{
 		{"positions unknown", "mqar", func(a *Arch) { a.Positions = "rotary" }, `arch.positions = "rotary": unknown`},
-		{"positions on panel", "panel", func(a *Arch) { a.Positions = "none" }, `arch.positions = "none": sets a token track's`},
+		{"positions unknown on panel", "panel", func(a *Arch) { a.Positions = "alibi" }, `arch.positions = "alibi": unknown`},
 		{"patch", "mqar", func(a *Arch) { a.Patch = 4 }, "arch.patch = 4: a forecaster's setting"},
 		{"norm", "recall", func(a *Arch) { a.Norm = "revin"; a.Loss = "last" }, `arch.norm = "revin": a forecaster's setting`},
 		{"skip", "selective-copy", func(a *Arch) { a.Skip = true }, "arch.skip = true: a forecaster's setting"},
@@ -267,9 +268,15 @@ func TestTokenArch(t *testing.T) {
 			require.ErrorContains(t, p.Validate(), tc.want)
 		})
 	}
-	for _, pos := range []string{"", "learned", "none"} {
-		p := CIProfileFor("mqar")
-		p.Arch.Positions = pos
-		require.NoError(t, p.Validate(), "positions %q", pos)
+	for _, trk := range []string{"mqar", "panel"} {
+		for _, pos := range []string{"", "learned", "none"} {
+			p := CIProfileFor(trk)
+			p.Arch.Positions = pos
+			require.NoError(t, p.Validate(), "%s: positions %q", trk, pos)
+			d, err := p.Data()
+			require.NoError(t, err)
+			mc := p.ModelConfig(p.Baseline[0], d.Dataset)
+			require.Equal(t, pos, mc.Positions, "%s: the model's positions", trk)
+		}
 	}
 }

@@ -88,7 +88,7 @@ func (m *Model[F]) backward(s *acts[F], dx, dpred []F) {
 			m.ideaBackward(s, s.dsite[:bt*d], dbias, a.site, l)
 			add(dln, dln, s.dsite[:bt*d])
 		}
-		layerNormBackward(dres, gw.LN1W, gw.LN1B, dln, a.res[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], w.LN1W, s.lnG[:bt], s.lnGX[:bt], bt, d)
+		m.normBackward(s, 2*l, dres, gw.LN1W, gw.LN1B, dln, a.res, a.ln1Mean, a.ln1Rstd, w.LN1W, bt)
 	}
 	demb := dres // d of block 0's input
 	if m.site == idea.SiteInput {
@@ -143,7 +143,7 @@ func (m *Model[F]) backwardHead(s *acts[F], dx, dpred, in []F) (dxs []F) {
 	}
 	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dhead, s.lnf[:bt*d], p.HeadW, bt, d, c.H)
 	clear(dres)
-	layerNormBackward(dres, g.LNFW, g.LNFB, dln, s.resF[:bt*d], s.lnfM[:bt], s.lnfR[:bt], p.LNFW, s.lnG[:bt], s.lnGX[:bt], bt, d)
+	m.normBackward(s, 2*c.Layers, dres, g.LNFW, g.LNFB, dln, s.resF, s.lnfM, s.lnfR, p.LNFW, bt)
 	return dxs
 }
 
@@ -168,10 +168,8 @@ func (m *Model[F]) backwardBranches(s *acts[F], l int) {
 		m.ideaBackward(s, s.dsite[:bt*d], dres, a.site, l)
 		dmlp = s.dsite[:bt*d]
 	}
-	dfc := s.dfc[:bt*4*d]
-	kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dmlp, a.gelu[:bt*4*d], w.FC2W, a.geluGrad[:bt*4*d], bt, 4*d, d)
-	kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:bt*d], w.FC1W, bt, d, 4*d)
-	layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:bt*d], a.ln2Mean[:bt], a.ln2Rstd[:bt], w.LN2W, s.lnG[:bt], s.lnGX[:bt], bt, d)
+	m.mlpBackward(s, dln, dmlp, l, bt)
+	m.normBackward(s, 2*l+1, dres, gw.LN2W, gw.LN2B, dln, a.res2, a.ln2Mean, a.ln2Rstd, w.LN2W, bt)
 	// res2 = res + f(proj(attn(ln1(res)))): dres is now d res2.
 	dproj := dres // d proj = d res2
 	if m.site == idea.SiteAttention {
@@ -195,14 +193,27 @@ func (m *Model[F]) backwardBranches(s *acts[F], l int) {
 	}
 }
 
+// mlpBackward mirrors mlpAdd's branch on rows rows of block l: dln
+// (rows,D) is overwritten with d of the second normalization's output
+// from dout, d of the branch's output; the gradients of fc2 and fc1 (or
+// of the idea at the ffn site) accumulate.
+func (m *Model[F]) mlpBackward(s *acts[F], dln, dout []F, l, rows int) {
+	if m.site == idea.SiteFFN {
+		m.ffnBackward(s, dln, dout, l, rows)
+		return
+	}
+	d := m.Config.D
+	a, w, gw := &s.blocks[l], &m.Params.Blocks[l], &m.Grads.Blocks[l]
+	// d fc1 = (dout·W2)⊙gelu', the product in the Gemm's epilogue.
+	dfc := s.dfc[:rows*4*d]
+	kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dout[:rows*d], a.gelu[:rows*4*d], w.FC2W, a.geluGrad[:rows*4*d], rows, 4*d, d)
+	kernel.LinearBackward(dln[:rows*d], gw.FC1W, gw.FC1B, dfc, a.ln2[:rows*d], w.FC1W, rows, d, 4*d)
+}
+
 // ideaBackward mirrors ideaForward at site instance l of the pass in s:
 // dx (overwritten) from dy, the idea's tensor gradients accumulated into
 // m.Grads.
 func (m *Model[F]) ideaBackward(s *acts[F], dx, dy []F, a siteActs[F], l int) {
 	sh := m.Config.SiteShape(m.site, s.b)
-	var dtheta []F
-	if m.Grads.Idea != nil {
-		dtheta = m.Grads.Idea[l]
-	}
-	m.op.Backward(dx, dtheta, s.scratch, dy, a.x[:sh.Len()], a.state[:s.b*m.idea.State(sh)], m.ideaTheta(l), sh)
+	m.op.Backward(dx, m.ideaGrad(l), s.scratch, dy, a.x[:sh.Len()], a.state[:sh.B*m.idea.State(sh)], m.ideaTheta(l), sh)
 }

@@ -66,14 +66,15 @@ func archVariants() []struct {
 	name string
 	c    Config
 } {
-	patch, revin, long := DefaultConfig(), DefaultConfig(), DefaultConfig()
+	patch, revin, long, nopos := DefaultConfig(), DefaultConfig(), DefaultConfig(), DefaultConfig()
 	patch.Patch = 4
+	nopos.Positions = PositionsNone
 	revin.Patch, revin.Norm, revin.Loss, revin.Skip = 4, NormRevIN, LossLast, true
 	long.T = 96 // 96 tokens: TrainStep runs one window at a time
 	return []struct {
 		name string
 		c    Config
-	}{{"tokens", DefaultConfig()}, {"patch", patch}, {"revin_skip", revin}, {"long", long}}
+	}{{"tokens", DefaultConfig()}, {"patch", patch}, {"revin_skip", revin}, {"long", long}, {"no_positions", nopos}}
 }
 
 func chunkCase[F Float](t *testing.T, c Config, b int) {

@@ -22,7 +22,12 @@
 //     the heads site maps each token's heads' outputs (beside ln1(h)) to
 //     the projection's input. The MLP is
 //     D->4D->D with GELU (tanh approximation); LayerNorm ε is 1e-5; gate is
-//     package gate's per-token fading memory (identity when β = 0).
+//     package gate's per-token fading memory (identity when β = 0). An
+//     idea at the norm site replaces every LayerNorm (ln1 and ln2 of each
+//     block, instances 2l and 2l+1, and ln_f, instance 2L), one at the
+//     ffn site each block's fc1, GELU and fc2; both see the tokens as
+//     windows of one token (RowShape), so the tails run them too
+//     (normForward, ffnForward in sites.go).
 //  3. A final LayerNorm and a head linear D->H at every position: position t
 //     forecasts the next H values of the target channel.
 //

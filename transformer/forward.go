@@ -50,12 +50,13 @@ type acts[F Float] struct {
 	xn     []F  // (B,T,CIn) Norm: the input normalized per window
 	mu, sd []F  // (B,CIn) Norm: each window's channel levels and scales
 	blocks []blockActs[F]
-	resF   []F         // (B,T,D) output of the last block
-	lnf    []F         // (B,T,D)
-	lnfM   []F         // (B,T)
-	lnfR   []F         // (B,T)
-	pred   []F         // (B,T,H)
-	site   siteActs[F] // the idea at the input or head site
+	resF   []F           // (B,T,D) output of the last block
+	lnf    []F           // (B,T,D)
+	lnfM   []F           // (B,T)
+	lnfR   []F           // (B,T)
+	pred   []F           // (B,T,H)
+	site   siteActs[F]   // the idea at the input or head site
+	norms  []siteActs[F] // the idea at the norm site: each normalization's
 
 	// Backward scratch.
 	dres  []F // (B,T,D) gradient of the residual stream
@@ -95,7 +96,7 @@ func newActs[F Float](c Config, n int) *acts[F] {
 	in := c.active()
 	var sh idea.Shape
 	newSite := func() siteActs[F] {
-		return siteActs[F]{x: mk(sh.Len()), y: mk(sh.YLen()), state: mk(n * in.State(sh))}
+		return siteActs[F]{x: mk(sh.Len()), y: mk(sh.YLen()), state: mk(sh.B * in.State(sh))}
 	}
 	if in != nil {
 		sh = c.SiteShape(in.Site(), n)
@@ -119,13 +120,28 @@ func newActs[F Float](c Config, n int) *acts[F] {
 				s.blocks[l].site.x = s.blocks[l].proj // the branch output is the idea's input
 			case idea.SiteQK:
 				s.blocks[l].site.x = s.blocks[l].qkv // the queries, keys and values are
+			case idea.SiteFFN:
+				s.blocks[l].site.x = s.blocks[l].ln2 // the MLP's input
 			}
 		}
 	}
-	if in != nil && !in.Site().PerBlock() {
+	s.resF, s.lnf, s.lnfM, s.lnfR, s.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
+	switch {
+	case in != nil && in.Site() == idea.SiteNorm:
+		// Each normalization's state; its input and output are the
+		// residual stream's and the LayerNorm's buffers.
+		s.norms = make([]siteActs[F], 2*c.Layers+1)
+		for i := range s.norms {
+			s.norms[i].state = mk(sh.B * in.State(sh))
+		}
+		for l, a := range s.blocks {
+			s.norms[2*l].x, s.norms[2*l].y = a.res, a.ln1
+			s.norms[2*l+1].x, s.norms[2*l+1].y = a.res2, a.ln2
+		}
+		s.norms[2*c.Layers].x, s.norms[2*c.Layers].y = s.resF, s.lnf
+	case in != nil && !in.Site().PerBlock():
 		s.site = newSite()
 	}
-	s.resF, s.lnf, s.lnfM, s.lnfR, s.pred = mk(bt*d), mk(bt*d), mk(bt), mk(bt), mk(bt*c.H)
 	s.dres, s.dln, s.dqkv, s.datty, s.dproj = mk(bt*d), mk(bt*d), mk(bt*3*d), mk(bt*d), mk(bt*d)
 	s.dfc, s.datt, s.dpred = mk(bt*4*d), mk(c.Heads*t*t), mk(bt*c.H)
 	s.kt = mk(d * t)
@@ -190,6 +206,12 @@ func (s *acts[F]) view(c Config, b0, cb int) *acts[F] {
 		}
 	}
 	v.site = siteView(s.site)
+	if s.norms != nil {
+		v.norms = make([]siteActs[F], len(s.norms))
+		for i, a := range s.norms {
+			v.norms[i] = siteView(a)
+		}
+	}
 	v.resF, v.lnf, v.lnfM, v.lnfR, v.pred = rows(s.resF, d), rows(s.lnf, d), rows(s.lnfM, 1), rows(s.lnfR, 1), rows(s.pred, c.H)
 	return &v
 }
@@ -429,7 +451,7 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 	h := s.blocks[0].res[:bt*d]
 	for l := range s.blocks {
 		a, w := &s.blocks[l], &p.Blocks[l]
-		layerNormForward(a.ln1[:bt*d], a.ln1Mean[:bt], a.ln1Rstd[:bt], h, w.LN1W, w.LN1B, bt, d)
+		m.normForward(s, 2*l, a.ln1, a.ln1Mean, a.ln1Rstd, h, w.LN1W, w.LN1B, bt)
 		kernel.LinearT(a.qkv[:bt*3*d], a.ln1[:bt*d], wt.qkv[l], w.QKVB, bt, d, 3*d)
 		qkv := a.qkv[:bt*3*d]
 		if m.site == idea.SiteQK {
@@ -478,12 +500,14 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 			kernel.LinearT(a.proj[:bt*d], projIn, wt.proj[l], w.ProjB, bt, d, d)
 			add(res2, h, a.proj[:bt*d])
 		}
-		m.mlpHidden(a, res2, l, bt, train)
+		m.mlpHidden(s, a, res2, l, bt, train)
 		out := s.resF[:bt*d]
 		if l+1 < len(s.blocks) {
 			out = s.blocks[l+1].res[:bt*d]
 		}
 		switch m.site {
+		case idea.SiteFFN: // out = res2 + f(ln2)
+			m.ffnForward(a, out, res2, l, bt)
 		case idea.SiteMLP: // out = res2 + f(fc2(gelu))
 			kernel.LinearT(a.site.x[:bt*d], a.gelu[:bt*4*d], wt.fc2[l], w.FC2B, bt, 4*d, d)
 			m.ideaForward(a.site.y[:bt*d], a.site, l, b)
@@ -501,7 +525,7 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 	if c.tokenMode() {
 		return m.forwardTokenHead(s, h)
 	}
-	layerNormForward(s.lnf[:bt*d], s.lnfM[:bt], s.lnfR[:bt], h, p.LNFW, p.LNFB, bt, d)
+	m.normForward(s, 2*c.Layers, s.lnf, s.lnfM, s.lnfR, h, p.LNFW, p.LNFB, bt)
 	pred := s.pred[:bt*c.H]
 	hx := pred // the head's output, the head idea's input
 	if m.site == idea.SiteHead {
@@ -527,12 +551,29 @@ func (m *Model[F]) forward(s *acts[F], x []F, b int, train bool) []F {
 	return pred
 }
 
-// mlpHidden runs block l's second LayerNorm, fc1 and GELU on the first
-// rows rows of a from res2 (rows,D): a.gelu (rows,4D) and, for a training
-// pass, gelu' in a.geluGrad.
-func (m *Model[F]) mlpHidden(a *blockActs[F], res2 []F, l, rows int, train bool) {
+// mlpAdd runs block l's MLP branch on the first rows rows of res2 and
+// adds it: out = res2 + mlp(norm2(res2)), (rows,D), through the idea at
+// the ffn site where one sits; the tails' MLP.
+func (m *Model[F]) mlpAdd(s *acts[F], a *blockActs[F], out, res2 []F, l, rows int, train bool) {
+	d := m.Config.D
+	m.mlpHidden(s, a, res2, l, rows, train)
+	if m.site == idea.SiteFFN {
+		m.ffnForward(a, out, res2, l, rows)
+		return
+	}
+	kernel.LinearTAdd(out[:rows*d], a.gelu[:rows*4*d], m.wt.fc2[l], m.Params.Blocks[l].FC2B, res2[:rows*d], rows, 4*d, d)
+}
+
+// mlpHidden runs block l's second normalization, fc1 and GELU on the
+// first rows rows of a from res2 (rows,D): a.ln2, a.gelu (rows,4D) and,
+// for a training pass, gelu' in a.geluGrad. With an idea at the ffn site
+// it runs the normalization alone (ffnForward goes on).
+func (m *Model[F]) mlpHidden(s *acts[F], a *blockActs[F], res2 []F, l, rows int, train bool) {
 	d, w := m.Config.D, &m.Params.Blocks[l]
-	layerNormForward(a.ln2[:rows*d], a.ln2Mean[:rows], a.ln2Rstd[:rows], res2, w.LN2W, w.LN2B, rows, d)
+	m.normForward(s, 2*l+1, a.ln2, a.ln2Mean, a.ln2Rstd, res2, w.LN2W, w.LN2B, rows)
+	if m.site == idea.SiteFFN {
+		return
+	}
 	kernel.LinearT(a.geluGrad[:rows*4*d], a.ln2[:rows*d], m.wt.fc1[l], w.FC1B, rows, d, 4*d)
 	if train {
 		geluForward(a.gelu[:rows*4*d], a.geluGrad[:rows*4*d], a.geluGrad[:rows*4*d])
@@ -573,7 +614,7 @@ func (s *acts[F]) skipInput(c Config, in []F, b int) []F {
 // a.x, its state into a.state.
 func (m *Model[F]) ideaForward(y []F, a siteActs[F], l, b int) {
 	sh := m.Config.SiteShape(m.site, b)
-	m.op.Forward(y, a.state[:b*m.idea.State(sh)], a.x[:sh.Len()], m.ideaTheta(l), sh)
+	m.op.Forward(y, a.state[:sh.B*m.idea.State(sh)], a.x[:sh.Len()], m.ideaTheta(l), sh)
 }
 
 // ideaTheta is the idea's tensors at site instance l (nil without any).
@@ -586,7 +627,10 @@ func (m *Model[F]) ideaTheta(l int) []F {
 
 // siteActs returns the activations of site instance l in s.
 func (m *Model[F]) siteActs(s *acts[F], l int) siteActs[F] {
-	if m.site.PerBlock() {
+	switch {
+	case m.site == idea.SiteNorm:
+		return s.norms[l]
+	case m.site.PerBlock():
 		return s.blocks[l].site
 	}
 	return s.site
@@ -604,7 +648,7 @@ func (m *Model[F]) IdeaState(l int) []F {
 		return nil
 	}
 	sh := m.Config.SiteShape(m.site, m.full.b)
-	return m.siteActs(m.full, l).state[:m.full.b*m.idea.State(sh)]
+	return m.siteActs(m.full, l).state[:sh.B*m.idea.State(sh)]
 }
 
 // IdeaInput returns the input (B,N,C) of the idea at site instance l of

@@ -130,14 +130,21 @@ func layout(c Config) []TensorInfo {
 }
 
 // ideaPrefixes returns the tensor-name prefix of each site instance of
-// idea i: "blocks.{l}.{site}.{name}." per block at a block site, else
-// "{site}.{name}.".
+// idea i: "blocks.{l}.{site}.{name}." per block at a block site;
+// "blocks.{l}.norm1.{name}.", "blocks.{l}.norm2.{name}." and
+// "norm_f.{name}." at the norm site; else "{site}.{name}.".
 func ideaPrefixes(c Config, i idea.Idea) []string {
 	name := i.Config().Name
-	if !i.Site().PerBlock() {
+	var out []string
+	switch {
+	case i.Site() == idea.SiteNorm:
+		for l := range c.Layers {
+			out = append(out, fmt.Sprintf("blocks.%d.norm1.%s.", l, name), fmt.Sprintf("blocks.%d.norm2.%s.", l, name))
+		}
+		return append(out, fmt.Sprintf("norm_f.%s.", name))
+	case !i.Site().PerBlock():
 		return []string{fmt.Sprintf("%s.%s.", i.Site(), name)}
 	}
-	var out []string
 	for l := range c.Layers {
 		out = append(out, fmt.Sprintf("blocks.%d.%s.%s.", l, i.Site(), name))
 	}
@@ -145,9 +152,12 @@ func ideaPrefixes(c Config, i idea.Idea) []string {
 }
 
 // SiteShape is the shape an idea sees at site on b windows: (B,N,D), or
-// (B,N,H) at the head.
+// (B,N,H) at the head; at a token-wise site (norm, ffn) the B·N tokens
+// as windows of one token, (B·N,1,D).
 func (c Config) SiteShape(site idea.Site, b int) idea.Shape {
 	switch site {
+	case idea.SiteNorm, idea.SiteFFN:
+		return RowShape(b*c.Tokens(), c.D)
 	case idea.SiteHead:
 		return idea.Shape{B: b, N: c.Tokens(), C: c.H}
 	case idea.SiteLogits:
@@ -160,14 +170,13 @@ func (c Config) SiteShape(site idea.Site, b int) idea.Shape {
 	return idea.Shape{B: b, N: c.Tokens(), C: c.D}
 }
 
-// SiteInstances is the number of instances of site in the model: one per
-// block at a block site, else one.
-func (c Config) SiteInstances(site idea.Site) int {
-	if site.PerBlock() {
-		return c.Layers
-	}
-	return 1
-}
+// RowShape is the shape of rows tokens at a token-wise site
+// (idea.Site.TokenWise): rows windows of one token of d channels.
+func RowShape(rows, d int) idea.Shape { return idea.Shape{B: rows, N: 1, C: d} }
+
+// SiteInstances is the number of instances of site in the model
+// (idea.Site.Instances).
+func (c Config) SiteInstances(site idea.Site) int { return site.Instances(c.Layers) }
 
 // NumParams is the number of scalar parameters of a config.
 func (c Config) NumParams() int {

@@ -1,9 +1,6 @@
 package transformer
 
-import (
-	"github.com/ideabench/ideabench/idea"
-	"github.com/ideabench/ideabench/internal/kernel"
-)
+import "github.com/ideabench/ideabench/internal/kernel"
 
 // The tail of a training step with loss "last". Its loss reads one
 // forecast a window, the last token's, and nothing after the last block's
@@ -30,8 +27,7 @@ func (c Config) tailRows() bool {
 	if noTail || !c.lastOnly() {
 		return false
 	}
-	in := c.active()
-	return in == nil || in.Site() == idea.SiteInput || in.Site() == idea.SiteQK || in.Site() == idea.SiteLogits
+	return tailSafe(c.active())
 }
 
 var noTail bool
@@ -81,12 +77,9 @@ func (m *Model[F]) forwardTail(s *acts[F], h, in []F, b int) []F {
 	gatherLast(ta.h[:b*d], h, b, t, d)
 	res2 := a.res2[:b*d]
 	kernel.LinearTAdd(res2, ta.atty[:b*d], wt.proj[l], w.ProjB, ta.h[:b*d], b, d, d)
-	layerNormForward(a.ln2[:b*d], a.ln2Mean[:b], a.ln2Rstd[:b], res2, w.LN2W, w.LN2B, b, d)
-	kernel.LinearT(a.geluGrad[:b*4*d], a.ln2[:b*d], wt.fc1[l], w.FC1B, b, d, 4*d)
-	geluForward(a.gelu[:b*4*d], a.geluGrad[:b*4*d], a.geluGrad[:b*4*d])
 	out := s.resF[:b*d]
-	kernel.LinearTAdd(out, a.gelu[:b*4*d], wt.fc2[l], w.FC2B, res2, b, 4*d, d)
-	layerNormForward(s.lnf[:b*d], s.lnfM[:b], s.lnfR[:b], out, p.LNFW, p.LNFB, b, d)
+	m.mlpAdd(s, a, out, res2, l, b, true)
+	m.normForward(s, 2*c.Layers, s.lnf, s.lnfM, s.lnfR, out, p.LNFW, p.LNFB, b)
 	hx := ta.pred[:b*c.H]
 	kernel.LinearT(hx, s.lnf[:b*d], wt.head, p.HeadB, b, d, c.H)
 	if c.Skip {
@@ -127,11 +120,9 @@ func (m *Model[F]) backwardTail(s *acts[F], dpred, in []F) {
 	dln, dres := s.dln[:b*d], ta.dres[:b*d]
 	kernel.LinearBackward(dln, g.HeadW, g.HeadB, dh, s.lnf[:b*d], p.HeadW, b, d, c.H)
 	clear(dres)
-	layerNormBackward(dres, g.LNFW, g.LNFB, dln, s.resF[:b*d], s.lnfM[:b], s.lnfR[:b], p.LNFW, s.lnG[:b], s.lnGX[:b], b, d)
-	dfc := s.dfc[:b*4*d]
-	kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dres, a.gelu[:b*4*d], w.FC2W, a.geluGrad[:b*4*d], b, 4*d, d)
-	kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:b*d], w.FC1W, b, d, 4*d)
-	layerNormBackward(dres, gw.LN2W, gw.LN2B, dln, a.res2[:b*d], a.ln2Mean[:b], a.ln2Rstd[:b], w.LN2W, s.lnG[:b], s.lnGX[:b], b, d)
+	m.normBackward(s, 2*c.Layers, dres, g.LNFW, g.LNFB, dln, s.resF, s.lnfM, s.lnfR, p.LNFW, b)
+	m.mlpBackward(s, dln, dres, l, b)
+	m.normBackward(s, 2*l+1, dres, gw.LN2W, gw.LN2B, dln, a.res2, a.ln2Mean, a.ln2Rstd, w.LN2W, b)
 	kernel.LinearBackward(ta.datt[:b*d], gw.ProjW, gw.ProjB, dres, ta.atty[:b*d], w.ProjW, b, d, d)
 	scatterLast(s.dres, dres, b, t, d)
 	scatterLast(s.datty, ta.datt[:b*d], b, t, d)

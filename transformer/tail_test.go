@@ -38,6 +38,8 @@ func tailVariants() []struct {
 		{"idea=calib", base(func(c *Config) { c.Idea = idea.Config{Name: "calib"} })},     // head site: the full pass
 		{"idea=fox", base(func(c *Config) { c.Idea = idea.Config{Name: "fox"} })},         // logits site: inside the attention, before the tail
 		{"idea=qk-norm", base(func(c *Config) { c.Idea = idea.Config{Name: "qk-norm"} })}, // qk site: likewise
+		{"idea=rmsnorm", base(func(c *Config) { c.Idea = idea.Config{Name: "rmsnorm"} })}, // norm site: token-wise, in the tail too
+		{"idea=swiglu", base(func(c *Config) { c.Idea = idea.Config{Name: "swiglu"} })},   // ffn site: likewise
 	}
 }
 

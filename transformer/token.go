@@ -161,8 +161,7 @@ func (c Config) tokenTail() bool {
 	if noTail || !c.tokenMode() {
 		return false
 	}
-	in := c.active()
-	return in == nil || in.Site() == idea.SiteInput || in.Site() == idea.SiteQK || in.Site() == idea.SiteLogits
+	return tailSafe(c.active())
 }
 
 // gatherRows copies the rows of src (B·T,W) at rows (M) into dst (M,W).
@@ -204,8 +203,7 @@ func (m *Model[F]) forwardTokenTail(s *acts[F], h []F, b int, train bool) []F {
 	gatherRows(k.hin, h, k.rows, d)
 	res2 := a.res2[:n*d]
 	kernel.LinearTAdd(res2, k.atty[:n*d], wt.proj[l], w.ProjB, k.hin[:n*d], n, d, d)
-	m.mlpHidden(a, res2, l, n, train)
-	kernel.LinearTAdd(k.h[:n*d], a.gelu[:n*4*d], wt.fc2[l], w.FC2B, res2, n, 4*d, d)
+	m.mlpAdd(s, a, k.h, res2, l, n, train)
 	return m.tokenLogits(s)
 }
 
@@ -217,7 +215,7 @@ func (m *Model[F]) tokenLogits(s *acts[F]) []F {
 	if n == 0 {
 		return k.logits[:0]
 	}
-	layerNormForward(k.ln[:n*d], k.mean[:n], k.rstd[:n], k.h[:n*d], p.LNFW, p.LNFB, n, d)
+	m.normForward(s, 2*c.Layers, k.ln, k.mean, k.rstd, k.h, p.LNFW, p.LNFB, n)
 	logits := k.logits[:n*v]
 	kernel.LinearT(logits, k.ln[:n*d], m.wt.head, p.HeadB, n, d, v)
 	return logits
@@ -241,7 +239,7 @@ func (m *Model[F]) backwardTokenHead(s *acts[F], dlogits []F) {
 	if n > 0 {
 		kernel.LinearBackward(dln, g.HeadW, g.HeadB, dlogits, k.ln[:n*d], p.HeadW, n, d, v)
 		clear(dh)
-		layerNormBackward(dh, g.LNFW, g.LNFB, dln, k.h[:n*d], k.mean[:n], k.rstd[:n], p.LNFW, s.lnG[:n], s.lnGX[:n], n, d)
+		m.normBackward(s, 2*c.Layers, dh, g.LNFW, g.LNFB, dln, k.h, k.mean, k.rstd, p.LNFW, n)
 	}
 	if !c.tokenTail() {
 		scatterRows(s.dres[:bt*d], dh, k.rows, d)
@@ -251,10 +249,8 @@ func (m *Model[F]) backwardTokenHead(s *acts[F], dlogits []F) {
 	l := c.Layers - 1
 	a, w, gw := &s.blocks[l], &p.Blocks[l], &g.Blocks[l]
 	if n > 0 {
-		dfc := s.dfc[:n*4*d]
-		kernel.LinearBackwardScaled(dfc, gw.FC2W, gw.FC2B, dh, a.gelu[:n*4*d], w.FC2W, a.geluGrad[:n*4*d], n, 4*d, d)
-		kernel.LinearBackward(dln, gw.FC1W, gw.FC1B, dfc, a.ln2[:n*d], w.FC1W, n, d, 4*d)
-		layerNormBackward(dh, gw.LN2W, gw.LN2B, dln, a.res2[:n*d], a.ln2Mean[:n], a.ln2Rstd[:n], w.LN2W, s.lnG[:n], s.lnGX[:n], n, d)
+		m.mlpBackward(s, dln, dh, l, n)
+		m.normBackward(s, 2*l+1, dh, gw.LN2W, gw.LN2B, dln, a.res2, a.ln2Mean, a.ln2Rstd, w.LN2W, n)
 		kernel.LinearBackward(k.datt[:n*d], gw.ProjW, gw.ProjB, dh, k.atty[:n*d], w.ProjW, n, d, d)
 	}
 	scatterRows(s.dres[:bt*d], dh, k.rows, d)

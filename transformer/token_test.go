@@ -468,7 +468,8 @@ func TestTokenTailKeepsBits(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		g    idea.Config
-	}{{"base", idea.Config{}}, {"conv", idea.Config{Name: "conv"}}, {"fox", idea.Config{Name: "fox"}}, {"qk-norm", idea.Config{Name: "qk-norm"}}} {
+	}{{"base", idea.Config{}}, {"conv", idea.Config{Name: "conv"}}, {"fox", idea.Config{Name: "fox"}}, {"qk-norm", idea.Config{Name: "qk-norm"}},
+		{"rmsnorm", idea.Config{Name: "rmsnorm"}}, {"swiglu", idea.Config{Name: "swiglu"}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tokenConfig(tc.g)
 			require.True(t, c.tokenTail())
