@@ -400,7 +400,7 @@ func TestWriteSuiteRanks(t *testing.T) {
 	r := &suitereport.Report{Name: "x", Verdict: "better",
 		Tracks: []suitereport.TrackResult{{Name: "a", EffectPct: 2, EffectLoPct: 1, EffectHiPct: 3, InAggregate: true}},
 		Development: &suitereport.Aggregate{Tracks: []string{"a"},
-			SuiteResult: stats.SuiteResult{Mean: 0.02, Lo: 0.01, Hi: 0.03, ROPE: 0.00995, Verdict: "better"},
+			SuiteResult: &stats.SuiteResult{Mean: 0.02, Lo: 0.01, Hi: 0.03, ROPE: 0.00995, Verdict: "better"},
 			Ideas: &suitereport.IdeaArms{Arms: []string{"baseline", "idea", "conv"},
 				Friedman: stats.Friedman{Ranks: []float64{2.5, 2, 1.5}, CD: 1.2, PValue: 0.04}}}}
 	dir := t.TempDir()
@@ -433,7 +433,7 @@ func TestWriteSuiteProfile(t *testing.T) {
 		Tracks: []suitereport.TrackResult{{Name: "a", EffectPct: 2, EffectLoPct: 1, EffectHiPct: 3, InAggregate: true,
 			BaselineTest: []float64{0.5, 0.4}, IdeaTest: []float64{0.3, 0.45}, BestReferenceMSE: 0.5}},
 		Development: &suitereport.Aggregate{Tracks: []string{"a"},
-			SuiteResult: stats.SuiteResult{Mean: 0.02, Lo: 0.01, Hi: 0.03, ROPE: 0.00995, Verdict: "better"}}}
+			SuiteResult: &stats.SuiteResult{Mean: 0.02, Lo: 0.01, Hi: 0.03, ROPE: 0.00995, Verdict: "better"}}}
 	paths, err := WriteSuite(r, t.TempDir(), Options{})
 	require.NoError(t, err)
 	require.Len(t, paths, 4)

@@ -688,7 +688,7 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 		}
 		rd.Provenance = append(rd.Provenance, l)
 	}
-	if g := r.Development; g != nil {
+	if g := r.Development; g != nil && g.SuiteResult != nil {
 		rd.Headline = fmt.Sprintf("development tracks (%s): idea better by %s, %s interval [%s, %s], p = %.3g",
 			strings.Join(g.Tracks, ", "), pc(g.Mean), level, pc(g.Lo), pc(g.Hi), g.PValue)
 	}
@@ -707,6 +707,12 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 		rd.Sections = append(rd.Sections, Section{Heading: headWarnings, Lines: w})
 	}
 	for _, g := range r.Aggregates() {
+		if g.SuiteResult == nil {
+			s := Section{Heading: fmt.Sprintf("%s: the idea was inert on every track that can judge; its further idea arms", g.Name)}
+			ideaArmsLines(&s, g.Ideas)
+			rd.Sections = append(rd.Sections, s)
+			continue
+		}
 		s := Section{Heading: fmt.Sprintf("%s (%s): %s", g.Name, strings.Join(g.Tracks, ", "), g.Verdict)}
 		s.Lines = []Line{
 			{Label: "idea better by", Text: fmt.Sprintf("%s (mean log ratio over tracks), %s interval [%s, %s]", pc(g.Mean), level, pc(g.Lo), pc(g.Hi))},
@@ -720,20 +726,7 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 			s.Lines = append(s.Lines, Line{Label: "hierarchical model (seeds in tracks), next track",
 				Text: fmt.Sprintf("P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f; mean effect %s", h.PWorse, h.PEquivalent, h.PBetter, pc(h.Delta0))})
 		}
-		if ia := g.Ideas; ia != nil {
-			s.Table = &Table{Header: []string{fmt.Sprintf("idea arm (Holm over %d)", len(ia.Comparisons)), "idea better by", "p", "Holm p", "verdict (Holm)"}}
-			for _, c := range ia.Comparisons {
-				s.Table.Rows = append(s.Table.Rows, []string{c.Name, fmt.Sprintf("%+.2f%%", c.MeanPct), fmt.Sprintf("%.3g", c.PValue), fmt.Sprintf("%.3g", c.PValueHolm), c.VerdictHolm})
-			}
-			f := ia.Friedman
-			var ranks []string
-			for a, name := range ia.Arms {
-				if a < len(f.Ranks) {
-					ranks = append(ranks, fmt.Sprintf("%s %.2f", name, f.Ranks[a]))
-				}
-			}
-			s.Lines = append(s.Lines, Line{Label: "average ranks (1 best)", Text: fmt.Sprintf("%s; Friedman p = %.3g, critical difference %.2f", strings.Join(ranks, ", "), f.PValue, f.CD)})
-		}
+		ideaArmsLines(&s, g.Ideas)
 		rd.Sections = append(rd.Sections, s)
 	}
 	t := &Table{Header: []string{"track", "baseline", "idea", fmt.Sprintf("idea better by [%s interval]", level), "track's verdict (p)", "can judge", "aggregate"}}
@@ -750,6 +743,27 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 	}
 	rd.Sections = append(rd.Sections, Section{Heading: "Tracks", Table: t})
 	return rd
+}
+
+// ideaArmsLines adds to s the table of the idea arms ia (each against the
+// baseline over its own tracks, Holm-adjusted) and their average ranks;
+// nothing when ia is nil.
+func ideaArmsLines(s *Section, ia *suitereport.IdeaArms) {
+	if ia == nil {
+		return
+	}
+	s.Table = &Table{Header: []string{fmt.Sprintf("idea arm (Holm over %d)", len(ia.Comparisons)), "tracks", "idea better by", "p", "Holm p", "verdict (Holm)"}}
+	for _, c := range ia.Comparisons {
+		s.Table.Rows = append(s.Table.Rows, []string{c.Name, strings.Join(c.Tracks, ", "), fmt.Sprintf("%+.2f%%", c.MeanPct), fmt.Sprintf("%.3g", c.PValue), fmt.Sprintf("%.3g", c.PValueHolm), c.VerdictHolm})
+	}
+	f := ia.Friedman
+	var ranks []string
+	for a, name := range ia.Arms {
+		if a < len(f.Ranks) {
+			ranks = append(ranks, fmt.Sprintf("%s %.2f", name, f.Ranks[a]))
+		}
+	}
+	s.Lines = append(s.Lines, Line{Label: "average ranks over the tracks that can judge (1 best)", Text: fmt.Sprintf("%s; Friedman p = %.3g, critical difference %.2f", strings.Join(ranks, ", "), f.PValue, f.CD)})
 }
 
 // WriteText writes the reading as the command prints it: the title, the

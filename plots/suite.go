@@ -115,8 +115,8 @@ func ranks(name string, g *suitereport.Aggregate) (*figure, error) {
 	p.X.Min, p.X.Max = 1-f.CD/2-0.1, float64(k)+f.CD/2+0.1
 	p.Y.Min, p.Y.Max = 0.4, float64(k)+0.6
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
-	tracks := fmt.Sprintf("%d tracks", len(g.Tracks))
-	if len(g.Tracks) == 1 {
+	tracks := fmt.Sprintf("%d tracks", len(ia.Tracks))
+	if len(ia.Tracks) == 1 {
 		tracks = "1 track"
 	}
 	title := fmt.Sprintf("suite %s, %s: Friedman p = %.3g; bars ± CD/2 = %.2f (no overlap: different at 0.05)", name, tracks, f.PValue, f.CD/2)
@@ -154,6 +154,9 @@ func forest(r *suitereport.Report) (*figure, error) {
 	}
 	var rope float64
 	for _, g := range r.Aggregates() {
+		if g.SuiteResult == nil {
+			continue // the idea inert on every track that can judge: no effect to draw
+		}
 		if !finite(g.Mean, g.Lo, g.Hi) {
 			return nil, fmt.Errorf("%s: effect %v [%v, %v] is not finite", g.Name, g.Mean, g.Lo, g.Hi)
 		}
@@ -224,7 +227,7 @@ func forest(r *suitereport.Report) (*figure, error) {
 // percent, 100·(1 - mse/reference). nil without a development aggregate
 // or a reference on its tracks.
 func profile(r *suitereport.Report) (*figure, error) {
-	if r.Development == nil {
+	if r.Development == nil || len(r.Development.Tracks) == 0 {
 		return nil, nil
 	}
 	in := map[string]bool{}

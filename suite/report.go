@@ -108,7 +108,9 @@ func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*r
 	out := &suitereport.Report{SuiteVersion: suitereport.Version, Name: spec.Name, Spec: spec, Skipped: skipped, HeldOut: held}
 	o := stats.DefaultSuiteOptions(spec.WithDefaults().MinEffectPct)
 	var dir stats.Direction
-	groups := map[bool][]int{} // confirm -> indices of the tracks in the aggregate
+	groups := map[bool][]int{}            // confirm -> indices of the tracks in the idea's aggregate
+	judging := map[bool][]int{}           // confirm -> indices of the tracks that can judge an idea
+	inert := make([][]bool, len(reports)) // track -> arm -> inert there (arm 0, the baseline, never)
 	arms := make([]stats.SuiteTrack, len(reports))
 	all := make([][]stats.Arm, len(reports)) // every arm of each track
 	names := make([][]string, len(reports))
@@ -161,6 +163,13 @@ func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*r
 			tr.Reasons = append(tr.Reasons, "the idea was inert on this track (comparison.idea_inert): its chosen cfg scores within 0.1% of the baseline's same cfg on every seed, so the track says nothing about it")
 		}
 		tr.InAggregate = tr.CanJudge && !r.Comparison.IdeaInert || spec.IncludeAll
+		inert[i] = []bool{false, r.Comparison.IdeaInert && !spec.IncludeAll}
+		for _, ir := range r.Ideas {
+			inert[i] = append(inert[i], ir.Comparison.IdeaInert && !spec.IncludeAll)
+		}
+		if tr.CanJudge || spec.IncludeAll {
+			judging[t.Confirm] = append(judging[t.Confirm], i)
+		}
 		if t.Confirm {
 			tr.HeldOutRuns = heldOut[i]
 		}
@@ -171,22 +180,30 @@ func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*r
 	}
 	for _, confirm := range []bool{false, true} {
 		idx := groups[confirm]
-		if len(idx) == 0 {
+		if len(judging[confirm]) == 0 {
 			continue
 		}
-		var ts []stats.SuiteTrack
-		agg := &suitereport.Aggregate{}
-		for _, i := range idx {
-			ts = append(ts, arms[i])
-			agg.Tracks = append(agg.Tracks, specs[i].Name)
+		agg := &suitereport.Aggregate{Tracks: []string{}}
+		var first *stats.SuiteResult
+		if len(idx) > 0 {
+			var ts []stats.SuiteTrack
+			for _, i := range idx {
+				ts = append(ts, arms[i])
+				agg.Tracks = append(agg.Tracks, specs[i].Name)
+			}
+			res, err := stats.Suite(ts, dir, o)
+			if err != nil {
+				return nil, fmt.Errorf("suite: aggregate: %w", err)
+			}
+			first = &res
 		}
-		res, err := stats.Suite(ts, dir, o)
-		if err != nil {
+		agg.SuiteResult = first
+		var err error
+		if agg.Ideas, err = ideaArms(specs, judging[confirm], inert, all, names, dir, o, first); err != nil {
 			return nil, fmt.Errorf("suite: aggregate: %w", err)
 		}
-		agg.SuiteResult = res
-		if agg.Ideas, err = ideaArms(specs, idx, all, names, dir, o, res); err != nil {
-			return nil, fmt.Errorf("suite: aggregate: %w", err)
+		if first == nil && agg.Ideas == nil {
+			continue // the idea was inert wherever a track can judge, and no other arm runs
 		}
 		if confirm {
 			out.Confirmation = agg
@@ -203,10 +220,16 @@ func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*r
 	return out, nil
 }
 
-// ideaArms compares every idea arm of the tracks idx with the baseline
-// and ranks all arms (nil when the tracks have one idea arm); first is
-// the first idea's aggregate, already computed.
-func ideaArms(specs []suitereport.TrackSpec, idx []int, all [][]stats.Arm, names [][]string, dir stats.Direction, o stats.SuiteOptions, first stats.SuiteResult) (*suitereport.IdeaArms, error) {
+// noTrack is the verdict of an idea arm inert on every track that can
+// judge.
+const noTrack = "no track can judge this idea (it was inert on every track that can judge one)"
+
+// ideaArms compares every idea arm with the baseline, each over the
+// tracks of idx (those that can judge an idea) where that arm was not
+// inert (inert[track][arm]), and ranks all arms over all of idx (nil
+// when the tracks have one idea arm); first is the first idea's
+// aggregate, already computed (nil when it has no track).
+func ideaArms(specs []suitereport.TrackSpec, idx []int, inert [][]bool, all [][]stats.Arm, names [][]string, dir stats.Direction, o stats.SuiteOptions, first *stats.SuiteResult) (*suitereport.IdeaArms, error) {
 	arms := names[idx[0]]
 	for _, i := range idx[1:] {
 		if !slices.Equal(names[i], arms) {
@@ -217,30 +240,47 @@ func ideaArms(specs []suitereport.TrackSpec, idx []int, all [][]stats.Arm, names
 		return nil, nil
 	}
 	out := &suitereport.IdeaArms{Arms: arms}
-	results := []stats.SuiteResult{first}
-	for a := 2; a < len(arms); a++ {
+	for _, i := range idx {
+		out.Tracks = append(out.Tracks, specs[i].Name)
+	}
+	results := make([]*stats.SuiteResult, len(arms)-1)
+	tracks := make([][]string, len(arms)-1)
+	for a := 1; a < len(arms); a++ {
 		var ts []stats.SuiteTrack
+		tracks[a-1] = []string{}
 		for _, i := range idx {
-			ts = append(ts, stats.SuiteTrack{Baseline: all[i][0], Idea: all[i][a]})
+			if !inert[i][a] {
+				ts = append(ts, stats.SuiteTrack{Baseline: all[i][0], Idea: all[i][a]})
+				tracks[a-1] = append(tracks[a-1], specs[i].Name)
+			}
 		}
-		res, err := stats.Suite(ts, dir, o)
-		if err != nil {
-			return nil, fmt.Errorf("idea arm %s: %w", arms[a], err)
+		switch {
+		case a == 1:
+			results[0] = first
+		case len(ts) > 0:
+			res, err := stats.Suite(ts, dir, o)
+			if err != nil {
+				return nil, fmt.Errorf("idea arm %s: %w", arms[a], err)
+			}
+			results[a-1] = &res
 		}
-		results = append(results, res)
 	}
 	ps := make([]float64, len(results))
 	for j, res := range results {
-		ps[j] = res.PValue
+		ps[j] = 1 // no track: no evidence
+		if res != nil {
+			ps[j] = res.PValue
+		}
 	}
 	for j, q := range stats.Holm(ps) {
-		res := results[j]
-		out.Comparisons = append(out.Comparisons, suitereport.IdeaComparison{
-			Name: arms[j+1], MeanPct: res.MeanPct, PValue: res.PValue, Verdict: res.Verdict,
+		c := suitereport.IdeaComparison{Name: arms[j+1], Tracks: tracks[j], PValue: 1, PValueHolm: 1, Verdict: noTrack, VerdictHolm: noTrack}
+		if res := results[j]; res != nil {
+			c.MeanPct, c.PValue, c.Verdict = res.MeanPct, res.PValue, res.Verdict
 			// The equivalence interval is the arm's own; only the
 			// test's p changes.
-			PValueHolm: q, VerdictHolm: stats.SuiteVerdict(q, res.Mean, res.EqLo, res.EqHi, o),
-		})
+			c.PValueHolm, c.VerdictHolm = q, stats.SuiteVerdict(q, res.Mean, res.EqLo, res.EqHi, o)
+		}
+		out.Comparisons = append(out.Comparisons, c)
 	}
 	var scores [][]float64
 	for _, i := range idx {
@@ -261,12 +301,15 @@ func ideaArms(specs []suitereport.TrackSpec, idx []int, all [][]stats.Arm, names
 // verdict is the report's headline from its aggregates.
 func verdict(r *suitereport.Report) string {
 	v := "no track can judge this idea (none can judge an idea, or the idea was inert where one can): nothing to aggregate"
-	if r.Development != nil {
-		v = r.Development.Verdict
+	switch d := r.Development; {
+	case d != nil && d.SuiteResult != nil:
+		v = d.Verdict
+	case d != nil:
+		v += fmt.Sprintf("; the %d further idea arms are compared over the tracks that can judge (development.ideas)", len(d.Ideas.Comparisons)-1)
 	}
 	ranHeldOut := slices.ContainsFunc(r.Tracks, func(t suitereport.TrackResult) bool { return t.Confirm })
 	switch {
-	case r.Confirmation != nil:
+	case r.Confirmation != nil && r.Confirmation.SuiteResult != nil:
 		v += "; confirmed: " + r.Confirmation.Verdict
 	case ranHeldOut:
 		v += "; not confirmed: no held-out track can judge this idea"

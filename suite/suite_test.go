@@ -81,7 +81,7 @@ func TestRun(t *testing.T) {
 		want, err := stats.Suite(dev, stats.LowerIsBetter, stats.DefaultSuiteOptions(1))
 		require.NoError(t, err)
 		require.Equal(t, devNames, r.Development.Tracks)
-		require.Equal(t, want, r.Development.SuiteResult)
+		require.Equal(t, &want, r.Development.SuiteResult)
 		require.True(t, strings.HasPrefix(r.Verdict, want.Verdict), r.Verdict)
 	} else {
 		require.Nil(t, r.Development)
@@ -321,6 +321,39 @@ func TestSeveralIdeas(t *testing.T) {
 	fs, _ := Verify(back, filepath.Join(dir, "s.json"), derive.VerifyOptions{})
 	require.Empty(t, fs)
 
+	// Each arm is judged where it acts: with the first idea inert on
+	// every track, its statistics are absent and its row says why, while
+	// conv is still compared over the tracks that can judge.
+	var reports []*report.Report
+	var paths, sums []string
+	for _, tr := range r.Tracks {
+		rep, err := report.Read(filepath.Join(dir, tr.Report))
+		require.NoError(t, err)
+		rep.Comparison.IdeaInert = true
+		reports, paths, sums = append(reports, rep), append(paths, tr.Report), append(sums, tr.ReportSHA256)
+	}
+	strict := r.Spec
+	strict.IncludeAll = false
+	got, err := assemble(strict, strict.Tracks, reports, paths, sums, make([]int, len(reports)), nil, nil)
+	require.NoError(t, err)
+	require.NotNil(t, got.Development)
+	require.Nil(t, got.Development.SuiteResult)
+	require.Empty(t, got.Development.Tracks)
+	ia := got.Development.Ideas
+	require.Equal(t, []string{"panel"}, ia.Tracks, "the ci panel can judge, the sequence track cannot")
+	gate, conv := ia.Comparisons[0], ia.Comparisons[1]
+	require.Empty(t, gate.Tracks)
+	require.Equal(t, 1.0, gate.PValue)
+	require.Equal(t, noTrack, gate.VerdictHolm)
+	require.Equal(t, []string{"panel"}, conv.Tracks)
+	all, _, err := armsOf(reports[0])
+	require.NoError(t, err)
+	want, err := stats.Suite([]stats.SuiteTrack{{Baseline: all[0], Idea: all[2]}}, stats.LowerIsBetter, stats.DefaultSuiteOptions(1))
+	require.NoError(t, err)
+	require.Equal(t, want.PValue, conv.PValue)
+	require.Equal(t, stats.Holm([]float64{1, want.PValue})[1], conv.PValueHolm)
+	require.Contains(t, got.Verdict, "further idea arms are compared")
+
 	// Arms that differ between the tracks of one aggregate are refused.
 	s.Tracks[1].Protocol = nil
 	_, err = Run(context.Background(), s, Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
@@ -487,8 +520,7 @@ func TestInertTrackLeftOut(t *testing.T) {
 // held-out tracks: confirmed, held out (not run yet), or run and left
 // out of their aggregate (none can judge this idea).
 func TestVerdictHeldOut(t *testing.T) {
-	dev := &suitereport.Aggregate{}
-	dev.Verdict = stats.SuiteWorse
+	dev := &suitereport.Aggregate{SuiteResult: &stats.SuiteResult{Verdict: stats.SuiteWorse}}
 	for _, tc := range []struct {
 		name string
 		r    suitereport.Report

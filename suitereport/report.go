@@ -12,8 +12,11 @@ import (
 	"github.com/ideabench/ideabench/stats"
 )
 
-// Version is the suite report's format; verify refuses another.
-const Version = 1
+// Version is the suite report's format; verify refuses another. 2: an
+// aggregate's idea arms are each compared over the tracks that can judge
+// where that arm is not inert (IdeaComparison.Tracks), and the first
+// idea's statistics are absent where it was inert on all of them.
+const Version = 2
 
 // Report is a suite's result: each track's report (a file beside it) and
 // the aggregates of the development and the confirmation tracks.
@@ -33,7 +36,8 @@ type Report struct {
 	// Development is the aggregate over the development tracks that can
 	// judge an idea (every development track with Spec.IncludeAll);
 	// Confirmation over the confirmation tracks alike. Nil where no
-	// track enters.
+	// track can judge an idea, or the idea (and every further idea arm)
+	// was inert on each that can.
 	Development  *Aggregate `json:"development,omitempty"`
 	Confirmation *Aggregate `json:"confirmation,omitempty"`
 	// Verdict is the development aggregate's verdict, then the
@@ -135,13 +139,18 @@ type Skipped struct {
 // Aggregate is the aggregate comparison of a set of tracks
 // (stats.Suite).
 type Aggregate struct {
-	// Tracks names the tracks in it, in order.
+	// Tracks names the tracks in the idea's aggregate, in order: those
+	// that can judge an idea where the idea was not inert.
 	Tracks []string `json:"tracks"`
-	stats.SuiteResult
+	// SuiteResult is the idea's aggregate over Tracks; nil when Tracks is
+	// empty (the idea was inert on every track that can judge, and only
+	// Ideas compares the further idea arms).
+	*stats.SuiteResult
 	// Ideas is present when the tracks' protocols compare several ideas
 	// with the baseline (protocol.Protocol.Ideas): every idea arm against
-	// the baseline over the tracks, Holm-adjusted, and the Friedman test
-	// of all arms. The fields above are the first idea's.
+	// the baseline over the tracks that can judge where that arm is not
+	// inert (the first idea's over Tracks), Holm-adjusted, and the
+	// Friedman test of all arms over every track that can judge.
 	Ideas *IdeaArms `json:"ideas,omitempty"`
 }
 
@@ -150,6 +159,9 @@ type Aggregate struct {
 type IdeaArms struct {
 	// Arms names the arms: "baseline", "idea", then the further ones.
 	Arms []string `json:"arms"`
+	// Tracks names the tracks that can judge an idea, over which
+	// Friedman ranks the arms.
+	Tracks []string `json:"tracks"`
 	// Comparisons holds each idea arm against the baseline: its suite
 	// effect and p-value (stats.Suite), the p-value Holm-adjusted over
 	// the idea arms (stats.Holm) and the verdict with it
@@ -161,14 +173,18 @@ type IdeaArms struct {
 	Friedman stats.Friedman `json:"friedman"`
 }
 
-// IdeaComparison is one idea arm against the baseline over the tracks.
+// IdeaComparison is one idea arm against the baseline over Tracks, the
+// tracks that can judge where the arm was not inert. An arm inert on every
+// one of them has no Tracks, p-values 1 (no evidence, so it counts in
+// Holm's adjustment without moving it) and a verdict that says so.
 type IdeaComparison struct {
-	Name        string  `json:"name"`
-	MeanPct     float64 `json:"mean_pct"`
-	PValue      float64 `json:"p_value"`
-	PValueHolm  float64 `json:"p_value_holm"`
-	Verdict     string  `json:"verdict"`
-	VerdictHolm string  `json:"verdict_holm"`
+	Name        string   `json:"name"`
+	Tracks      []string `json:"tracks"`
+	MeanPct     float64  `json:"mean_pct"`
+	PValue      float64  `json:"p_value"`
+	PValueHolm  float64  `json:"p_value_holm"`
+	Verdict     string   `json:"verdict"`
+	VerdictHolm string   `json:"verdict_holm"`
 }
 
 // WriteFile writes r as indented JSON.
