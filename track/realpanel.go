@@ -1,0 +1,228 @@
+package track
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// A real panel is many short real series and one global model over all
+// of them, cut by the Monash archive's protocol (Godahewa et al. 2021):
+// each series' last H values are its test targets, and the H before them
+// its validation targets.
+
+// RealPanelConfig is the task on a .tsf file.
+type RealPanelConfig struct {
+	// T is the look-back in steps.
+	T int
+	// H is the horizon; 0 takes the file's @horizon.
+	H int
+	// Period is the lag of the MASE scale and of the seasonal naive
+	// forecast; 0 takes the archive's for the file's @frequency
+	// (MASEPeriod).
+	Period int
+}
+
+// RealPanel is a real panel's windows and what scoring them needs.
+type RealPanel struct {
+	// Dataset holds the windows, packed, one channel: Train every window
+	// whose inputs and targets lie in a series' training part, Val and
+	// Test one window a series, series k's at index k. Its Norm is the
+	// identity: each series is z-normalized by its own training part
+	// (Mean, Std), so every window is on its series' scale.
+	*Dataset
+	// Names are the series' names (their first attribute), in file
+	// order.
+	Names []string
+	// Mean and Std are each series' normalization, over its training
+	// part (everything before its validation targets).
+	Mean, Std []float64
+	// InSample is each series' in-sample part, normalized: everything
+	// before its test targets (its training part and validation
+	// targets), which the classical references are fitted on and the
+	// MASE scale is taken over, as the archive does.
+	InSample [][]float64
+	// Scale is each series' MASE scale (MASEScale of InSample at
+	// Period), on the normalized scale: a scaled error is the same on
+	// either scale.
+	Scale []float64
+	// Period is the lag of the MASE scale and the seasonal naive
+	// forecast.
+	Period int
+}
+
+// maseSeasonality is the Monash archive's seasonality of each frequency
+// for its MASE: the largest of its seasonal periods (its R code takes
+// max(seasonality) as diff's lag, which truncates it: weekly 365.25/7
+// gives 52).
+var maseSeasonality = map[string]float64{
+	"4_seconds": 7889400, "minutely": 525960, "10_minutes": 52596, "15_minutes": 35064,
+	"half_hourly": 17532, "hourly": 8766, "daily": 7, "weekly": 365.25 / 7,
+	"monthly": 12, "quarterly": 4, "yearly": 1,
+}
+
+// MASEPeriod is the archive's MASE lag for a @frequency: its largest
+// seasonal period, truncated (weekly 52, daily 7, monthly 12, quarterly
+// 4, yearly 1, hourly 8766); 1 for a file without a frequency, as the
+// archive's code.
+func MASEPeriod(frequency string) (int, error) {
+	if frequency == "" {
+		return 1, nil
+	}
+	s, ok := maseSeasonality[strings.ToLower(frequency)]
+	if !ok {
+		return 0, fmt.Errorf("track: @frequency %q has no seasonality in the archive's table; give the period (4_seconds, minutely, 10_minutes, 15_minutes, half_hourly, hourly, daily, weekly, monthly, quarterly or yearly are known)", frequency)
+	}
+	return int(s), nil
+}
+
+// NewRealPanel cuts the series of f into a real panel: series k of
+// length L has its test targets y[L−H, L), its validation targets
+// y[L−2H, L−H), and its training part y[0, L−2H). Its training windows
+// are every T inputs and H targets inside the training part (L−3H−T+1 of
+// them, none when it is too short), its validation window the T inputs
+// before its validation targets, its test window the T before its test
+// targets. Errors name the file, the series and its line, and the fix: a
+// series with missing values, one too short for its validation window
+// (L < 2H+T), a training part that does not vary, a MASE scale of zero,
+// and a file without a horizon or a training window.
+func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
+	h, t := c.H, c.T
+	if h == 0 {
+		h = f.Horizon
+	}
+	if h < 1 {
+		return nil, fmt.Errorf("track: %s has no @horizon; give the horizon", f.Name)
+	}
+	if t < 1 {
+		return nil, fmt.Errorf("track: look-back %d: must be at least 1", t)
+	}
+	period := c.Period
+	if period == 0 {
+		var err error
+		if period, err = MASEPeriod(f.Frequency); err != nil {
+			return nil, fmt.Errorf("%w (%s)", err, f.Name)
+		}
+	}
+	p := &RealPanel{Period: period, Dataset: &Dataset{
+		Name: "realpanel", Norm: Norm{Mean: []float64{0}, Std: []float64{1}}, Channels: []string{"x"}, Period: period,
+	}}
+	for _, sp := range []*Split{&p.Train, &p.Val, &p.Test} {
+		*sp = Split{T: t, H: h, C: 1}
+	}
+	for _, s := range f.Series {
+		name := s.Attrs[0]
+		at := fmt.Sprintf("%s:%d: series %q", f.Name, s.Line, name)
+		y := s.Values
+		if m := s.Missing(); m > 0 {
+			return nil, fmt.Errorf("track: %s has %d missing values; a real panel needs complete series: fill or drop them", at, m)
+		}
+		n := len(y) - h // the in-sample part
+		if n-h-t < 0 {
+			return nil, fmt.Errorf("track: %s has %d values, fewer than the %d of a validation and a test horizon of %d after a look-back of %d; shorten the look-back or drop the series", at, len(y), 2*h+t, h, t)
+		}
+		train := y[:n-h]
+		var mean, ss float64
+		for _, v := range train {
+			mean += v
+		}
+		mean /= float64(len(train))
+		for _, v := range train {
+			ss += (v - mean) * (v - mean)
+		}
+		std := math.Sqrt(ss / float64(len(train)))
+		if !(std > 0) {
+			return nil, fmt.Errorf("track: %s does not vary over its %d training values, so it cannot be normalized; drop the series", at, len(train))
+		}
+		z := make([]float64, len(y))
+		for i, v := range y {
+			z[i] = (v - mean) / std
+		}
+		scale, err := MASEScale(z[:n], period)
+		if err != nil {
+			return nil, fmt.Errorf("%w (%s)", err, at)
+		}
+		for i := 0; i+t+h <= n-h; i++ {
+			p.Train.add(z[i : i+t+h])
+		}
+		p.Val.add(z[n-h-t : n])
+		p.Test.add(z[n-t : n+h])
+		p.Names = append(p.Names, name)
+		p.Mean, p.Std = append(p.Mean, mean), append(p.Std, std)
+		p.InSample = append(p.InSample, z[:n:n])
+		p.Scale = append(p.Scale, scale)
+	}
+	if p.Train.N == 0 {
+		return nil, fmt.Errorf("track: %s: no series has a training window of %d inputs and %d targets before its validation targets; shorten the look-back", f.Name, t, h)
+	}
+	return p, nil
+}
+
+// add appends the window w (T+H values: T inputs, then H targets) to a
+// packed one-channel split.
+func (s *Split) add(w []float64) {
+	s.X = append(s.X, w[:s.T]...)
+	s.Y = append(s.Y, w...)
+	s.N++
+}
+
+// MeanMASE is the archive's score of test forecasts pred (N,H), one
+// window a series in order, on the normalized scale: the mean over the
+// series of each one's MASE.
+func (p *RealPanel) MeanMASE(pred []float64) float64 {
+	h := p.Test.H
+	if len(pred) != p.Test.N*h {
+		panic(fmt.Sprintf("track: MeanMASE of %d forecasts for %d series of horizon %d", len(pred), p.Test.N, h))
+	}
+	var s float64
+	for k := range p.Test.N {
+		_, y := p.Test.Window(k)
+		s += MASE(y[p.Test.T:], pred[k*h:(k+1)*h], p.Scale[k])
+	}
+	return s / float64(p.Test.N)
+}
+
+// ClassicalScores are a classical reference's test scores on a real
+// panel: the mean MASE over the series and the MSE on the normalized
+// scale (the track's metric).
+type ClassicalScores struct{ MASE, MSE float64 }
+
+// Classical fits each classical reference to every series' in-sample
+// part, on the series' own scale (Theta's multiplicative seasonal
+// indices need its positive values), and scores its forecasts of the
+// test targets: "naive", "seasonal_naive" (at Period), "ses" and
+// "theta" (at Period). A series shorter than a period has no seasonal
+// naive forecast: then that reference is left out.
+func (p *RealPanel) Classical() map[string]ClassicalScores {
+	h := p.Test.H
+	preds := map[string][]float64{}
+	seasonal := true
+	for k, z := range p.InSample {
+		mean, std := p.Mean[k], p.Std[k]
+		y := make([]float64, len(z))
+		for i, v := range z {
+			y[i] = v*std + mean
+		}
+		add := func(name string, f []float64) {
+			for _, v := range f {
+				preds[name] = append(preds[name], (v-mean)/std)
+			}
+		}
+		add("naive", NaiveForecast(y, h))
+		if sn, err := SeasonalNaiveForecast(y, p.Period, h); err == nil {
+			add("seasonal_naive", sn)
+		} else {
+			seasonal = false
+		}
+		add("ses", FitSES(y).Forecast(h))
+		add("theta", Theta(y, p.Period, h))
+	}
+	if !seasonal {
+		delete(preds, "seasonal_naive")
+	}
+	out := map[string]ClassicalScores{}
+	for name, pred := range preds {
+		out[name] = ClassicalScores{MASE: p.MeanMASE(pred), MSE: LastPositionMSE(pred, &p.Test)}
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package track
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// tsfOf writes series as a .tsf file of horizon h and frequency freq.
+func tsfOf(t *testing.T, freq string, h int, series ...[]float64) *TSF {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "@relation T\n@attribute series_name string\n@frequency %s\n@horizon %d\n@missing false\n@equallength false\n@data\n", freq, h)
+	for k, s := range series {
+		var vs []string
+		for _, v := range s {
+			vs = append(vs, fmt.Sprint(v))
+		}
+		fmt.Fprintf(&b, "S%d:%s\n", k+1, strings.Join(vs, ","))
+	}
+	f, err := ReadTSF(strings.NewReader(b.String()), "t.tsf")
+	require.NoError(t, err)
+	return f
+}
+
+// TestNewRealPanel: the archive's split of each series (test the last
+// H, val the H before), its windows and counts by hand, the normalization
+// by the training part, and the MASE scale on the normalized scale.
+func TestNewRealPanel(t *testing.T) {
+	a := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10} // L 10
+	b := []float64{5, 3, 5, 3, 5, 3, 5, 3}        // L 8
+	p, err := NewRealPanel(tsfOf(t, "yearly", 2, a, b), RealPanelConfig{T: 3})
+	require.NoError(t, err)
+	require.Equal(t, 1, p.Period, "yearly: lag 1")
+	// Series a: training part a[0:6], training windows of 3+2 values:
+	// 6-5+1 = 2; series b: b[0:4], none (4 < 5).
+	require.Equal(t, 2, p.Train.N)
+	require.Equal(t, 2, p.Val.N)
+	require.Equal(t, 2, p.Test.N)
+	require.Equal(t, []string{"S1", "S2"}, p.Names)
+	require.InDelta(t, 3.5, p.Mean[0], 1e-12) // mean of 1..6
+	sd := math.Sqrt(17.5 / 6)
+	require.InDelta(t, sd, p.Std[0], 1e-12)
+	z := func(v float64) float64 { return (v - 3.5) / sd }
+	x, y := p.Test.Window(0)
+	require.InDeltaSlice(t, []float64{z(6), z(7), z(8)}, x, 1e-12)
+	require.InDeltaSlice(t, []float64{z(9), z(10)}, y[3:], 1e-12)
+	x, y = p.Val.Window(0)
+	require.InDeltaSlice(t, []float64{z(4), z(5), z(6)}, x, 1e-12)
+	require.InDeltaSlice(t, []float64{z(7), z(8)}, y[3:], 1e-12)
+	_, y = p.Train.Window(1)
+	require.InDeltaSlice(t, []float64{z(2), z(3), z(4), z(5), z(6)}, y, 1e-12)
+	// The in-sample part is everything before the test targets; the scale
+	// of a line of step 1 is 1/sd on the normalized scale.
+	require.Len(t, p.InSample[0], 8)
+	require.InDelta(t, 1/sd, p.Scale[0], 1e-12)
+	// The naive forecast of series a is its last in-sample value, 8: its
+	// MASE is mean(|9-8|, |10-8|)/1 = 1.5 on either scale.
+	c := p.Classical()
+	require.Contains(t, c, "seasonal_naive")
+	naiveA := MASE([]float64{z(9), z(10)}, []float64{z(8), z(8)}, p.Scale[0])
+	require.InDelta(t, 1.5, naiveA, 1e-12)
+	_, yb := p.Test.Window(1)
+	naiveB := MASE(yb[3:], []float64{yb[2], yb[2]}, p.Scale[1])
+	require.InDelta(t, (naiveA+naiveB)/2, c["naive"].MASE, 1e-12)
+}
+
+// TestNewRealPanelErrors: each unusable input is refused naming the
+// series and the fix.
+func TestNewRealPanelErrors(t *testing.T) {
+	long := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for _, tc := range []struct {
+		name string
+		f    *TSF
+		c    RealPanelConfig
+		want string
+	}{
+		{"short series", tsfOf(t, "yearly", 2, long, []float64{1, 2, 3, 4, 5, 6}), RealPanelConfig{T: 3}, `series "S2" has 6 values, fewer than the 7`},
+		{"flat training part", tsfOf(t, "yearly", 2, long, []float64{4, 4, 4, 4, 4, 4, 5, 6}), RealPanelConfig{T: 2}, `series "S2" does not vary`},
+		{"no training window", tsfOf(t, "yearly", 2, []float64{1, 2, 3, 4, 5, 6, 7}), RealPanelConfig{T: 3}, "no series has a training window"},
+		{"unknown frequency", tsfOf(t, "fortnightly", 2, long), RealPanelConfig{T: 3}, `@frequency "fortnightly"`},
+		{"period longer than the series", tsfOf(t, "monthly", 2, long), RealPanelConfig{T: 3}, "MASE scale of period 12"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewRealPanel(tc.f, tc.c)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	f, err := ReadTSF(strings.NewReader("@attribute series_name string\n@horizon 1\n@data\nA:1,?,3,4,5,6\n"), "m.tsf")
+	require.NoError(t, err)
+	_, err = NewRealPanel(f, RealPanelConfig{T: 2})
+	require.ErrorContains(t, err, `m.tsf:4: series "A" has 1 missing values`)
+}
