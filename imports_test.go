@@ -27,7 +27,9 @@ func goList(t *testing.T, f string, args ...string) []string {
 // TestImportGraph: the gate is an ordinary idea, so package gate is
 // imported by package idea alone (its seed-schema adapter, idea/gate.go),
 // and a report is read and written without a trainer: package report
-// depends on no package that trains (trial, harness).
+// depends on no package that trains (trial, harness, the transformer;
+// the protocol takes the model's costs from trial.Costs as a
+// protocol.Coster).
 func TestImportGraph(t *testing.T) {
 	for _, line := range goList(t, `{{.ImportPath}} {{join .Imports " "}}`, "./...") {
 		pkg, imports, _ := strings.Cut(line, " ")
@@ -37,6 +39,6 @@ func TestImportGraph(t *testing.T) {
 		require.NotContains(t, strings.Fields(imports), module+"gate", "%s imports package gate: reach it through package idea's gate adapter", pkg)
 	}
 	for _, dep := range goList(t, `{{.ImportPath}}`, "-deps", "./report") {
-		require.NotContains(t, []string{module + "trial", module + "harness"}, dep, "package report depends on the trainer package %s", dep)
+		require.NotContains(t, []string{module + "trial", module + "harness", module + "transformer"}, dep, "package report depends on the trainer package %s", dep)
 	}
 }

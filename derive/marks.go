@@ -9,6 +9,7 @@ import (
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
+	"github.com/ideabench/ideabench/trial"
 )
 
 // budget is the report's budget block: what every arm may spend over the
@@ -22,7 +23,7 @@ func budget(p protocol.Protocol, sizes []protocol.TrainSize) (*report.Budget, er
 	b := &report.Budget{Differences: p.BudgetDiffs(), Arms: []protocol.ArmBudget{}}
 	b.Equal = len(b.Differences) == 0
 	for _, arm := range arms {
-		a, err := p.BudgetOf(arm, len(p.Seeds), sizes)
+		a, err := p.BudgetOf(arm, len(p.Seeds), sizes, trial.Costs(p))
 		if err != nil {
 			return nil, err
 		}

@@ -62,7 +62,7 @@ func TestBudget(t *testing.T) {
 		require.Equal(t, 16, a.Trials)
 		require.EqualValues(t, 160, a.Steps)
 		require.EqualValues(t, 2560, a.Examples)
-		mc := r.Setup.Protocol.ModelConfig(r.Setup.Protocol.Baseline[0], testkit.MustSequence(t, r.Setup.Protocol))
+		mc := trial.ModelConfig(r.Setup.Protocol, r.Setup.Protocol.Baseline[0], testkit.MustSequence(t, r.Setup.Protocol))
 		require.Equal(t, 160*mc.StepFLOPs(16), a.FLOPs, "matrix-product FLOPs: the gate adds none")
 	}
 	require.Empty(t, r.Comparison.Marks)

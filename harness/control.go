@@ -7,6 +7,7 @@ import (
 
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/trial"
 
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/stats"
@@ -123,7 +124,7 @@ func Control(ctx context.Context, p protocol.Protocol, ic idea.Config, blocks in
 	if err != nil {
 		return nil, err
 	}
-	if err := q.Estimate(d.Dataset, blocks*len(q.Trials())).Check(opt.Limits, opt.workers()); err != nil {
+	if err := q.Estimate(d.Dataset, blocks*len(q.Trials()), trial.Costs(q)).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, fmt.Errorf("harness: control of %d blocks: %w", blocks, err)
 	}
 	res := &ControlResult{Idea: ic, Blocks: blocks, SeedsPerBlock: len(p.Seeds), SeedBase: base, Alpha: p.Alpha}

@@ -164,7 +164,7 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 		return nil, err
 	}
 	defer cleanup()
-	if err := p.Estimate(ds, len(trials)/shards).Check(opt.Limits, opt.workers()); err != nil {
+	if err := p.Estimate(ds, len(trials)/shards, trial.Costs(p)).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, err
 	}
 	// The reference forecasters before any training: a track they cannot

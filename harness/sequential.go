@@ -28,7 +28,7 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 	if err != nil {
 		return nil, err
 	}
-	if err := p.Estimate(d.Dataset, len(p.Trials())).Check(opt.Limits, opt.workers()); err != nil {
+	if err := p.Estimate(d.Dataset, len(p.Trials()), trial.Costs(p)).Check(opt.Limits, opt.workers()); err != nil {
 		return nil, err
 	}
 	if _, err := p.References(d.Dataset); err != nil {

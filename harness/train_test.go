@@ -410,7 +410,7 @@ func TestSkipPerChannel(t *testing.T) {
 		fm := om.Report.ReferenceForecasters
 		require.Equal(t, *f.LinearCentredPerChannel, *fm.LinearCentredPerChannel)
 		require.Equal(t, f.LinearAR, fm.LinearAR)
-		require.Equal(t, 3, q.ModelConfig(q.Baseline[0], testkit.MustData(t, q)).CIn, "the model sees every column")
+		require.Equal(t, 3, trial.ModelConfig(q, q.Baseline[0], testkit.MustData(t, q)).CIn, "the model sees every column")
 		for i, res := range om.Results {
 			require.InDelta(t, *fm.LinearCentredPerChannel, res.StartTest, 1e-6*res.StartTest, "trial %d", i)
 		}

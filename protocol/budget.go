@@ -156,9 +156,9 @@ type ArmBudget struct {
 }
 
 // BudgetOf is what arm ("baseline", "idea" or "ideas[k]") may spend on
-// seeds seeds over the train windows sizes (TrainSizes); an error when
-// sizes lack one of its look-backs.
-func (p Protocol) BudgetOf(arm string, seeds int, sizes []TrainSize) (ArmBudget, error) {
+// seeds seeds over the train windows sizes (TrainSizes), its FLOPs by
+// the cost model cost; an error when sizes lack one of its look-backs.
+func (p Protocol) BudgetOf(arm string, seeds int, sizes []TrainSize, cost Coster) (ArmBudget, error) {
 	grid := p.Grid(arm)
 	s := ArmBudget{Arm: p.ArmName(arm), Cfgs: len(grid), Trials: len(grid) * seeds}
 	t, _ := p.window()
@@ -176,15 +176,8 @@ func (p Protocol) BudgetOf(arm string, seeds int, sizes []TrainSize) (ArmBudget,
 		steps := int64(c.Epochs) * int64((win+p.Arch.Batch-1)/p.Arch.Batch) * int64(seeds)
 		s.Steps += steps
 		s.Examples += int64(c.Epochs) * int64(win) * int64(seeds)
-		switch {
-		case p.TrainerOf(arm) != nil:
-		case z.Vocab > 0:
-			// A batch holds a batch's share of the labelled positions,
-			// rounded up.
-			b := p.Arch.Batch
-			s.FLOPs += float64(steps) * p.Arch.tokenModel(c, z.Context, z.Vocab).TokenStepFLOPs(b, (b*z.Labelled+z.Windows-1)/max(z.Windows, 1))
-		default:
-			s.FLOPs += float64(steps) * p.Arch.model(c, z.Context, z.H, z.Channels, 0).StepFLOPs(p.Arch.Batch)
+		if p.TrainerOf(arm) == nil {
+			s.FLOPs += float64(steps) * cost(c, z).Step
 		}
 	}
 	return s, nil

@@ -107,10 +107,10 @@ func (p Protocol) dataEstimate() float64 {
 	return 0
 }
 
-// Estimate estimates the trials of p on the dataset ds (see Estimate);
-// trials is how many run (len(p.Trials()), or more for a control
-// experiment's blocks).
-func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
+// Estimate estimates the trials of p on the dataset ds (see Estimate),
+// each cfg's model by the cost model cost; trials is how many run
+// (len(p.Trials()), or more for a control experiment's blocks).
+func (p Protocol) Estimate(ds *track.Dataset, trials int, cost Coster) Estimate {
 	e := Estimate{Trials: trials}
 	if td := ds.Tokens; td != nil {
 		// A token and a label of int32 per position.
@@ -147,10 +147,17 @@ func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 	}
 	var minPer, maxPer float64 // FLOPs of the cheapest and the dearest cfg
 	first := true
+	sizes := TrainSizes(ds)
 	for _, c := range append(append(append([]Cfg(nil), p.Baseline...), p.Idea...), ideaGrids(p)...) {
-		mc := p.ModelConfig(c, ds)
 		ds := ds.At(c.Context)
-		e.TrialBytes = max(e.TrialBytes, mc.MemoryBytes(p.Arch.Batch))
+		z := sizes[0]
+		for _, s := range sizes {
+			if ds.Tokens == nil && s.Context == ds.Train.T {
+				z = s
+			}
+		}
+		mc := cost(c, z)
+		e.TrialBytes = max(e.TrialBytes, mc.Bytes)
 		nWin := ds.Train.N
 		evalN := [2]float64{float64(ds.Val.N), float64(ds.Test.N)} // val and test windows
 		if td := ds.Tokens; td != nil {
@@ -160,7 +167,7 @@ func (p Protocol) Estimate(ds *track.Dataset, trials int) Estimate {
 			nWin = min(nWin, c.EpochWindows)
 		}
 		steps := math.Ceil(float64(nWin) / float64(p.Arch.Batch))
-		step, window := mc.StepFLOPs(p.Arch.Batch), mc.FLOPsPerStep(1)/3 // a forward pass is a third of a full step
+		step, window := mc.Step, mc.Window
 		epoch := steps*step + evalN[0]*window
 		least := float64(c.Epochs)
 		if c.Patience > 0 {

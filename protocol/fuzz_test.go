@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ideabench/ideabench/transformer"
 )
 
 // The seed corpus is testdata/fuzz/FuzzParseProtocol (valid, truncated, mistyped and
@@ -47,8 +49,12 @@ func FuzzParseProtocol(f *testing.F) {
 		// The model of every cfg is valid: with one input channel (a csv
 		// file's channel count is known once it is read).
 		tt, h := p.window()
+		a := p.Arch
 		for _, c := range append(append([]Cfg{}, p.Baseline...), p.Idea...) {
-			require.NoError(t, p.Arch.model(c, tt, h, 1, 0).Validate())
+			// The fields trial.ModelConfig sets from the arch.
+			mc := transformer.Config{D: a.D, Heads: a.Heads, Layers: a.Layers, T: tt, H: h, CIn: 1, Idea: c.IdeaConfig(),
+				Patch: a.Patch, Norm: a.Norm, Skip: a.Skip, Loss: a.Loss, Positions: a.Positions}
+			require.NoError(t, mc.Validate())
 		}
 		again, err := json.Marshal(p)
 		require.NoError(t, err)

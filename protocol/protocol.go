@@ -11,9 +11,9 @@ import (
 	"github.com/ideabench/ideabench/internal/jsonstrict"
 
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/internal/archname"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
-	"github.com/ideabench/ideabench/transformer"
 )
 
 // Cfg is one point of a sweep: the report's "cfg" object. The fields
@@ -629,24 +629,24 @@ func (p Protocol) Validate() error {
 		bad("arch.patch = %d: must divide the track's t = %d (tokens of equal length); use %d, the nearest divisor of %d (t%s), or change the context", a.Patch, t, nearestDivisor(g, a.Patch), g, of)
 	}
 	switch a.Norm {
-	case "", transformer.NormRevIN, transformer.NormLast:
+	case "", archname.NormRevIN, archname.NormLast:
 	default:
-		bad("arch.norm = %q: unknown; use %q, %q or leave it out", a.Norm, transformer.NormRevIN, transformer.NormLast)
+		bad("arch.norm = %q: unknown; use %q, %q or leave it out", a.Norm, archname.NormRevIN, archname.NormLast)
 	}
 	switch a.Loss {
-	case "", transformer.LossAll:
+	case "", archname.LossAll:
 		if a.Norm != "" {
-			bad("arch.loss = %q: arch.norm needs loss %q (a window's statistics see the inputs earlier tokens forecast); set \"loss\": %q", a.Loss, transformer.LossLast, transformer.LossLast)
+			bad("arch.loss = %q: arch.norm needs loss %q (a window's statistics see the inputs earlier tokens forecast); set \"loss\": %q", a.Loss, archname.LossLast, archname.LossLast)
 		}
-	case transformer.LossLast:
+	case archname.LossLast:
 	default:
-		bad("arch.loss = %q: unknown; use %q or %q", a.Loss, transformer.LossAll, transformer.LossLast)
+		bad("arch.loss = %q: unknown; use %q or %q", a.Loss, archname.LossAll, archname.LossLast)
 	}
 	tokens := known && kind.Tokens()
 	switch a.Positions {
-	case "", transformer.PositionsLearned, transformer.PositionsNone:
+	case "", archname.PositionsLearned, archname.PositionsNone:
 	default:
-		bad("arch.positions = %q: unknown; use %q or %q (the model's position embedding; a logit bias such as alibi is an idea)", a.Positions, transformer.PositionsLearned, transformer.PositionsNone)
+		bad("arch.positions = %q: unknown; use %q or %q (the model's position embedding; a logit bias such as alibi is an idea)", a.Positions, archname.PositionsLearned, archname.PositionsNone)
 	}
 	if tokens {
 		for _, f := range []struct {
@@ -670,16 +670,16 @@ func (p Protocol) Validate() error {
 			bad("arch.skip_start = %q: needs arch.skip (it says where the skip path starts); set \"skip\": true", a.SkipStart)
 		case a.SkipStart == SkipStartPerChannel && !several:
 			bad("arch.skip_start = %q: needs a track of several series; use the csv track with csv.channels %q or %q, or skip_start %q", a.SkipStart, track.ChannelsIndependent, track.ChannelsMixed, SkipStartVal)
-		case perChannel && a.Norm != "" && a.Norm != transformer.NormLast:
-			bad("arch.skip_start = %q: under norm %q the per-channel maps would need each window's statistics; use norm %q or none", a.SkipStart, a.Norm, transformer.NormLast)
-		case perChannel && a.Loss != transformer.LossLast:
-			bad("arch.skip_start = %q: the per-channel maps forecast the last token's horizon only; set \"loss\": %q", a.SkipStart, transformer.LossLast)
+		case perChannel && a.Norm != "" && a.Norm != archname.NormLast:
+			bad("arch.skip_start = %q: under norm %q the per-channel maps would need each window's statistics; use norm %q or none", a.SkipStart, a.Norm, archname.NormLast)
+		case perChannel && a.Loss != archname.LossLast:
+			bad("arch.skip_start = %q: the per-channel maps forecast the last token's horizon only; set \"loss\": %q", a.SkipStart, archname.LossLast)
 		}
 	default:
 		bad("arch.skip_start = %q: unknown; use %q, %q or leave it out (the shared fit)", a.SkipStart, SkipStartPerChannel, SkipStartVal)
 	}
-	if several && a.Skip && a.Norm == transformer.NormRevIN {
-		bad("arch.norm = %q: the skip path's start on a track of several series is fitted in closed form from the series' rows, which each window's own statistics do not allow; use norm %q or none", a.Norm, transformer.NormLast)
+	if several && a.Skip && a.Norm == archname.NormRevIN {
+		bad("arch.norm = %q: the skip path's start on a track of several series is fitted in closed form from the series' rows, which each window's own statistics do not allow; use norm %q or none", a.Norm, archname.NormLast)
 	}
 	if known {
 		// The data blocks come after arch in the JSON, and their errors
@@ -793,21 +793,6 @@ func Unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
-}
-
-// model is the transformer of cfg c on windows of t inputs of cin
-// channels, forecasting h steps of channel target.
-// tokenModel is the transformer of cfg c on token sequences of length t
-// over vocab ids.
-func (a Arch) tokenModel(c Cfg, t, vocab int) transformer.Config {
-	return transformer.Config{D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, Vocab: vocab, Positions: a.Positions, Idea: c.IdeaConfig()}
-}
-
-func (a Arch) model(c Cfg, t, h, cin, target int) transformer.Config {
-	return transformer.Config{
-		D: a.D, Heads: a.Heads, Layers: a.Layers, T: t, H: h, CIn: cin, Idea: c.IdeaConfig(),
-		Patch: a.Patch, Norm: a.Norm, Skip: a.Skip, Target: target, Loss: a.Loss, Positions: a.Positions,
-	}
 }
 
 // IdeaArm is a further idea compared with the same baseline in the same

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ideabench/ideabench/internal/archname"
 
 	"github.com/ideabench/ideabench/idea"
 )
@@ -56,10 +57,10 @@ type Config struct {
 	Positions string `json:"positions,omitempty"`
 }
 
-// Positions values.
+// Positions values (package archname's).
 const (
-	PositionsLearned = "learned"
-	PositionsNone    = "none"
+	PositionsLearned = archname.PositionsLearned
+	PositionsNone    = archname.PositionsNone
 )
 
 // tokenMode reports whether c is a token model (Vocab > 0).
@@ -76,10 +77,10 @@ func (c Config) outputs() int {
 	return c.H
 }
 
-// Loss values.
+// Loss values (package archname's).
 const (
-	LossAll  = "all"
-	LossLast = "last"
+	LossAll  = archname.LossAll
+	LossLast = archname.LossLast
 )
 
 // PatchLen is the number of input positions per token: Patch, or 1.

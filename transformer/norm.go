@@ -1,6 +1,10 @@
 package transformer
 
-import "math"
+import (
+	"math"
+
+	"github.com/ideabench/ideabench/internal/archname"
+)
 
 // Per-window instance normalizations (Config.Norm). Both subtract a
 // per-window, per-channel level μ and divide by a scale σ before the
@@ -9,8 +13,8 @@ import "math"
 //	revin  μ = mean_t x[t],  σ = √(mean_t (x[t]-μ)² + ε)   (RevIN, Kim et al. 2022, without its affine)
 //	last   μ = x[T-1],       σ = 1                        (NLinear, Zeng et al. 2023)
 const (
-	NormRevIN = "revin"
-	NormLast  = "last"
+	NormRevIN = archname.NormRevIN
+	NormLast  = archname.NormLast
 )
 
 // RevINEps is the ε added to a window's variance before its square root,

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/transformer"
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func TestSkipInit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p.Arch.Norm, p.Arch.Skip, p.Arch.Loss = tc.norm, true, transformer.LossLast
-			mc := p.ModelConfig(p.Baseline[0], ds)
+			mc := ModelConfig(p, p.Baseline[0], ds)
 			w, b, err := skipInit(mc, ds)
 			require.NoError(t, err)
 			again, _, err := skipInit(mc, ds)
@@ -58,5 +59,21 @@ func TestSkipInit(t *testing.T) {
 			}
 			require.InDelta(t, want.MSE(&ds.Test), track.LastPositionMSE(got, &ds.Test), 1e-5)
 		})
+	}
+}
+
+// TestModelConfigPositions: the arch's position embedding reaches the
+// model on a forecasting track as on a token track.
+func TestModelConfigPositions(t *testing.T) {
+	for _, trk := range []string{"mqar", "panel"} {
+		for _, pos := range []string{"", "learned", "none"} {
+			p := protocol.CIProfileFor(trk)
+			p.Arch.Positions = pos
+			d, err := p.Data()
+			require.NoError(t, err)
+			mc := ModelConfig(p, p.Baseline[0], d.Dataset)
+			require.Equal(t, pos, mc.Positions, "%s: the model's positions", trk)
+			require.NoError(t, mc.Validate())
+		}
 	}
 }

@@ -73,10 +73,10 @@ func RunTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c pro
 // within a training step and returns an error wrapping ErrInterrupted.
 func TrainTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c protocol.Cfg, seed uint64) (*transformer.Model[float32], Result, error) {
 	if ds.Tokens != nil {
-		return TrainTokens(ctx, p.ModelConfig(c, ds), p.Arch.Batch, ds.Tokens, c, seed)
+		return TrainTokens(ctx, ModelConfig(p, c, ds), p.Arch.Batch, ds.Tokens, c, seed)
 	}
 	ds = ds.At(c.Context) // the track at the cfg's look-back
-	mc := p.ModelConfig(c, ds)
+	mc := ModelConfig(p, c, ds)
 	batch := p.Arch.Batch
 	m, err := transformer.New[float32](mc, batch)
 	if err != nil {

@@ -77,7 +77,7 @@ func TestEpochWindows(t *testing.T) {
 	// The estimate counts the sampled steps.
 	q := p
 	q.Baseline, q.Idea = []protocol.Cfg{c}, nil
-	full := q.Estimate(d.Dataset, 1).MaxFLOPs
+	full := q.Estimate(d.Dataset, 1, Costs(q)).MaxFLOPs
 	q.Baseline[0].EpochWindows = 16
-	require.Less(t, q.Estimate(d.Dataset, 1).MaxFLOPs, full)
+	require.Less(t, q.Estimate(d.Dataset, 1, Costs(q)).MaxFLOPs, full)
 }

@@ -78,7 +78,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err == nil {
 		q := p
 		q.Baseline, q.Idea, q.Ideas, q.Sequential = []protocol.Cfg{grid[*cfg]}, nil, nil, nil
-		err = q.Estimate(d.Dataset, 1).Check(limits, 1)
+		err = q.Estimate(d.Dataset, 1, trial.Costs(q)).Check(limits, 1)
 	}
 	if errors.Is(err, protocol.ErrBeyondLimits) {
 		return fmt.Errorf("%w: %v", errUsage, err)
