@@ -117,6 +117,7 @@ type Blocks struct {
 	Sequence SequenceConfig `json:"sequence"`        // data of the sequence track
 	Panel    *PanelConfig   `json:"panel,omitempty"` // data of the panel track
 	CSV      *CSVConfig     `json:"csv,omitempty"`   // data of the csv track
+	TSF      *TSFConfig     `json:"tsf,omitempty"`   // data of the tsf track (a real panel)
 
 	// The token tracks' blocks (kind_token.go).
 	MQAR          *MQARConfig             `json:"mqar,omitempty"`
@@ -143,6 +144,7 @@ func (b Blocks) Clone() Blocks {
 		c.Features = slices.Clone(c.Features)
 		b.CSV = &c
 	}
+	b.TSF = clonePtr(b.TSF)
 	b.MQAR, b.ForgetMQAR, b.Recall = clonePtr(b.MQAR), clonePtr(b.ForgetMQAR), clonePtr(b.Recall)
 	b.NoisyRecall, b.FuzzyRecall, b.SelectiveCopy = clonePtr(b.NoisyRecall), clonePtr(b.FuzzyRecall), clonePtr(b.SelectiveCopy)
 	return b
@@ -152,6 +154,7 @@ func (b Blocks) Clone() Blocks {
 // sequence block; each is left out when nil.
 type KeyBlocks struct {
 	CSV   *CSVKey      `json:"csv,omitempty"`   // the csv track; its Sequence is then zero
+	TSF   *TSFKey      `json:"tsf,omitempty"`   // the tsf track; its Sequence is then zero
 	Panel *PanelConfig `json:"panel,omitempty"` // the panel track; its Sequence is then zero
 
 	// The token tracks' blocks; each track's Sequence is then zero.
@@ -199,6 +202,7 @@ var kinds = []Kind{
 	panelKind{},
 	sequenceKind{},
 	csvKind{},
+	tsfKind{},
 	tokenKinds[0], // mqar
 	tokenKinds[1], // forget-mqar
 	tokenKinds[2], // recall

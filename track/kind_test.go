@@ -19,6 +19,7 @@ func tinyBlocks() Blocks {
 	p.TrainWindows, p.ValWindows, p.TestWindows = 64, 16, 16
 	b.Panel = &p
 	b.CSV = &CSVConfig{Path: "testdata/tiny.csv", Target: "OT", Features: []string{"OT"}, T: 24, H: 6}
+	b.TSF = &TSFConfig{Path: "testdata/tiny-panel.tsf", T: 8, H: 4}
 	for _, k := range tokenKinds {
 		k.Profile("ci", &b)
 	}
@@ -60,7 +61,7 @@ func TestKinds(t *testing.T) {
 
 			// A bad block is refused, naming the field under the block's key.
 			bad := tinyBlocks()
-			bad.Sequence.T, bad.Panel.T, bad.CSV.T = 0, 0, 0
+			bad.Sequence.T, bad.Panel.T, bad.CSV.T, bad.TSF.T = 0, 0, 0, 0
 			bad.MQAR.T, bad.ForgetMQAR.T, bad.Recall.T, bad.NoisyRecall.T, bad.FuzzyRecall.T, bad.SelectiveCopy.T = 0, 0, 0, 0, 0, 0
 			errs := k.Validate(&bad)
 			require.NotEmpty(t, errs)
@@ -74,7 +75,7 @@ func TestKindDirections(t *testing.T) {
 	for _, c := range []struct {
 		name, metric string
 		lower        bool
-	}{{"panel", "MSE", true}, {"sequence", "MSE", true}, {"csv", "MSE", true},
+	}{{"panel", "MSE", true}, {"sequence", "MSE", true}, {"csv", "MSE", true}, {"tsf", "MSE", true},
 		{"mqar", "cross-entropy", true}, {"forget-mqar", "cross-entropy", true}, {"recall", "cross-entropy", true},
 		{"noisy-recall", "cross-entropy", true}, {"fuzzy-recall", "cross-entropy", true}, {"selective-copy", "cross-entropy", true}} {
 		t.Run(c.name, func(t *testing.T) {
