@@ -36,7 +36,7 @@ func TestValidateEachField(t *testing.T) {
 		edit      func(p *Protocol)
 		path, fix string // the message starts with path and contains fix
 	}{
-		{"track", func(p *Protocol) { p.Track = "parquet" }, `track = "parquet"`, `use "panel", "sequence", "csv", "mqar"`},
+		{"track", func(p *Protocol) { p.Track = "parquet" }, `track = "parquet"`, `use "panel", "sequence", "csv", "tsf", "mqar"`},
 		{"min_effect_pct", func(p *Protocol) { p.MinEffectPct = 150 }, "min_effect_pct = 150", "use e.g. 1"},
 		{"min_effect_nan", func(p *Protocol) { p.MinEffect = nan }, "min_effect = NaN", "use e.g. 0.005"},
 		{"min_effect_both", func(p *Protocol) { p.MinEffect = 0.01 }, "min_effect = 0.01: min_effect_pct = 1 is set too", "one way"},
