@@ -117,10 +117,14 @@ func Build(c Choice) (Protocol, error) {
 	trackField, datasetField := cmp.Or(c.TrackField, "track"), cmp.Or(c.DatasetField, "dataset")
 	trk := c.Track
 	if c.Dataset != "" {
-		if trk != "" && trk != csvTrack {
-			return bad(fmt.Errorf("%s names a csv track, not %s %s; drop one of them", datasetField, trackField, trk))
+		k, ok := track.LookupKnown(c.Dataset)
+		if !ok {
+			return bad(fmt.Errorf("%s %q: not a known data set; use one of %s, or a csv file of your own", datasetField, c.Dataset, strings.Join(track.KnownNames(), ", ")))
 		}
-		trk = csvTrack
+		if trk != "" && trk != k.TrackKind() {
+			return bad(fmt.Errorf("%s names a %s track, not %s %s; drop one of them", datasetField, k.TrackKind(), trackField, trk))
+		}
+		trk = k.TrackKind()
 	}
 	if trk == "" {
 		for _, l := range c.Layers {
@@ -134,16 +138,23 @@ func Build(c Choice) (Protocol, error) {
 		return bad(err)
 	}
 	if c.Dataset != "" {
-		k, ok := track.LookupKnown(c.Dataset)
-		if !ok {
-			return bad(fmt.Errorf("%s %q: not a known data set; use one of %s, or a csv file of your own", datasetField, c.Dataset, strings.Join(track.KnownNames(), ", ")))
-		}
+		k, _ := track.LookupKnown(c.Dataset)
 		path, err := k.Find(c.DataDir)
 		if err != nil {
 			return bad(err)
 		}
-		cc := k.Config(path, c.Channels)
-		p.CSV, p.Track = &cc, csvTrack
+		switch k.TrackKind() {
+		case csvTrack:
+			cc := k.Config(path, c.Channels)
+			p.CSV = &cc
+		case "tsf":
+			if c.Channels != "" {
+				return bad(fmt.Errorf("channels %q: %s is a real panel, one series a line; drop channels", c.Channels, c.Dataset))
+			}
+			tc := k.TSFConfig(path)
+			p.TSF = &tc
+		}
+		p.Track = k.TrackKind()
 		p.Arch.Patch = k.Patch
 	}
 	profile := withOwnBlocks(p) // what a block left out falls back to; decoding writes into p's blocks

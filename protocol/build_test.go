@@ -102,6 +102,18 @@ func TestKnownDataValidates(t *testing.T) {
 			for _, channels := range []string{"", track.ChannelsIndependent, track.ChannelsMixed} {
 				t.Run(k.Name+"/"+profile+"/"+channels, func(t *testing.T) {
 					p, err := protocol.Build(protocol.Choice{Profile: profile, Dataset: k.Name, DataDir: dir, Channels: channels})
+					if k.TrackKind() == "tsf" {
+						if channels != "" {
+							require.ErrorContains(t, err, "is a real panel")
+							return
+						}
+						require.NoError(t, err)
+						require.Equal(t, "tsf", p.Track)
+						require.Equal(t, k.T, p.TSF.T)
+						require.Equal(t, k.H, p.TSF.H)
+						require.Equal(t, k.Patch, p.Arch.Patch)
+						return
+					}
 					require.NoError(t, err)
 					require.Equal(t, k.T, p.CSV.T)
 					require.Equal(t, k.Patch, p.Arch.Patch)
@@ -110,6 +122,9 @@ func TestKnownDataValidates(t *testing.T) {
 			}
 		}
 		t.Run(k.Name+"/config", func(t *testing.T) {
+			if k.TrackKind() != track.KnownKind {
+				t.Skip("a csv data set's config")
+			}
 			p, err := protocol.Build(protocol.Choice{Profile: "ci", Dataset: k.Name, DataDir: dir, Layers: []protocol.Layer{{Name: "c.json", JSON: []byte(`{"csv": {"h": 12}}`)}}})
 			require.NoError(t, err)
 			require.Equal(t, 12, p.CSV.H)

@@ -107,11 +107,11 @@ func (s Spec) Validate() error {
 		}
 		seen[strings.ToLower(t.Name)] = true
 		if t.Dataset != "" {
-			if _, ok := track.LookupKnown(t.Dataset); !ok {
+			k, ok := track.LookupKnown(t.Dataset)
+			if !ok {
 				bad("%s.dataset = %q: not a known data set; use one of %s", at, t.Dataset, strings.Join(track.KnownNames(), ", "))
-			}
-			if t.Track != "" && t.Track != track.KnownKind {
-				bad("%s: dataset %q is a csv track, not track %q; drop track", at, t.Dataset, t.Track)
+			} else if t.Track != "" && t.Track != k.TrackKind() {
+				bad("%s: dataset %q is a %s track, not track %q; drop track", at, t.Dataset, k.TrackKind(), t.Track)
 			}
 		} else if t.Track == "" {
 			bad("%s: neither track nor dataset; give one (track panel, sequence or csv with its protocol's csv block, or a dataset)", at)

@@ -13,8 +13,9 @@ import (
 	"strings"
 )
 
-// KnownKind is the kind of every known data set: a CSV file read by
-// the csv kind, whose block KnownData.Config makes.
+// KnownKind is the kind of a known data set that names none
+// (KnownData.Kind): a CSV file read by the csv kind, whose block
+// KnownData.Config makes.
 const KnownKind = "csv"
 
 // KnownData is a public data set of the long-horizon forecasting
@@ -24,6 +25,9 @@ const KnownKind = "csv"
 type KnownData struct {
 	// Name is what --dataset takes, e.g. "ETTh1".
 	Name string
+	// Kind is the track kind that reads the file: "" the csv kind
+	// (KnownKind), "tsf" a real panel of the Monash archive (TSFConfig).
+	Kind string
 	// File is the file's usual path under a data directory, e.g.
 	// "ETT-small/ETTh1.csv"; Find also takes its base name anywhere
 	// below the directory.
@@ -46,6 +50,20 @@ type KnownData struct {
 	// look-back of 336, and on the short look-back of illness 12 (three
 	// tokens of 36 weeks).
 	Patch int
+}
+
+// TrackKind is the kind of the track that reads k's file.
+func (k KnownData) TrackKind() string {
+	if k.Kind == "" {
+		return KnownKind
+	}
+	return k.Kind
+}
+
+// TSFConfig is the tsf track of k's usual protocol on the file at path:
+// its look-back and the archive's horizon.
+func (k KnownData) TSFConfig(path string) TSFConfig {
+	return TSFConfig{Path: path, T: k.T, H: k.H}
 }
 
 // Known lists the data sets whose files ideabench can find by name and
@@ -73,6 +91,11 @@ var Known = []KnownData{
 	{Name: "sunspots", File: "monthly-sunspots.csv", SHA256: "c4ec8cc57d9f6fb6ecdb3e1f37f25b6f4badd5124c55931052b0cd2fc3bc71f3",
 		Source:  "https://github.com/jbrownlee/Datasets (monthly-sunspots.csv): the Zurich monthly sunspot numbers 1749-1983 of the Time Series Data Library (Hyndman), citing Andrews and Herzberg (1985), Data",
 		Licence: "as distributed by the Time Series Data Library (see the source)", Split: "fractions", Target: "Sunspots", T: 144, H: 24, Patch: 16},
+	// The Monash archive's weekly electricity set: 321 series of 156
+	// weeks, its horizon of 8; a year of weeks in, tokens of 4 weeks.
+	{Name: "electricity-weekly", Kind: "tsf", File: "electricity_weekly_dataset.tsf", SHA256: "3b0bb0312c29a9cffb2f1650154adc78d9631ce9c329fcf0f415a0feb7522150",
+		Source:  "the Monash Time Series Forecasting Archive (Godahewa et al. 2021, https://forecastingdata.org, its Zenodo record), the copy of https://github.com/rstudio/academyDatasets (data-raw/electricity_weekly/electricity_weekly_dataset.tsf); from the UCI ElectricityLoadDiagrams20112014 data",
+		Licence: "as the Monash archive publishes it (see its Zenodo record)", T: 52, H: 8, Patch: 4},
 }
 
 // LookupKnown returns the known data set called name (case-insensitive).

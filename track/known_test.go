@@ -75,6 +75,13 @@ func TestKnownShared(t *testing.T) {
 			require.NoError(t, err)
 			_, ok := LookupKnown(k.Name)
 			require.True(t, ok)
+			if k.TrackKind() == "tsf" {
+				f, err := LoadTSF(p)
+				require.NoError(t, err)
+				_, err = NewRealPanel(f, RealPanelConfig{T: k.T, H: k.H})
+				require.NoError(t, err)
+				return
+			}
 			tab, err := LoadCSV(p)
 			require.NoError(t, err)
 			_, err = CSV(tab, k.Config(p, ""))

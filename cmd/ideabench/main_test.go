@@ -202,7 +202,15 @@ func TestEveryDatasetValidates(t *testing.T) {
 				pf := protocolFlags(fs, io.Discard)
 				require.NoError(t, fs.Parse(append([]string{"--dataset", k.Name, "--data-dir", dir}, args...)))
 				p, err := pf.protocol()
+				if k.TrackKind() == "tsf" && slices.Contains(args, "--channels") {
+					require.ErrorContains(t, err, "is a real panel")
+					return
+				}
 				require.NoError(t, err)
+				if k.TrackKind() == "tsf" {
+					require.Equal(t, k.T, p.TSF.T)
+					return
+				}
 				require.Equal(t, k.T, p.CSV.T)
 			})
 		}

@@ -49,18 +49,24 @@ func TinyProtocol() protocol.Protocol {
 
 // KnownFiles makes every known data set (track.Known) findable under a
 // temporary directory, which it returns: a copy of the file at TinyCSV
-// (as a path from the caller's folder) at each one's path, its checksum
-// in place of the published one until the test ends. A protocol is then
+// (as a path from the caller's folder) at each csv one's path, of
+// tiny-panel.tsf beside it at each real panel's, its checksum in place
+// of the published one until the test ends. A protocol is then
 // built on every data set without the data.
 func KnownFiles(t testing.TB, tinyCSV string) string {
 	t.Helper()
 	dir := t.TempDir()
-	raw, err := os.ReadFile(tinyCSV)
-	require.NoError(t, err)
-	sum := sha256.Sum256(raw)
 	saved := slices.Clone(track.Known)
 	t.Cleanup(func() { track.Known = saved })
 	for i, k := range track.Known {
+		fixture := tinyCSV
+		if k.TrackKind() == "tsf" {
+			// The real panels' fixture lies beside the csv one.
+			fixture = filepath.Join(filepath.Dir(tinyCSV), "tiny-panel.tsf")
+		}
+		raw, err := os.ReadFile(fixture)
+		require.NoError(t, err)
+		sum := sha256.Sum256(raw)
 		path := filepath.Join(dir, filepath.FromSlash(k.File))
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, raw, 0o644))
