@@ -175,8 +175,9 @@ type IdeaArms struct {
 
 // IdeaComparison is one idea arm against the baseline over Tracks, the
 // tracks that can judge where the arm was not inert. An arm inert on every
-// one of them has no Tracks, p-values 1 (no evidence, so it counts in
-// Holm's adjustment without moving it) and a verdict that says so.
+// one of them has no Tracks, p-values 1 (no evidence) and a verdict that
+// says so; it still counts as one of the hypotheses Holm's adjustment
+// spans, so the others are adjusted as if it had been tested.
 type IdeaComparison struct {
 	Name        string   `json:"name"`
 	Tracks      []string `json:"tracks"`

@@ -190,13 +190,12 @@ type ClassicalScores struct{ MASE, MSE float64 }
 // Classical fits each classical reference to every series' in-sample
 // part, on the series' own scale (Theta's multiplicative seasonal
 // indices need its positive values), and scores its forecasts of the
-// test targets: "naive", "seasonal_naive" (at Period), "ses" and
-// "theta" (at Period). A series shorter than a period has no seasonal
-// naive forecast: then that reference is left out.
+// test targets: "naive", "seasonal_naive" (at Period; every in-sample
+// part is longer than a period, as its MASE scale needs), "ses" and
+// "theta" (at Period).
 func (p *RealPanel) Classical() map[string]ClassicalScores {
 	h := p.Test.H
 	preds := map[string][]float64{}
-	seasonal := true
 	for k, z := range p.InSample {
 		mean, std := p.Mean[k], p.Std[k]
 		y := make([]float64, len(z))
@@ -209,16 +208,13 @@ func (p *RealPanel) Classical() map[string]ClassicalScores {
 			}
 		}
 		add("naive", NaiveForecast(y, h))
-		if sn, err := SeasonalNaiveForecast(y, p.Period, h); err == nil {
-			add("seasonal_naive", sn)
-		} else {
-			seasonal = false
+		sn, err := SeasonalNaiveForecast(y, p.Period, h)
+		if err != nil {
+			panic(fmt.Sprintf("track: Classical: %v (NewRealPanel checks every in-sample part is longer than a period)", err))
 		}
+		add("seasonal_naive", sn)
 		add("ses", FitSES(y).Forecast(h))
 		add("theta", Theta(y, p.Period, h))
-	}
-	if !seasonal {
-		delete(preds, "seasonal_naive")
 	}
 	out := map[string]ClassicalScores{}
 	for name, pred := range preds {

@@ -642,7 +642,10 @@ func (m *Model[F]) Idea() idea.Idea { return m.idea }
 
 // IdeaState returns the state (B, idea.State) of the idea at site
 // instance l (a block at a block site, else 0) of the last Forward or
-// Predict; nil without an idea.
+// Predict; nil without an idea. At a token-wise site (norm, ffn) the
+// rows a tail ran on (the last block's, the final normalization's) hold
+// the gathered rows, not every token in order: no shipped idea there
+// has a probe, and one that has must read a pass without the tail.
 func (m *Model[F]) IdeaState(l int) []F {
 	if m.idea == nil {
 		return nil
