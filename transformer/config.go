@@ -274,11 +274,11 @@ func (c Config) TokenStepFLOPs(b, labelled int) float64 {
 // and the activations of maxBatch + TrainChunk windows (New keeps the
 // whole batch's for Forward and a chunk's for TrainStep), per window
 //
-//	Layers·(17·N·D + Heads·N²) + 10·N·D + 2·T·CIn + 2·N·H     N = Tokens
+//	Layers·(17·N·D + Heads·N²) + 10·N·D + 2·T·CIn + 2·N·H + idea     N = Tokens
 //
 // (each block's residual stream, LayerNorms, q|k|v, attention output and
 // projection, GELU and its derivative, the heads' probabilities; then the
-// gradients of one block and the head). Computed in float64, so an absurd
+// gradients of one block and the head; the idea's sites, ideaFloats). Computed in float64, so an absurd
 // config gives a large finite number instead of an overflow; it is what
 // a caller checks against the memory at hand before building the model
 // (TestMemoryBytes keeps it within a factor of two of what New and
@@ -286,7 +286,7 @@ func (c Config) TokenStepFLOPs(b, labelled int) float64 {
 func (c Config) MemoryBytes(maxBatch int) float64 {
 	n, d, t := float64(c.Tokens()), float64(c.D), float64(c.T)
 	l, heads := float64(c.Layers), float64(c.Heads)
-	perWindow := l*(17*n*d+heads*n*n) + 10*n*d + 2*t*float64(c.CIn) + 2*n*float64(c.H)
+	perWindow := l*(17*n*d+heads*n*n) + 10*n*d + 2*t*float64(c.CIn) + 2*n*float64(c.H) + c.ideaFloats()
 	// The parameters: the products' weights and the edges.
 	params := l*12*d*d + float64(c.PatchLen()*c.CIn)*d + d*float64(c.H) + n*d
 	if c.tokenMode() {
@@ -300,6 +300,19 @@ func (c Config) MemoryBytes(maxBatch int) float64 {
 		params += t * float64(c.H)
 	}
 	return 4 * (5*params + perWindow*float64(maxBatch+TrainChunk))
+}
+
+// ideaFloats is about the floats the idea's sites hold per window: at
+// each instance its input, its output and the state its Forward keeps
+// (SwiGLU's 3h a token and block, a logits bias's Heads·N² a block); 0
+// without an idea.
+func (c Config) ideaFloats() float64 {
+	in := c.active()
+	if in == nil {
+		return 0
+	}
+	sh := c.SiteShape(in.Site(), 1)
+	return float64(c.SiteInstances(in.Site())) * float64(sh.Len()+sh.YLen()+sh.B*in.State(sh))
 }
 
 // StepFLOPs is FLOPsPerStep as TrainStep runs it: with the tail on the

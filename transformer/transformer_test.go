@@ -314,6 +314,9 @@ func TestMemoryBytes(t *testing.T) {
 		// Token mode at a shape of BenchmarkTrainStepShapes (tokenShapes): the estimate counts
 		// logits at every position, New makes them on first need.
 		{"tokens", Config{D: 64, Heads: 4, Layers: 2, T: 64, Vocab: 256}, 64},
+		// An idea that keeps state: SwiGLU's 3h floats a token and block.
+		{"swiglu", Config{D: 64, Heads: 4, Layers: 2, T: 64, H: 8, CIn: 1, Idea: idea.Config{Name: "swiglu"}}, 32},
+		{"fox", Config{D: 16, Heads: 2, Layers: 2, T: 128, H: 8, CIn: 1, Idea: idea.Config{Name: "fox"}}, 32},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var before, after runtime.MemStats
