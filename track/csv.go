@@ -321,12 +321,19 @@ func LoadCSV(path string) (*Table, error) { return LoadCSVContext(context.Backgr
 
 // LoadCSVContext reads the CSV file at path (see ReadCSVContext).
 func LoadCSVContext(ctx context.Context, path string) (*Table, error) {
+	return loadFile(ctx, path, ReadCSVContext)
+}
+
+// loadFile opens the file at path and parses it with read, which names
+// it by its path; the error of a file that does not open names it too.
+func loadFile[T any](ctx context.Context, path string, read func(context.Context, io.Reader, string) (T, error)) (T, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("track: %w", err)
+		var zero T
+		return zero, fmt.Errorf("track: %w", err)
 	}
 	defer f.Close()
-	return ReadCSVContext(ctx, f, path)
+	return read(ctx, f, path)
 }
 
 // CSVConfig selects a forecasting task on a Table.

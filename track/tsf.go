@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -346,10 +345,5 @@ func LoadTSF(path string) (*TSF, error) { return LoadTSFContext(context.Backgrou
 
 // LoadTSFContext reads the .tsf file at path (see ReadTSFContext).
 func LoadTSFContext(ctx context.Context, path string) (*TSF, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("track: %w", err)
-	}
-	defer fh.Close()
-	return ReadTSFContext(ctx, fh, path)
+	return loadFile(ctx, path, ReadTSFContext)
 }
