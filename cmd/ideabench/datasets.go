@@ -35,7 +35,11 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 			status += " (" + p + ")"
 			found = append(found, k.Name)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", k.Name, k.File, k.Split, k.Target, k.T, k.H, k.Patch, k.Licence, status)
+		split, target := k.Split, k.Target
+		if k.TrackKind() == "tsf" {
+			split, target = "archive (last h)", "every series"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", k.Name, k.File, split, target, k.T, k.H, k.Patch, k.Licence, status)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -49,7 +53,7 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 		return nil
 	}
 	// Commands as they paste into a shell: every one runs as printed.
-	fmt.Fprintln(stdout, "\nrun one (add --channels independent or --channels mixed to forecast every column):")
+	fmt.Fprintln(stdout, "\nrun one (add --channels independent or --channels mixed to forecast every column of a csv file):")
 	for _, name := range found {
 		fmt.Fprintf(stdout, "  ideabench run --dataset %s --data-dir %s\n", name, shellQuote(*dir))
 	}

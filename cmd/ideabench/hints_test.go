@@ -5,10 +5,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ideabench/ideabench/internal/testkit"
+	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/require"
 )
 
@@ -92,7 +94,13 @@ func TestPrintedCommandsWork(t *testing.T) {
 				require.NoError(t, run(context.Background(), c, &bytes.Buffer{}, &bytes.Buffer{}), "%q", c)
 				continue
 			}
-			for _, extra := range [][]string{nil, {"--channels", "independent"}, {"--channels", "mixed"}} {
+			extras := [][]string{nil, {"--channels", "independent"}, {"--channels", "mixed"}}
+			if i := slices.Index(c, "--dataset"); i >= 0 {
+				if k, ok := track.LookupKnown(c[i+1]); ok && k.TrackKind() != track.KnownKind {
+					extras = extras[:1] // a real panel has no columns to choose
+				}
+			}
+			for _, extra := range extras {
 				args := append(append([]string(nil), c...), extra...)
 				t.Run(strings.Join(args, " "), func(t *testing.T) {
 					fs := newFlags("run")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/stats"
 	"github.com/ideabench/ideabench/track"
@@ -36,7 +37,7 @@ func TestFakeKind(t *testing.T) {
 	require.Equal(t, protocol.CIProfileFor("sequence").Baseline, p.Baseline, "its profile's training is its kind's")
 	require.Equal(t, stats.HigherIsBetter, p.Direction())
 	require.Equal(t, "accuracy", p.MetricName())
-	require.Equal(t, "a fake track", protocol.Rationale(p))
+	require.Equal(t, "a fake track "+idea.RationaleOf(p.Idea[0].IdeaConfig()), protocol.Rationale(p), "the kind's description, then the idea's")
 
 	p.Sequence.TrainWindows, p.Sequence.ValWindows, p.Sequence.TestWindows = 64, 16, 16
 	d, err := p.DataWithin(context.Background(), protocol.Limits{})
