@@ -100,11 +100,7 @@ func (gatedAttnOp[F]) Backward(dx, dtheta, scratch, dy, x, state, theta []F, s S
 			db[c] += v
 		}
 	}
-	for k := range d {
-		for c := range d {
-			wt[c*d+k] = w[k*d+c]
-		}
-	}
+	kernel.PackT(wt, w, d, d)
 	// dz = du·Wᵀ, into the second half of each token's row.
 	kernel.Gemm(dx[d:], 2*d, du, d, 1, wt, d, nil, n, d, d, false)
 }

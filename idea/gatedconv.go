@@ -141,11 +141,7 @@ func (o gatedConvOp[F]) Backward(dx, dtheta, scratch, dy, x, state, theta []F, s
 			db[c] += e
 		}
 	}
-	for k := range d {
-		for c := range d {
-			wt[c*d+k] = w[k*d+c]
-		}
-	}
+	kernel.PackT(wt, w, d, d)
 	kernel.Gemm(dx[d:], 2*d, du, d, 1, wt, d, nil, rows, d, d, false)
 	for bi := range s.B {
 		for t := range n {

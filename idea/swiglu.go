@@ -99,7 +99,7 @@ func (o swiGLUOp[F]) Backward(dx, dtheta, scratch, dy, x, state, theta []F, s Sh
 	da, du, dv := scratch[:n*h], scratch[n*h:2*n*h], scratch[2*n*h:3*n*h]
 	t := scratch[3*n*h:]
 	w2t, w1t, w3t := t[:d*h], t[d*h:2*d*h], t[2*d*h:3*d*h]
-	transpose(w2t, w2, h, d)
+	kernel.PackT(w2t, w2, h, d)
 	kernel.Gemm(da, h, dy, d, 1, w2t, h, nil, n, h, d, false)
 	// dW2[j,c] += Σ_r a[r,j]·dy[r,c]: A = aᵀ read through strides.
 	kernel.Gemm(dw2, d, state[2*h:], 1, 3*h, dy, d, nil, h, d, n, true)
@@ -115,17 +115,8 @@ func (o swiGLUOp[F]) Backward(dx, dtheta, scratch, dy, x, state, theta []F, s Sh
 	}
 	kernel.Gemm(dw1, h, x, 1, d, du, h, nil, d, h, n, true)
 	kernel.Gemm(dw3, h, x, 1, d, dv, h, nil, d, h, n, true)
-	transpose(w1t, w1, d, h)
-	transpose(w3t, w3, d, h)
+	kernel.PackT(w1t, w1, d, h)
+	kernel.PackT(w3t, w3, d, h)
 	kernel.Gemm(dx, d, du, h, 1, w1t, d, nil, n, d, h, false)
 	kernel.Gemm(dx, d, dv, h, 1, w3t, d, nil, n, d, h, true)
-}
-
-// transpose writes the (rows,cols) matrix m into t as (cols,rows).
-func transpose[F Float](t, m []F, rows, cols int) {
-	for i := range rows {
-		for j := range cols {
-			t[j*rows+i] = m[i*cols+j]
-		}
-	}
 }

@@ -127,6 +127,5 @@ func (tsfKind) Data(ctx context.Context, b *Blocks, _ []int, maxBytes float64) (
 		return nil, "", &ConfigError{err}
 	}
 	p.Dataset.Name = "tsf"
-	p.Dataset.Series = nil
 	return p.Dataset, f.SHA256, nil
 }

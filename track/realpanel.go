@@ -2,7 +2,6 @@ package track
 
 import (
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -42,13 +41,11 @@ type RealPanel struct {
 	// targets), which the classical references are fitted on and the
 	// MASE scale is taken over, as the archive does.
 	InSample [][]float64
-	// Scale is each series' MASE scale (MASEScale of InSample at
-	// Period), on the normalized scale: a scaled error is the same on
+	// Scale is each series' MASE scale (MASEScale of InSample at the
+	// Dataset's Period, the lag of the MASE scale and the seasonal naive
+	// forecast), on the normalized scale: a scaled error is the same on
 	// either scale.
 	Scale []float64
-	// Period is the lag of the MASE scale and the seasonal naive
-	// forecast.
-	Period int
 }
 
 // maseSeasonality is the Monash archive's seasonality of each frequency
@@ -104,7 +101,7 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 			return nil, fmt.Errorf("%w (%s)", err, f.Name)
 		}
 	}
-	p := &RealPanel{Period: period, Dataset: &Dataset{
+	p := &RealPanel{Dataset: &Dataset{
 		Name: "realpanel", Norm: Norm{Mean: []float64{0}, Std: []float64{1}}, Channels: []string{"x"}, Period: period,
 	}}
 	for _, sp := range []*Split{&p.Train, &p.Val, &p.Test} {
@@ -121,23 +118,13 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 		if n-h-t < 0 {
 			return nil, fmt.Errorf("track: %s has %d values, fewer than the %d of a validation and a test horizon of %d after a look-back of %d; shorten the look-back or drop the series", at, len(y), 2*h+t, h, t)
 		}
-		train := y[:n-h]
-		var mean, ss float64
-		for _, v := range train {
-			mean += v
+		// z-normalized by its training part, as newDataset normalizes
+		// a csv file's channels.
+		norm, z, bad := normalize(y, 1, n-h)
+		if bad >= 0 {
+			return nil, fmt.Errorf("track: %s does not vary over its %d training values, so it cannot be normalized; drop the series", at, n-h)
 		}
-		mean /= float64(len(train))
-		for _, v := range train {
-			ss += (v - mean) * (v - mean)
-		}
-		std := math.Sqrt(ss / float64(len(train)))
-		if !(std > 0) {
-			return nil, fmt.Errorf("track: %s does not vary over its %d training values, so it cannot be normalized; drop the series", at, len(train))
-		}
-		z := make([]float64, len(y))
-		for i, v := range y {
-			z[i] = (v - mean) / std
-		}
+		mean, std := norm.Mean[0], norm.Std[0]
 		scale, err := MASEScale(z[:n], period)
 		if err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, at)
