@@ -277,8 +277,13 @@ func derive(in Inputs) (*report.Report, error) {
 	f.IdeaBeatsLinear = r.Idea.Mean < f.LinearAR
 	p.Judge(f, r.Baseline.Full.Mean)
 	r.ReferenceForecasters = f
-	if f.Tokens != nil {
-		if err := accuracy(r, p, trials, results); err != nil {
+	switch {
+	case f.Tokens != nil:
+		if r.Accuracy, err = secondaryBlock(r, p, trials, results, accuracyMetric); err != nil {
+			return nil, err
+		}
+	case f.MASE != nil:
+		if r.MASE, err = secondaryBlock(r, p, trials, results, maseMetric); err != nil {
 			return nil, err
 		}
 	}
@@ -533,7 +538,7 @@ func armTable(trials []protocol.Trial, results []trial.Result, arm string, ncfg 
 // idea a win.
 func substitute(p protocol.Protocol, trials []protocol.Trial, results []trial.Result) ([]trial.Result, *report.Divergence, error) {
 	div := &report.Divergence{Rule: report.DivergenceRule}
-	worstVal, worstTest := math.Inf(-1), math.Inf(-1)
+	worstVal, worstTest, worstMASE := math.Inf(-1), math.Inf(-1), 0.0
 	base, baseDiverged := 0, 0 // baseline trials, and those that diverged
 	for i, r := range results {
 		if trials[i].Arm == "baseline" {
@@ -547,7 +552,7 @@ func substitute(p protocol.Protocol, trials []protocol.Trial, results []trial.Re
 			div.Trials = append(div.Trials, report.DivergedTrial{Arm: t.Arm, Cfg: t.Cfg, Seed: t.Seed, Step: r.DivergedStep})
 			continue
 		}
-		worstVal, worstTest = max(worstVal, r.Val), max(worstTest, r.Test)
+		worstVal, worstTest, worstMASE = max(worstVal, r.Val), max(worstTest, r.Test), max(worstMASE, r.TestMASE)
 	}
 	if len(div.Trials) == 0 {
 		return results, nil, nil
@@ -568,7 +573,9 @@ func substitute(p protocol.Protocol, trials []protocol.Trial, results []trial.Re
 	out := slices.Clone(results)
 	for i := range out {
 		if out[i].Diverged {
-			out[i].Val, out[i].Test = worstVal, worstTest
+			// A real panel's MASE takes the worst too; a token
+			// track's accuracy stays 0.
+			out[i].Val, out[i].Test, out[i].TestMASE = worstVal, worstTest, worstMASE
 		}
 	}
 	return out, div, nil
@@ -907,39 +914,58 @@ func gapOf(other, baseline []float64, alpha float64, dir stats.Direction) (repor
 	return g, nil
 }
 
-// accTable is the per-seed test accuracy of each of an arm's ncfg cfgs,
-// in the order of the trials (armTable's).
-func accTable(trials []protocol.Trial, results []trial.Result, arm string, ncfg int) [][]float64 {
+// A secondary is a test metric a report shows beside the one that
+// decides: the accuracy of a token track, the MASE of a real panel.
+type secondary struct {
+	name  string                                  // for errors
+	of    func(trial.Result) float64              // a trial's value
+	dir   stats.Direction                         // which way is better
+	sweep func(*report.SweepRow) **report.Summary // a baseline row's summary
+	row   func(*report.IdeaRow) **report.Summary  // an idea row's summary
+}
+
+// accuracyMetric is a token track's test accuracy; a diverged trial's is
+// 0 (its model answers nothing reliably).
+var accuracyMetric = secondary{"accuracy", func(r trial.Result) float64 { return r.TestAcc }, stats.HigherIsBetter,
+	func(s *report.SweepRow) **report.Summary { return &s.Accuracy }, func(s *report.IdeaRow) **report.Summary { return &s.Accuracy }}
+
+// maseMetric is a real panel's test MASE (trial.Result.TestMASE).
+var maseMetric = secondary{"MASE", func(r trial.Result) float64 { return r.TestMASE }, stats.LowerIsBetter,
+	func(s *report.SweepRow) **report.Summary { return &s.MASE }, func(s *report.IdeaRow) **report.Summary { return &s.MASE }}
+
+// table is the per-seed value of m of each of an arm's ncfg cfgs, in
+// the order of the trials (armTable's).
+func (m secondary) table(trials []protocol.Trial, results []trial.Result, arm string, ncfg int) [][]float64 {
 	a := make([][]float64, ncfg)
 	for i, t := range trials {
 		if t.Arm == arm {
-			a[t.Cfg] = append(a[t.Cfg], results[i].TestAcc)
+			a[t.Cfg] = append(a[t.Cfg], m.of(results[i]))
 		}
 	}
 	return a
 }
 
-// accuracy sets, on a token track, every sweep row's test accuracy and
-// the report's accuracy block: the chosen cfgs' accuracies and each idea
-// arm's paired difference from the baseline's, with its intervals. A
-// diverged trial's accuracy is 0 (its model answers nothing reliably).
-func accuracy(r *report.Report, p protocol.Protocol, trials []protocol.Trial, results []trial.Result) error {
+// secondaryBlock sets every sweep row's summary of m and returns the
+// report's block of it: the chosen cfgs' values and each idea arm's
+// paired difference from the baseline's (idea - baseline, seed by
+// seed), with its intervals at the protocol's level in m's direction.
+func secondaryBlock(r *report.Report, p protocol.Protocol, trials []protocol.Trial, results []trial.Result, m secondary) (*report.Accuracy, error) {
 	sum := func(x []float64) *report.Summary { s := report.SummaryOf(stats.Summarize(x)); return &s }
-	base := accTable(trials, results, "baseline", len(p.Baseline))
+	base := m.table(trials, results, "baseline", len(p.Baseline))
 	bBest := slices.Index(p.Baseline, r.Baseline.BestCfg)
 	for i := range r.Baseline.Sweep {
-		r.Baseline.Sweep[i].Accuracy = sum(base[i])
+		*m.sweep(&r.Baseline.Sweep[i]) = sum(base[i])
 	}
 	out := &report.Accuracy{Baseline: *sum(base[bBest])}
 	arm := func(name, id string, rows []report.IdeaRow, grid []protocol.Cfg, best protocol.Cfg) error {
-		x := accTable(trials, results, id, len(grid))
+		x := m.table(trials, results, id, len(grid))
 		for i := range rows {
-			rows[i].Accuracy = sum(x[i])
+			*m.row(&rows[i]) = sum(x[i])
 		}
 		xb := x[slices.Index(grid, best)]
-		iv, err := stats.IntervalsOf(base[bBest], xb, stats.HigherIsBetter, p.Alpha, p.Seeds[0])
+		iv, err := stats.IntervalsOf(base[bBest], xb, m.dir, p.Alpha, p.Seeds[0])
 		if err != nil {
-			return fmt.Errorf("derive: accuracy of %s: %w", name, err)
+			return fmt.Errorf("derive: %s of %s: %w", m.name, name, err)
 		}
 		var d float64
 		for s := range xb {
@@ -949,14 +975,13 @@ func accuracy(r *report.Report, p protocol.Protocol, trials []protocol.Trial, re
 		return nil
 	}
 	if err := arm(p.ArmName("idea"), "idea", r.MechanismSignature.IdeaSweep, p.Idea, r.MechanismSignature.ObservedBestCfg); err != nil {
-		return err
+		return nil, err
 	}
 	for k := range r.Ideas {
 		a := &r.Ideas[k]
 		if err := arm(a.Name, protocol.IdeasArm(k), a.Sweep, p.Ideas[k].Grid, a.BestCfg); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	r.Accuracy = out
-	return nil
+	return out, nil
 }

@@ -23,6 +23,14 @@ import (
 // best cfg on val lost one seed, so the baseline runs cfg 1.
 func derivedByHand(t *testing.T) *report.Report {
 	t.Helper()
+	return derivedByHandWith(t, false)
+}
+
+// derivedByHandWith is derivedByHand, on a real panel when mase is
+// true: the references and every trial then carry a test MASE, each
+// trial's 2 + its test MSE.
+func derivedByHandWith(t *testing.T, mase bool) *report.Report {
+	t.Helper()
 	p := testkit.TinyProtocol()
 	p.Seeds = []uint64{0, 1, 2, 3, 4, 5, 6, 7}
 	p.Arch.Skip = true
@@ -47,7 +55,13 @@ func derivedByHand(t *testing.T) *report.Report {
 			r.Val, r.Test = 0.45, 0.45+0.0015*s
 		}
 		r.ValCurve[1] = r.Val
+		if mase && !r.Diverged {
+			r.TestMASE = 2 + r.Test
+		}
 		res[i] = r
+	}
+	if mase {
+		f.MASE = map[string]float64{"persistence": 1.1, "linear_ar": 0.9}
 	}
 	sizes := []protocol.TrainSize{{Context: 16, H: 4, Channels: 1, Windows: 64}}
 	r, err := Derive(Inputs{Facts: report.Facts{Protocol: p, TrainingVersion: "pinned", DataNotes: []string{"f.csv:3 repeats the timestamp of the row before"}, TrainSizes: sizes, References: f}, Trials: trials, Results: res})
@@ -72,6 +86,43 @@ func TestDeriveDiverged(t *testing.T) {
 	require.Equal(t, c.PValue, last.PValue, "the look at every seed is the headline")
 	require.Equal(t, c.DeltaMean, last.DeltaMean)
 	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+}
+
+// TestDeriveMASE: on a real panel the report gives every sweep row's
+// test MASE per seed and the mase block (the chosen cfgs' MASE and the
+// idea's paired difference, lower better); a diverged trial's MASE is
+// the worst finished one's, as its MSE is; and verify rebuilds it all.
+func TestDeriveMASE(t *testing.T) {
+	r := derivedByHandWith(t, true)
+	require.Nil(t, r.Accuracy)
+	m := r.MASE
+	require.NotNil(t, m)
+	// The baseline runs cfg 1: MSE 0.5 + 0.001·s, so MASE 2.5 + 0.001·s.
+	for s, v := range m.Baseline.PerSeed {
+		require.InDelta(t, 2.5+0.001*float64(s), v, 1e-12)
+	}
+	// Its cfg 0 lost seed 5, whose MASE is the worst finished trial's.
+	for _, row := range r.Baseline.Sweep {
+		require.NotNil(t, row.MASE)
+		for s, v := range row.MASE.PerSeed {
+			require.InDelta(t, 2+row.PerSeed[s], v, 1e-12, "MASE follows the MSE, the substitute too")
+		}
+	}
+	require.InDelta(t, 2+r.Diverged.TestSubstitute, r.Baseline.Sweep[0].MASE.PerSeed[5], 1e-12)
+	require.Len(t, m.Arms, 1)
+	a := m.Arms[0]
+	var d float64
+	for s := range a.Result.PerSeed {
+		d += a.Result.PerSeed[s] - m.Baseline.PerSeed[s]
+	}
+	require.InDelta(t, d/8, a.DeltaMean, 1e-12)
+	require.Less(t, a.DeltaMean, 0.0, "the idea's lower MSE, so lower MASE")
+	require.Less(t, a.Intervals.THi, 0.0, "lower is better: the interval lies below 0")
+	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+
+	// A report whose MASE was edited no longer verifies.
+	r.Baseline.Sweep[1].MASE.PerSeed[0] += 0.1
+	require.NotEmpty(t, Verify(r, VerifyOptions{}).Mismatches())
 }
 
 // derivePins maps DeriveVersion to the SHA-256 of the report that Derive

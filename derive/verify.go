@@ -305,8 +305,8 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 
 	// The per-seed metrics of every cfg of every arm.
 	type row struct {
-		at             string
-		val, test, acc []float64
+		at                   string
+		val, test, acc, mase []float64
 	}
 	arms := map[string][]row{}
 	ok := true
@@ -318,7 +318,7 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 				ok = false
 				continue
 			}
-			arms[a.Arm] = append(arms[a.Arm], row{at, rw.Val, rw.Test, rw.Acc})
+			arms[a.Arm] = append(arms[a.Arm], row{at, rw.Val, rw.Test, rw.Acc, rw.MASE})
 		}
 	}
 	addRows(raw.Baseline)
@@ -362,6 +362,10 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 				bad(rw.at+".test_accuracy.per_seed", fmt.Sprintf("%d values", len(rw.acc)), fmt.Sprintf("%d, one per seed", len(seeds)))
 				ok = false
 			}
+			if rw.mase != nil && len(rw.mase) != len(seeds) {
+				bad(rw.at+".test_mase.per_seed", fmt.Sprintf("%d values", len(rw.mase)), fmt.Sprintf("%d, one per seed", len(seeds)))
+				ok = false
+			}
 			if len(rw.test) != len(seeds) {
 				bad(rw.at+" per-seed test metrics", fmt.Sprintf("%d values", len(rw.test)), fmt.Sprintf("%d, one per seed", len(seeds)))
 				ok = false
@@ -376,6 +380,9 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 		in.Results[i].Val, in.Results[i].Test = rw.val[si], rw.test[si]
 		if rw.acc != nil {
 			in.Results[i].TestAcc = rw.acc[si]
+		}
+		if rw.mase != nil {
+			in.Results[i].TestMASE = rw.mase[si]
 		}
 	}
 

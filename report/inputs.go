@@ -80,7 +80,10 @@ type RawRow struct {
 	HasVal bool      // whether the row has its val summary
 	// Acc is, on a token track, the per-seed test accuracy
 	// (test_accuracy.per_seed); nil when the row has none.
-	Acc  []float64
+	Acc []float64
+	// MASE is, on a real panel, the per-seed test MASE
+	// (test_mase.per_seed); nil when the row has none.
+	MASE []float64
 	Test []float64 // per_seed (a baseline row) or result.per_seed
 }
 
@@ -142,13 +145,13 @@ func (r *Report) ReadInputs() (Raw, []Input) {
 	in.Baseline = RawArm{Arm: "baseline", At: "baseline.sweep"}
 	for j, row := range r.Baseline.Sweep {
 		at := fmt.Sprintf("baseline.sweep[%d]", j)
-		in.Baseline.Rows = append(in.Baseline.Rows, rd.row(at, row.Cfg, row.Val, at+".per_seed", row.PerSeed, row.Accuracy))
+		in.Baseline.Rows = append(in.Baseline.Rows, rd.row(at, row.Cfg, row.Val, at+".per_seed", row.PerSeed, row.Accuracy, row.MASE))
 	}
 	ideaArm := func(arm, at string, rows []IdeaRow) RawArm {
 		a := RawArm{Arm: arm, At: at}
 		for j, row := range rows {
 			at := fmt.Sprintf("%s[%d]", at, j)
-			a.Rows = append(a.Rows, rd.row(at, row.Cfg, row.Val, at+".result.per_seed", row.Result.PerSeed, row.Accuracy))
+			a.Rows = append(a.Rows, rd.row(at, row.Cfg, row.Val, at+".result.per_seed", row.Result.PerSeed, row.Accuracy, row.MASE))
 		}
 		return a
 	}
@@ -243,10 +246,13 @@ func (rd *reader) keys(prefix string, v any, skip ...string) {
 
 // row reads a sweep row at path at: its test metrics at testAt, its val
 // metrics when it has its val summary.
-func (rd *reader) row(at string, cfg protocol.Cfg, val *Summary, testAt string, test []float64, acc *Summary) RawRow {
+func (rd *reader) row(at string, cfg protocol.Cfg, val *Summary, testAt string, test []float64, acc, mase *Summary) RawRow {
 	row := RawRow{Cfg: cfg, Test: read(rd, testAt, test)}
 	if acc != nil {
 		row.Acc = read(rd, at+".test_accuracy.per_seed", acc.PerSeed)
+	}
+	if mase != nil {
+		row.MASE = read(rd, at+".test_mase.per_seed", mase.PerSeed)
 	}
 	if val != nil {
 		row.Val, row.HasVal = read(rd, at+".val.per_seed", val.PerSeed), true

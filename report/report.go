@@ -37,7 +37,12 @@ type Report struct {
 	ReferenceForecasters *track.Forecasters `json:"reference_forecasters,omitempty"`
 	// Accuracy is, on a token track, each arm's test accuracy beside its
 	// cross-entropy; nil on a forecasting track.
-	Accuracy *Accuracy   `json:"accuracy,omitempty"`
+	Accuracy *Accuracy `json:"accuracy,omitempty"`
+	// MASE is, on a real panel (the tsf track), each arm's test score
+	// in the Monash archive's metric, the mean MASE over the series,
+	// beside its MSE, in the same block (lower is better: an arm's
+	// delta_mean below 0 is a better MASE); nil elsewhere.
+	MASE     *Accuracy   `json:"mase,omitempty"`
 	Setup    *Setup      `json:"setup,omitempty"`
 	Diverged *Divergence `json:"diverged,omitempty"`
 	Training *Training   `json:"training,omitempty"`
@@ -237,6 +242,9 @@ type SweepRow struct {
 	// (the share of labelled positions answered exactly), beside the
 	// cross-entropy that Mean and PerSeed hold.
 	Accuracy *Summary `json:"test_accuracy,omitempty"`
+	// MASE is, on a real panel, the cfg's test MASE per seed (the mean
+	// over the series), beside the MSE.
+	MASE *Summary `json:"test_mase,omitempty"`
 }
 
 // IdeaRow is one idea cfg with its test summary and (added) validation summary.
@@ -247,13 +255,18 @@ type IdeaRow struct {
 	// Accuracy is, on a token track, the cfg's test accuracy per seed
 	// (SweepRow.Accuracy).
 	Accuracy *Summary `json:"test_accuracy,omitempty"`
+	// MASE is, on a real panel, the cfg's test MASE per seed
+	// (SweepRow.MASE).
+	MASE *Summary `json:"test_mase,omitempty"`
 }
 
-// Accuracy is, on a token track, the test accuracy of each arm's chosen
-// cfg beside the cross-entropy that decides, with the idea's paired
-// difference from the baseline (higher is better) and its intervals at
-// the protocol's level (stats.IntervalsOf, bootstrap seeded by the first
-// seed). It informs; the verdict is the cross-entropy's.
+// Accuracy is a test metric beside the one that decides, of each arm's
+// chosen cfg: on a token track its accuracy beside the cross-entropy
+// (higher is better), on a real panel its MASE beside the MSE (lower is
+// better); with each idea arm's paired difference from the baseline
+// (idea - baseline) and its intervals at the protocol's level in the
+// metric's direction (stats.IntervalsOf, bootstrap seeded by the first
+// seed). It informs; the verdict is the deciding metric's.
 type Accuracy struct {
 	Baseline Summary       `json:"baseline"`
 	Arms     []ArmAccuracy `json:"arms"` // the idea arm, then each of ideas

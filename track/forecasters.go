@@ -36,6 +36,16 @@ type Forecasters struct {
 	// SeasonalPeriod is that period in time steps (the csv track: a day
 	// of hourly or 15-minute rows, a week of daily ones).
 	SeasonalPeriod int `json:"seasonal_period,omitempty"`
+	// SES and Theta are, on a real panel (the tsf track), the test MSE
+	// of the archive's classical references fitted on each series'
+	// in-sample part: simple exponential smoothing and the Theta method
+	// (RealPanel.Classical).
+	SES   *float64 `json:"ses,omitempty"`
+	Theta *float64 `json:"theta,omitempty"`
+	// MASE is, on a real panel, each reference's test score in the
+	// archive's metric, the mean over the series of each one's MASE
+	// (RealPanel.MeanMASE), keyed by the reference's name.
+	MASE map[string]float64 `json:"mase,omitempty"`
 	// Val holds the same forecasters' val MSE.
 	Val *ReferenceVal `json:"val,omitempty"`
 	// Contexts is, when the grid tunes the look-back (cfg.context), the
@@ -117,9 +127,9 @@ func (v ReferenceVal) MarshalJSON() ([]byte, error) {
 }
 
 // Best returns the name and test MSE of the best reference forecaster
-// among persistence, seasonal_persistence, linear_ar, linear_centred and
-// their per-channel maps (those the report has); ties go to the earlier,
-// simpler one.
+// among persistence, seasonal_persistence, linear_ar, linear_centred,
+// their per-channel maps, ses and theta (those the report has); ties go
+// to the earlier, simpler one.
 func (f *Forecasters) Best() (name string, mse float64) {
 	if f.Tokens != nil {
 		return bestToken(f.Tokens)
@@ -129,7 +139,8 @@ func (f *Forecasters) Best() (name string, mse float64) {
 		name string
 		mse  *float64
 	}{{"seasonal_persistence", f.SeasonalPersistence}, {"linear_ar", &f.LinearAR}, {"linear_centred", f.LinearCentred},
-		{"linear_ar_per_channel", f.LinearARPerChannel}, {"linear_centred_per_channel", f.LinearCentredPerChannel}} {
+		{"linear_ar_per_channel", f.LinearARPerChannel}, {"linear_centred_per_channel", f.LinearCentredPerChannel},
+		{"ses", f.SES}, {"theta", f.Theta}} {
 		if c.mse != nil && *c.mse < mse {
 			name, mse = c.name, *c.mse
 		}

@@ -27,6 +27,9 @@ type TSFKey struct {
 	H      int    `json:"h"`
 	Period int    `json:"period,omitempty"`
 	SHA256 string `json:"sha256"`
+	// MASE says the trial records its test MASE (trial.Result.TestMASE)
+	// beside its MSE; a record made before it did has another key.
+	MASE bool `json:"mase"`
 }
 
 // tsfKind is the tsf track: one global model over the series of a .tsf
@@ -82,7 +85,7 @@ func (tsfKind) Key(b *Blocks, dataSHA string) (SequenceConfig, KeyBlocks) {
 	if c == nil {
 		return b.Sequence, KeyBlocks{}
 	}
-	return SequenceConfig{}, KeyBlocks{TSF: &TSFKey{T: c.T, H: c.H, Period: c.Period, SHA256: dataSHA}}
+	return SequenceConfig{}, KeyBlocks{TSF: &TSFKey{T: c.T, H: c.H, Period: c.Period, SHA256: dataSHA, MASE: true}}
 }
 
 func (tsfKind) Window(b *Blocks) (t, h int, ok bool) {
@@ -90,6 +93,19 @@ func (tsfKind) Window(b *Blocks) (t, h int, ok bool) {
 		return 0, 0, false
 	}
 	return b.TSF.T, b.TSF.H, true
+}
+
+// References are the forecasting kinds' references, and the archive's
+// (RealPanel.AddReferences): SES, Theta, and every reference's MASE.
+func (k tsfKind) References(ds *Dataset, contexts []int) (*Forecasters, error) {
+	f, err := k.forecastKind.References(ds, contexts)
+	if err != nil || ds.Panel == nil {
+		return f, err
+	}
+	if err := ds.Panel.AddReferences(f); err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 func (tsfKind) LookBacks() bool                { return false }

@@ -1,6 +1,8 @@
 package track
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -45,6 +47,14 @@ type KnownData struct {
 	// T and H are the look-back and horizon of its usual protocol (its
 	// papers also report other horizons).
 	T, H int
+	// Published are, for a set of the Monash archive, the mean MASE of
+	// the archive's own forecasters on the same test windows (Godahewa
+	// et al. 2021, its table of mean MASE), for a reading to quote
+	// beside the report's.
+	Published []Published
+	// Pair is, for a .tsf file that circulates as a pair of text files,
+	// the pair (Convert makes the file from it); nil otherwise.
+	Pair *KnownPair
 	// Patch is the token length (input positions per token) a model of
 	// patch tokens takes on it, a divisor of T: PatchTST's 16 on the
 	// look-back of 336, and on the short look-back of illness 12 (three
@@ -95,7 +105,19 @@ var Known = []KnownData{
 	// weeks, its horizon of 8; a year of weeks in, tokens of 4 weeks.
 	{Name: "electricity-weekly", Kind: "tsf", File: "electricity_weekly_dataset.tsf", SHA256: "3b0bb0312c29a9cffb2f1650154adc78d9631ce9c329fcf0f415a0feb7522150",
 		Source:  "the Monash Time Series Forecasting Archive (Godahewa et al. 2021, https://forecastingdata.org, its Zenodo record), the copy of https://github.com/rstudio/academyDatasets (data-raw/electricity_weekly/electricity_weekly_dataset.tsf); from the UCI ElectricityLoadDiagrams20112014 data",
-		Licence: "as the Monash archive publishes it (see its Zenodo record)", T: 52, H: 8, Patch: 4},
+		Licence: "as the Monash archive publishes it (see its Zenodo record)", T: 52, H: 8, Patch: 4,
+		Published: monash(1.536, 1.476, 0.792, 1.526, 0.878, 0.916, 0.815, 0.769, 1.005, 0.800, 1.250, 1.770)},
+	// The archive's weekly NN5 set: 111 series of 113 weeks, its horizon
+	// of 8. Its public copy is a pair of text files (the in-sample 105
+	// weeks, the 8 test weeks) that Convert joins into the .tsf file.
+	{Name: "nn5-weekly", Kind: "tsf", File: "nn5_weekly_dataset.tsf", SHA256: "8f7cab8aeac4cb6503d18820b55a9a412de0ab0d95622baad9795a59f4a3934e",
+		Source:  "the Monash Time Series Forecasting Archive's NN5 weekly set (Godahewa et al. 2021) as its authors' weekly experiments keep it, https://github.com/rakshitha123/WeeklyForecasting (datasets/nn5_weekly_dataset.txt and datasets/nn5_weekly_results.txt); weekly aggregates of the NN5 competition's daily cash withdrawals",
+		Licence: "as the NN5 competition and the Monash archive publish it (see the sources)", T: 52, H: 8, Patch: 4,
+		Published: monash(0.903, 0.885, 0.872, 0.911, 0.887, 0.854, 0.853, 0.850, 0.863, 0.808, 1.123, 1.141),
+		Pair: &KnownPair{Train: "nn5_weekly_dataset.txt", Test: "nn5_weekly_results.txt",
+			TrainSHA:   "1c7ba03273309d9c3042422db16d6cfc2bfa09d054277c282fc57ebfb461d9d5",
+			TestSHA:    "a64ad95d33e9e5a67188d8876a89618fd999ff86bc0f22b173d5fcddeb5d61b8",
+			PairConfig: PairConfig{Relation: "nn5_weekly", Frequency: "weekly"}}},
 }
 
 // LookupKnown returns the known data set called name (case-insensitive).
@@ -121,30 +143,31 @@ func KnownNames() []string {
 // directory.
 var ErrNotFound = errors.New("track: data set not found")
 
+// ErrToConvert marks a known data set whose file is not under the data
+// directory but the pair of text files it is made from is
+// (KnownData.Convert); it wraps ErrNotFound.
+var ErrToConvert = fmt.Errorf("%w (its text files are there)", ErrNotFound)
+
 // Find returns the path of k's file under dir: dir/File, else the first
 // file named like File's base name below dir (in lexical order). It
 // checks the file's SHA-256 and says what to do when the file is missing
 // or differs.
 func (k KnownData) Find(dir string) (string, error) {
-	base := filepath.Base(k.File)
-	path := filepath.Join(dir, filepath.FromSlash(k.File))
-	if _, err := os.Stat(path); err != nil {
-		var found []string
-		walkErr := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable corners are not where the file is
+	path, ok := lookUp(dir, k.File)
+	if !ok {
+		base := filepath.Base(k.File)
+		if k.Pair != nil {
+			if _, tok := lookUp(dir, k.Pair.Train); tok {
+				if _, sok := lookUp(dir, k.Pair.Test); sok {
+					return "", fmt.Errorf("%w: %s: no %s under %s, but its two text files are there; make it from them with: ideabench datasets --convert %s --data-dir %s",
+						ErrToConvert, k.Name, base, dir, k.Name, dir)
+				}
 			}
-			if !d.IsDir() && d.Name() == base {
-				found = append(found, p)
-			}
-			return nil
-		})
-		if walkErr != nil || len(found) == 0 {
-			return "", fmt.Errorf("%w: %s: no %s under %s (looked for %s and any %s below it); download it from %s and put it there, or pass its directory with --data-dir",
-				ErrNotFound, k.Name, base, dir, path, base, k.Source)
+			return "", fmt.Errorf("%w: %s: no %s under %s (looked for %s and any %s below it), nor its two text files %s and %s; download those from %s, put them there and make the file with: ideabench datasets --convert %s --data-dir %s",
+				ErrNotFound, k.Name, base, dir, filepath.Join(dir, filepath.FromSlash(k.File)), base, k.Pair.Train, k.Pair.Test, k.Source, k.Name, dir)
 		}
-		slices.Sort(found)
-		path = found[0]
+		return "", fmt.Errorf("%w: %s: no %s under %s (looked for %s and any %s below it); download it from %s and put it there, or pass its directory with --data-dir",
+			ErrNotFound, k.Name, base, dir, path, base, k.Source)
 	}
 	sum, err := FileSHA256(path)
 	if err != nil {
@@ -155,6 +178,153 @@ func (k KnownData) Find(dir string) (string, error) {
 			k.Name, path, sum, k.SHA256, k.Source)
 	}
 	return path, nil
+}
+
+// Published is a forecaster's published score on a known data set.
+type Published struct {
+	Method string
+	MASE   float64
+}
+
+// monashWeekly are the columns of the archive's table of mean MASE.
+var monashWeekly = []string{"SES", "Theta", "TBATS", "ETS", "DHR-ARIMA", "pooled regression", "CatBoost", "feed-forward net", "DeepAR", "N-BEATS", "WaveNet", "Transformer"}
+
+// monash pairs the archive's columns with a data set's row.
+func monash(row ...float64) []Published {
+	if len(row) != len(monashWeekly) {
+		panic("track: a row of the archive's table has 12 columns")
+	}
+	out := make([]Published, len(row))
+	for i, v := range row {
+		out[i] = Published{Method: monashWeekly[i], MASE: v}
+	}
+	return out
+}
+
+// KnownBySHA returns the known data set whose file has the hex SHA-256
+// sum.
+func KnownBySHA(sum string) (KnownData, bool) {
+	for _, k := range Known {
+		if k.SHA256 == sum {
+			return k, true
+		}
+	}
+	return KnownData{}, false
+}
+
+// lookUp returns dir/file when it exists, else the first file named
+// like file's base name below dir (in lexical order); ok false when
+// there is none.
+func lookUp(dir, file string) (path string, ok bool) {
+	path = filepath.Join(dir, filepath.FromSlash(file))
+	if _, err := os.Stat(path); err == nil {
+		return path, true
+	}
+	base := filepath.Base(file)
+	var found []string
+	walkErr := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable corners are not where the file is
+		}
+		if !d.IsDir() && d.Name() == base {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if walkErr != nil || len(found) == 0 {
+		return path, false
+	}
+	slices.Sort(found)
+	return found[0], true
+}
+
+// KnownPair is, for a known .tsf file that circulates as a pair of text
+// files (ReadTSFPair), the pair: their usual paths under a data
+// directory, their SHA-256s as published, and what the pair does not
+// say.
+type KnownPair struct {
+	Train, Test       string
+	TrainSHA, TestSHA string
+	PairConfig
+}
+
+// Convert makes k's .tsf file from its pair of text files under dir
+// (found as Find finds a file), both checked against their published
+// SHA-256s, and writes it beside the in-sample file; the file written
+// must have k's SHA-256 (WriteTSF's output is a function of the values).
+// It returns the file's path. An existing file is not overwritten: one
+// with k's SHA-256 is returned as it is, another is an error.
+func (k KnownData) Convert(ctx context.Context, dir string) (string, error) {
+	if k.Pair == nil {
+		return "", fmt.Errorf("track: %s is published as %s itself: nothing to convert; download it from %s", k.Name, filepath.Base(k.File), k.Source)
+	}
+	var paths [2]string
+	for i, f := range []struct{ file, sha string }{{k.Pair.Train, k.Pair.TrainSHA}, {k.Pair.Test, k.Pair.TestSHA}} {
+		p, ok := lookUp(dir, f.file)
+		if !ok {
+			return "", fmt.Errorf("%w: %s: no %s under %s; download it from %s and put it there", ErrNotFound, k.Name, filepath.Base(f.file), dir, k.Source)
+		}
+		sum, err := FileSHA256(p)
+		if err != nil {
+			return "", fmt.Errorf("track: %s: %w", k.Name, err)
+		}
+		if sum != f.sha {
+			return "", fmt.Errorf("track: %s: %s has SHA-256 %s, not the published file's %s: an edited copy or another version; get it from %s", k.Name, p, sum, f.sha, k.Source)
+		}
+		paths[i] = p
+	}
+	out := filepath.Join(filepath.Dir(paths[0]), filepath.Base(k.File))
+	if _, err := os.Stat(out); err == nil {
+		if sum, err := FileSHA256(out); err == nil && sum == k.SHA256 {
+			return out, nil // made before, and verified
+		}
+		return "", fmt.Errorf("track: %s: %s exists already and is not the file the pair makes; remove it to make it again", k.Name, out)
+	}
+	train, err := os.Open(paths[0])
+	if err != nil {
+		return "", fmt.Errorf("track: %w", err)
+	}
+	defer train.Close()
+	test, err := os.Open(paths[1])
+	if err != nil {
+		return "", fmt.Errorf("track: %w", err)
+	}
+	defer test.Close()
+	f, err := ReadTSFPair(ctx, train, test, paths[0], paths[1], k.Pair.PairConfig)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := WriteTSF(&b, f, fmt.Sprintf("%s: made by ideabench datasets --convert from %s and %s", k.Name, filepath.Base(k.Pair.Train), filepath.Base(k.Pair.Test))); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b.Bytes())
+	if got := hex.EncodeToString(sum[:]); got != k.SHA256 {
+		return "", fmt.Errorf("track: %s: the file made has SHA-256 %s, not the expected %s: a change in the writer; report it", k.Name, got, k.SHA256)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".convert-*")
+	if err != nil {
+		return "", fmt.Errorf("track: %w", err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("track: %w", err)
+	}
+	if _, err := tmp.Write(b.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("track: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("track: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("track: %w", err)
+	}
+	return out, nil
 }
 
 // FileSHA256 is the hex SHA-256 of the file at path.

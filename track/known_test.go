@@ -1,6 +1,8 @@
 package track
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -88,4 +90,67 @@ func TestKnownShared(t *testing.T) {
 			require.NoError(t, err)
 		})
 	}
+}
+
+// TestKnownConvert: a set published as a pair of text files becomes its
+// .tsf file, checked on the way in (both files' SHA-256) and out (the
+// file's); Find points to the conversion while only the pair is there.
+func TestKnownConvert(t *testing.T) {
+	train, test := []byte("1,2,3,4,5\n5,4,3,2,1.5\n"), []byte("1;6;7\n1;1;0.5\n")
+	hash := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	f, err := ReadTSFPair(context.Background(), bytes.NewReader(train), bytes.NewReader(test), "a", "b", PairConfig{Relation: "tiny_weekly", Frequency: "weekly"})
+	require.NoError(t, err)
+	var made bytes.Buffer
+	require.NoError(t, WriteTSF(&made, f, "tiny: made by ideabench datasets --convert from tiny_dataset.txt and tiny_results.txt"))
+	k := KnownData{Name: "tiny", Kind: "tsf", File: "tiny_dataset.tsf", SHA256: hash(made.Bytes()), Source: "testdata", T: 2, H: 2,
+		Pair: &KnownPair{Train: "tiny_dataset.txt", Test: "tiny_results.txt", TrainSHA: hash(train), TestSHA: hash(test),
+			PairConfig: PairConfig{Relation: "tiny_weekly", Frequency: "weekly"}}}
+	dir := t.TempDir()
+	_, err = k.Find(dir)
+	require.ErrorIs(t, err, ErrNotFound)
+	require.NotErrorIs(t, err, ErrToConvert)
+	require.Contains(t, err.Error(), "nor its two text files")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "w"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "w", "tiny_dataset.txt"), train, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tiny_results.txt"), test, 0o644))
+	_, err = k.Find(dir)
+	require.ErrorIs(t, err, ErrToConvert)
+	require.ErrorIs(t, err, ErrNotFound)
+	require.Contains(t, err.Error(), "ideabench datasets --convert tiny")
+
+	p, err := k.Convert(context.Background(), dir)
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(dir, "w", "tiny_dataset.tsf"), p, "beside the in-sample file")
+	got, err := k.Find(dir)
+	require.NoError(t, err)
+	require.Equal(t, p, got)
+	g, err := LoadTSF(p)
+	require.NoError(t, err)
+	require.Equal(t, 2, g.Horizon)
+	require.Equal(t, []float64{5, 4, 3, 2, 1.5, 1, 0.5}, g.Series[1].Values)
+	p2, err := k.Convert(context.Background(), dir)
+	require.NoError(t, err, "made before: returned as it is")
+	require.Equal(t, p, p2)
+
+	t.Run("edited input", func(t *testing.T) {
+		d := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(d, "tiny_dataset.txt"), train, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "tiny_results.txt"), append(test, '\n'), 0o644))
+		_, err := k.Convert(context.Background(), d)
+		require.ErrorContains(t, err, "tiny_results.txt has SHA-256")
+		_, err = os.Stat(filepath.Join(d, "tiny_dataset.tsf"))
+		require.True(t, os.IsNotExist(err), "nothing written")
+	})
+	t.Run("other file in the way", func(t *testing.T) {
+		d := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(d, "tiny_dataset.txt"), train, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "tiny_results.txt"), test, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "tiny_dataset.tsf"), []byte("x"), 0o644))
+		_, err := k.Convert(context.Background(), d)
+		require.ErrorContains(t, err, "is not the file the pair makes")
+	})
+	t.Run("not a pair", func(t *testing.T) {
+		_, err := KnownData{Name: "csv", File: "x.csv", Source: "s"}.Convert(context.Background(), dir)
+		require.ErrorContains(t, err, "nothing to convert")
+	})
 }

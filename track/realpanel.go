@@ -101,9 +101,24 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 			return nil, fmt.Errorf("%w (%s)", err, f.Name)
 		}
 	}
+	var notes []string
+	if c.Period == 0 && period > 1 {
+		// The archive scales by the naive forecast where a series is
+		// not longer than a season (its R code falls back to lag 1 where
+		// the seasonal differences are empty; its paper says so of a
+		// data set whose series are not all that long).
+		for _, s := range f.Series {
+			if n := len(s.Values) - h; n <= period {
+				notes = append(notes, fmt.Sprintf("%s:%d: series %q has %d in-sample values, not more than the season of %d: the MASE scale and the seasonal naive forecast take lag 1, as the archive does", f.Name, s.Line, s.Attrs[0], n, period))
+				period = 1
+				break
+			}
+		}
+	}
 	p := &RealPanel{Dataset: &Dataset{
-		Name: "realpanel", Norm: Norm{Mean: []float64{0}, Std: []float64{1}}, Channels: []string{"x"}, Period: period,
+		Name: "realpanel", Norm: Norm{Mean: []float64{0}, Std: []float64{1}}, Channels: []string{"x"}, Period: period, Notes: notes,
 	}}
+	p.Dataset.Panel = p
 	for _, sp := range []*Split{&p.Train, &p.Val, &p.Test} {
 		*sp = Split{T: t, H: h, C: 1}
 	}
@@ -167,6 +182,39 @@ func (p *RealPanel) MeanMASE(pred []float64) float64 {
 		s += MASE(y[p.Test.T:], pred[k*h:(k+1)*h], p.Scale[k])
 	}
 	return s / float64(p.Test.N)
+}
+
+// AddReferences adds to f, the reference forecasters of the panel's
+// windows (References), what the archive scores: SES and Theta
+// (Classical), and every reference's mean MASE (MeanMASE): persistence
+// (the naive forecast), seasonal persistence (the seasonal naive one,
+// when f has it), the linear maps fitted again on the train windows as
+// f's were (at the panel's look-back), ses and theta.
+func (p *RealPanel) AddReferences(f *Forecasters) error {
+	te := &p.Test
+	c := p.Classical()
+	ses, theta := c["ses"].MSE, c["theta"].MSE
+	f.SES, f.Theta = &ses, &theta
+	f.MASE = map[string]float64{"persistence": c["naive"].MASE, "ses": c["ses"].MASE, "theta": c["theta"].MASE}
+	if f.SeasonalPersistence != nil && f.SeasonalPeriod == p.Period {
+		f.MASE["seasonal_persistence"] = c["seasonal_naive"].MASE
+	}
+	for _, m := range []struct {
+		name string
+		fit  func(*Split) (*Linear, error)
+	}{{"linear_ar", FitLinear}, {"linear_centred", FitLinearCentred}} {
+		if t, ok := f.Contexts[m.name]; ok && t != te.T {
+			continue // fitted at another look-back than the panel's
+		}
+		l, err := m.fit(&p.Train)
+		if err != nil {
+			return fmt.Errorf("track: %s reference forecaster: %w", m.name, err)
+		}
+		pred := make([]float64, te.N*te.H)
+		l.Forecast(pred, te, 0, te.N)
+		f.MASE[m.name] = p.MeanMASE(pred)
+	}
+	return nil
 }
 
 // ClassicalScores are a classical reference's test scores on a real

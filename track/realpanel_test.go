@@ -82,7 +82,7 @@ func TestNewRealPanelErrors(t *testing.T) {
 		{"flat training part", tsfOf(t, "yearly", 2, long, []float64{4, 4, 4, 4, 4, 4, 5, 6}), RealPanelConfig{T: 2}, `series "S2" does not vary`},
 		{"no training window", tsfOf(t, "yearly", 2, []float64{1, 2, 3, 4, 5, 6, 7}), RealPanelConfig{T: 3}, "no series has a training window"},
 		{"unknown frequency", tsfOf(t, "fortnightly", 2, long), RealPanelConfig{T: 3}, `@frequency "fortnightly"`},
-		{"period longer than the series", tsfOf(t, "monthly", 2, long), RealPanelConfig{T: 3}, "MASE scale of period 12"},
+		{"period longer than the series", tsfOf(t, "monthly", 2, long), RealPanelConfig{T: 3, Period: 12}, "MASE scale of period 12"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewRealPanel(tc.f, tc.c)
@@ -93,4 +93,59 @@ func TestNewRealPanelErrors(t *testing.T) {
 	require.NoError(t, err)
 	_, err = NewRealPanel(f, RealPanelConfig{T: 2})
 	require.ErrorContains(t, err, `m.tsf:4: series "A" has 1 missing values`)
+}
+
+// TestRealPanelShortSeason: where a series is not longer than the
+// archive's season, the panel takes lag 1, as the archive does, and
+// says so.
+func TestRealPanelShortSeason(t *testing.T) {
+	long := []float64{1, 2, 4, 8, 3, 5, 7, 9, 2, 6}
+	p, err := NewRealPanel(tsfOf(t, "monthly", 2, long), RealPanelConfig{T: 3})
+	require.NoError(t, err)
+	require.Equal(t, 1, p.Period)
+	require.Len(t, p.Notes, 1)
+	require.Contains(t, p.Notes[0], `series "S1" has 8 in-sample values, not more than the season of 12`)
+	s, err := MASEScale(p.InSample[0], 1)
+	require.NoError(t, err)
+	require.Equal(t, s, p.Scale[0])
+}
+
+// TestAddReferences: the archive's references join the panel's, each
+// reference's MASE is MeanMASE of its forecasts, and Best weighs SES
+// and Theta.
+func TestAddReferences(t *testing.T) {
+	var series [][]float64
+	for k := range 6 {
+		s := make([]float64, 40)
+		for i := range s {
+			s[i] = 10 + float64(k) + math.Sin(float64(i)*0.7+float64(k)) + 0.05*float64(i*k%7)
+		}
+		series = append(series, s)
+	}
+	p, err := NewRealPanel(tsfOf(t, "quarterly", 3, series...), RealPanelConfig{T: 8})
+	require.NoError(t, err)
+	f, err := forecasters(p.Dataset)
+	require.NoError(t, err)
+	require.NoError(t, p.AddReferences(f))
+	c := p.Classical()
+	require.Equal(t, c["ses"].MSE, *f.SES)
+	require.Equal(t, c["theta"].MSE, *f.Theta)
+	require.Equal(t, c["naive"].MASE, f.MASE["persistence"])
+	require.Equal(t, c["seasonal_naive"].MASE, f.MASE["seasonal_persistence"])
+	// Persistence's MSE on the windows is the naive forecast's.
+	require.InDelta(t, f.Persistence, c["naive"].MSE, 1e-12)
+	lin, err := FitLinearCentred(&p.Train)
+	require.NoError(t, err)
+	pred := make([]float64, p.Test.N*p.Test.H)
+	lin.Forecast(pred, &p.Test, 0, p.Test.N)
+	require.Equal(t, p.MeanMASE(pred), f.MASE["linear_centred"])
+	require.Contains(t, f.MASE, "linear_ar")
+	name, mse := f.Best()
+	for _, v := range []float64{f.Persistence, f.LinearAR, *f.LinearCentred, *f.SES, *f.Theta} {
+		require.LessOrEqual(t, mse, v, name)
+	}
+	g := f.Raw()
+	require.Equal(t, f.MASE, g.MASE)
+	g.MASE["ses"] = -1
+	require.NotEqual(t, -1.0, f.MASE["ses"], "Raw copies the map")
 }

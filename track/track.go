@@ -160,6 +160,10 @@ type Dataset struct {
 	// Period is the season, in time steps, of the seasonal-persistence
 	// reference forecaster; 0 when the track has none.
 	Period int
+	// Panel is, on a real panel (the tsf track), the panel the splits
+	// were cut from: each series' normalization, in-sample part and MASE
+	// scale, for the archive's metric and references; nil otherwise.
+	Panel *RealPanel
 }
 
 // regionLen is the number of time steps n windows of length t+h span with

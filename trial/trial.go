@@ -45,6 +45,11 @@ type Result struct {
 	// track.
 	ValAcc, TestAcc float64
 
+	// TestMASE is, on a real panel (the tsf track), the test score in
+	// the Monash archive's metric beside the MSE: the mean over the
+	// series of each one's MASE (track.RealPanel.MeanMASE); 0 elsewhere.
+	TestMASE float64
+
 	// Forecasts is the SHA-256 of an external trial's val and test
 	// forecasts (their float64 bits, little-endian, val first); empty for
 	// the built-in model.
@@ -122,7 +127,7 @@ func TrainTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c p
 		// A record holds finite numbers only: what was not measured, or
 		// not finite, is 0 (Derive leaves a diverged trial out of the gaps
 		// these feed).
-		for _, x := range []*float64{&res.StartVal, &res.StartTest, &res.LinearTest} {
+		for _, x := range []*float64{&res.StartVal, &res.StartTest, &res.LinearTest, &res.TestMASE} {
 			if !finite(*x) {
 				*x = 0
 			}
@@ -163,8 +168,12 @@ func TrainTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c p
 		site := m.Idea().Site()
 		probe = pr.NewProbe(mc.SiteInstances(site), mc.SiteShape(site, 0))
 	}
-	res.Test = evaluate(m, &ds.Test, x, y, probe, offs(&ds.Test))
-	if !finite(res.Test) {
+	var scale []float64
+	if ds.Panel != nil {
+		scale = ds.Panel.Scale
+	}
+	res.Test, res.TestMASE = evaluateMASE(m, &ds.Test, x, y, probe, offs(&ds.Test), scale)
+	if !finite(res.Test) || !finite(res.TestMASE) {
 		return diverged(step)
 	}
 	if mc.Skip {
@@ -298,13 +307,26 @@ func gather(x, y []float32, s *track.Split, idx []int) {
 // with off the per-channel maps' offsets (perChannel; nil: 0), and feeds
 // each batch's idea state and input to probe when it is not nil.
 func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, probe idea.Probe, off []float64) float64 {
+	mse, _ := evaluateMASE(m, s, x, y, probe, off, nil)
+	return mse
+}
+
+// evaluateMASE is evaluate that also returns, when scale (N) is not
+// nil, the mean over the windows of each one's MASE (track.MASE at
+// scale[n], the archive's score of a real panel):
+//
+//	mase = 1/N · Σ_n 1/(H·scale[n]) · Σ_h |pred[n,T-1,h] + off[n,h] - y[n,T+h]|
+func evaluateMASE(m *transformer.Model[float32], s *track.Split, x, y []float32, probe idea.Probe, off, scale []float64) (mse, mase float64) {
+	if scale != nil && len(scale) != s.N {
+		panic(fmt.Sprintf("trial: evaluateMASE: %d scales for %d windows", len(scale), s.N))
+	}
 	batch := m.MaxBatch
 	idx := make([]int, 0, batch)
 	var fc []float64 // one window's forecast, with off
-	if off != nil {
+	if off != nil || scale != nil {
 		fc = make([]float64, s.H)
 	}
-	var sse float64
+	var sse, sumMASE float64
 	for lo := 0; lo < s.N; lo += batch {
 		idx = idx[:0]
 		for n := lo; n < min(lo+batch, s.N); n++ {
@@ -326,6 +348,20 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, pro
 				sse = track.SquaredError(sse, fc, wy[s.T:])
 			}
 		}
+		if scale != nil {
+			nt := m.Config.Tokens()
+			for bi, n := range idx {
+				p := pred[(bi*nt+nt-1)*s.H:][:s.H]
+				for h := range fc {
+					fc[h] = float64(p[h])
+					if off != nil {
+						fc[h] += off[n*s.H+h]
+					}
+				}
+				_, wy := s.Window(n)
+				sumMASE += track.MASE(wy[s.T:], fc, scale[n])
+			}
+		}
 		if probe != nil {
 			site := m.Idea().Site()
 			for l := range m.Config.SiteInstances(site) {
@@ -337,7 +373,10 @@ func evaluate(m *transformer.Model[float32], s *track.Split, x, y []float32, pro
 			}
 		}
 	}
-	return sse / float64(s.N*s.H)
+	if scale != nil {
+		mase = sumMASE / float64(s.N)
+	}
+	return sse / float64(s.N*s.H), mase
 }
 
 // ErrInterrupted marks a run stopped by its context; every trial that

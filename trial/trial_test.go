@@ -6,6 +6,7 @@ import (
 
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/track"
 
 	"github.com/stretchr/testify/require"
 )
@@ -80,4 +81,43 @@ func TestEpochWindows(t *testing.T) {
 	full := q.Estimate(d.Dataset, 1, Costs(q)).MaxFLOPs
 	q.Baseline[0].EpochWindows = 16
 	require.Less(t, q.Estimate(d.Dataset, 1, Costs(q)).MaxFLOPs, full)
+}
+
+// TestTestMASE: on a real panel the trial scores its test windows in
+// the archive's metric too, and the score is MeanMASE of the trained
+// model's own forecasts, recomputed here window by window.
+func TestTestMASE(t *testing.T) {
+	p := testkit.TinyProtocol()
+	ds := *testkit.MustSequence(t, p)
+	scale := make([]float64, ds.Test.N)
+	for n := range scale {
+		scale[n] = 0.5 + float64(n%5)/4
+	}
+	ds.Panel = &track.RealPanel{Dataset: &ds, Scale: scale}
+	m, r, err := TrainTrial(context.Background(), p, &ds, protocol.Cfg{LR: 0.01, Epochs: 2}, 1)
+	require.NoError(t, err)
+	require.Greater(t, r.TestMASE, 0.0)
+	s := &ds.Test
+	nt := m.Config.Tokens()
+	var want float64
+	for n := range s.N {
+		x, y := s.Window(n)
+		x32 := make([]float32, len(x))
+		for i, v := range x {
+			x32[i] = float32(v)
+		}
+		pred := m.Predict(x32, 1)
+		fc := make([]float64, s.H)
+		for h := range fc {
+			fc[h] = float64(pred[(nt-1)*s.H+h])
+		}
+		want += track.MASE(y[s.T:], fc, scale[n])
+	}
+	require.InDelta(t, want/float64(s.N), r.TestMASE, 1e-12)
+
+	ds.Panel = nil
+	_, r0, err := TrainTrial(context.Background(), p, &ds, protocol.Cfg{LR: 0.01, Epochs: 2}, 1)
+	require.NoError(t, err)
+	require.Zero(t, r0.TestMASE, "no panel, no MASE")
+	require.Equal(t, r.Test, r0.Test, "the MSE does not depend on the MASE")
 }

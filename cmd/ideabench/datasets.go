@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,14 +13,27 @@ import (
 
 // cmdDatasets lists the known data sets and whether each is under
 // --data-dir, verified.
-func cmdDatasets(args []string, stdout io.Writer) error {
+func cmdDatasets(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("datasets")
 	dir := fs.String("data-dir", defaultDataDir(), "where to look for the files (default $IDEABENCH_DATA, else the current directory)")
+	convert := fs.String("convert", "", "make the .tsf file of the known data set `NAME` from its two text files under --data-dir (a set published as a pair: each checked against its SHA-256, the file written beside them)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: datasets takes no arguments (got %q)\nusage: %s", errUsage, fs.Args(), synopsis("datasets"))
+	}
+	if *convert != "" {
+		k, ok := track.LookupKnown(*convert)
+		if !ok {
+			return fmt.Errorf("%w: --convert %q: no known data set of that name; known: %s", errUsage, *convert, strings.Join(track.KnownNames(), ", "))
+		}
+		path, err := k.Convert(ctx, *dir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: wrote %s (SHA-256 %s, verified)\nrun it: ideabench run --dataset %s --data-dir %s\n", k.Name, path, k.SHA256, k.Name, shellQuote(*dir))
+		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "name\tfile\tsplit\ttarget\tt\th\tpatch\tlicence\tunder "+*dir)
@@ -28,8 +42,11 @@ func cmdDatasets(args []string, stdout io.Writer) error {
 		status := "found, SHA-256 verified"
 		if p, err := k.Find(*dir); err != nil {
 			status = "missing"
-			if !errors.Is(err, track.ErrNotFound) {
+			switch {
+			case !errors.Is(err, track.ErrNotFound):
 				status = "differs from the published file"
+			case errors.Is(err, track.ErrToConvert):
+				status = "missing; its two text files are there: ideabench datasets --convert " + k.Name + " --data-dir " + shellQuote(*dir)
 			}
 		} else {
 			status += " (" + p + ")"

@@ -27,7 +27,7 @@ var synopses = []struct{ name, args, does string }{
 	{"compare", "[--baseline NAME] [--higher-is-better] [--alpha A] [--min-effect-pct P] [--out FILE] METRICS.csv|METRICS.json|NAME=REPORT.json[#ARM]...", "compare arms trained elsewhere from their per-seed metrics (rows arm,cfg,seed,val,test; cfg and val optional), or arms of verified run reports on one track and seeds (a run's baseline, or #idea or an idea arm: e.g. two settings of the model), with the protocol's statistics, into a report verify accepts"},
 	{"verify", "[--results DIR] REPORT.json", "rebuild a report (or a suite report and its tracks') from its inputs and compare it leaf by leaf (with --results, from the trial records)"},
 	{"control", "[protocol flags | --suite default|ci|FILE.json] [--idea aa|NAME:k=v,...] [--blocks N] [--seed-base B] [--out FILE] [--results DIR] [--workers N]", "rerun the comparison (or a suite's) on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
-	{"datasets", "[--data-dir DIR]", "list the known data sets (--dataset NAME): source, licence, protocol, and whether each is found and verified under DIR"},
+	{"datasets", "[--data-dir DIR] [--convert NAME]", "list the known data sets (--dataset NAME): source, licence, protocol, and whether each is found and verified under DIR; or make a set's .tsf file from its two text files"},
 	{"version", "", "print the version"},
 	{"help", "[COMMAND]", "print this, or a command's flags"},
 }

@@ -110,7 +110,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "control":
 		return cmdControl(ctx, args[1:], stdout, stderr)
 	case "datasets":
-		return cmdDatasets(args[1:], stdout)
+		return cmdDatasets(ctx, args[1:], stdout)
 	case "version":
 		fs := newFlags("version")
 		if err := parseFlags(fs, args[1:], stdout); err != nil {
