@@ -17,6 +17,7 @@ import (
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
+	"github.com/ideabench/ideabench/track"
 	"github.com/ideabench/ideabench/trial"
 	"github.com/stretchr/testify/require"
 )
@@ -436,4 +437,37 @@ func TestExternalTokens(t *testing.T) {
 			require.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// TestExternalRealPanel: on a real panel an external trainer's test
+// forecasts are scored in the archive's MASE too (the fake's rule
+// recomputed here through MeanMASE), and the report with its mase block
+// verifies.
+func TestExternalRealPanel(t *testing.T) {
+	p := externalProtocol(t, "ok", "ok")
+	p.Track = "tsf"
+	p.TSF = &track.TSFConfig{Path: filepath.Join("..", "track", "testdata", "tiny-panel.tsf"), T: 8, H: 4}
+	require.NoError(t, p.Validate())
+	st, err := trial.OpenStore(t.TempDir())
+	require.NoError(t, err)
+	o, err := Run(context.Background(), p, Options{Store: st, Workers: 2})
+	require.NoError(t, err)
+	r := o.Report
+	require.NotNil(t, r.MASE)
+	require.NotNil(t, r.ReferenceForecasters.Theta)
+	d, err := p.Data()
+	require.NoError(t, err)
+	require.NotNil(t, d.Panel)
+	s := d.Test
+	c, seed := p.Baseline[1], p.Seeds[2]
+	damp, level := 1-20*c.LR, 0.01*float64(seed%5)
+	pred := make([]float64, s.N*s.H)
+	for n := range s.N {
+		_, y := s.Window(n)
+		for k := range s.H {
+			pred[n*s.H+k] = damp*y[s.T-1] + level
+		}
+	}
+	require.InDelta(t, d.Panel.MeanMASE(pred), r.Baseline.Sweep[1].MASE.PerSeed[2], 1e-12)
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Results: []string{st.Dir}}).Mismatches())
 }

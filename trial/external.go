@@ -324,13 +324,18 @@ func (w *Workspace) run(ctx context.Context, p protocol.Protocol, ds *track.Data
 			return fail("%v", err)
 		}
 		*s.dst = track.LastPositionMSE(f, s.split) // ReadForecasts gave N·H values
+		if s.split == &at.Test && at.Panel != nil {
+			// A real panel: the archive's score too, as the built-in
+			// model's (evaluateMASE).
+			res.TestMASE = at.Panel.MeanMASE(f)
+		}
 		all = append(all, f...)
 	}
 	res.Forecasts = forecastsDigest(all)
-	if !finite(res.Val) || !finite(res.Test) {
+	if !finite(res.Val) || !finite(res.Test) || !finite(res.TestMASE) {
 		// Forecasts so large that their squared error overflows: as a
 		// training whose loss overflows, the trial diverged.
-		res.Diverged, res.Val, res.Test, res.ValCurve = true, math.Inf(1), math.Inf(1), nil
+		res.Diverged, res.Val, res.Test, res.ValCurve, res.TestMASE = true, math.Inf(1), math.Inf(1), nil, 0
 		return res, nil
 	}
 	sv, err := ReadForecasts(filepath.Join(out, "start_val.csv"), at.Val.N, at.Val.H)
