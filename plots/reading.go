@@ -643,13 +643,19 @@ func referenceTable(r *report.Report) *Table {
 		name = "linear_centred"
 		add("linear centred"+shared, *f.LinearCentred)
 	}
+	per := func(key string) string {
+		if l, ok := f.Lambdas[key]; ok {
+			return fmt.Sprintf(" per series (ridge λ %g)", l) // a real panel's
+		}
+		return " per channel"
+	}
 	if f.LinearARPerChannel != nil {
 		name = "linear_ar_per_channel"
-		add("linear AR per channel", *f.LinearARPerChannel)
+		add("linear AR"+per(name), *f.LinearARPerChannel)
 	}
 	if f.LinearCentredPerChannel != nil {
 		name = "linear_centred_per_channel"
-		add("linear centred per channel", *f.LinearCentredPerChannel)
+		add("linear centred"+per(name), *f.LinearCentredPerChannel)
 	}
 	if f.SES != nil {
 		name = "ses"

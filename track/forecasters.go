@@ -27,8 +27,17 @@ type Forecasters struct {
 	// (on weather at look-back 336 they match the published
 	// transformers). Absent on single-series tracks, where the two are
 	// the same map.
+	//
+	// On a real panel (the tsf track) they are the maps fitted once per
+	// series (RealPanel.PerSeriesMaps: ridge least squares on the
+	// series' own training windows, the strength chosen on val and
+	// recorded in Lambdas).
 	LinearARPerChannel      *float64 `json:"linear_ar_per_channel,omitempty"`
 	LinearCentredPerChannel *float64 `json:"linear_centred_per_channel,omitempty"`
+	// Lambdas are, on a real panel, the ridge strength each per-series
+	// map chose (a multiple of the series' number of training windows),
+	// keyed by the reference's name.
+	Lambdas map[string]float64 `json:"lambdas,omitempty"`
 	// SeasonalPersistence is the test MSE of repeating the last
 	// SeasonalPeriod inputs (SeasonalPersistence); absent when the
 	// track has no period or its context is shorter than one.

@@ -41,6 +41,9 @@ type RealPanel struct {
 	// targets), which the classical references are fitted on and the
 	// MASE scale is taken over, as the archive does.
 	InSample [][]float64
+	// TrainStart holds where each series' training windows begin in
+	// Train: series k's are [TrainStart[k], TrainStart[k+1]). (series+1)
+	TrainStart []int
 	// Scale is each series' MASE scale (MASEScale of InSample at the
 	// Dataset's Period, the lag of the MASE scale and the seasonal naive
 	// forecast), on the normalized scale: a scaled error is the same on
@@ -144,6 +147,7 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, at)
 		}
+		p.TrainStart = append(p.TrainStart, p.Train.N)
 		for i := 0; i+t+h <= n-h; i++ {
 			p.Train.add(z[i : i+t+h])
 		}
@@ -154,6 +158,7 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 		p.InSample = append(p.InSample, z[:n:n])
 		p.Scale = append(p.Scale, scale)
 	}
+	p.TrainStart = append(p.TrainStart, p.Train.N)
 	if p.Train.N == 0 {
 		return nil, fmt.Errorf("track: %s: no series has a training window of %d inputs and %d targets before its validation targets; shorten the look-back", f.Name, t, h)
 	}
@@ -189,7 +194,9 @@ func (p *RealPanel) MeanMASE(pred []float64) float64 {
 // (Classical), and every reference's mean MASE (MeanMASE): persistence
 // (the naive forecast), seasonal persistence (the seasonal naive one,
 // when f has it), the linear maps fitted again on the train windows as
-// f's were (at the panel's look-back), ses and theta.
+// f's were (at the panel's look-back), ses and theta; and the linear
+// maps fitted once per series (PerSeriesMaps) as the per-channel maps,
+// with the ridge strength each chose in f.Lambdas.
 func (p *RealPanel) AddReferences(f *Forecasters) error {
 	te := &p.Test
 	c := p.Classical()
@@ -213,6 +220,24 @@ func (p *RealPanel) AddReferences(f *Forecasters) error {
 		pred := make([]float64, te.N*te.H)
 		l.Forecast(pred, te, 0, te.N)
 		f.MASE[m.name] = p.MeanMASE(pred)
+	}
+	for _, m := range []struct {
+		name         string
+		centred      bool
+		test, valMSE **float64
+	}{{"linear_ar_per_channel", false, &f.LinearARPerChannel, &f.Val.LinearARPerChannel},
+		{"linear_centred_per_channel", true, &f.LinearCentredPerChannel, &f.Val.LinearCentredPerChannel}} {
+		val, test, l, err := p.PerSeriesMaps(m.centred)
+		if err != nil {
+			return err
+		}
+		tm, vm := LastPositionMSE(test, te), LastPositionMSE(val, &p.Val)
+		*m.test, *m.valMSE = &tm, &vm
+		f.MASE[m.name] = p.MeanMASE(test)
+		if f.Lambdas == nil {
+			f.Lambdas = map[string]float64{}
+		}
+		f.Lambdas[m.name] = l
 	}
 	return nil
 }

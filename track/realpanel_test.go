@@ -141,11 +141,18 @@ func TestAddReferences(t *testing.T) {
 	require.Equal(t, p.MeanMASE(pred), f.MASE["linear_centred"])
 	require.Contains(t, f.MASE, "linear_ar")
 	name, mse := f.Best()
-	for _, v := range []float64{f.Persistence, f.LinearAR, *f.LinearCentred, *f.SES, *f.Theta} {
+	for _, v := range []float64{f.Persistence, f.LinearAR, *f.LinearCentred, *f.SES, *f.Theta, *f.LinearARPerChannel, *f.LinearCentredPerChannel} {
 		require.LessOrEqual(t, mse, v, name)
 	}
+	_, ps, _, err := p.PerSeriesMaps(true)
+	require.NoError(t, err)
+	require.Equal(t, LastPositionMSE(ps, &p.Test), *f.LinearCentredPerChannel, "the per-series maps as the per-channel ones")
+	require.Equal(t, p.MeanMASE(ps), f.MASE["linear_centred_per_channel"])
+	require.NotNil(t, f.Val.LinearARPerChannel)
+	require.Contains(t, PerSeriesLambdas, f.Lambdas["linear_ar_per_channel"])
 	g := f.Raw()
 	require.Equal(t, f.MASE, g.MASE)
 	g.MASE["ses"] = -1
 	require.NotEqual(t, -1.0, f.MASE["ses"], "Raw copies the map")
+	require.Equal(t, f.Lambdas, g.Lambdas)
 }

@@ -173,7 +173,7 @@ func (f *Forecasters) Raw() *Forecasters {
 	out := &Forecasters{Persistence: f.Persistence, LinearAR: f.LinearAR, NoiseFloor: f.NoiseFloor,
 		LinearCentred: clonePtr(f.LinearCentred), SeasonalPersistence: clonePtr(f.SeasonalPersistence), SeasonalPeriod: f.SeasonalPeriod,
 		LinearARPerChannel: clonePtr(f.LinearARPerChannel), LinearCentredPerChannel: clonePtr(f.LinearCentredPerChannel),
-		SES: clonePtr(f.SES), Theta: clonePtr(f.Theta), MASE: maps.Clone(f.MASE),
+		SES: clonePtr(f.SES), Theta: clonePtr(f.Theta), MASE: maps.Clone(f.MASE), Lambdas: maps.Clone(f.Lambdas),
 		Contexts: maps.Clone(f.Contexts), Tokens: slices.Clone(f.Tokens)}
 	if f.Val != nil {
 		v := *f.Val
