@@ -673,8 +673,11 @@ func referenceTable(r *report.Report) *Table {
 	add("baseline (its chosen cfg)", r.Baseline.Full.Mean)
 	name = "idea"
 	add("idea (its chosen cfg)", r.Idea.Mean)
-	if f.MASE != nil && r.Setup != nil {
-		if k, ok := track.KnownBySHA(r.Setup.DataSHA256); ok {
+	if f.MASE != nil && r.Setup != nil && r.Setup.Protocol.TSF != nil {
+		// The archive's numbers, where the run is its task: its file,
+		// horizon and period.
+		c := r.Setup.Protocol.TSF
+		if k, ok := track.KnownBySHA(r.Setup.DataSHA256); ok && c.H == k.H && c.Period == 0 {
 			for _, x := range k.Published {
 				t.Rows = append(t.Rows, []string{"published: " + x.Method + " (Godahewa et al. 2021)", "", fmt.Sprintf("%.3f", x.MASE)})
 			}

@@ -63,9 +63,9 @@ func (tsfKind) Validate(b *Blocks) []error {
 // at most 32768 windows in patches of 4 steps, and as the csv track's
 // model does: each window minus its last value (norm "last"), the last
 // token's forecast trained, and a linear skip path that starts at the
-// closed-form map of least val MSE, so the model starts as the best
-// shared reference and early stopping keeps that unless training beats
-// it on val (without them the model of the panel track's profile ends
+// shared least-squares fit of the normalized windows (the centred map,
+// under norm "last"), so the model starts as that reference and early
+// stopping keeps it unless training beats it on val (without them the model of the panel track's profile ends
 // 24% worse than the per-series map on NN5 weekly); ci 3 epochs.
 func (tsfKind) Profile(name string, b *Blocks) Training {
 	tr := Training{LRs: []float64{0.0003, 0.001, 0.003}, Epochs: 96, Patience: 12, EpochWindows: 32768, Patch: 4,

@@ -101,7 +101,7 @@ func (p *RealPanel) PerSeriesMaps(centred bool) (val, test []float64, lambda flo
 			dst[j] = v + c
 		}
 	}
-	fit := func(g gram, l float64) (*mat.Dense, []float64, error) {
+	fit := func(k int, g gram, l float64) (*mat.Dense, []float64, error) {
 		if g.n == 0 {
 			return nil, nil, nil
 		}
@@ -112,11 +112,11 @@ func (p *RealPanel) PerSeriesMaps(centred bool) (val, test []float64, lambda flo
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(a) {
-			return nil, nil, fmt.Errorf("track: per-series map: the ridge system at λ %g is not positive definite", l)
+			return nil, nil, fmt.Errorf("track: per-series map of series %q: the ridge system at λ %g is not positive definite", p.Names[k], l)
 		}
 		w := mat.NewDense(t, h, nil)
 		if err := ch.SolveTo(w, g.xty); err != nil {
-			return nil, nil, fmt.Errorf("track: per-series map at λ %g: %w", l, err)
+			return nil, nil, fmt.Errorf("track: per-series map of series %q at λ %g: %w", p.Names[k], l, err)
 		}
 		b := make([]float64, h)
 		for j := range h {
@@ -133,7 +133,7 @@ func (p *RealPanel) PerSeriesMaps(centred bool) (val, test []float64, lambda flo
 		v := make([]float64, ns*h)
 		te := make([]float64, ns*h)
 		for k, g := range grams {
-			w, b, err := fit(g, l)
+			w, b, err := fit(k, g, l)
 			if err != nil {
 				return nil, nil, 0, err
 			}

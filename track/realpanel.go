@@ -41,13 +41,16 @@ type RealPanel struct {
 	// targets), which the classical references are fitted on and the
 	// MASE scale is taken over, as the archive does.
 	InSample [][]float64
+	// Lag is each series' lag of the MASE scale and the seasonal naive
+	// forecast: the Dataset's Period, or 1 for a series not longer than
+	// the archive's period, as the archive scales it.
+	Lag []int
 	// TrainStart holds where each series' training windows begin in
 	// Train: series k's are [TrainStart[k], TrainStart[k+1]). (series+1)
 	TrainStart []int
-	// Scale is each series' MASE scale (MASEScale of InSample at the
-	// Dataset's Period, the lag of the MASE scale and the seasonal naive
-	// forecast), on the normalized scale: a scaled error is the same on
-	// either scale.
+	// Scale is each series' MASE scale (MASEScale of InSample at its
+	// Lag), on the normalized scale: a scaled error is the same on either
+	// scale.
 	Scale []float64
 }
 
@@ -104,19 +107,25 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 			return nil, fmt.Errorf("%w (%s)", err, f.Name)
 		}
 	}
-	var notes []string
+	// The archive scales a series not longer than a season by the naive
+	// forecast's error (its R code falls back to lag 1, series by
+	// series, where the seasonal differences are empty): so does the
+	// panel, for the archive's period; a period the user gave must fit.
+	var short []string
 	if c.Period == 0 && period > 1 {
-		// The archive scales by the naive forecast where a series is
-		// not longer than a season (its R code falls back to lag 1 where
-		// the seasonal differences are empty; its paper says so of a
-		// data set whose series are not all that long).
 		for _, s := range f.Series {
-			if n := len(s.Values) - h; n <= period {
-				notes = append(notes, fmt.Sprintf("%s:%d: series %q has %d in-sample values, not more than the season of %d: the MASE scale and the seasonal naive forecast take lag 1, as the archive does", f.Name, s.Line, s.Attrs[0], n, period))
-				period = 1
-				break
+			if len(s.Values)-h <= period {
+				short = append(short, fmt.Sprintf("%q (line %d)", s.Attrs[0], s.Line))
 			}
 		}
+	}
+	var notes []string
+	if len(short) > 0 {
+		list := strings.Join(short[:min(len(short), 5)], ", ")
+		if len(short) > 5 {
+			list += fmt.Sprintf(" and %d more", len(short)-5)
+		}
+		notes = append(notes, fmt.Sprintf("%s: %d series have no more in-sample values than the season of %d (%s): their MASE scale and seasonal naive forecast take lag 1, as the archive does", f.Name, len(short), period, list))
 	}
 	p := &RealPanel{Dataset: &Dataset{
 		Name: "realpanel", Norm: Norm{Mean: []float64{0}, Std: []float64{1}}, Channels: []string{"x"}, Period: period, Notes: notes,
@@ -143,7 +152,8 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 			return nil, fmt.Errorf("track: %s does not vary over its %d training values, so it cannot be normalized; drop the series", at, n-h)
 		}
 		mean, std := norm.Mean[0], norm.Std[0]
-		scale, err := MASEScale(z[:n], period)
+		lag := seriesLag(n, period, c.Period)
+		scale, err := MASEScale(z[:n], lag)
 		if err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, at)
 		}
@@ -156,13 +166,23 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 		p.Names = append(p.Names, name)
 		p.Mean, p.Std = append(p.Mean, mean), append(p.Std, std)
 		p.InSample = append(p.InSample, z[:n:n])
-		p.Scale = append(p.Scale, scale)
+		p.Scale, p.Lag = append(p.Scale, scale), append(p.Lag, lag)
 	}
 	p.TrainStart = append(p.TrainStart, p.Train.N)
 	if p.Train.N == 0 {
 		return nil, fmt.Errorf("track: %s: no series has a training window of %d inputs and %d targets before its validation targets; shorten the look-back", f.Name, t, h)
 	}
 	return p, nil
+}
+
+// seriesLag is the MASE and seasonal naive lag of a series of n
+// in-sample values: the period, or 1 where the series is not longer
+// than the archive's period (given 0: the period is the archive's).
+func seriesLag(n, period, given int) int {
+	if given == 0 && n <= period {
+		return 1
+	}
+	return period
 }
 
 // add appends the window w (T+H values: T inputs, then H targets) to a
@@ -268,9 +288,9 @@ func (p *RealPanel) Classical() map[string]ClassicalScores {
 			}
 		}
 		add("naive", NaiveForecast(y, h))
-		sn, err := SeasonalNaiveForecast(y, p.Period, h)
+		sn, err := SeasonalNaiveForecast(y, p.Lag[k], h)
 		if err != nil {
-			panic(fmt.Sprintf("track: Classical: %v (NewRealPanel checks every in-sample part is longer than a period)", err))
+			panic(fmt.Sprintf("track: Classical: %v (NewRealPanel checks every in-sample part is longer than its lag)", err))
 		}
 		add("seasonal_naive", sn)
 		add("ses", FitSES(y).Forecast(h))

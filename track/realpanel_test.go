@@ -95,19 +95,29 @@ func TestNewRealPanelErrors(t *testing.T) {
 	require.ErrorContains(t, err, `m.tsf:4: series "A" has 1 missing values`)
 }
 
-// TestRealPanelShortSeason: where a series is not longer than the
-// archive's season, the panel takes lag 1, as the archive does, and
-// says so.
+// TestRealPanelShortSeason: a series not longer than the archive's
+// season is scaled (and forecast by the seasonal naive method) at lag 1,
+// as the archive does, series by series, and the panel says which; the
+// others keep the season.
 func TestRealPanelShortSeason(t *testing.T) {
-	long := []float64{1, 2, 4, 8, 3, 5, 7, 9, 2, 6}
-	p, err := NewRealPanel(tsfOf(t, "monthly", 2, long), RealPanelConfig{T: 3})
+	long := make([]float64, 40)
+	for i := range long {
+		long[i] = math.Sin(float64(i)) + 0.1*float64(i%5)
+	}
+	short := []float64{1, 2, 4, 8, 3, 5, 7, 9, 2, 6}
+	p, err := NewRealPanel(tsfOf(t, "monthly", 2, long, short), RealPanelConfig{T: 3})
 	require.NoError(t, err)
-	require.Equal(t, 1, p.Period)
+	require.Equal(t, 12, p.Period)
+	require.Equal(t, []int{12, 1}, p.Lag)
 	require.Len(t, p.Notes, 1)
-	require.Contains(t, p.Notes[0], `series "S1" has 8 in-sample values, not more than the season of 12`)
-	s, err := MASEScale(p.InSample[0], 1)
-	require.NoError(t, err)
-	require.Equal(t, s, p.Scale[0])
+	require.Contains(t, p.Notes[0], `1 series have no more in-sample values than the season of 12 ("S2" (line 9))`)
+	for k, lag := range p.Lag {
+		s, err := MASEScale(p.InSample[k], lag)
+		require.NoError(t, err)
+		require.Equal(t, s, p.Scale[k])
+	}
+	c := p.Classical() // no panic: the short series' seasonal naive is at lag 1
+	require.Contains(t, c, "seasonal_naive")
 }
 
 // TestAddReferences: the archive's references join the panel's, each

@@ -127,7 +127,8 @@ func TrainTrial(ctx context.Context, p protocol.Protocol, ds *track.Dataset, c p
 		// A record holds finite numbers only: what was not measured, or
 		// not finite, is 0 (Derive leaves a diverged trial out of the gaps
 		// these feed).
-		for _, x := range []*float64{&res.StartVal, &res.StartTest, &res.LinearTest, &res.TestMASE} {
+		res.TestMASE = 0 // a diverged trial's is derive's substitute
+		for _, x := range []*float64{&res.StartVal, &res.StartTest, &res.LinearTest} {
 			if !finite(*x) {
 				*x = 0
 			}
