@@ -347,6 +347,9 @@ func TestExitCodes(t *testing.T) {
 		// Arguments once ignored.
 		{"version_argument", []string{"version", "extra"}, 2},
 		{"datasets_argument", []string{"datasets", "extra"}, 2},
+		{"convert_unknown", []string{"datasets", "--convert", "nope"}, 2},
+		{"convert_not_a_pair", []string{"datasets", "--data-dir", dir, "--convert", "illness"}, 1},
+		{"convert_pair_missing", []string{"datasets", "--data-dir", dir, "--convert", "nn5-weekly"}, 1},
 		{"bad_profile", []string{"run", "--profile", "huge"}, 2},
 		{"bad_config", []string{"run", "--config", "testdata/bad.json"}, 2},
 		{"missing_config", []string{"run", "--config", filepath.Join(dir, "none.json")}, 2},
