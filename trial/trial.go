@@ -323,7 +323,7 @@ func evaluateMASE(m *transformer.Model[float32], s *track.Split, x, y []float32,
 	}
 	batch := m.MaxBatch
 	idx := make([]int, 0, batch)
-	var fc []float64 // one window's forecast, with off
+	var fc []float64 // one window's forecast, with off; nil: none needed
 	if off != nil || scale != nil {
 		fc = make([]float64, s.H)
 	}
@@ -338,18 +338,10 @@ func evaluateMASE(m *transformer.Model[float32], s *track.Split, x, y []float32,
 		pred := m.Predict(x[:b*s.T*s.C], b)
 		if off == nil {
 			sse += transformer.LastPositionSSE(m.Config, pred, y[:b*(s.T+s.H)], b)
-		} else {
-			nt := m.Config.Tokens()
-			for bi, n := range idx {
-				p := pred[(bi*nt+nt-1)*s.H:][:s.H]
-				for h := range fc {
-					fc[h] = float64(p[h]) + off[n*s.H+h]
-				}
-				_, wy := s.Window(n)
-				sse = track.SquaredError(sse, fc, wy[s.T:])
-			}
 		}
-		if scale != nil {
+		if fc != nil {
+			// Each window's forecast, with off, for the squared error
+			// (with off) and the MASE (with scale).
 			nt := m.Config.Tokens()
 			for bi, n := range idx {
 				p := pred[(bi*nt+nt-1)*s.H:][:s.H]
@@ -360,7 +352,12 @@ func evaluateMASE(m *transformer.Model[float32], s *track.Split, x, y []float32,
 					}
 				}
 				_, wy := s.Window(n)
-				sumMASE += track.MASE(wy[s.T:], fc, scale[n])
+				if off != nil {
+					sse = track.SquaredError(sse, fc, wy[s.T:])
+				}
+				if scale != nil {
+					sumMASE += track.MASE(wy[s.T:], fc, scale[n])
+				}
 			}
 		}
 		if probe != nil {
