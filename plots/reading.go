@@ -609,15 +609,15 @@ func referenceTable(r *report.Report) *Table {
 		// A real panel: the archive's metric beside.
 		t.Header = append(t.Header, "test MASE")
 	}
-	var name string // the reference's key in f.MASE
-	add := func(label string, v float64) {
+	// add writes a row; key names the reference in f.MASE, or the arm.
+	add := func(key, label string, v float64) {
 		row := []string{label, fmt.Sprintf("%.4f", v)}
 		if f.MASE != nil {
-			m, ok := f.MASE[name]
+			m, ok := f.MASE[key]
 			switch {
-			case name == "baseline" && r.MASE != nil:
+			case key == "baseline" && r.MASE != nil:
 				m, ok = r.MASE.Baseline.Mean, true
-			case name == "idea" && r.MASE != nil && len(r.MASE.Arms) > 0:
+			case key == "idea" && r.MASE != nil && len(r.MASE.Arms) > 0:
 				m, ok = r.MASE.Arms[0].Result.Mean, true
 			}
 			row = append(row, "-")
@@ -627,21 +627,17 @@ func referenceTable(r *report.Report) *Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	name = "persistence"
-	add("persistence", f.Persistence)
+	add("persistence", "persistence", f.Persistence)
 	if f.SeasonalPersistence != nil {
-		name = "seasonal_persistence"
-		add(fmt.Sprintf("seasonal persistence (period %d)", f.SeasonalPeriod), *f.SeasonalPersistence)
+		add("seasonal_persistence", fmt.Sprintf("seasonal persistence (period %d)", f.SeasonalPeriod), *f.SeasonalPersistence)
 	}
 	shared := ""
 	if f.LinearARPerChannel != nil {
 		shared = " (shared)"
 	}
-	name = "linear_ar"
-	add("linear AR"+shared, f.LinearAR)
+	add("linear_ar", "linear AR"+shared, f.LinearAR)
 	if f.LinearCentred != nil {
-		name = "linear_centred"
-		add("linear centred"+shared, *f.LinearCentred)
+		add("linear_centred", "linear centred"+shared, *f.LinearCentred)
 	}
 	per := func(key string) string {
 		if l, ok := f.Lambdas[key]; ok {
@@ -650,29 +646,22 @@ func referenceTable(r *report.Report) *Table {
 		return " per channel"
 	}
 	if f.LinearARPerChannel != nil {
-		name = "linear_ar_per_channel"
-		add("linear AR"+per(name), *f.LinearARPerChannel)
+		add("linear_ar_per_channel", "linear AR"+per("linear_ar_per_channel"), *f.LinearARPerChannel)
 	}
 	if f.LinearCentredPerChannel != nil {
-		name = "linear_centred_per_channel"
-		add("linear centred"+per(name), *f.LinearCentredPerChannel)
+		add("linear_centred_per_channel", "linear centred"+per("linear_centred_per_channel"), *f.LinearCentredPerChannel)
 	}
 	if f.SES != nil {
-		name = "ses"
-		add("simple exponential smoothing", *f.SES)
+		add("ses", "simple exponential smoothing", *f.SES)
 	}
 	if f.Theta != nil {
-		name = "theta"
-		add("Theta", *f.Theta)
+		add("theta", "Theta", *f.Theta)
 	}
 	if f.NoiseFloor > 0 {
-		name = "noise_floor"
-		add("noise floor (the generator's optimal forecast)", f.NoiseFloor)
+		add("noise_floor", "noise floor (the generator's optimal forecast)", f.NoiseFloor)
 	}
-	name = "baseline"
-	add("baseline (its chosen cfg)", r.Baseline.Full.Mean)
-	name = "idea"
-	add("idea (its chosen cfg)", r.Idea.Mean)
+	add("baseline", "baseline (its chosen cfg)", r.Baseline.Full.Mean)
+	add("idea", "idea (its chosen cfg)", r.Idea.Mean)
 	if f.MASE != nil && r.Setup != nil && r.Setup.Protocol.TSF != nil {
 		// The archive's numbers, where the run is its task: its file,
 		// horizon and period.
