@@ -114,10 +114,7 @@ var Known = []KnownData{
 		Source:  "the Monash Time Series Forecasting Archive's NN5 weekly set (Godahewa et al. 2021) as its authors' weekly experiments keep it, https://github.com/rakshitha123/WeeklyForecasting (datasets/nn5_weekly_dataset.txt and datasets/nn5_weekly_results.txt); weekly aggregates of the NN5 competition's daily cash withdrawals",
 		Licence: "as the NN5 competition and the Monash archive publish it (see the sources)", T: 52, H: 8, Patch: 4,
 		Published: monash(0.903, 0.885, 0.872, 0.911, 0.887, 0.854, 0.853, 0.850, 0.863, 0.808, 1.123, 1.141),
-		Pair: &KnownPair{Train: "nn5_weekly_dataset.txt", Test: "nn5_weekly_results.txt",
-			TrainSHA:   "1c7ba03273309d9c3042422db16d6cfc2bfa09d054277c282fc57ebfb461d9d5",
-			TestSHA:    "a64ad95d33e9e5a67188d8876a89618fd999ff86bc0f22b173d5fcddeb5d61b8",
-			PairConfig: PairConfig{Relation: "nn5_weekly", Frequency: "weekly"}}},
+		Pair:      weeklyPair("nn5_weekly", "1c7ba03273309d9c3042422db16d6cfc2bfa09d054277c282fc57ebfb461d9d5", "a64ad95d33e9e5a67188d8876a89618fd999ff86bc0f22b173d5fcddeb5d61b8")},
 	// Two more of the archive's weekly sets from the same copy, to check
 	// results on sets not developed on: traffic weekly (862 series of
 	// 104 weeks, horizon 8) and M4 weekly (359 series of 93 to 2610
@@ -126,18 +123,12 @@ var Known = []KnownData{
 		Source:  "the Monash Time Series Forecasting Archive's traffic weekly set (Godahewa et al. 2021) as its authors' weekly experiments keep it, https://github.com/rakshitha123/WeeklyForecasting (datasets/traffic_weekly_dataset.txt and datasets/traffic_weekly_results.txt); weekly aggregates of the California road occupancy rates of the Caltrans PeMS system",
 		Licence: "as the Monash archive publishes it (see the source)", T: 52, H: 8, Patch: 4,
 		Published: monash(1.116, 1.121, 1.148, 1.125, 1.191, 1.122, 1.116, 1.150, 1.182, 1.094, 1.233, 1.555),
-		Pair: &KnownPair{Train: "traffic_weekly_dataset.txt", Test: "traffic_weekly_results.txt",
-			TrainSHA:   "f046fb8f11fa79c77862ac82b31b78bc894e0e66645db9f45b655c692288aca7",
-			TestSHA:    "d82f0c3ba470ba1c233b073583db2761576bfe2bf78328399e06d8b4d92b6934",
-			PairConfig: PairConfig{Relation: "traffic_weekly", Frequency: "weekly"}}},
+		Pair:      weeklyPair("traffic_weekly", "f046fb8f11fa79c77862ac82b31b78bc894e0e66645db9f45b655c692288aca7", "d82f0c3ba470ba1c233b073583db2761576bfe2bf78328399e06d8b4d92b6934")},
 	{Name: "m4-weekly", Kind: "tsf", File: "m4_weekly_dataset.tsf", SHA256: "84a17faeda730309c65802551f546d3b1d112365e5ca3b524e95c61c18fd98d6",
 		Source:  "the Monash Time Series Forecasting Archive's M4 weekly set (Godahewa et al. 2021; the M4 competition's weekly series) as its authors' weekly experiments keep it, https://github.com/rakshitha123/WeeklyForecasting (datasets/m4_weekly_dataset.txt and datasets/m4_weekly_results.txt)",
 		Licence: "as the M4 competition publishes it (see the source)", T: 52, H: 13, Patch: 4,
 		Published: monash(0.587, 0.546, 0.504, 0.575, 0.550, 0.481, 0.615, 0.545, 0.586, 0.453, 0.587, 0.695),
-		Pair: &KnownPair{Train: "m4_weekly_dataset.txt", Test: "m4_weekly_results.txt",
-			TrainSHA:   "4dd2c2be9e7f1b7bdfc08a3b69810af4af67686bceaf24a8035d0d216c5e61d7",
-			TestSHA:    "9be7fb6958898f67977a77e3bab735b23ad0cb75e963d6340fe34b731af01a24",
-			PairConfig: PairConfig{Relation: "m4_weekly", Frequency: "weekly"}}},
+		Pair:      weeklyPair("m4_weekly", "4dd2c2be9e7f1b7bdfc08a3b69810af4af67686bceaf24a8035d0d216c5e61d7", "9be7fb6958898f67977a77e3bab735b23ad0cb75e963d6340fe34b731af01a24")},
 }
 
 // LookupKnown returns the known data set called name (case-insensitive).
@@ -219,6 +210,14 @@ func monash(row ...float64) []Published {
 		out[i] = Published{Method: monashWeekly[i], MASE: v}
 	}
 	return out
+}
+
+// weeklyPair is the pair of text files of a weekly set of the archive
+// as github.com/rakshitha123/WeeklyForecasting keeps them:
+// relation_dataset.txt and relation_results.txt, with their SHA-256s.
+func weeklyPair(relation, trainSHA, testSHA string) *KnownPair {
+	return &KnownPair{Train: relation + "_dataset.txt", Test: relation + "_results.txt", TrainSHA: trainSHA, TestSHA: testSHA,
+		PairConfig: PairConfig{Relation: relation, Frequency: "weekly"}}
 }
 
 // KnownBySHA returns the known data set whose file has the hex SHA-256
