@@ -765,7 +765,7 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 	for _, g := range r.Aggregates() {
 		if g.SuiteResult == nil {
 			s := Section{Heading: fmt.Sprintf("%s: the idea was inert on every track that can judge; its further idea arms", g.Name)}
-			ideaArmsLines(&s, g.Ideas)
+			ideaArmsLines(&s, g.Ideas, level)
 			rd.Sections = append(rd.Sections, s)
 			continue
 		}
@@ -782,7 +782,7 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 			s.Lines = append(s.Lines, Line{Label: "hierarchical model (seeds in tracks), next track",
 				Text: fmt.Sprintf("P(worse) %.2f, P(equivalent) %.2f, P(better) %.2f; mean effect %s", h.PWorse, h.PEquivalent, h.PBetter, pc(h.Delta0))})
 		}
-		ideaArmsLines(&s, g.Ideas)
+		ideaArmsLines(&s, g.Ideas, level)
 		rd.Sections = append(rd.Sections, s)
 	}
 	t := &Table{Header: []string{"track", "baseline", "idea", fmt.Sprintf("idea better by [%s interval]", level), "track's verdict (p)", "can judge", "aggregate"}}
@@ -802,15 +802,19 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 }
 
 // ideaArmsLines adds to s the table of the idea arms ia (each against the
-// baseline over its own tracks, Holm-adjusted) and their average ranks;
-// nothing when ia is nil.
-func ideaArmsLines(s *Section, ia *suitereport.IdeaArms) {
+// baseline over its own tracks, with its interval at level, Holm-adjusted)
+// and their average ranks; nothing when ia is nil.
+func ideaArmsLines(s *Section, ia *suitereport.IdeaArms, level string) {
 	if ia == nil {
 		return
 	}
-	s.Table = &Table{Header: []string{fmt.Sprintf("idea arm (Holm over %d)", len(ia.Comparisons)), "tracks", "idea better by", "p", "Holm p", "verdict (Holm)"}}
+	s.Table = &Table{Header: []string{fmt.Sprintf("idea arm (Holm over %d)", len(ia.Comparisons)), "tracks", fmt.Sprintf("idea better by [%s interval]", level), "p", "Holm p", "verdict (Holm)"}}
 	for _, c := range ia.Comparisons {
-		s.Table.Rows = append(s.Table.Rows, []string{c.Name, strings.Join(c.Tracks, ", "), fmt.Sprintf("%+.2f%%", c.MeanPct), fmt.Sprintf("%.3g", c.PValue), fmt.Sprintf("%.3g", c.PValueHolm), c.VerdictHolm})
+		better := "-" // no track: no effect
+		if len(c.Tracks) > 0 {
+			better = fmt.Sprintf("%+.2f%% [%+.2f%%, %+.2f%%]", c.MeanPct, c.LoPct, c.HiPct)
+		}
+		s.Table.Rows = append(s.Table.Rows, []string{c.Name, strings.Join(c.Tracks, ", "), better, fmt.Sprintf("%.3g", c.PValue), fmt.Sprintf("%.3g", c.PValueHolm), c.VerdictHolm})
 	}
 	f := ia.Friedman
 	var ranks []string

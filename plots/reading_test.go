@@ -156,6 +156,22 @@ func TestReadingLevel(t *testing.T) {
 	require.Contains(t, textOf(t, SuiteReading(s)), "95% interval", "the suite's own alpha, 0.05")
 }
 
+// TestIdeaArmsTable: each idea arm's row gives its effect with its
+// interval at the suite's level, and a dash for an arm with no track.
+func TestIdeaArmsTable(t *testing.T) {
+	ia := &suitereport.IdeaArms{Arms: []string{"baseline", "idea", "conv"}, Comparisons: []suitereport.IdeaComparison{
+		{Name: "idea", PValue: 1, PValueHolm: 1, VerdictHolm: "no track"},
+		{Name: "conv", Tracks: []string{"panel", "sequence"}, MeanPct: 2.5, LoPct: -0.25, HiPct: 5, PValue: 0.03, PValueHolm: 0.06, VerdictHolm: "undecided"},
+	}}
+	var s Section
+	ideaArmsLines(&s, ia, "90%")
+	require.Equal(t, []string{"idea arm (Holm over 2)", "tracks", "idea better by [90% interval]", "p", "Holm p", "verdict (Holm)"}, s.Table.Header)
+	require.Equal(t, [][]string{
+		{"idea", "", "-", "1", "1", "no track"},
+		{"conv", "panel, sequence", "+2.50% [-0.25%, +5.00%]", "0.03", "0.06", "undecided"},
+	}, s.Table.Rows)
+}
+
 // TestLawsLine: the summary names each law that fails.
 func TestLawsLine(t *testing.T) {
 	laws := []idea.Law{

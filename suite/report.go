@@ -276,6 +276,7 @@ func ideaArms(specs []suitereport.TrackSpec, idx []int, inert [][]bool, all [][]
 		c := suitereport.IdeaComparison{Name: arms[j+1], Tracks: tracks[j], PValue: 1, PValueHolm: 1, Verdict: noTrack, VerdictHolm: noTrack}
 		if res := results[j]; res != nil {
 			c.MeanPct, c.PValue, c.Verdict = res.MeanPct, res.PValue, res.Verdict
+			c.LoPct, c.HiPct = stats.Pct(res.Lo), stats.Pct(res.Hi)
 			// The equivalence interval is the arm's own; only the
 			// test's p changes.
 			c.PValueHolm, c.VerdictHolm = q, stats.SuiteVerdict(q, res.Mean, res.EqLo, res.EqHi, o)

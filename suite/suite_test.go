@@ -307,6 +307,9 @@ func TestSeveralIdeas(t *testing.T) {
 	first := d.Ideas.Comparisons[0]
 	require.Equal(t, d.PValue, first.PValue)
 	require.Equal(t, d.MeanPct, first.MeanPct)
+	require.Equal(t, stats.Pct(d.Lo), first.LoPct, "the first idea's interval is the aggregate's")
+	require.Equal(t, stats.Pct(d.Hi), first.HiPct)
+	require.Less(t, first.LoPct, first.HiPct)
 	holm := stats.Holm([]float64{first.PValue, d.Ideas.Comparisons[1].PValue})
 	require.Equal(t, holm, []float64{first.PValueHolm, d.Ideas.Comparisons[1].PValueHolm})
 	require.Len(t, d.Ideas.Friedman.Ranks, 3)
@@ -351,6 +354,8 @@ func TestSeveralIdeas(t *testing.T) {
 	want, err := stats.Suite([]stats.SuiteTrack{{Baseline: all[0], Idea: all[2]}}, stats.LowerIsBetter, stats.DefaultSuiteOptions(1))
 	require.NoError(t, err)
 	require.Equal(t, want.PValue, conv.PValue)
+	require.Equal(t, []float64{want.MeanPct, stats.Pct(want.Lo), stats.Pct(want.Hi)}, []float64{conv.MeanPct, conv.LoPct, conv.HiPct})
+	require.Equal(t, []float64{0, 0, 0}, []float64{gate.MeanPct, gate.LoPct, gate.HiPct}, "no track: no effect")
 	require.Equal(t, stats.Holm([]float64{1, want.PValue})[1], conv.PValueHolm)
 	require.Contains(t, got.Verdict, "further idea arms are compared")
 

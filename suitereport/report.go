@@ -15,8 +15,10 @@ import (
 // Version is the suite report's format; verify refuses another. 2: an
 // aggregate's idea arms are each compared over the tracks that can judge
 // where that arm is not inert (IdeaComparison.Tracks), and the first
-// idea's statistics are absent where it was inert on all of them.
-const Version = 2
+// idea's statistics are absent where it was inert on all of them. 3:
+// each idea arm's comparison carries its effect's interval
+// (IdeaComparison.LoPct, HiPct).
+const Version = 3
 
 // Report is a suite's result: each track's report (a file beside it) and
 // the aggregates of the development and the confirmation tracks.
@@ -178,10 +180,18 @@ type IdeaArms struct {
 // one of them has no Tracks, p-values 1 (no evidence) and a verdict that
 // says so; it still counts as one of the hypotheses Holm's adjustment
 // spans, so the others are adjusted as if it had been tested.
+//
+// MeanPct is the arm's suite effect, the mean log ratio E as a percentage
+// 100·(exp(E)-1) (positive: the arm is better); LoPct and HiPct bound its
+// interval (stats.SuiteResult's Lo and Hi, the same way, at the suite's
+// 1 - Alpha), unadjusted for the several arms. All three are 0 when
+// Tracks is empty.
 type IdeaComparison struct {
 	Name        string   `json:"name"`
 	Tracks      []string `json:"tracks"`
 	MeanPct     float64  `json:"mean_pct"`
+	LoPct       float64  `json:"lo_pct"`
+	HiPct       float64  `json:"hi_pct"`
 	PValue      float64  `json:"p_value"`
 	PValueHolm  float64  `json:"p_value_holm"`
 	Verdict     string   `json:"verdict"`
