@@ -302,7 +302,13 @@ func ideaArms(specs []suitereport.TrackSpec, idx []int, inert [][]bool, all [][]
 // verdict is the report's headline from its aggregates.
 func verdict(r *suitereport.Report) string {
 	v := "no track can judge this idea (none can judge an idea, or the idea was inert where one can): nothing to aggregate"
+	ranDev := slices.ContainsFunc(r.Tracks, func(t suitereport.TrackResult) bool { return !t.Confirm })
 	switch d := r.Development; {
+	case d == nil && !ranDev && len(r.Tracks) > 0:
+		// A suite of held-out tracks alone (or whose development tracks
+		// were all skipped): nothing was developed, which is not the
+		// same as every track being unable to judge.
+		v = "no development track ran: nothing to aggregate before the held-out tracks"
 	case d != nil && d.SuiteResult != nil:
 		v = d.Verdict
 	case d != nil:

@@ -523,7 +523,9 @@ func TestInertTrackLeftOut(t *testing.T) {
 
 // TestVerdictHeldOut: the suite's verdict says what became of its
 // held-out tracks: confirmed, held out (not run yet), or run and left
-// out of their aggregate (none can judge this idea).
+// out of their aggregate (none can judge this idea); and a suite of
+// held-out tracks alone says that no development track ran, not that
+// none can judge.
 func TestVerdictHeldOut(t *testing.T) {
 	dev := &suitereport.Aggregate{SuiteResult: &stats.SuiteResult{Verdict: stats.SuiteWorse}}
 	for _, tc := range []struct {
@@ -534,6 +536,7 @@ func TestVerdictHeldOut(t *testing.T) {
 		{"confirmed", suitereport.Report{Development: dev, Confirmation: dev, Tracks: []suitereport.TrackResult{{Confirm: true, InAggregate: true}}}, "worse; confirmed: worse"},
 		{"held_out", suitereport.Report{Development: dev, HeldOut: []string{"sunspots"}}, "worse; confirmation held out"},
 		{"inert_held_out", suitereport.Report{Development: dev, Tracks: []suitereport.TrackResult{{Name: "sunspots", Confirm: true}}}, "worse; not confirmed: no held-out track can judge this idea"},
+		{"held_out_only", suitereport.Report{Confirmation: dev, Tracks: []suitereport.TrackResult{{Name: "selective-copy", Confirm: true, InAggregate: true}}}, "no development track ran: nothing to aggregate before the held-out tracks; confirmed: worse"},
 		{"none", suitereport.Report{}, "no track can judge this idea (none can judge an idea, or the idea was inert where one can): nothing to aggregate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, verdict(&tc.r)) })
