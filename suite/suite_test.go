@@ -385,6 +385,32 @@ func TestLoad(t *testing.T) {
 	require.ErrorContains(t, err, "nope.json")
 }
 
+// TestExampleHeldOutSuite: examples/suites/recall-heldout.json loads and
+// builds for each track the very protocol the recall suite builds for its
+// held-out track of the same name, so its trials are the recall suite's.
+func TestExampleHeldOutSuite(t *testing.T) {
+	s, err := Load("../examples/suites/recall-heldout.json")
+	require.NoError(t, err)
+	var held []suitereport.TrackSpec
+	for _, tr := range Recall().Tracks {
+		if tr.Confirm {
+			held = append(held, tr)
+		}
+	}
+	require.Len(t, s.Tracks, len(held))
+	for i, tr := range s.Tracks {
+		t.Run(tr.Name, func(t *testing.T) {
+			require.True(t, tr.Confirm, "every track of the example is held out")
+			require.Equal(t, held[i].Name, tr.Name)
+			want, err := TrackProtocol(Recall(), held[i], "")
+			require.NoError(t, err)
+			got, err := TrackProtocol(s, tr, "")
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		})
+	}
+}
+
 // TestControl runs two A/A blocks of the ci suite: the counts add up,
 // the seeds are the disjoint blocks of harness.ControlSeeds, each block's
 // aggregate is stats.Suite of its tracks, and a rerun trains nothing.
