@@ -385,28 +385,42 @@ func TestLoad(t *testing.T) {
 	require.ErrorContains(t, err, "nope.json")
 }
 
-// TestExampleHeldOutSuite: examples/suites/recall-heldout.json loads and
-// builds for each track the very protocol the recall suite builds for its
-// held-out track of the same name, so its trials are the recall suite's.
-func TestExampleHeldOutSuite(t *testing.T) {
-	s, err := Load("../examples/suites/recall-heldout.json")
-	require.NoError(t, err)
-	var held []suitereport.TrackSpec
-	for _, tr := range Recall().Tracks {
-		if tr.Confirm {
-			held = append(held, tr)
-		}
-	}
-	require.Len(t, s.Tracks, len(held))
-	for i, tr := range s.Tracks {
-		t.Run(tr.Name, func(t *testing.T) {
-			require.True(t, tr.Confirm, "every track of the example is held out")
-			require.Equal(t, held[i].Name, tr.Name)
-			want, err := TrackProtocol(Recall(), held[i], "")
+// TestExampleSuites: each suite file under examples/suites names tracks of
+// a built-in suite and builds for each the very protocol that suite
+// builds for its track of the same name, so its trials and numbers are
+// the built-in suite's. recall-heldout.json is the recall suite's
+// held-out tracks, panel.json the default suite's panel track.
+func TestExampleSuites(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		parent suitereport.Spec
+		keep   func(suitereport.TrackSpec) bool
+	}{
+		{"recall-heldout.json", Recall(), func(tr suitereport.TrackSpec) bool { return tr.Confirm }},
+		{"panel.json", Default(), func(tr suitereport.TrackSpec) bool { return tr.Name == "panel" }},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			s, err := Load("../examples/suites/" + tc.file)
 			require.NoError(t, err)
-			got, err := TrackProtocol(s, tr, "")
-			require.NoError(t, err)
-			require.Equal(t, want, got)
+			require.Equal(t, tc.parent.MinEffectPct, s.MinEffectPct)
+			var want []suitereport.TrackSpec
+			for _, tr := range tc.parent.Tracks {
+				if tc.keep(tr) {
+					want = append(want, tr)
+				}
+			}
+			require.Len(t, s.Tracks, len(want))
+			for i, tr := range s.Tracks {
+				t.Run(tr.Name, func(t *testing.T) {
+					require.Equal(t, want[i].Name, tr.Name)
+					require.Equal(t, want[i].Confirm, tr.Confirm, "held out in the file as in the suite")
+					wp, err := TrackProtocol(tc.parent, want[i], "")
+					require.NoError(t, err)
+					gp, err := TrackProtocol(s, tr, "")
+					require.NoError(t, err)
+					require.Equal(t, wp, gp)
+				})
+			}
 		})
 	}
 }
