@@ -25,7 +25,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var full = flag.Bool("full", false, "also run the full and seed profiles (minutes) against golden/full and golden/seed")
+var (
+	full    = flag.Bool("full", false, "also run the full and seed profiles (minutes) against golden/full and golden/seed")
+	results = flag.String("results", "", "with -full: reuse the finished trials of this results folder (a run's --results, or a suite track's NAME.trials), read only, so that a golden update after a change that moves no trial takes seconds")
+)
 
 // seedReport is the seed report, kept under testdata so the schema test
 // runs wherever CI does (harness tests check it against ../shared).
@@ -158,7 +161,15 @@ func TestSeedProfileKeepsTrials(t *testing.T) {
 }
 
 func benchProfile(t *testing.T, p protocol.Protocol, name string) {
-	out, err := harness.Run(context.Background(), p, harness.Options{})
+	var o harness.Options
+	if *results != "" {
+		// New trials go to a scratch store; the kept folder is only read.
+		st, err := trial.OpenStore(t.TempDir())
+		require.NoError(t, err)
+		st.Also = []string{*results}
+		o.Store = st
+	}
+	out, err := harness.Run(context.Background(), p, o)
 	require.NoError(t, err)
 	r := out.Report
 	data, err := r.Marshal()
@@ -202,6 +213,17 @@ func benchProfile(t *testing.T, p protocol.Protocol, name string) {
 		missing := missingKeys(t, raw, data)
 		require.Empty(t, missing, "report lacks keys of the seed report")
 	})
+	if *results != "" {
+		// Reused trials must be the bits this build trains: retrain the
+		// baseline's chosen cfg on the first seed.
+		t.Run("reused_trial_retrains", func(t *testing.T) {
+			d, err := p.Data()
+			require.NoError(t, err)
+			got, err := trial.RunTrial(context.Background(), p, d.Dataset, r.Baseline.BestCfg, p.Seeds[0])
+			require.NoError(t, err)
+			require.Equal(t, r.Baseline.Full.PerSeed[0], got.Test, "test metric of the baseline's chosen cfg, seed %d", p.Seeds[0])
+		})
+	}
 	t.Run("golden", func(t *testing.T) {
 		golden.Match(t, name, data)
 	})
