@@ -70,7 +70,7 @@ func TestBenchSuiteCI(t *testing.T) {
 	}{{"suite_ci", suite.CI()}, {"suite_recall_ci", suite.RecallCI()}} {
 		t.Run(c.golden, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "suite.json")
-			r, err := suite.Run(context.Background(), c.spec, suite.Options{Out: out, Workers: 2, Confirm: c.golden != "suite_ci"})
+			r, err := suite.Run(context.Background(), c.spec, suite.Options{Out: out, Workers: 2, Confirm: c.golden != "suite_ci", Source: &suitereport.Source{Builtin: c.spec.Name}})
 			require.NoError(t, err)
 			back, err := suitereport.Read(out)
 			require.NoError(t, err)

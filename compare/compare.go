@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/num"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
@@ -23,7 +24,14 @@ type Row struct {
 
 // Options are the settings of Compare.
 type Options struct {
-	Source       string          // the file the rows came from
+	// Sources are the files the rows were read from, with their SHA-256
+	// (ReadMetrics, ReadReports give them), recorded in the report for
+	// verify to read again (VerifyWithSources).
+	Sources []report.ComparedSource
+	// Source names rows given in memory, where Sources is empty (a test,
+	// a program): recorded as a source without a SHA-256, which verify
+	// cannot read again.
+	Source       string
 	Baseline     string          // the baseline arm's name; "" is the first arm
 	Direction    stats.Direction // of the metric
 	Alpha        float64         // 0 is 0.05
@@ -52,17 +60,23 @@ func Compare(rows []Row, opt Options) (*report.Compared, error) {
 	if err := stats.CheckMinEffectPct(opt.MinEffectPct); err != nil {
 		return nil, fmt.Errorf("%w: min_effect_pct = %v: %w", ErrOption, opt.MinEffectPct, err)
 	}
+	sources := opt.Sources
+	if len(sources) == 0 {
+		sources = []report.ComparedSource{{Path: opt.Source}}
+	}
+	// src names the rows' file(s) in messages.
+	src := sourceLine(sources)
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("compare: %s has no rows; give one row per arm, cfg and seed", opt.Source)
+		return nil, fmt.Errorf("compare: %s has no rows; give one row per arm, cfg and seed", src)
 	}
 	at := func(r Row) string {
 		if r.Line > 0 {
-			return fmt.Sprintf("%s line %d", opt.Source, r.Line)
+			return fmt.Sprintf("%s line %d", src, r.Line)
 		}
-		return opt.Source
+		return src
 	}
-	if strings.HasSuffix(opt.Source, ".json") {
-		at = func(r Row) string { return fmt.Sprintf("%s row %d", opt.Source, r.Line) }
+	if strings.HasSuffix(src, ".json") {
+		at = func(r Row) string { return fmt.Sprintf("%s row %d", src, r.Line) }
 	}
 	type key struct{ arm, cfg string }
 	var arms []string
@@ -105,12 +119,12 @@ func Compare(rows []Row, opt Options) (*report.Compared, error) {
 			}
 		}
 		if i < 0 {
-			return nil, fmt.Errorf("%w: --baseline %s: no such arm in %s (arms: %s)", ErrOption, opt.Baseline, opt.Source, strings.Join(arms, ", "))
+			return nil, fmt.Errorf("%w: --baseline %s: no such arm in %s (arms: %s)", ErrOption, opt.Baseline, src, strings.Join(arms, ", "))
 		}
 		arms = append([]string{arms[i]}, append(arms[:i:i], arms[i+1:]...)...)
 	}
 	if len(arms) < 2 {
-		return nil, fmt.Errorf("compare: %s has one arm (%s); give the baseline's rows and at least one idea arm's", opt.Source, arms[0])
+		return nil, fmt.Errorf("compare: %s has one arm (%s); give the baseline's rows and at least one idea arm's", src, arms[0])
 	}
 	// The selection-aware test pairs cfg j of the baseline with cfg j of
 	// each idea arm: where an arm has the baseline's cfg names, its cfgs
@@ -121,9 +135,9 @@ func Compare(rows []Row, opt Options) (*report.Compared, error) {
 		}
 	}
 	if len(seeds) < 2 {
-		return nil, fmt.Errorf("compare: %s has one seed; a paired comparison needs at least 2", opt.Source)
+		return nil, fmt.Errorf("compare: %s has one seed; a paired comparison needs at least 2", src)
 	}
-	c := &report.Compared{CompareVersion: report.CompareVersion, Source: opt.Source, MetricDirection: opt.Direction.String(),
+	c := &report.Compared{CompareVersion: report.CompareVersion, Sources: sources, MetricDirection: opt.Direction.String(),
 		Alpha: opt.Alpha, MinEffectPct: opt.MinEffectPct, Seeds: seeds}
 	for _, a := range arms {
 		if !hasVal && len(cfgs[a]) > 1 {
@@ -152,15 +166,20 @@ func Compare(rows []Row, opt Options) (*report.Compared, error) {
 		}
 		c.Arms = append(c.Arms, arm)
 	}
+	if field, got, want, ok := checkSources(c); !ok {
+		return nil, fmt.Errorf("%w: %s: %s; want %s", ErrOption, field, got, want)
+	}
 	if err := deriveCompared(c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// deriveCompared sets every derived field of c from its inputs (the arms'
-// per-seed metrics, the direction, alpha and min_effect_pct).
+// deriveCompared sets every derived field of c from its inputs (the
+// sources, the arms' per-seed metrics, the direction, alpha and
+// min_effect_pct).
 func deriveCompared(c *report.Compared) error {
+	c.Source = sourceLine(c.Sources)
 	dir, err := stats.ParseDirection(c.MetricDirection)
 	if err != nil {
 		return fmt.Errorf("compare: metric_direction: %w", err)
@@ -213,28 +232,27 @@ func deriveCompared(c *report.Compared) error {
 		derive.Holm(cs, dir)
 	}
 	c.DeriveVersion = derive.DeriveVersion
-	c.Digests = map[string]string{"arms": report.Digest(comparedInputs(c)), "seeds": report.Digest(c.Seeds)}
+	c.Digests = map[string]string{
+		"arms":     report.Digest(armInputs(c)),
+		"seeds":    report.Digest(c.Seeds),
+		"sources":  report.Digest(c.Sources),
+		"settings": report.Digest([]any{c.MetricDirection, c.Alpha, c.MinEffectPct}),
+	}
 	return nil
 }
 
-// comparedInputs are the measured values of c's arms: names and per-seed
-// metrics.
-func comparedInputs(c *report.Compared) any {
-	type cfg struct {
-		Name      string
-		Val, Test []float64
-	}
-	type arm struct {
-		Name string
-		Cfgs []cfg
-	}
-	var out []arm
+// armInputs are the measured values of c's arms: names, cfg names and
+// per-seed metrics, under the report's JSON names, so that the digest
+// "arms" covers them and VerifyWithSources names a leaf that differs from its
+// source by its path in the report.
+func armInputs(c *report.Compared) []armInput {
+	var out []armInput
 	for _, a := range c.Arms {
-		x := arm{Name: a.Name}
+		x := armInput{Name: a.Name}
 		for _, cf := range a.Cfgs {
-			y := cfg{Name: cf.Name, Test: cf.Test.PerSeed}
+			y := cfgInput{Name: cf.Name, Test: perSeed{cf.Test.PerSeed}}
 			if cf.Val != nil {
-				y.Val = cf.Val.PerSeed
+				y.Val = &perSeed{cf.Val.PerSeed}
 			}
 			x.Cfgs = append(x.Cfgs, y)
 		}
@@ -243,11 +261,30 @@ func comparedInputs(c *report.Compared) any {
 	return out
 }
 
+// armInput, cfgInput and perSeed are the inputs of a report.ComparedArm,
+// a report.ComparedCfg and a report.Summary.
+type (
+	armInput struct {
+		Name string     `json:"name"`
+		Cfgs []cfgInput `json:"cfgs"`
+	}
+	cfgInput struct {
+		Name string   `json:"name"`
+		Val  *perSeed `json:"val,omitempty"`
+		Test perSeed  `json:"test"`
+	}
+	perSeed struct {
+		PerSeed []float64 `json:"per_seed"`
+	}
+)
+
 // Verify derives c again from its inputs and names every field that
-// differs, as derive.Verify does for a run's report.
+// differs, as derive.Verify does for a run's report. It reads no file:
+// VerifyWithSources also checks the inputs against the sources they came
+// from.
 func Verify(c *report.Compared) derive.Findings {
 	v := &findings{}
-	want := &report.Compared{CompareVersion: c.CompareVersion, Source: c.Source, MetricDirection: c.MetricDirection,
+	want := &report.Compared{CompareVersion: c.CompareVersion, Sources: c.Sources, MetricDirection: c.MetricDirection,
 		Alpha: c.Alpha, MinEffectPct: c.MinEffectPct, Seeds: c.Seeds}
 	if len(c.Arms) < 2 {
 		v.add("arms", fmt.Sprintf("%d arms", len(c.Arms)), "a baseline and at least one idea arm", "")
@@ -256,6 +293,15 @@ func Verify(c *report.Compared) derive.Findings {
 	if !(c.Alpha > 0 && c.Alpha < 1) {
 		v.add("alpha", fmt.Sprint(c.Alpha), "a level in (0,1)", "")
 		return v.result()
+	}
+	if _, err := stats.ParseDirection(c.MetricDirection); err != nil {
+		v.add("metric_direction", num.Quote(c.MetricDirection), `"lower is better" or "higher is better"`, "")
+		return v.result()
+	}
+	// Sources that do not fit the arms are named, and the arms are still
+	// derived: an arm renamed is then named by its digest too.
+	if field, got, want, ok := checkSources(c); !ok {
+		v.add(field, got, want, "")
 	}
 	for i, a := range c.Arms {
 		if len(a.Cfgs) == 0 {

@@ -20,7 +20,7 @@ func budget(p protocol.Protocol, sizes []protocol.TrainSize) (*report.Budget, er
 	for k := range p.Ideas {
 		arms = append(arms, protocol.IdeasArm(k))
 	}
-	b := &report.Budget{Differences: p.BudgetDiffs(), Arms: []protocol.ArmBudget{}}
+	b := &report.Budget{Differences: p.BudgetDiffs(), RecipeDifferences: p.RecipeDiffs(), Arms: []protocol.ArmBudget{}}
 	b.Equal = len(b.Differences) == 0
 	for _, arm := range arms {
 		a, err := p.BudgetOf(arm, len(p.Seeds), sizes, trial.Costs(p))
@@ -35,7 +35,9 @@ func budget(p protocol.Protocol, sizes []protocol.TrainSize) (*report.Budget, er
 // mark sets the marks of the comparison c of idea arm (trial arm name
 // "idea" or "ideas[k]", sweep x, chosen cfg xBest) with the baseline
 // (sweep b): "unequal budget" when the arm's budget differs from the
-// baseline's (Protocol.BudgetDiffsOf), "idea inert" when the idea changed
+// baseline's (Protocol.BudgetDiffsOf), "different recipe" when its
+// optimizer settings do (Protocol.RecipeDiffsOf), "idea inert" when the
+// idea changed
 // no trial of its chosen cfg (inert); each with a warning that says what
 // it means.
 func mark(p protocol.Protocol, arm string, c *report.Comparison, b, x stats.Arm, xBest int) {
@@ -44,6 +46,12 @@ func mark(p protocol.Protocol, arm string, c *report.Comparison, b, x stats.Arm,
 		c.Marks = append(c.Marks, "unequal budget: "+strings.Join(d, "; "))
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
 			"unequal budget (setup.protocol.unequal_budget): the %s arm does not train on the baseline's budget (%s), so a difference may be the budget's, not the idea's; see budget",
+			name, strings.Join(d, "; ")))
+	}
+	if d := p.RecipeDiffsOf(arm); len(d) > 0 {
+		c.Marks = append(c.Marks, "different recipe: "+strings.Join(d, "; "))
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"different recipe (setup.protocol.different_recipe): the %s arm trains with other optimizer settings than the baseline (%s), so a difference may be the recipe's, not the idea's; give it the baseline's recipe to judge the idea",
 			name, strings.Join(d, "; ")))
 	}
 	worst, ok := inert(p.Baseline, p.Grid(arm), b, x, xBest)

@@ -92,6 +92,27 @@ func TestUnequalBudgetMarked(t *testing.T) {
 	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
 }
 
+// TestDifferentRecipeMarked: an idea arm trained without the baseline's
+// weight decay on its cfg 1 runs only with different_recipe, and then
+// every verdict carries the mark, the budget block lists the difference
+// beside an equal budget, and the report verifies.
+func TestDifferentRecipeMarked(t *testing.T) {
+	p := eightSeeds()
+	p.Idea[1].WeightDecay = 0
+	want := "idea[1].weight_decay = 0: the baseline's cfg 1 has 0.1"
+	require.ErrorContains(t, p.Validate(), want)
+	p.DifferentRecipe = true
+	r, err := Derive(deriveWith(t, p, func(_ protocol.Trial, base float64) (float64, bool) { return base * 0.9, false }))
+	require.NoError(t, err)
+	c := r.Comparison
+	require.True(t, r.Budget.Equal, "the budget is the same: only how it is spent differs")
+	require.Equal(t, []string{want}, r.Budget.RecipeDifferences)
+	require.Equal(t, []string{"different recipe: " + want}, c.Marks)
+	require.Equal(t, c.Verdict+" [DIFFERENT RECIPE]", c.VerdictTag())
+	require.Contains(t, strings.Join(c.Warnings, "\n"), "different recipe (setup.protocol.different_recipe): the idea arm")
+	require.Empty(t, Verify(r, VerifyOptions{}).Mismatches())
+}
+
 // TestInert: an idea arm whose chosen cfg scores within InertRelTol of
 // the baseline's same cfg on every seed is marked inert, whatever its
 // other cfgs do; one that moves a single trial of its chosen cfg by

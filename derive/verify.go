@@ -2,6 +2,7 @@ package derive
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -60,6 +61,10 @@ type VerifyOptions struct {
 	// record there, found by the key that setup.protocol gives, instead of
 	// from the report, so an edited raw value is named leaf by leaf.
 	Results []string
+	// Limits bound the track Rerun rebuilds (protocol.DataWithin): a
+	// report whose protocol names windows beyond them is not rebuilt, and
+	// the finding says so. Zero: no limit.
+	Limits protocol.Limits
 }
 
 // The tolerances of a number derived again, the one policy of Verify,
@@ -108,7 +113,15 @@ func Verify(r *report.Report, opt VerifyOptions) Findings {
 		r = &report.Report{}
 	}
 	if r.Setup == nil {
-		return verifySeedFormat(r)
+		fs := verifySeedFormat(r)
+		if own := ownBlocks(r); len(own) > 0 {
+			// The seed report's schema has no setup; a report with
+			// blocks of this harness's own always has one.
+			fs.Checked++
+			fs.Findings = append([]Finding{{Field: "setup", Got: "missing",
+				Want: fmt.Sprintf("present: the report has this harness's own blocks (%s), which only a report with setup has, and setup holds the inputs every number is derived from, so none can be checked: the file was edited; rerun the run, or `ideabench merge` its results directory, to write it again", strings.Join(own, ", "))}}, fs.Findings...)
+		}
+		return fs
 	}
 	v := &verifier{}
 	if r.Setup.Digests == nil {
@@ -262,7 +275,7 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 		return in, false
 	}
 	if opt.Rerun {
-		if d, err := p.Data(); err != nil {
+		if d, err := p.DataWithin(context.Background(), opt.Limits); err != nil {
 			v.add("setup.protocol", "", err.Error(), "the track could not be rebuilt, so the reference forecasters and the data digest were taken from the report")
 		} else if err := dataFacts(&in.Facts, d); err != nil {
 			bad("reference_forecasters", "present", err.Error())
@@ -648,6 +661,27 @@ func (v *verifier) run(r *report.Report, n int) {
 	case ri.TrialsReused < 0 || ri.TrialsRun < 0 || ri.TrialsReused+ri.TrialsRun != n:
 		v.add("run.trials_run", fmt.Sprintf("%d run + %d reused", ri.TrialsRun, ri.TrialsReused), fmt.Sprintf("%d in all, the report's trials", n), "")
 	}
+}
+
+// ownBlocks names the blocks of r that this harness writes and the seed
+// report's schema lacks.
+func ownBlocks(r *report.Report) []string {
+	var out []string
+	for _, b := range []struct {
+		name string
+		set  bool
+	}{
+		{"run", r.Run != nil}, {"budget", r.Budget != nil}, {"informativeness", r.Informativeness != nil},
+		{"reference_forecasters", r.ReferenceForecasters != nil}, {"training", r.Training != nil},
+		{"tuning_budget", r.TuningBudget != nil}, {"ideas", r.Ideas != nil}, {"sequential", r.Sequential != nil},
+		{"early_stop", r.EarlyStop != nil}, {"external", r.External != nil}, {"grid_extension", r.GridExtension != nil},
+		{"diverged", r.Diverged != nil}, {"accuracy", r.Accuracy != nil}, {"mase", r.MASE != nil},
+	} {
+		if b.set {
+			out = append(out, b.name)
+		}
+	}
+	return out
 }
 
 // Diff compares got with want leaf by leaf, as Verify compares a report

@@ -179,3 +179,21 @@ func TestDiffTolerances(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifySetupMissing: a report of this harness whose setup block
+// was deleted is not read as the seed report (which has none): verify
+// names setup first, with the blocks that give it away, and the seed
+// report itself still has no such finding.
+func TestVerifySetupMissing(t *testing.T) {
+	r := derivedByHand(t)
+	r.Setup = nil
+	fs := Verify(r, VerifyOptions{}).Mismatches()
+	require.NotEmpty(t, fs)
+	require.Equal(t, "setup", fs[0].Field)
+	require.Contains(t, fs[0].Want, "the report has this harness's own blocks (budget, informativeness")
+	seed, err := report.Read(testkit.SeedReport)
+	require.NoError(t, err)
+	for _, f := range Verify(seed, VerifyOptions{}).Findings {
+		require.NotEqual(t, "setup", f.Field)
+	}
+}

@@ -104,6 +104,15 @@ func IdeaGrid(baseline []protocol.Cfg, ic idea.Config) []protocol.Cfg {
 	return grid
 }
 
+// ControlProtocol is block k of the control experiment of idea ic on
+// p: p on the seeds ControlSeeds(p, base, k), its idea grid the
+// baseline's with ic (IdeaGrid).
+func ControlProtocol(p protocol.Protocol, ic idea.Config, base uint64, k int) protocol.Protocol {
+	p.Idea = IdeaGrid(p.Baseline, ic)
+	p.Seeds = ControlSeeds(p, base, k)
+	return p
+}
+
 // Control runs the control experiment of idea ic on blocks seed blocks:
 // block k runs p with ControlSeeds(p, base, k) and the idea grid
 // (protocol.Cfg.WithIdea of each baseline cfg), through Run (so opt.Store keeps and reuses every
@@ -118,9 +127,8 @@ func Control(ctx context.Context, p protocol.Protocol, ic idea.Config, blocks in
 	if _, err := idea.New(ic); err != nil {
 		return nil, fmt.Errorf("harness: control: %w", err)
 	}
-	q := p
-	q.Idea = IdeaGrid(p.Baseline, ic)
-	d, err := dataWithin(ctx, q, opt.Limits)
+	q := ControlProtocol(p, ic, base, 0)
+	d, err := dataWithin(ctx, q, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +145,7 @@ func Control(ctx context.Context, p protocol.Protocol, ic idea.Config, blocks in
 		}
 	}
 	for k := range blocks {
-		q.Seeds = ControlSeeds(p, base, k)
+		q := ControlProtocol(p, ic, base, k)
 		o, err := Run(ctx, q, opt)
 		if err != nil {
 			return nil, fmt.Errorf("harness: control block %d: %w", k, err)

@@ -43,8 +43,10 @@ type Options struct {
 	// WaitNote, twice that, and so on up to a minute apart, each with the
 	// time waited and a trial waited on; may be nil.
 	Note func(msg string)
-	// Limits, when set, refuse a protocol whose estimate (Protocol.Estimate)
-	// does not fit, before anything is generated or trained.
+	// Limits, when set, refuse a protocol whose estimate does not fit:
+	// first what its settings alone fix (CheckBefore), before any data
+	// are drawn or read, then the whole estimate (Protocol.Estimate),
+	// before anything is trained.
 	Limits protocol.Limits
 
 	// look marks a sequential design's look (runSequential): its report
@@ -103,10 +105,46 @@ func (w *waiting) note(note func(string), what func() string) {
 	note(fmt.Sprintf("waiting for %s: %s so far", what(), now.Sub(w.start).Round(time.Second)))
 }
 
-// dataWithin builds p's data within l (Protocol.DataWithin); loading
-// stopped by ctx is an interruption (trial.ErrInterrupted).
-func dataWithin(ctx context.Context, p protocol.Protocol, l protocol.Limits) (*protocol.Data, error) {
-	d, err := p.DataWithin(ctx, l)
+// CheckBefore refuses p when what its settings alone fix cannot fit
+// within opt.Limits on opt's workers (Protocol.CheckBefore, by the
+// built-in model's cost, trial.Costs): the check Run makes before it
+// draws or reads any data, and a suite of every track before the first
+// trains.
+func CheckBefore(p protocol.Protocol, opt Options) error {
+	return p.CheckBefore(opt.Limits, opt.workers(), len(p.Trials())/max(opt.Shards, 1), trial.Costs(p))
+}
+
+// Preflight does what Run does before its first trial, and nothing
+// after: it validates p and pins its trainers' files, builds its track
+// within opt.Limits (CheckBefore, then the data), checks the whole
+// estimate against them, writing nothing (the reference forecasters
+// are fitted when the run starts). It returns the estimate of the trials p lists (a grid
+// extension's later rounds, a sequential design's later looks and a
+// control's blocks train more). ideabench run --dry-run is this.
+func Preflight(ctx context.Context, p protocol.Protocol, opt Options) (protocol.Estimate, error) {
+	if err := p.Validate(); err != nil {
+		return protocol.Estimate{}, err
+	}
+	p, err := p.Pin()
+	if err != nil {
+		return protocol.Estimate{}, err
+	}
+	d, err := dataWithin(ctx, p, opt)
+	if err != nil {
+		return protocol.Estimate{}, err
+	}
+	e := p.Estimate(d.Dataset, len(p.Trials())/max(opt.Shards, 1), trial.Costs(p))
+	return e, e.Check(opt.Limits, opt.workers())
+}
+
+// dataWithin builds p's data within opt.Limits (CheckBefore, then
+// Protocol.DataWithin); loading stopped by ctx is an interruption
+// (trial.ErrInterrupted).
+func dataWithin(ctx context.Context, p protocol.Protocol, opt Options) (*protocol.Data, error) {
+	if err := CheckBefore(p, opt); err != nil {
+		return nil, err
+	}
+	d, err := p.DataWithin(ctx, opt.Limits)
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("harness: %w before any trial: %w", trial.ErrInterrupted, err)
 	}
@@ -153,7 +191,7 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 	if shards > 1 && opt.Store == nil {
 		return nil, errors.New("harness: a sharded run needs a results directory to write into")
 	}
-	d, err := dataWithin(ctx, p, opt.Limits)
+	d, err := dataWithin(ctx, p, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func runSequential(ctx context.Context, p protocol.Protocol, opt Options) (*Outc
 		return nil, err
 	}
 	defer cleanup()
-	d, err := dataWithin(ctx, p, opt.Limits)
+	d, err := dataWithin(ctx, p, opt)
 	if err != nil {
 		return nil, err
 	}

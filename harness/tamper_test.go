@@ -5,18 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ideabench/ideabench/derive"
-	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/internal/testkit"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
@@ -26,88 +23,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// leaf is one scalar of a JSON document: its path (jsonPath) and its
-// location in the decoded tree.
+// leaf is one scalar of a report (testkit.Leaf), with the digest that
+// covers it when it is one of setup.digests.
 type leaf struct {
-	path   string
-	keys   []any // object keys and array indices from the root
+	testkit.Leaf
 	digest string
 }
 
-// leaves lists every scalar of doc in document order.
+// leaves lists every scalar of doc in document order (testkit.Leaves).
 func leaves(doc any) []leaf {
 	var out []leaf
-	var walk func(v any, keys []any)
-	walk = func(v any, keys []any) {
-		switch v := v.(type) {
-		case map[string]any:
-			ks := make([]string, 0, len(v))
-			for k := range v {
-				ks = append(ks, k)
-			}
-			sort.Strings(ks)
-			for _, k := range ks {
-				walk(v[k], append(append([]any(nil), keys...), k))
-			}
-		case []any:
-			for i, x := range v {
-				walk(x, append(append([]any(nil), keys...), i))
-			}
-		default:
-			l := leaf{path: jsonstrict.PathString(keys), keys: keys}
-			if len(keys) == 3 && keys[0] == "setup" && keys[1] == "digests" {
-				l.digest = keys[2].(string)
-			}
-			out = append(out, l)
+	for _, l := range testkit.Leaves(doc) {
+		x := leaf{Leaf: l}
+		if len(l.Keys) == 3 && l.Keys[0] == "setup" && l.Keys[1] == "digests" {
+			x.digest = l.Keys[2].(string)
 		}
+		out = append(out, x)
 	}
-	walk(doc, nil)
 	return out
-}
-
-// tamper returns a copy of the JSON document raw with the leaf at keys
-// changed: a whole number plus 1, any other number times 1 + 1e-6 (a zero
-// becomes 1e-6), a bool flipped, a string with "x" appended.
-func tamper(raw []byte, keys []any) ([]byte, error) {
-	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, err
-	}
-	parent := doc
-	for _, k := range keys[:len(keys)-1] {
-		switch k := k.(type) {
-		case string:
-			parent = parent.(map[string]any)[k]
-		case int:
-			parent = parent.([]any)[k]
-		}
-	}
-	change := func(v any) any {
-		switch v := v.(type) {
-		case float64:
-			switch {
-			case v == 0:
-				return 1e-6
-			case v == math.Trunc(v) && math.Abs(v) < 1<<53:
-				return v + 1
-			}
-			return v * (1 + 1e-6)
-		case bool:
-			return !v
-		case string:
-			return v + "x"
-		}
-		return 1.0 // null
-	}
-	switch k := keys[len(keys)-1].(type) {
-	case string:
-		m := parent.(map[string]any)
-		m[k] = change(m[k])
-	case int:
-		a := parent.([]any)
-		a[k] = change(a[k])
-	}
-	return json.Marshal(doc)
 }
 
 // sweepLeaves changes every leaf of the report r in turn and checks that
@@ -146,15 +79,15 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			edited, err := tamper(raw, l.keys)
+			edited, err := testkit.Tamper(raw, l.Keys)
 			if err != nil {
-				silent[i] = fmt.Sprintf("%s: not changed: %v", l.path, err)
+				silent[i] = fmt.Sprintf("%s: not changed: %v", l.Path, err)
 				return
 			}
 			bad, err := report.Parse(edited, "edited")
 			if err != nil {
-				if !strings.Contains(err.Error(), l.path) {
-					silent[i] = fmt.Sprintf("%s: refused without naming it: %v", l.path, err)
+				if !strings.Contains(err.Error(), l.Path) {
+					silent[i] = fmt.Sprintf("%s: refused without naming it: %v", l.Path, err)
 				}
 				return
 			}
@@ -168,13 +101,13 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 			}
 			switch readBack := !reflect.DeepEqual(in0, in1); {
 			case readBack && len(moved[i]) == 0:
-				unbound[i] = l.path + ": read back, but no digest moved"
+				unbound[i] = l.Path + ": read back, but no digest moved"
 			case !readBack && len(moved[i]) > 0:
-				unbound[i] = fmt.Sprintf("%s: digests %q moved, but nothing read back did", l.path, moved[i])
-			case len(moved[i]) > 1 || len(moved[i]) == 1 && !testkit.Names(moved[i][0], l.path):
-				unbound[i] = fmt.Sprintf("%s: digests %q moved, not that of the input holding it", l.path, moved[i])
+				unbound[i] = fmt.Sprintf("%s: digests %q moved, but nothing read back did", l.Path, moved[i])
+			case len(moved[i]) > 1 || len(moved[i]) == 1 && !testkit.Names(moved[i][0], l.Path):
+				unbound[i] = fmt.Sprintf("%s: digests %q moved, not that of the input holding it", l.Path, moved[i])
 			}
-			want := l.path
+			want := l.Path
 			if l.digest != "" {
 				want = l.digest
 			}
@@ -183,7 +116,7 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 					return
 				}
 			}
-			silent[i] = l.path
+			silent[i] = l.Path
 		})
 	}
 	wg.Wait()
@@ -206,7 +139,7 @@ func sweepLeaves(t *testing.T, r *report.Report) (total, named int) {
 		}
 	}
 	for _, in := range read0 {
-		has := slices.ContainsFunc(ls, func(l leaf) bool { return l.digest == "" && testkit.Names(in.Path, l.path) })
+		has := slices.ContainsFunc(ls, func(l leaf) bool { return l.digest == "" && testkit.Names(in.Path, l.Path) })
 		if has && !edited[in.Path] {
 			t.Errorf("input %s: no edit of its leaves moved its digest", in.Path)
 		}
@@ -320,9 +253,10 @@ func TestVerifyEveryLeaf(t *testing.T) {
 	})
 	t.Run("sequential", func(t *testing.T) {
 		p := testkit.TinyProtocol()
-		p.Ideas = []protocol.IdeaArm{{Name: "ema", Grid: []protocol.Cfg{
-			{LR: 0.003, Epochs: 2, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})},
-			{LR: 1e10, Epochs: 3, Patience: 1, Idea: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}}}}
+		ema := idea.Config{Name: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}
+		diverge := p.Baseline[1].WithIdea(ema)
+		diverge.LR = 1e10
+		p.Ideas = []protocol.IdeaArm{{Name: "ema", Grid: []protocol.Cfg{p.Baseline[0].WithIdea(ema), diverge}}}
 		p.Sequential = &protocol.Sequential{MaxSeeds: 6}
 		o, err := Run(context.Background(), p, Options{})
 		require.NoError(t, err)

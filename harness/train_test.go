@@ -154,7 +154,8 @@ func TestIdentityAndAAControls(t *testing.T) {
 }
 
 // TestSeveralIdeas: further idea arms are trained once per distinct cfg
-// (an arm that repeats the idea arm's cfg reuses its trials), each is
+// (an arm that shares a cfg with the idea arm reuses its trials; the
+// same arm twice is refused, TestValidateEachField), each is
 // compared with the same baseline, the p-values are Holm-adjusted over
 // every idea arm, and verify re-derives all of it and names an edit.
 func TestSeveralIdeas(t *testing.T) {
@@ -163,7 +164,7 @@ func TestSeveralIdeas(t *testing.T) {
 	p.Idea = []protocol.Cfg{{LR: 0.003, Epochs: 2, Rho: 0.9, Beta: 1}}
 	p.Ideas = []protocol.IdeaArm{
 		{Name: "rezero", Grid: []protocol.Cfg{{LR: 0.003, Epochs: 2, Idea: "rezero"}, {LR: 0.01, Epochs: 2, Idea: "rezero"}}},
-		{Name: "gate again", Grid: p.Idea},
+		{Name: "gate again", Grid: []protocol.Cfg{p.Idea[0], {LR: 0.01, Epochs: 2, Rho: 0.9, Beta: 1}}},
 	}
 	require.ErrorContains(t, p.Validate(), "ideas[0].grid: 2 cfgs against the baseline's 1")
 	// rezero tries two cfgs against the baseline's one: it runs only
@@ -174,10 +175,10 @@ func TestSeveralIdeas(t *testing.T) {
 	require.NoError(t, err)
 	o, err := Run(context.Background(), p, Options{Store: s})
 	require.NoError(t, err)
-	require.Equal(t, len(p.Trials())-len(p.Seeds), o.Computed, "the repeated arm reuses the idea arm's trials")
+	require.Equal(t, len(p.Trials())-len(p.Seeds), o.Computed, "the shared cfg reuses the idea arm's trials")
 	r := o.Report
 	require.Len(t, r.Ideas, 2)
-	require.Equal(t, r.Idea.PerSeed, r.Ideas[1].Result.PerSeed)
+	require.Equal(t, r.MechanismSignature.IdeaSweep[0].Result.PerSeed, r.Ideas[1].Sweep[0].Result.PerSeed)
 	ps := []float64{r.Comparison.PValue, r.Ideas[0].Comparison.PValue, r.Ideas[1].Comparison.PValue}
 	want := stats.Holm(ps)
 	require.Equal(t, want[0], *r.Comparison.PValueHolm)

@@ -30,6 +30,8 @@ func TestRegistry(t *testing.T) {
 	require.ErrorContains(t, err, `"nope" is not a registered idea; use one of gate, rezero`)
 	_, err = New(Config{Name: "gate", Params: NewParams(map[string]float64{"gamma": 1})})
 	require.ErrorContains(t, err, `gate has no parameter "gamma"; its parameters are rho, beta`)
+	_, err = New(Config{Name: "qk-norm", Params: NewParams(map[string]float64{"x": 1})})
+	require.ErrorContains(t, err, `qk-norm has no parameter "x"; it takes none, so write it alone: qk-norm`)
 	_, err = New(Config{Name: "gate", Params: NewParams(map[string]float64{"rho": 1})})
 	require.ErrorContains(t, err, "rho = 1: must be in [0,1)")
 }

@@ -90,6 +90,9 @@ func (s Spec) param(name string) (Param, error) {
 		}
 		names = append(names, p.Name)
 	}
+	if len(names) == 0 {
+		return Param{}, fmt.Errorf("idea: %s has no parameter %q; it takes none, so write it alone: %s", s.Name, name, s.Name)
+	}
 	return Param{}, fmt.Errorf("idea: %s has no parameter %q; its parameters are %s", s.Name, name, strings.Join(names, ", "))
 }
 

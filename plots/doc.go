@@ -35,7 +35,7 @@
 // suite's SuiteReading, a comparison's ComparedReading) is its labelled
 // lines and small tables, from provenance to verdict to the tables,
 // which the command prints (Reading.WriteText) and the pages show
-// (WriteHTML, WriteSuiteHTML), so that a label, an interval's level
+// (WriteHTML, WriteSuiteHTML, WriteComparedHTML), so that a label, an interval's level
 // (from the report's alpha) or a verdict's marks are written once.
 // Whether a report verified is the caller's to say (Options.Unverified).
 package plots

@@ -41,14 +41,7 @@ func WriteHTML(r *report.Report, path string, opt Options) error {
 	if err != nil {
 		return err
 	}
-	page, err := htmlPage(ReadingOf(r), inline, opt.Unverified)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(page); return err }); err != nil {
-		return fmt.Errorf("plots: writing %s: %w", path, err)
-	}
-	return nil
+	return writePage(path, ReadingOf(r), inline, opt.Unverified)
 }
 
 // inlineFigures draws each figure as SVG at the default size, for a page:
@@ -77,8 +70,21 @@ type htmlFigure struct {
 	SVG  template.HTML
 }
 
+// writePage writes the page of a reading (htmlPage) to path, atomically.
+func writePage(path string, rd Reading, figs []htmlFigure, u *Unverified) error {
+	page, err := htmlPage(rd, figs, u)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(page); return err }); err != nil {
+		return fmt.Errorf("plots: writing %s: %w", path, err)
+	}
+	return nil
+}
+
 // htmlPage renders a page of a reading: the banner of an unverified
-// report (u), then the reading in its order, then the figures.
+// report (u), then the reading in its order, then the figures (the
+// heading "Figures" only where there are some).
 func htmlPage(rd Reading, figs []htmlFigure, u *Unverified) ([]byte, error) {
 	data := struct {
 		Unverified string
@@ -138,8 +144,8 @@ figure svg { width: 100%; height: auto; }
 {{end}}{{with .Table}}<table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-{{end}}{{end}}<h2>Figures</h2>
-{{range .Figures}}<figure id="{{.Name}}">{{.SVG}}<figcaption>{{.Name}}</figcaption></figure>
+{{end}}{{end}}{{if .Figures}}<h2>Figures</h2>
+{{end}}{{range .Figures}}<figure id="{{.Name}}">{{.SVG}}<figcaption>{{.Name}}</figcaption></figure>
 {{end}}</body>
 </html>
 {{define "line"}}<li{{if .Alert}} class="alert"{{end}}><b>{{.Label}}</b>: {{if .Full}}<span title="{{.Full}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{if .Sub}}<ul>{{range .Sub}}{{template "line" .}}{{end}}</ul>{{end}}</li>{{end}}`))
@@ -164,12 +170,23 @@ func WriteSuiteHTML(r *suitereport.Report, path string, opt Options) error {
 	if err != nil {
 		return err
 	}
-	page, err := htmlPage(SuiteReading(r), figs, opt.Unverified)
-	if err != nil {
-		return err
+	return writePage(path, SuiteReading(r), figs, opt.Unverified)
+}
+
+// WriteComparedHTML writes one self-contained HTML page of a comparison
+// of results made elsewhere (ideabench compare) to path: its reading
+// (ComparedReading), the sources with their SHA-256, the verdict, each
+// idea arm's comparison with its intervals and what its seeds can rule
+// out, the warnings and the sweeps. It has no figures: those draw a run's
+// report, whose track, curves and mechanism a comparison does not hold.
+// A report that did not verify (opt.Unverified) gets a banner that says
+// so above everything else.
+func WriteComparedHTML(c *report.Compared, path string, opt Options) error {
+	switch {
+	case c == nil || len(c.Arms) < 2:
+		return errors.New("plots: no comparison (a comparison report has a baseline and at least one idea arm)")
+	case len(c.Ideas) > len(c.Arms)-2:
+		return fmt.Errorf("plots: ideas: %d comparisons for %d arms beyond the first idea arm", len(c.Ideas), len(c.Arms)-2)
 	}
-	if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(page); return err }); err != nil {
-		return fmt.Errorf("plots: writing %s: %w", path, err)
-	}
-	return nil
+	return writePage(path, ComparedReading(c), nil, opt.Unverified)
 }

@@ -163,7 +163,10 @@ func provenance(r *report.Report) []Line {
 		if p.CSV != nil {
 			data.Text = p.CSV.Path
 		} else {
-			data.Text = p.TSF.Path + " (a real panel, cut by the Monash archive's protocol)"
+			// The cut is the archive's; the horizon is the run's, which
+			// a data note under this line flags when it is not the
+			// file's @horizon (track.NewRealPanel).
+			data.Text = fmt.Sprintf("%s (a real panel at horizon %d: each series' last %d values are its test targets and the %d before them its validation targets, as the Monash archive cuts its series)", p.TSF.Path, p.TSF.H, p.TSF.H, p.TSF.H)
 		}
 		if s.DataSHA256 != "" {
 			data.Text += ", SHA-256 " + shortDigest(s.DataSHA256)
@@ -428,6 +431,11 @@ func budgetSection(b *report.Budget) (Section, bool) {
 		l.Alert = true
 		l.Text = "UNEQUAL: " + strings.Join(b.Differences, "; ")
 	}
+	rl := Line{Label: "recipe", Text: "equal: every idea arm trains with the baseline's weight decay, schedule, warmup and clipping"}
+	if len(b.RecipeDifferences) > 0 {
+		rl.Alert = true
+		rl.Text = "DIFFERENT: " + strings.Join(b.RecipeDifferences, "; ")
+	}
 	t := &Table{Header: []string{"arm", "cfgs", "trials", "steps", "examples", "FLOPs"}}
 	for _, a := range b.Arms {
 		flops := fmt.Sprintf("%.3g", a.FLOPs)
@@ -436,7 +444,7 @@ func budgetSection(b *report.Budget) (Section, bool) {
 		}
 		t.Rows = append(t.Rows, []string{a.Arm, fmt.Sprint(a.Cfgs), fmt.Sprint(a.Trials), fmt.Sprint(a.Steps), fmt.Sprint(a.Examples), flops})
 	}
-	return Section{Heading: "Training budget (steps, examples and FLOPs of every epoch of every trial)", Lines: []Line{l}, Table: t}, true
+	return Section{Heading: "Training budget (steps, examples and FLOPs of every epoch of every trial)", Lines: []Line{l, rl}, Table: t}, true
 }
 
 // extensionLines are the rounds of a grid extension: each arm's choice
@@ -690,7 +698,7 @@ func ComparedReading(c *report.Compared) Reading {
 		Title: fmt.Sprintf("%s against %s on the per-seed metrics of %s", c.Arms[1].Name, base.Name, c.Source),
 		Provenance: []Line{
 			{Label: "setup", Text: fmt.Sprintf("%d arms, %d seeds, metric %s", len(c.Arms), len(c.Seeds), strings.ReplaceAll(c.MetricDirection, "_", " "))},
-			{Label: "source", Text: c.Source + " (trained elsewhere; only the statistics are ideabench's)"},
+			comparedSource(c),
 			{Label: "versions", Text: "derive " + cmp.Or(c.DeriveVersion, "(not recorded)")},
 		},
 		Verdict: x.VerdictLine(),
@@ -726,10 +734,37 @@ func ComparedReading(c *report.Compared) Reading {
 	return rd
 }
 
+// comparedSource is a comparison's source line: the metrics file with
+// its SHA-256, or the run reports' arms, each report's SHA-256 under it.
+func comparedSource(c *report.Compared) Line {
+	const elsewhere = " (trained elsewhere; only the statistics are ideabench's)"
+	sha := func(l *Line, s report.ComparedSource) {
+		if s.SHA256 == "" {
+			l.Text += ", given in memory (no file)"
+			return
+		}
+		l.Text += ", SHA-256 " + shortDigest(s.SHA256)
+		l.Full = s.SHA256
+	}
+	if len(c.Sources) == 1 && c.Sources[0].Arm == "" {
+		l := Line{Label: "source", Text: c.Sources[0].Path}
+		sha(&l, c.Sources[0])
+		l.Text += elsewhere
+		return l
+	}
+	l := Line{Label: "source", Text: c.Source + elsewhere}
+	for _, s := range c.Sources {
+		sub := Line{Label: "report of arm " + s.Arm, Text: s.Path}
+		sha(&sub, s)
+		l.Sub = append(l.Sub, sub)
+	}
+	return l
+}
+
 // SuiteReading is the reading of a suite report: the command's suite
 // summary and the suite's page. Its levels are the suite's
 // (suitereport.Report.Alpha).
-func SuiteReading(r *suitereport.Report) Reading { return suiteReading(r, r.Alpha()) }
+func SuiteReading(r *suitereport.Report) Reading { return suiteReading(r, r.Alpha) }
 
 func suiteReading(r *suitereport.Report, alpha float64) Reading {
 	pc := func(e float64) string { return fmt.Sprintf("%+.2f%%", stats.Pct(e)) }

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
@@ -215,4 +216,36 @@ func TestMathCheckNone(t *testing.T) {
 	out := textOf(t, ReadingOf(r))
 	require.Contains(t, out, "none: the idea has no closed forms to check")
 	require.NotContains(t, out, "the closed forms against simulation")
+}
+
+// TestTSFReading: a real panel's data line states the run's horizon
+// and the archive's cut, with the data notes under it; the archive's
+// published MASE stands beside the references only where the run is the
+// archive's task on a known file: its horizon and period, not another.
+func TestTSFReading(t *testing.T) {
+	k, ok := track.LookupKnown("electricity-weekly")
+	require.True(t, ok)
+	for _, tc := range []struct {
+		name      string
+		c         track.TSFConfig
+		sha       string
+		published bool
+	}{
+		{"the archive's task", track.TSFConfig{Path: "e.tsf", T: 52, H: k.H}, k.SHA256, true},
+		{"another horizon", track.TSFConfig{Path: "e.tsf", T: 52, H: k.H + 1}, k.SHA256, false},
+		{"another period", track.TSFConfig{Path: "e.tsf", T: 52, H: k.H, Period: 4}, k.SHA256, false},
+		{"another file", track.TSFConfig{Path: "e.tsf", T: 52, H: k.H}, strings.Repeat("0", 64), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tinyReport(t)
+			c := tc.c
+			r.Track, r.Setup.Protocol.TSF, r.Setup.DataSHA256 = "tsf", &c, tc.sha
+			r.Setup.DataNotes = []string{"e.tsf: a note"}
+			r.ReferenceForecasters.MASE = map[string]float64{"persistence": 1.5}
+			text := textOf(t, ReadingOf(r))
+			inOrder(t, text, fmt.Sprintf("data: e.tsf (a real panel at horizon %d: each series' last %d values are its test targets", c.H, c.H), "note: e.tsf: a note")
+			require.NotContains(t, text, "cut by the Monash archive's protocol")
+			require.Equal(t, tc.published, strings.Contains(text, "published: SES (Godahewa et al. 2021)"), text)
+		})
+	}
 }

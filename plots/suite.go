@@ -166,7 +166,7 @@ func forest(r *suitereport.Report) (*figure, error) {
 	if len(rows) == 0 {
 		return nil, errors.New("the report has no tracks")
 	}
-	p := newPanel("", fmt.Sprintf("idea better than the baseline by (%% of test %s, %s interval)", suiteMetric(r), Level(1-r.Alpha())), "")
+	p := newPanel("", fmt.Sprintf("idea better than the baseline by (%% of test %s, %s interval)", suiteMetric(r), Level(1-r.Alpha)), "")
 	n := len(rows)
 	y := func(i int) float64 { return float64(n - i) }
 	lo, hi := 0.0, 0.0

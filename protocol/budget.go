@@ -60,10 +60,10 @@ func (p Protocol) BudgetDiffs() []string {
 // "ideas[k]") differs from the baseline's, each as "<arm path>.<field> =
 // <value>: <the baseline's>". An arm spends what the baseline does when
 // its grid has as many cfgs and the two grids' budgets (Cfg.Budget) are
-// the same multiset, so the arms try as many cfgs and every cfg may take
-// the same steps over the same windows. An arm that may train longer, on
-// more windows, wait longer for a new best or look further back wins by
-// its budget, not its idea.
+// the same multiset (with a grid extension, cfg by cfg), so the arms try
+// as many cfgs and every cfg may take the same steps over the same
+// windows. An arm that may train longer, on more windows, wait longer
+// for a new best or look further back wins by its budget, not its idea.
 func (p Protocol) BudgetDiffsOf(arm string) []string {
 	grid := p.Grid(arm)
 	at := arm
@@ -73,7 +73,10 @@ func (p Protocol) BudgetDiffsOf(arm string) []string {
 	if len(grid) != len(p.Baseline) {
 		return []string{fmt.Sprintf("%s: %d cfgs against the baseline's %d (an arm that tries more cfgs has more chances on val, and trains more)", at, len(grid), len(p.Baseline))}
 	}
-	if slices.EqualFunc(budgetsOf(grid), budgetsOf(p.Baseline), func(a, b Budget) bool { return a == b }) {
+	// With a grid extension the grids pair cfg by cfg: each round grows
+	// every arm by copies of its own edge cfgs, so grids whose budgets
+	// agree only as a whole would grow apart.
+	if p.ExtendGrid == nil && slices.EqualFunc(budgetsOf(grid), budgetsOf(p.Baseline), func(a, b Budget) bool { return a == b }) {
 		return nil
 	}
 	// Name the differing fields cfg by cfg: the grids pair index j with

@@ -37,6 +37,11 @@ type buildError struct {
 // configError marks err as an error of the settings (ErrConfig).
 func configError(err error) error { return &buildError{err: err} }
 
+// ConfigError marks err as an error of the settings (ErrConfig), as
+// Build's are, without changing its text: for a check of several
+// protocols together (a suite's tracks share one alpha).
+func ConfigError(err error) error { return configError(err) }
+
 func (e *buildError) Error() string { return e.err.Error() }
 func (e *buildError) Unwrap() error { return e.err }
 func (e *buildError) Is(target error) bool {
@@ -70,6 +75,12 @@ type Choice struct {
 	Channels string
 	// Layers are applied in order over the profile and the data set.
 	Layers []Layer
+	// Recorded, when set, is a protocol a report recorded, and Build
+	// makes it again from its settings (verify): a Dataset's file is the
+	// path Recorded's data block gives, neither looked up under DataDir
+	// nor read, and no file, program or trainer's file is checked to be
+	// there (the report's digests answer for them).
+	Recorded *Protocol
 	// Warn, when set, receives a note for each data block Build leaves
 	// out: the block of the track a config names itself, when Track asks
 	// for another (a config borrowed for its grids). Without Warn such a
@@ -140,6 +151,9 @@ func Build(c Choice) (Protocol, error) {
 	if c.Dataset != "" {
 		k, _ := track.LookupKnown(c.Dataset)
 		path, err := k.Find(c.DataDir)
+		if c.Recorded != nil {
+			path, err = recordedPath(*c.Recorded, k.TrackKind())
+		}
 		if err != nil {
 			return bad(err)
 		}
@@ -221,6 +235,9 @@ func Build(c Choice) (Protocol, error) {
 	if err := p.Validate(); err != nil {
 		return p, &buildError{err: err, invalid: true}
 	}
+	if c.Recorded != nil {
+		return p, nil
+	}
 	if _, err := p.Pin(); err != nil { // every trainer's files are there
 		return bad(err)
 	}
@@ -243,6 +260,18 @@ func Build(c Choice) (Protocol, error) {
 		}
 	}
 	return p, nil
+}
+
+// recordedPath is the file of the data block of kind that the recorded
+// protocol p read.
+func recordedPath(p Protocol, kind string) (string, error) {
+	k, ok := track.LookupKind(kind)
+	if ok {
+		for _, f := range k.Files(&p.Blocks) {
+			return f.Path, nil
+		}
+	}
+	return "", fmt.Errorf("the recorded protocol has no %s file", kind)
 }
 
 // namedTrack is the "track" a JSON config names, "" when it names none

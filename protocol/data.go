@@ -37,7 +37,7 @@ func (p Protocol) data(ctx context.Context, maxBytes float64) (*Data, error) {
 	var le *track.LimitError
 	switch {
 	case errors.As(err, &le):
-		return nil, fmt.Errorf("protocol: %w: %s need about %s of memory but %s is available; %s", ErrBeyondLimits, le.What, bytesText(le.Need), bytesText(maxBytes), le.Fix)
+		return nil, limitError(le, maxBytes)
 	case errors.As(err, &ce):
 		return nil, configError(ce.Err)
 	case err != nil:
@@ -87,13 +87,36 @@ func Rationale(p Protocol) string {
 	return k.Describe(&p.Blocks) + " " + why
 }
 
+// limitError is the refusal of le, a track's windows beyond maxBytes,
+// wrapping ErrBeyondLimits.
+func limitError(le *track.LimitError, maxBytes float64) error {
+	return fmt.Errorf("protocol: %w: %s need about %s of memory but %s is available; %s", ErrBeyondLimits, le.What, bytesText(le.Need), bytesText(maxBytes), le.Fix)
+}
+
+// generatedLimit refuses a generated track whose windows alone exceed
+// maxBytes (track.GeneratedLimit), before any is drawn; nil for a track
+// read from a file, which Data checks from the file.
+func (p Protocol) generatedLimit(maxBytes float64) error {
+	k, ok := p.Kind()
+	if !ok {
+		return nil
+	}
+	var le *track.LimitError
+	if errors.As(track.GeneratedLimit(k, &p.Blocks, maxBytes), &le) {
+		return limitError(le, maxBytes)
+	}
+	return nil
+}
+
 // DataWithin builds the protocol's data (Data), first refusing a
-// generated track whose windows alone exceed l.MaxBytes, and a track
-// read from a file whose windows would, read from its file before they
-// are cut (track.Kind.Data). Reading the file stops once ctx is done.
+// generated track whose windows alone exceed l.MaxBytes, before any is
+// drawn, and a track read from a file whose windows would, read from its
+// file before they are cut (track.Kind.Data); each refusal names the
+// block's fields to lower. Reading the file stops once ctx is done.
+// CheckBefore weighs the models beside the windows as well.
 func (p Protocol) DataWithin(ctx context.Context, l Limits) (*Data, error) {
-	if b := p.dataEstimate(); l.MaxBytes > 0 && b > l.MaxBytes {
-		return nil, fmt.Errorf("protocol: %w: the %s track's windows need about %s of memory but %s is available; lower its train_windows, val_windows or test_windows", ErrBeyondLimits, p.Track, bytesText(b), bytesText(l.MaxBytes))
+	if err := p.generatedLimit(l.MaxBytes); err != nil {
+		return nil, err
 	}
 	return p.data(ctx, l.MaxBytes)
 }

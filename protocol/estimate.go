@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -24,6 +25,10 @@ type Estimate struct {
 	// stopping can first stop, patience+1 epochs (and a sequential design's
 	// first look), at most every epoch (and every look).
 	MinFLOPs, MaxFLOPs float64
+	// LookBack names the fields of the models' look-back, which a refusal
+	// of their memory asks to lower: "mqar.t", and on a track cut at
+	// several look-backs "csv.t or a cfg's context".
+	LookBack string
 }
 
 // PeakFLOPS is the rate per worker that the time estimate assumes: above
@@ -58,14 +63,24 @@ var ErrBeyondLimits = errors.New("beyond the limits")
 func (e Estimate) Check(l Limits, workers int) error {
 	w := max(1, min(workers, e.Trials))
 	if need := e.DataBytes + float64(w)*e.TrialBytes; l.MaxBytes > 0 && need > l.MaxBytes {
-		return fmt.Errorf("protocol: %w: the protocol needs about %s of memory (data %s, and %s per trial for %d trials at once) but %s is available; shrink arch (d, layers, batch) or the track's windows, or run fewer --workers",
-			ErrBeyondLimits, bytesText(need), bytesText(e.DataBytes), bytesText(e.TrialBytes), w, bytesText(l.MaxBytes))
+		return fmt.Errorf("protocol: %w: the protocol needs about %s of memory (data %s, and %s per trial for %d trials at once) but %s is available; shrink arch (d, heads, layers, batch), the look-back (%s) or the track's windows, or run fewer --workers",
+			ErrBeyondLimits, bytesText(need), bytesText(e.DataBytes), bytesText(e.TrialBytes), w, bytesText(l.MaxBytes), cmp.Or(e.LookBack, "the track's t"))
 	}
 	if s := e.Seconds(e.MaxFLOPs, workers); l.MaxSeconds > 0 && s > l.MaxSeconds {
 		return fmt.Errorf("protocol: %w: the protocol's %d trials may do %.3g FLOPs (every epoch; at least %.3g if early stopping ends each as soon as it can): up to %s on %d workers even at %.0f GFLOP/s each (at least %s), over the limit of %s; lower epochs, the windows, the grid or the seeds, or raise the limit (--max-hours) to run it anyway",
 			ErrBeyondLimits, e.Trials, e.MaxFLOPs, e.MinFLOPs, durationText(s), w, PeakFLOPS/1e9, durationText(e.Seconds(e.MinFLOPs, workers)), durationText(l.MaxSeconds))
 	}
 	return nil
+}
+
+// Text says the estimate in words, for a dry run: its trials, their
+// memory at once on workers, and their FLOPs with the time they take at
+// PeakFLOPS (a lower bound of the wall time).
+func (e Estimate) Text(workers int) string {
+	w := max(1, min(workers, e.Trials))
+	return fmt.Sprintf("%d trials; memory about %s (data %s, and %s per trial for %d at once); %.3g to %.3g FLOPs, at least %s to %s on %d workers even at %.0f GFLOP/s each",
+		e.Trials, bytesText(e.DataBytes+float64(w)*e.TrialBytes), bytesText(e.DataBytes), bytesText(e.TrialBytes), w,
+		e.MinFLOPs, e.MaxFLOPs, durationText(e.Seconds(e.MinFLOPs, workers)), durationText(e.Seconds(e.MaxFLOPs, workers)), w, PeakFLOPS/1e9)
 }
 
 // bytesText is b in GiB or MiB.
@@ -107,11 +122,57 @@ func (p Protocol) dataEstimate() float64 {
 	return 0
 }
 
+// lookBack is Estimate.LookBack of p.
+func (p Protocol) lookBack() string {
+	if k, ok := p.Kind(); ok && k.LookBacks() {
+		return p.Track + ".t or a cfg's context"
+	}
+	return p.Track + ".t"
+}
+
+// EstimateBefore is the part of Estimate that p alone fixes, before its
+// track is drawn or read: the memory of a generated track's windows
+// (DataBytes, track.Kind.GeneratedBytes; 0 for a track read from a file)
+// and of the largest cfg's model (TrialBytes) at its look-back and the
+// track's horizon, with one input channel and, on a token track, one
+// token id: the fewest a track can have, as only the data say how many
+// there are, so that TrialBytes is a lower bound of Estimate's. The
+// FLOPs, which need the windows' count, are 0. trials is as for
+// Estimate.
+func (p Protocol) EstimateBefore(trials int, cost Coster) Estimate {
+	e := Estimate{Trials: trials, DataBytes: p.dataEstimate(), LookBack: p.lookBack()}
+	t, h := p.window()
+	z := TrainSize{H: h, Channels: 1, Windows: 1}
+	if k, ok := p.Kind(); ok && k.Tokens() {
+		z = TrainSize{Vocab: 1, Windows: 1}
+	}
+	for _, c := range append(append(append([]Cfg(nil), p.Baseline...), p.Idea...), ideaGrids(p)...) {
+		z.Context = cmp.Or(c.Context, t)
+		e.TrialBytes = max(e.TrialBytes, cost(c, z).Bytes)
+	}
+	return e
+}
+
+// CheckBefore refuses, before any data is drawn or read, a protocol
+// that its settings alone show cannot fit within l with workers trials
+// at once: a generated track's windows beyond l.MaxBytes (DataWithin's
+// refusal, naming the block's fields), then those windows beside the
+// largest cfg's model on each worker (EstimateBefore, Check), so that a
+// track of a billion positions is refused before its first token is
+// drawn. The error wraps ErrBeyondLimits; Estimate checks again, the
+// time included, once the data are built.
+func (p Protocol) CheckBefore(l Limits, workers, trials int, cost Coster) error {
+	if err := p.generatedLimit(l.MaxBytes); err != nil {
+		return err
+	}
+	return p.EstimateBefore(trials, cost).Check(l, workers)
+}
+
 // Estimate estimates the trials of p on the dataset ds (see Estimate),
 // each cfg's model by the cost model cost; trials is how many run
 // (len(p.Trials()), or more for a control experiment's blocks).
 func (p Protocol) Estimate(ds *track.Dataset, trials int, cost Coster) Estimate {
-	e := Estimate{Trials: trials}
+	e := Estimate{Trials: trials, LookBack: p.lookBack()}
 	if td := ds.Tokens; td != nil {
 		// A token and a label of int32 per position.
 		e.DataBytes = 8 * float64((td.Train.N+td.Val.N+td.Test.N)*td.Train.T)

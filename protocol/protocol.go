@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/ideabench/ideabench/internal/jsonstrict"
@@ -260,6 +261,13 @@ type Protocol struct {
 	// marked "unequal budget". Without it Validate refuses such a
 	// protocol.
 	UnequalBudget bool `json:"unequal_budget,omitempty"`
+
+	// DifferentRecipe lets the idea arms train with another recipe than
+	// the baseline's cfg of the same index (RecipeDiffs: weight decay,
+	// schedule, warmup, clipping); every verdict of the report is then
+	// marked "different recipe". Without it Validate refuses such a
+	// protocol.
+	DifferentRecipe bool `json:"different_recipe,omitempty"`
 }
 
 // The headline tests (Protocol.Test).
@@ -583,12 +591,29 @@ func (p Protocol) Validate() error {
 			if arm.external {
 				continue // the cfg's idea fields are the trainer's to read
 			}
-			for _, e := range c.ideaErrors(arm.name == "baseline") {
+			ie := c.ideaErrors(arm.name == "baseline")
+			for _, e := range ie {
 				bad("%s.%v", at, e)
+			}
+			if len(ie) == 0 && known && kind.Tokens() {
+				if in, err := idea.New(c.IdeaConfig()); err == nil && in.Site() == idea.SiteHead {
+					bad("%s.idea = %q: it sits at the head, which a token model runs at its labelled positions only; pick an idea at another site (ideabench help run lists each one's)", at, c.IdeaConfig().Name)
+				}
 			}
 		}
 	}
 	gridsValid := len(errs) == gridErrs
+	// The same idea arm twice (--idea fox --ideas fox, or fox:bias=1 and
+	// fox:bias=1.0) trains the same trials twice and counts one
+	// hypothesis twice in Holm's adjustment. An external trainer is
+	// handed its arm's name, so two arms of one trainer may differ.
+	for i, x := range arms[1:] {
+		for _, y := range arms[2+i:] {
+			if len(x.cs) > 0 && slices.Equal(x.cs, y.cs) && !x.external && !y.external {
+				bad("%s = the cfgs of %s: arms %s and %s are one arm, which would train the same trials twice and count one idea twice in Holm's adjustment; drop one of them", y.name, x.name, p.ArmName(armOf(y.name)), p.ArmName(armOf(x.name)))
+			}
+		}
+	}
 	a := p.Arch
 	for _, f := range []struct {
 		name            string
@@ -694,6 +719,9 @@ func (p Protocol) Validate() error {
 	if gridsValid { // the budgets of valid grids
 		if d := p.BudgetDiffs(); len(d) > 0 && !p.UnequalBudget {
 			errs = append(errs, budgetError(d))
+		}
+		if d := p.RecipeDiffs(); len(d) > 0 && !p.DifferentRecipe {
+			errs = append(errs, recipeError(d))
 		}
 	}
 	if err := stats.CheckAlpha(p.Alpha); err != nil {
@@ -802,6 +830,10 @@ type IdeaArm struct {
 	Name string `json:"name"` // its label in the report, e.g. "rezero"
 	Grid []Cfg  `json:"grid"` // its sweep, as idea's
 }
+
+// armOf is the Trial.Arm of an arm's grid path in Validate's messages
+// ("idea", "ideas[2].grid" -> "ideas[2]").
+func armOf(path string) string { return strings.TrimSuffix(path, ".grid") }
 
 // IdeasArm is the Trial.Arm of the further idea arm k.
 func IdeasArm(k int) string { return fmt.Sprintf("ideas[%d]", k) }

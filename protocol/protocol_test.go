@@ -17,7 +17,7 @@ func TestLoadProtocol(t *testing.T) {
 		check      func(t *testing.T, p Protocol)
 	}{
 		{"empty_keeps_profile", `{}`, "", func(t *testing.T, p Protocol) { require.Equal(t, CIProfile(), p) }},
-		{"grid_replaces_whole", `{"idea":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":2}], "unequal_budget": true}`, "", func(t *testing.T, p Protocol) {
+		{"grid_replaces_whole", `{"idea":[{"lr":0.1,"epochs":1,"rho":0.5,"beta":2}], "unequal_budget": true, "different_recipe": true}`, "", func(t *testing.T, p Protocol) {
 			require.Equal(t, []Cfg{{LR: 0.1, Epochs: 1, Rho: 0.5, Beta: 2}}, p.Idea)
 		}},
 		// The arms' budgets must agree: an idea arm given more epochs
@@ -27,12 +27,31 @@ func TestLoadProtocol(t *testing.T) {
 		{"fewer_cfgs", `{"idea":[{"lr":0.1,"epochs":3,"rho":0.5,"beta":2}]}`, `idea: 1 cfgs against the baseline's 3`, nil},
 		{"more_patience", `{"baseline":[{"lr":0.1,"epochs":3,"patience":1}],"idea":[{"lr":0.1,"epochs":3,"patience":2,"rho":0.5,"beta":2}]}`,
 			`idea[0].patience = 2: the baseline's cfg 0 has 1`, nil},
-		// The same budgets in another order are equal.
-		{"budgets_reordered", `{"baseline":[{"lr":0.1,"epochs":3},{"lr":0.2,"epochs":6}],"idea":[{"lr":0.1,"epochs":6,"rho":0.5,"beta":2},{"lr":0.2,"epochs":3,"rho":0.5,"beta":2}]}`, "", func(t *testing.T, p Protocol) {
+		// The same budgets in another order are equal on fixed grids.
+		{"budgets_reordered", `{"baseline":[{"lr":0.1,"epochs":3},{"lr":0.2,"epochs":6}],"idea":[{"lr":0.1,"epochs":6,"rho":0.5,"beta":2},{"lr":0.2,"epochs":3,"rho":0.5,"beta":2}],"extend_grid":null}`, "", func(t *testing.T, p Protocol) {
 			require.Empty(t, p.BudgetDiffs())
 		}},
-		{"opt_in", `{"idea":[{"lr":0.005,"epochs":6,"patience":3,"rho":0.8,"beta":0.5},{"lr":0.015,"epochs":3,"patience":3,"rho":0.8,"beta":0.5},{"lr":0.045,"epochs":3,"patience":3,"rho":0.8,"beta":0.5}],"unequal_budget":true}`, "", func(t *testing.T, p Protocol) {
+		{"opt_in", `{"idea":[{"lr":0.005,"epochs":6,"patience":3,"rho":0.8,"beta":0.5},{"lr":0.015,"epochs":3,"patience":3,"rho":0.8,"beta":0.5},{"lr":0.045,"epochs":3,"patience":3,"rho":0.8,"beta":0.5}],"unequal_budget":true,"different_recipe":true}`, "", func(t *testing.T, p Protocol) {
 			require.Equal(t, []string{"idea[0].epochs = 6: the baseline's cfg 0 has 3"}, p.BudgetDiffs())
+		}},
+		// Grids whose budgets agree only as a whole grow apart under a
+		// grid extension (each arm grows by copies of its edge cfgs), so
+		// with one they must agree cfg by cfg (budgets_reordered: fixed
+		// grids may pair in any order).
+		{"reordered_epochs_extended", `{"baseline":[{"lr":0.01,"epochs":2},{"lr":0.03,"epochs":3}],"idea":[{"lr":0.01,"epochs":3,"rho":0.5,"beta":2},{"lr":0.03,"epochs":2,"rho":0.5,"beta":2}]}`,
+			`idea[0].epochs = 3: the baseline's cfg 0 has 2; idea[1].epochs = 2: the baseline's cfg 1 has 3`, nil},
+		// The arms' recipes must agree cfg by cfg: an idea arm trained
+		// without the baseline's weight decay is refused unless the
+		// config opts in, and then each difference is listed.
+		{"different_recipe", `{"baseline":[{"lr":0.1,"epochs":3,"weight_decay":0.1,"clip":1}],"idea":[{"lr":0.1,"epochs":3,"clip":1,"rho":0.5,"beta":2}]}`,
+			`idea[0].weight_decay = 0: the baseline's cfg 0 has 0.1; an arm trained with other optimizer settings`, nil},
+		{"different_schedule", `{"baseline":[{"lr":0.1,"epochs":3}],"idea":[{"lr":0.1,"epochs":3,"schedule":"cosine","warmup":0.1,"rho":0.5,"beta":2}]}`,
+			`idea[0].schedule = "cosine": the baseline's cfg 0 has "constant"; idea[0].warmup = 0.1: the baseline's cfg 0 has 0`, nil},
+		{"same_recipe_spelt_apart", `{"baseline":[{"lr":0.1,"epochs":3,"schedule":"constant"}],"idea":[{"lr":0.1,"epochs":3,"rho":0.5,"beta":2}]}`, "", func(t *testing.T, p Protocol) {
+			require.Empty(t, p.RecipeDiffs(), `"" is the constant schedule`)
+		}},
+		{"recipe_opt_in", `{"baseline":[{"lr":0.1,"epochs":3,"clip":1}],"idea":[{"lr":0.1,"epochs":3,"clip":2,"rho":0.5,"beta":2}],"different_recipe":true}`, "", func(t *testing.T, p Protocol) {
+			require.Equal(t, []string{"idea[0].clip = 2: the baseline's cfg 0 has 1"}, p.RecipeDiffs())
 		}},
 		// A config names the profile it is applied over, and cannot
 		// switch it (the seed profile's test is sign-flip).

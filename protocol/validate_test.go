@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"testing"
 
+	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/track"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,6 +48,27 @@ func TestValidateEachField(t *testing.T) {
 		// The message names the later copy and the first.
 		{"duplicate_seeds", func(p *Protocol) { p.Seeds = []uint64{4, 5, 4} }, "seeds[2] = 4: repeats seeds[0]", "list each seed once"},
 		{"empty_baseline", func(p *Protocol) { p.Baseline = nil }, "baseline = []", "give at least one cfg"},
+		// A token model runs its head on the labelled positions only, so
+		// an idea at the head is refused before any trial, not by the
+		// model once trials start.
+		{"head_idea_on_tokens", func(p *Protocol) {
+			*p = CIProfileFor("mqar")
+			p.Idea[0] = p.Baseline[0].WithIdea(idea.Config{Name: "calib"})
+		}, `idea[0].idea = "calib": it sits at the head`, "pick an idea at another site"},
+		// One idea arm twice (--idea gate --ideas gate, or two spellings
+		// of one parameter) is one hypothesis, not two.
+		{"same_arm_twice", func(p *Protocol) { p.Ideas = []IdeaArm{{Name: "gate", Grid: slices.Clone(p.Idea)}} },
+			"ideas[0].grid = the cfgs of idea: arms gate and idea are one arm", "drop one of them"},
+		{"same_further_arm_twice", func(p *Protocol) {
+			ema := func(l float64) []Cfg {
+				var g []Cfg
+				for _, c := range p.Baseline {
+					g = append(g, c.WithIdea(idea.Config{Name: "ema", Params: idea.NewParams(map[string]float64{"lambda": l})}))
+				}
+				return g
+			}
+			p.Ideas = []IdeaArm{{Name: "ema:lambda=0.5", Grid: ema(0.5)}, {Name: "ema:lambda=0.50", Grid: ema(0.50)}, {Name: "ema:lambda=0.6", Grid: ema(0.6)}}
+		}, "ideas[1].grid = the cfgs of ideas[0].grid: arms ema:lambda=0.50 and ema:lambda=0.5 are one arm", "drop one of them"},
 		{"empty_idea", func(p *Protocol) { p.Idea = []Cfg{} }, "idea = []", "give at least one cfg"},
 		{"lr_zero", func(p *Protocol) { p.Idea[1].LR = 0 }, "idea[1].lr = 0", "use e.g. 0.001"},
 		{"lr_negative", func(p *Protocol) { p.Baseline[2].LR = -0.1 }, "baseline[2].lr = -0.1", "use e.g. 0.001"},

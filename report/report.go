@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ideabench/ideabench/protocol"
 
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/stats"
 )
 
@@ -95,11 +95,16 @@ type External struct {
 // train windows of setup.train_sizes) and whether every idea arm spends
 // what the baseline does (protocol.Protocol.BudgetDiffs). When one does
 // not (setup.protocol.unequal_budget), every comparison of such an arm
-// carries the mark "unequal budget" (Comparison.Marks).
+// carries the mark "unequal budget" (Comparison.Marks). RecipeDifferences
+// lists how the idea arms' recipes (weight decay, schedule, warmup,
+// clipping) differ from the baseline's cfg by cfg
+// (protocol.Protocol.RecipeDiffs, setup.protocol.different_recipe);
+// every comparison of such an arm carries the mark "different recipe".
 type Budget struct {
-	Equal       bool                 `json:"equal"`
-	Differences []string             `json:"differences,omitempty"`
-	Arms        []protocol.ArmBudget `json:"arms"`
+	Equal             bool                 `json:"equal"`
+	Differences       []string             `json:"differences,omitempty"`
+	RecipeDifferences []string             `json:"recipe_differences,omitempty"`
+	Arms              []protocol.ArmBudget `json:"arms"`
 }
 
 // Informativeness says whether the track can judge an architectural idea
@@ -298,8 +303,9 @@ type Comparison struct {
 	// Marks qualify the verdict, each a short sentence that a page, a
 	// figure or a summary shows beside it (VerdictLine): "unequal budget:
 	// ..." when the arm trained on another budget than the baseline's,
-	// "idea inert: ..." when the idea changed no trial's outcome
-	// (IdeaInert).
+	// "different recipe: ..." when it trained with other optimizer
+	// settings, "idea inert: ..." when the idea changed no trial's
+	// outcome (IdeaInert).
 	Marks []string `json:"marks,omitempty"`
 	// IdeaInert is true when, on every seed, the idea arm's chosen cfg
 	// scores within InertRelTol of the baseline's cfg of the same index,
@@ -541,9 +547,9 @@ func (r *Report) Marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// Read parses a report file (see Parse).
+// Read parses a report file (see Parse) of at most MaxFileBytes.
 func Read(path string) (*Report, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

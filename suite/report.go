@@ -5,9 +5,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/ideabench/ideabench/internal/inputfile"
+	"github.com/ideabench/ideabench/protocol"
+	"github.com/ideabench/ideabench/track"
 
 	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/report"
@@ -107,6 +114,17 @@ func direction(r *report.Report) (stats.Direction, error) {
 func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*report.Report, paths, sums []string, heldOut []int, skipped []suitereport.Skipped, held []string) (*suitereport.Report, error) {
 	out := &suitereport.Report{SuiteVersion: suitereport.Version, Name: spec.Name, Spec: spec, Skipped: skipped, HeldOut: held}
 	o := stats.DefaultSuiteOptions(spec.WithDefaults().MinEffectPct)
+	for i, r := range reports {
+		if r.Setup == nil {
+			return nil, fmt.Errorf("suite: track %s (%s): the report has no setup block (its protocol)", specs[i].Name, paths[i])
+		}
+		if a := r.Setup.Protocol.Alpha; i == 0 {
+			o.Alpha = a
+		} else if a != o.Alpha {
+			return nil, fmt.Errorf("suite: track %s ran at alpha %v, track %s at %v; a suite's statistics run at one level, so give every track the same alpha", specs[i].Name, a, specs[0].Name, o.Alpha)
+		}
+	}
+	out.Alpha = o.Alpha
 	var dir stats.Direction
 	groups := map[bool][]int{}            // confirm -> indices of the tracks in the idea's aggregate
 	judging := map[bool][]int{}           // confirm -> indices of the tracks that can judge an idea
@@ -328,7 +346,7 @@ func verdict(r *suitereport.Report) string {
 
 // readTrack reads a track report and the SHA-256 of its bytes.
 func readTrack(path string) (*report.Report, string, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path, report.MaxFileBytes)
 	if err != nil {
 		return nil, "", err
 	}
@@ -337,24 +355,73 @@ func readTrack(path string) (*report.Report, string, error) {
 	return r, hex.EncodeToString(sum[:]), err
 }
 
-// Finding is one disagreement verify found.
+// Finding is one disagreement verify found, or with Note set, one thing
+// it could not check and says so.
 type Finding struct {
 	Path string // what: a track's report, a JSON path of the suite report
 	Note string
+	// Explained marks a note: what verify could not check (a source
+	// absent here), not a mismatch.
+	Explained bool
 }
 
 func (f Finding) String() string { return f.Path + ": " + f.Note }
 
-// Verify checks a suite report read from path: every track report it
-// names is there with the same SHA-256 and verifies on its own
-// (derive.Verify), and the whole suite report is derived again from the
-// track reports and compared with it leaf by leaf (derive.Diff, with
-// derive's tolerances). It returns the findings and the number of values
-// checked.
+// Mismatches are the findings that are not notes.
+func Mismatches(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if !f.Explained {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Verify checks a suite report read from path against its sources:
+//
+//  1. the spec against where it came from (Source: the built-in suite,
+//     or the suite file read again where it is present, by its SHA-256),
+//     with the idea arms the command line added;
+//  2. the tracks that ran, were skipped or held out against the spec: a
+//     skipped data set is looked for again under the recorded data
+//     directory and must give the same reason (a note where its file is
+//     there now);
+//  3. every track report it names is there with the same SHA-256,
+//     verifies on its own (derive.Verify), and records the very protocol
+//     the spec builds for that track (TrackProtocol, its data file taken
+//     as the report records it);
+//  4. each held-out track's count of protocols against its ledger in the
+//     suite's folder (Run's <track>.heldout);
+//  5. the volatile wall_seconds for range;
+//  6. the whole suite report derived again from the track reports and
+//     compared leaf by leaf (derive.Diff, with derive's tolerances).
+//
+// It returns the findings and the number of values checked.
 func Verify(r *suitereport.Report, path string, opt derive.VerifyOptions) ([]Finding, int) {
 	var out []Finding
 	checked := 0
 	base := filepath.Dir(path)
+	mismatch := func(at, format string, a ...any) {
+		out = append(out, Finding{Path: at, Note: fmt.Sprintf(format, a...)})
+	}
+	note := func(at, format string, a ...any) {
+		out = append(out, Finding{Path: at, Note: fmt.Sprintf(format, a...), Explained: true})
+	}
+	checked++
+	if err := r.Spec.Validate(); err != nil {
+		mismatch("spec", "%v", err)
+		return out, checked
+	}
+	out = append(out, verifySource(r, base)...)
+	checked++
+	if (r.DataDir != "") != hasDataset(r.Spec) {
+		mismatch("data_dir", "%q, but the spec has %s data set: a suite records where it looked for data sets if and only if it has one", r.DataDir, map[bool]string{true: "a", false: "no"}[hasDataset(r.Spec)])
+	}
+	checked++
+	if w := r.WallSeconds; !(w >= 0) || math.IsInf(w, 0) {
+		mismatch("wall_seconds", "%v: not a finite number of seconds >= 0", w)
+	}
 	var reports []*report.Report
 	var paths, sums []string
 	var specs []suitereport.TrackSpec
@@ -370,16 +437,25 @@ func Verify(r *suitereport.Report, path string, opt derive.VerifyOptions) ([]Fin
 		ran = append(ran, t.Name)
 	}
 	skipped := map[string]bool{}
-	for _, sk := range r.Skipped {
+	for i, sk := range r.Skipped {
 		checked++
+		at := fmt.Sprintf("skipped[%d]", i)
 		t, ok := byName[sk.Name]
 		switch {
 		case !ok:
-			out = append(out, Finding{"skipped", fmt.Sprintf("%s is not a track of the report's spec", sk.Name)})
+			mismatch(at, "%s is not a track of the report's spec", sk.Name)
 		case t.Dataset == "":
-			out = append(out, Finding{"skipped", fmt.Sprintf("%s is not a data set; only a data set whose file is absent is skipped", sk.Name)})
+			mismatch(at, "%s is not a data set; only a data set whose file is absent is skipped", sk.Name)
 		case skipped[sk.Name]:
-			out = append(out, Finding{"skipped", fmt.Sprintf("%s is listed twice", sk.Name)})
+			mismatch(at, "%s is listed twice", sk.Name)
+		default:
+			_, err := TrackProtocol(r.Spec, t, r.DataDir)
+			switch {
+			case err == nil:
+				note(at, "%s was skipped when the suite ran, and its file is under data_dir %s now: rerun the suite to run it", sk.Name, r.DataDir)
+			case !errors.Is(err, track.ErrNotFound) || err.Error() != sk.Reason:
+				mismatch(at+".reason", "report has %q, looking again under data_dir %q gives %q", sk.Reason, r.DataDir, err)
+			}
 		}
 		skipped[sk.Name] = true
 	}
@@ -389,9 +465,9 @@ func Verify(r *suitereport.Report, path string, opt derive.VerifyOptions) ([]Fin
 		t, ok := byName[name]
 		switch {
 		case !ok || !t.Confirm:
-			out = append(out, Finding{"held_out", fmt.Sprintf("%s is not a confirmation track of the report's spec", name)})
+			mismatch("held_out", "%s is not a confirmation track of the report's spec", name)
 		case held[name] || skipped[name]:
-			out = append(out, Finding{"held_out", fmt.Sprintf("%s is listed twice", name)})
+			mismatch("held_out", "%s is listed twice", name)
 		}
 		held[name] = true
 	}
@@ -403,43 +479,172 @@ func Verify(r *suitereport.Report, path string, opt derive.VerifyOptions) ([]Fin
 	}
 	checked++
 	if !slices.Equal(ran, want) {
-		out = append(out, Finding{"tracks", fmt.Sprintf("the tracks that ran are %v; the spec, less the skipped, runs %v in this order", ran, want)})
+		mismatch("tracks", "the tracks that ran are %v; the spec, less the skipped, runs %v in this order", ran, want)
 	}
 	for i, t := range r.Tracks {
-		at := fmt.Sprintf("tracks[%d] (%s)", i, t.Name)
+		at := fmt.Sprintf("tracks[%d]", i)
 		spec, ok := byName[t.Name]
 		if !ok {
-			out = append(out, Finding{at, "not a track of the report's spec"})
+			mismatch(at+".name", "%s is not a track of the report's spec", t.Name)
 			continue
 		}
 		tr, sum, err := readTrack(filepath.Join(base, t.Report))
 		checked++
 		if err != nil {
-			out = append(out, Finding{at, fmt.Sprintf("report %s: %v", t.Report, err)})
+			mismatch(at+".report", "%s: %v", t.Report, err)
 			continue
 		}
 		if sum != t.ReportSHA256 {
-			out = append(out, Finding{at, fmt.Sprintf("report %s has SHA-256 %s, the suite recorded %s: it changed after the suite was written", t.Report, sum, t.ReportSHA256)})
+			mismatch(at+".report_sha256", "report %s has SHA-256 %s, the suite recorded %s: it changed after the suite was written", t.Report, sum, t.ReportSHA256)
 		}
 		res := derive.Verify(tr, opt)
 		for _, f := range res.Mismatches() {
-			out = append(out, Finding{at + " " + t.Report, f.String()})
+			mismatch(at+".report", "%s: %s", t.Report, f)
 		}
 		checked += res.Checked
+		if k, ok := tr.Setup.Protocol.Kind(); ok && spec.Dataset != "" {
+			checked++
+			for _, f := range k.Files(&tr.Setup.Protocol.Blocks) {
+				if rel, err := filepath.Rel(r.DataDir, f.Path); err != nil || !filepath.IsLocal(rel) {
+					mismatch("data_dir", "track %s's report read %s = %s, which is not below data_dir %s, where the suite looked for the data set", t.Name, f.Field, f.Path, r.DataDir)
+				}
+			}
+		}
+		fs, n := verifyProtocol(r, spec, tr)
+		checked += n
+		for _, f := range fs {
+			mismatch(at+".report", "%s: setup.protocol%s: the track report has %s, the spec builds %s", t.Report, f.Field, f.Got, f.Want)
+		}
+		if spec.Confirm {
+			checked++
+			if f, ok := verifyLedger(filepath.Join(Dir(path), t.Name+".heldout"), tr, t.HeldOutRuns); ok {
+				note(at+".held_out_runs", "%s", f)
+			} else if f != "" {
+				mismatch(at+".held_out_runs", "%s", f)
+			}
+		}
 		reports, paths, sums, specs = append(reports, tr), append(paths, t.Report), append(sums, t.ReportSHA256), append(specs, spec)
-		heldOut = append(heldOut, t.HeldOutRuns) // the folder's history: taken as recorded
+		heldOut = append(heldOut, t.HeldOutRuns) // checked against the ledger above
 	}
 	if len(reports) != len(r.Tracks) {
 		return out, checked
 	}
 	again, err := assemble(r.Spec, specs, reports, paths, sums, heldOut, r.Skipped, r.HeldOut)
 	if err != nil {
-		return append(out, Finding{"suite", err.Error()}), checked
+		return append(out, Finding{Path: "suite", Note: err.Error()}), checked
 	}
-	again.WallSeconds = r.WallSeconds
+	again.Source, again.DataDir, again.WallSeconds = r.Source, r.DataDir, r.WallSeconds // checked above
 	d := derive.Diff(r, again)
 	for _, f := range d.Findings {
-		out = append(out, Finding{f.Field, fmt.Sprintf("report has %s, re-derived %s", f.Got, f.Want)})
+		mismatch(f.Field, "report has %s, re-derived %s", f.Got, f.Want)
 	}
 	return out, checked + d.Checked
+}
+
+// verifySource checks the report's spec against its source: the
+// built-in suite it names, or its suite file where it is present (as
+// recorded, else in the folder of the suite report, base), with the
+// idea arms the command line added.
+func verifySource(r *suitereport.Report, base string) []Finding {
+	src := r.Source
+	if src == nil {
+		return []Finding{{Path: "source", Note: "not recorded (a suite run from Go): the spec is checked against the track reports that ran, not against a suite file", Explained: true}}
+	}
+	var want suitereport.Spec
+	switch {
+	case (src.Builtin == "") == (src.File == ""):
+		return []Finding{{Path: "source", Note: "names neither or both of a built-in suite and a suite file; it names one"}}
+	case src.Builtin != "":
+		s, err := Named(src.Builtin)
+		if err != nil {
+			return []Finding{{Path: "source.builtin", Note: err.Error()}}
+		}
+		want = s
+	default:
+		file := src.File
+		if _, err := os.Stat(file); err != nil && !filepath.IsAbs(file) {
+			if _, err := os.Stat(filepath.Join(base, filepath.Base(file))); err == nil {
+				file = filepath.Join(base, filepath.Base(file))
+			}
+		}
+		s, sum, err := load(file)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return []Finding{{Path: "source.file", Note: fmt.Sprintf("%s is absent here (nor beside the suite report): the spec is checked against the track reports that ran, not against its suite file", src.File), Explained: true}}
+		case err != nil:
+			return []Finding{{Path: "source.file", Note: err.Error()}}
+		case sum != src.FileSHA256:
+			return []Finding{{Path: "source.file_sha256", Note: fmt.Sprintf("%s has SHA-256 %s now, the suite recorded %s: the suite file changed after the suite ran", file, sum, src.FileSHA256)}}
+		}
+		want = s
+	}
+	want, err := WithIdeas(want, src.AddedIdeas)
+	if err != nil {
+		return []Finding{{Path: "source.added_ideas", Note: err.Error()}}
+	}
+	var out []Finding
+	for _, f := range derive.Diff(r.Spec, want).Findings {
+		out = append(out, Finding{Path: "spec" + dotted(f.Field), Note: fmt.Sprintf("report has %s, its source gives %s", f.Got, f.Want)})
+	}
+	return out
+}
+
+// dotted is a JSON path below another: ".a.b" for "a.b", "[2].a" for
+// "[2].a", "" for "".
+func dotted(field string) string {
+	if field == "" || field[0] == '[' {
+		return field
+	}
+	return "." + field
+}
+
+// verifyProtocol builds track spec's protocol from the report's spec as
+// Run did (trackChoice), its data set's file taken as the track report tr
+// recorded it, and compares it with the protocol tr recorded, leaf by
+// leaf. Trainers' file digests are pinned when a trial runs and are
+// tr's own (its verify checks them).
+func verifyProtocol(r *suitereport.Report, spec suitereport.TrackSpec, tr *report.Report) ([]derive.Finding, int) {
+	got := tr.Setup.Protocol
+	ch := trackChoice(r.Spec, spec, r.DataDir)
+	ch.Recorded = &got
+	want, err := protocol.Build(ch)
+	if err != nil {
+		return []derive.Finding{{Got: "a protocol", Want: fmt.Sprintf("no protocol: %v", err)}}, 1
+	}
+	for name, t := range want.Trainers {
+		if rec := got.Trainers[name]; t != nil && rec != nil {
+			c := *t
+			c.SHA256 = rec.SHA256
+			want.Trainers[name] = &c
+		}
+	}
+	d := derive.Diff(got, want)
+	for i := range d.Findings {
+		d.Findings[i].Field = dotted(d.Findings[i].Field)
+	}
+	return d.Findings, d.Checked
+}
+
+// verifyLedger checks a held-out track's count of protocols, runs,
+// against its ledger: the report's trials must be in it, first reported
+// no later than the runs-th protocol, and runs no more than the ledger
+// holds. It returns what is wrong, or with ok a note: the ledger grew
+// after the report was written (the track was reported under another
+// protocol since).
+func verifyLedger(path string, tr *report.Report, runs int) (msg string, ok bool) {
+	raw, err := inputfile.Read(path, 1<<20)
+	if err != nil {
+		return fmt.Sprintf("the held-out ledger: %v; it is written beside the track's report when a held-out track runs, and says under how many protocols the track was reported", err), false
+	}
+	lines := strings.Fields(string(raw))
+	at := slices.Index(lines, tr.Setup.TrialsSHA256)
+	switch {
+	case at < 0:
+		return fmt.Sprintf("%d: the ledger %s does not hold the track report's trials (setup.trials_sha256 %s)", runs, path, tr.Setup.TrialsSHA256), false
+	case runs < at+1 || runs > len(lines):
+		return fmt.Sprintf("%d: the ledger %s holds %d protocols, this report's the %d-th, so a run records %d to %d", runs, path, len(lines), at+1, at+1, len(lines)), false
+	case runs < len(lines):
+		return fmt.Sprintf("the ledger %s holds %d protocols now, %d when the suite was written: the track was reported under other settings since", path, len(lines), runs), true
+	}
+	return "", false
 }

@@ -49,6 +49,9 @@ type Options struct {
 	// Version is the build's version, written into each track report's
 	// run block.
 	Version string
+	// Source is where the spec came from (Open), recorded in the report
+	// for verify; nil for a spec made in Go.
+	Source *suitereport.Source
 	// Confirm runs the confirmation tracks too, after the development
 	// tracks. Without it they are held out (suitereport.Report.HeldOut): settle the
 	// idea's settings on the development tracks first, then confirm once.
@@ -77,64 +80,42 @@ func CheckOut(out string) error {
 // track's report, and returns the suite report (nil for a sharded call).
 // A data set absent from the data directory is skipped with a note; any
 // other error stops the suite, after the finished tracks' reports are
-// written.
+// written. Every track's protocol, and its memory as far as the protocol
+// fixes it (harness.CheckBefore), is checked before the first track
+// trains.
 func Run(ctx context.Context, s suitereport.Spec, opt Options) (*suitereport.Report, error) {
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("suite: %w", err)
-	}
 	if err := CheckOut(opt.Out); err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	dir := Dir(opt.Out)
+	pl, err := Plan(s, opt)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
 	}
-	// Every protocol first: a bad track fails before any training.
-	type planned struct {
-		spec suitereport.TrackSpec
-		p    protocol.Protocol
-	}
-	var plan []planned
-	var skipped []suitereport.Skipped
-	var held []string
-	for _, t := range s.Ordered() {
-		if t.Confirm && !opt.Confirm {
-			held = append(held, t.Name)
-			continue
-		}
-		p, err := TrackProtocol(s, t, opt.DataDir)
-		if errors.Is(err, track.ErrNotFound) {
-			skipped = append(skipped, suitereport.Skipped{Name: t.Name, Reason: err.Error()})
-			if opt.Warn != nil {
-				opt.Warn(fmt.Sprintf("track %s skipped: %v", t.Name, err))
-			}
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		plan = append(plan, planned{t, p})
-	}
+	plan, skipped, held := pl.Tracks, pl.Skipped, pl.HeldOut
 	var reports []*report.Report
 	var specs []suitereport.TrackSpec
 	var paths, sums []string
 	var heldOut []int
 	for i, pl := range plan {
 		if opt.Start != nil {
-			opt.Start(pl.spec.Name, i, len(plan))
+			opt.Start(pl.Spec.Name, i, len(plan))
 		}
-		store, err := trial.OpenStore(filepath.Join(dir, pl.spec.Name+".trials"))
+		store, err := trial.OpenStore(filepath.Join(dir, pl.Spec.Name+".trials"))
 		if err != nil {
 			return nil, err
 		}
 		t0 := time.Now()
-		o, err := harness.Run(ctx, pl.p, harness.Options{
+		o, err := harness.Run(ctx, pl.P, harness.Options{
 			Workers: opt.Workers, Progress: opt.Progress, Store: store, Shard: opt.Shard, Shards: opt.Shards,
 			Warn: opt.Warn, Note: opt.Note, Limits: opt.Limits,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("suite: track %s: %w", pl.spec.Name, err)
+			return nil, fmt.Errorf("suite: track %s: %w", pl.Spec.Name, err)
 		}
 		if opt.Shards > 1 {
 			continue
@@ -144,25 +125,25 @@ func Run(ctx context.Context, s suitereport.Spec, opt Options) (*suitereport.Rep
 			GoVersion: runtime.Version(), Version: opt.Version,
 			TrialsReused: o.Reused, TrialsRun: o.Computed, Results: store.Dir,
 		})
-		rel := filepath.Join(filepath.Base(dir), pl.spec.Name+".json")
+		rel := filepath.Join(filepath.Base(dir), pl.Spec.Name+".json")
 		path := filepath.Join(filepath.Dir(opt.Out), rel)
 		if err := o.Report.WriteFile(path); err != nil {
 			return nil, err
 		}
 		r, sum, err := readTrack(path)
 		if err != nil {
-			return nil, fmt.Errorf("suite: track %s: reading back %s: %w", pl.spec.Name, path, err)
+			return nil, fmt.Errorf("suite: track %s: reading back %s: %w", pl.Spec.Name, path, err)
 		}
 		if opt.Finish != nil {
-			opt.Finish(pl.spec.Name, r)
+			opt.Finish(pl.Spec.Name, r)
 		}
 		n := 0
-		if pl.spec.Confirm {
-			if n, err = ledger(filepath.Join(dir, pl.spec.Name+".heldout"), r.Setup.TrialsSHA256); err != nil {
-				return nil, fmt.Errorf("suite: track %s: %w", pl.spec.Name, err)
+		if pl.Spec.Confirm {
+			if n, err = ledger(filepath.Join(dir, pl.Spec.Name+".heldout"), r.Setup.TrialsSHA256); err != nil {
+				return nil, fmt.Errorf("suite: track %s: %w", pl.Spec.Name, err)
 			}
 		}
-		reports, specs, paths, sums, heldOut = append(reports, r), append(specs, pl.spec), append(paths, rel), append(sums, sum), append(heldOut, n)
+		reports, specs, paths, sums, heldOut = append(reports, r), append(specs, pl.Spec), append(paths, rel), append(sums, sum), append(heldOut, n)
 	}
 	if opt.Shards > 1 {
 		return nil, nil
@@ -171,11 +152,79 @@ func Run(ctx context.Context, s suitereport.Spec, opt Options) (*suitereport.Rep
 	if err != nil {
 		return nil, err
 	}
+	rep.Source = opt.Source
+	if hasDataset(s) {
+		rep.DataDir = opt.DataDir
+	}
 	rep.WallSeconds = time.Since(start).Seconds()
 	if err := rep.WriteFile(opt.Out); err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// Planned is what a suite will run, every protocol built and checked
+// (Plan).
+type Planned struct {
+	// Tracks are the tracks that will run, in order, each with its
+	// protocol.
+	Tracks []PlannedTrack
+	// Skipped are the data sets absent from the data directory, and
+	// HeldOut the confirmation tracks left for --confirm.
+	Skipped []suitereport.Skipped
+	HeldOut []string
+}
+
+// PlannedTrack is one track of a Planned suite.
+type PlannedTrack struct {
+	Spec suitereport.TrackSpec
+	P    protocol.Protocol
+}
+
+// Plan builds and checks every track's protocol of s as Run will run
+// it, before any training and without writing anything: a bad track, two
+// levels of alpha or a track beyond the machine (harness.CheckBefore,
+// as far as its protocol fixes it) fails here, not after the tracks
+// before it trained. A data set absent from the data directory is
+// skipped with a note (opt.Warn).
+func Plan(s suitereport.Spec, opt Options) (*Planned, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("suite: %w", err)
+	}
+	out := &Planned{}
+	for _, t := range s.Ordered() {
+		if t.Confirm && !opt.Confirm {
+			out.HeldOut = append(out.HeldOut, t.Name)
+			continue
+		}
+		p, err := TrackProtocol(s, t, opt.DataDir)
+		if errors.Is(err, track.ErrNotFound) {
+			out.Skipped = append(out.Skipped, suitereport.Skipped{Name: t.Name, Reason: err.Error()})
+			if opt.Warn != nil {
+				opt.Warn(fmt.Sprintf("track %s skipped: %v", t.Name, err))
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(out.Tracks) > 0 && p.Alpha != out.Tracks[0].P.Alpha {
+			return nil, protocol.ConfigError(fmt.Errorf("suite: track %s: alpha %v, but track %s's is %v; a suite's statistics run at one level, so give every track the same alpha (in the suite's protocol)", t.Name, p.Alpha, out.Tracks[0].Spec.Name, out.Tracks[0].P.Alpha))
+		}
+		out.Tracks = append(out.Tracks, PlannedTrack{t, p})
+	}
+	for _, pl := range out.Tracks {
+		if err := harness.CheckBefore(pl.P, harness.Options{Workers: opt.Workers, Shards: opt.Shards, Limits: opt.Limits}); err != nil {
+			return nil, fmt.Errorf("suite: track %s: %w", pl.Spec.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// hasDataset reports whether a track of s is a known data set, looked
+// for under the data directory.
+func hasDataset(s suitereport.Spec) bool {
+	return slices.ContainsFunc(s.Tracks, func(t suitereport.TrackSpec) bool { return t.Dataset != "" })
 }
 
 // ledger records that a held-out track was reported under the protocol

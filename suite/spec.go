@@ -1,8 +1,12 @@
 package suite
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/internal/jsonstrict"
@@ -65,20 +69,48 @@ func recallTracks() []suitereport.TrackSpec {
 	}
 }
 
-// Named returns a built-in suite: "default", "ci", "recall" or
-// "recall-ci".
-func Named(name string) (suitereport.Spec, error) {
-	switch name {
-	case "default", "":
-		return Default(), nil
-	case "ci":
-		return CI(), nil
-	case "recall":
-		return Recall(), nil
-	case "recall-ci":
-		return RecallCI(), nil
+// builtin are the built-in suites in the order help lists them, each
+// with what it holds.
+var builtin = []struct {
+	name, does string
+	spec       func() suitereport.Spec
+}{
+	{"default", "panel, sequence, and the known data sets found under --data-dir; sunspots held out", Default},
+	{"ci", "the default suite's synthetic tracks at ci size: seconds", CI},
+	{"recall", "the token recall tasks: MQAR, forgetting MQAR, fuzzy and noisy recall; selective copying and MQAR at t 64 held out", Recall},
+	{"recall-ci", "the recall suite at ci size: seconds", RecallCI},
+}
+
+// Names lists the built-in suites (Named).
+func Names() []string {
+	var out []string
+	for _, b := range builtin {
+		out = append(out, b.name)
 	}
-	return suitereport.Spec{}, fmt.Errorf("suite: %q is no built-in suite; use default, ci, recall or recall-ci, or a suite file (JSON)", name)
+	return out
+}
+
+// Describe says what each built-in suite holds, "name (what), ...", for
+// help texts.
+func Describe() string {
+	var out []string
+	for _, b := range builtin {
+		out = append(out, b.name+" ("+b.does+")")
+	}
+	return strings.Join(out, ", ")
+}
+
+// Named returns a built-in suite (Names); "" is "default".
+func Named(name string) (suitereport.Spec, error) {
+	if name == "" {
+		name = "default"
+	}
+	for _, b := range builtin {
+		if b.name == name {
+			return b.spec(), nil
+		}
+	}
+	return suitereport.Spec{}, fmt.Errorf("suite: %q is no built-in suite; use %s, or a suite file (JSON)", name, strings.Join(Names(), ", "))
 }
 
 // Load reads a suite file strictly (jsonstrict), with a bound on its
@@ -86,18 +118,51 @@ func Named(name string) (suitereport.Spec, error) {
 // unknown and repeated keys refused, each fault named with its
 // line:column and JSON path; then validated.
 func Load(path string) (suitereport.Spec, error) {
+	s, _, err := load(path)
+	return s, err
+}
+
+// load is Load, with the SHA-256 of the file's bytes.
+func load(path string) (suitereport.Spec, string, error) {
 	raw, err := inputfile.Read(path, protocol.MaxConfigBytes)
 	if err != nil {
-		return suitereport.Spec{}, fmt.Errorf("suite: %w", err)
+		return suitereport.Spec{}, "", fmt.Errorf("suite: %w", err)
 	}
+	sum := sha256.Sum256(raw)
 	var s suitereport.Spec
 	if err := jsonstrict.Decode(raw, path, "suite file", &s); err != nil {
-		return suitereport.Spec{}, fmt.Errorf("suite: %w", err)
+		return suitereport.Spec{}, "", fmt.Errorf("suite: %w", err)
 	}
 	if err := s.Validate(); err != nil {
-		return suitereport.Spec{}, fmt.Errorf("suite: %s: %w", path, err)
+		return suitereport.Spec{}, "", fmt.Errorf("suite: %s: %w", path, err)
 	}
-	return s, nil
+	return s, hex.EncodeToString(sum[:]), nil
+}
+
+// Open returns the suite that name gives, as `ideabench suite --suite`
+// takes it: a suite file (a name ending in .json, Load) or a built-in
+// suite (Named), with its source, which the suite report records
+// (Options.Source).
+func Open(name string) (suitereport.Spec, *suitereport.Source, error) {
+	if strings.HasSuffix(name, ".json") {
+		s, sum, err := load(name)
+		return s, &suitereport.Source{File: name, FileSHA256: sum}, err
+	}
+	s, err := Named(name)
+	if name == "" {
+		name = "default"
+	}
+	return s, &suitereport.Source{Builtin: name}, err
+}
+
+// WithIdeas returns s with the idea arms ideas added after its own (the
+// command line's --ideas), validated.
+func WithIdeas(s suitereport.Spec, ideas []string) (suitereport.Spec, error) {
+	if len(ideas) == 0 {
+		return s, nil
+	}
+	s.Ideas = append(slices.Clip(s.Ideas), ideas...)
+	return s, s.Validate()
 }
 
 // TrackProtocol returns track t's protocol, built by protocol.Build (as
@@ -110,6 +175,15 @@ func Load(path string) (suitereport.Spec, error) {
 // track.ErrNotFound; every error of the settings wraps
 // protocol.ErrConfig.
 func TrackProtocol(s suitereport.Spec, t suitereport.TrackSpec, dataDir string) (protocol.Protocol, error) {
+	p, err := protocol.Build(trackChoice(s, t, dataDir))
+	if err != nil {
+		return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
+	}
+	return p, nil
+}
+
+// trackChoice is the protocol.Choice of track t of s (TrackProtocol).
+func trackChoice(s suitereport.Spec, t suitereport.TrackSpec, dataDir string) protocol.Choice {
 	ch := protocol.Choice{Profile: s.WithDefaults().Profile, Track: t.Track, Dataset: t.Dataset, DataDir: dataDir, Channels: t.Channels,
 		Layers: []protocol.Layer{{Name: "suite protocol", JSON: s.Protocol}}}
 	if t.Patch != 0 {
@@ -122,6 +196,9 @@ func TrackProtocol(s suitereport.Spec, t suitereport.TrackSpec, dataDir string) 
 		if p.Sequential != nil {
 			return errors.New("a sequential protocol decides per track; drop its sequential block (the suite decides over all tracks)")
 		}
+		if !(p.Alpha < 0.5) {
+			return fmt.Errorf("alpha = %v: a suite's equivalence test runs at level 1 - 2·alpha, so alpha must be below 0.5; use e.g. 0.05", p.Alpha)
+		}
 		for _, name := range s.Ideas {
 			ic, err := idea.Parse(name)
 			if err != nil {
@@ -131,9 +208,5 @@ func TrackProtocol(s suitereport.Spec, t suitereport.TrackSpec, dataDir string) 
 		}
 		return nil
 	}})
-	p, err := protocol.Build(ch)
-	if err != nil {
-		return p, fmt.Errorf("suite: track %s: %w", t.Name, err)
-	}
-	return p, nil
+	return ch
 }

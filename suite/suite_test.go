@@ -39,6 +39,13 @@ func ciSpec(t *testing.T) suitereport.Spec {
 	return s
 }
 
+// mismatches verifies r, read from path, and returns its mismatches
+// (not its notes) and the number of values checked.
+func mismatches(r *suitereport.Report, path string) ([]Finding, int) {
+	fs, n := Verify(r, path, derive.VerifyOptions{})
+	return Mismatches(fs), n
+}
+
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "suite.json")
@@ -90,7 +97,7 @@ func TestRun(t *testing.T) {
 	// Verify: clean, then a changed track report is named.
 	back, err := suitereport.Read(out)
 	require.NoError(t, err)
-	fs, n := Verify(back, out, derive.VerifyOptions{})
+	fs, n := mismatches(back, out)
 	require.Empty(t, fs)
 	require.Greater(t, n, 100)
 
@@ -114,14 +121,14 @@ func TestRun(t *testing.T) {
 	require.NoError(t, os.WriteFile(trackPath, []byte(strings.Replace(string(raw), `"n_seeds": `, `"n_seeds": 1`, 1)), 0o644))
 	back, err = suitereport.Read(out)
 	require.NoError(t, err)
-	fs, _ = Verify(back, out, derive.VerifyOptions{})
+	fs, _ = mismatches(back, out)
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "SHA-256")
 	require.NoError(t, os.WriteFile(trackPath, raw, 0o644))
 
 	if back.Development != nil {
 		back.Development.Mean += 1e-9
-		fs, _ = Verify(back, out, derive.VerifyOptions{})
+		fs, _ = mismatches(back, out)
 		require.Len(t, fs, 1)
 		require.Equal(t, "development.mean", fs[0].Path)
 		back.Development.Mean -= 1e-9
@@ -133,13 +140,13 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	moved.Skipped = append(moved.Skipped, suitereport.Skipped{Name: moved.Tracks[1].Name, Reason: "absent"})
 	moved.Tracks = append(moved.Tracks[:1], moved.Tracks[2:]...)
-	fs, _ = Verify(moved, out, derive.VerifyOptions{})
+	fs, _ = mismatches(moved, out)
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "not a data set")
 	twice, err := suitereport.Read(out)
 	require.NoError(t, err)
 	twice.Tracks = append(twice.Tracks, twice.Tracks[0])
-	fs, _ = Verify(twice, out, derive.VerifyOptions{})
+	fs, _ = mismatches(twice, out)
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "in this order")
 
@@ -157,10 +164,10 @@ func TestRun(t *testing.T) {
 	require.Contains(t, r3.Warnings[0], "held-out track tiny was reported under 2 protocols")
 	back3, err := suitereport.Read(out)
 	require.NoError(t, err)
-	fs, _ = Verify(back3, out, derive.VerifyOptions{})
+	fs, _ = mismatches(back3, out)
 	require.Empty(t, fs)
 	back3.Warnings = nil
-	fs, _ = Verify(back3, out, derive.VerifyOptions{})
+	fs, _ = mismatches(back3, out)
 	require.NotEmpty(t, fs)
 
 	// A report path without .json is refused before anything runs.
@@ -221,15 +228,20 @@ func TestTrackProtocol(t *testing.T) {
 	require.Equal(t, []uint64{0, 1, 2}, p.Seeds)
 	require.Equal(t, 0.1, p.Alpha)
 	// Ideas add arms on the baseline's grid.
-	s.Ideas = []string{"conv", "gate:rho=0.8,beta=0.5"}
+	s.Ideas = []string{"conv", "gate:rho=0.9,beta=0.5"}
 	p, err = TrackProtocol(s, s.Tracks[0], "")
 	require.NoError(t, err)
 	require.Len(t, p.Ideas, 2)
-	require.Equal(t, "gate:rho=0.8,beta=0.5", p.Ideas[1].Name)
+	require.Equal(t, "gate:rho=0.9,beta=0.5", p.Ideas[1].Name)
 	require.Len(t, p.Ideas[0].Grid, len(p.Baseline))
 	require.Equal(t, "conv", p.Ideas[0].Grid[0].Idea)
-	require.Equal(t, 0.8, p.Ideas[1].Grid[0].Rho)
+	require.Equal(t, 0.9, p.Ideas[1].Grid[0].Rho)
 	require.Equal(t, p.Baseline[1].LR, p.Ideas[0].Grid[1].LR)
+	// The full profile's idea arm is the gate at rho 0.8, beta 0.5: the
+	// same arm again is refused.
+	s.Ideas = []string{"gate:rho=0.8,beta=0.5"}
+	_, err = TrackProtocol(s, s.Tracks[0], "")
+	require.ErrorContains(t, err, "arms gate:rho=0.8,beta=0.5 and idea are one arm")
 	s.Ideas = nil
 	// The track's patch over the suite's protocol; its own protocol last.
 	s.Protocol = json.RawMessage(`{"arch": {"patch": 8}}`)
@@ -321,7 +333,7 @@ func TestSeveralIdeas(t *testing.T) {
 
 	back, err := suitereport.Read(filepath.Join(dir, "s.json"))
 	require.NoError(t, err)
-	fs, _ := Verify(back, filepath.Join(dir, "s.json"), derive.VerifyOptions{})
+	fs, _ := mismatches(back, filepath.Join(dir, "s.json"))
 	require.Empty(t, fs)
 
 	// Each arm is judged where it acts: with the first idea inert on
@@ -511,10 +523,10 @@ func TestHeldOut(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "a held-out track trains nothing")
 	back, err := suitereport.Read(out)
 	require.NoError(t, err)
-	fs, _ := Verify(back, out, derive.VerifyOptions{})
+	fs, _ := mismatches(back, out)
 	require.Empty(t, fs)
 	back.HeldOut = []string{"panel"}
-	fs, _ = Verify(back, out, derive.VerifyOptions{})
+	fs, _ = mismatches(back, out)
 	require.NotEmpty(t, fs)
 	require.Contains(t, fs[0].String(), "not a confirmation track")
 }

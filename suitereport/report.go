@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/report"
 	"github.com/ideabench/ideabench/stats"
@@ -17,8 +17,10 @@ import (
 // where that arm is not inert (IdeaComparison.Tracks), and the first
 // idea's statistics are absent where it was inert on all of them. 3:
 // each idea arm's comparison carries its effect's interval
-// (IdeaComparison.LoPct, HiPct).
-const Version = 3
+// (IdeaComparison.LoPct, HiPct). 4: the report records where its spec
+// came from (Source), the data directory (DataDir) and the level its
+// statistics ran at (Alpha, the tracks' own), and verify binds all three.
+const Version = 4
 
 // Report is a suite's result: each track's report (a file beside it) and
 // the aggregates of the development and the confirmation tracks.
@@ -26,6 +28,21 @@ type Report struct {
 	SuiteVersion int    `json:"suite_version"`
 	Name         string `json:"name"`
 	Spec         Spec   `json:"spec"`
+	// Source is where Spec came from, which verify reads again; nil for
+	// a suite run from Go with a spec of its own (verify then says that
+	// the spec is bound by the track reports alone).
+	Source *Source `json:"source,omitempty"`
+	// DataDir is the directory the data sets were looked for under
+	// (suite.Options.DataDir), recorded where the spec has one: verify
+	// looks there again for the skipped ones, and checks that the data
+	// sets that ran were read from below it.
+	DataDir string `json:"data_dir,omitempty"`
+	// Alpha is the level the suite's statistics ran at: the aggregates'
+	// tests and intervals at 1 - Alpha (the equivalence interval at
+	// 1 - 2·Alpha) and each track's effect interval at 1 - Alpha. It is
+	// the alpha of the tracks' protocols, which a suite's tracks share
+	// (0.05 where no track ran).
+	Alpha float64 `json:"alpha"`
 	// Tracks are the tracks that ran, in the order they ran.
 	Tracks []TrackResult `json:"tracks"`
 	// Skipped are the tracks that did not run (their data set is not
@@ -51,7 +68,8 @@ type Report struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// WallSeconds is the time the call that wrote the report took
 	// (trials reused from the store cost next to nothing); volatile,
-	// nothing is derived from it.
+	// nothing is derived from it, and verify checks only that it is a
+	// finite number of seconds >= 0.
 	WallSeconds float64 `json:"wall_seconds,omitempty"`
 }
 
@@ -105,13 +123,15 @@ type TrackResult struct {
 	HeldOutRuns int `json:"held_out_runs,omitempty"`
 }
 
-// Alpha is the level the suite's statistics ran at: the aggregates'
-// tests and intervals at 1 - Alpha (the equivalence interval at
-// 1 - 2·Alpha) and each track's effect interval at 1 - Alpha, the
-// suite's default options (stats.DefaultSuiteOptions), which the suite
-// report does not record apart.
-func (r *Report) Alpha() float64 {
-	return stats.DefaultSuiteOptions(r.Spec.WithDefaults().MinEffectPct).Alpha
+// Source is where a suite report's spec came from: a built-in suite
+// (suite.Named) or a suite file with the SHA-256 of its bytes, and the
+// idea arms the command line added to it (ideabench suite --ideas).
+type Source struct {
+	Builtin string `json:"builtin,omitempty"`
+	File    string `json:"file,omitempty"`
+	// FileSHA256 is the hex SHA-256 of File's bytes.
+	FileSHA256 string   `json:"file_sha256,omitempty"`
+	AddedIdeas []string `json:"added_ideas,omitempty"`
 }
 
 // NamedAggregate is one of a report's aggregates with its name.
@@ -211,20 +231,35 @@ func (r *Report) WriteFile(path string) error {
 	return nil
 }
 
+// MaxBytes bounds a suite report read from a file (Read), so that a
+// wrong path fails at once. A suite report holds a few numbers and
+// per-seed lists a track and idea arm: the recall-ci suite's, six
+// tracks of 8 seeds, is 7 KB (golden/suite_recall_ci_1.snap.json), about
+// 2 KB a track at full precision, so a hundred tracks with a dozen idea
+// arms each make about 3 MB; 32 MiB is 10 times that.
+const MaxBytes = 32 << 20
+
 // Read reads a suite report strictly (jsonstrict): malformed JSON,
 // trailing data, a mistyped value, a key given twice or a key that is no
-// field of a suite report is an error naming the file and where.
+// field of a suite report is an error naming the file and where; a file
+// of more than MaxBytes is refused before it is parsed.
 func Read(path string) (*Report, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path, MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
 	}
+	return Parse(raw, path)
+}
+
+// Parse reads a suite report from its JSON, raw, strictly as Read does;
+// name names it in errors.
+func Parse(raw []byte, name string) (*Report, error) {
 	var r Report
-	if err := jsonstrict.Decode(raw, path, "suite report", &r); err != nil {
+	if err := jsonstrict.Decode(raw, name, "suite report", &r); err != nil {
 		return nil, fmt.Errorf("suite: %w (a suite report of another build, or edited)", err)
 	}
 	if r.SuiteVersion != Version {
-		return nil, fmt.Errorf("suite: %s: suite_version %d; this build reads %d", path, r.SuiteVersion, Version)
+		return nil, fmt.Errorf("suite: %s: suite_version %d; this build reads %d (rerun the suite with this build to make one it reads)", name, r.SuiteVersion, Version)
 	}
 	return &r, nil
 }

@@ -196,6 +196,26 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("track: %s need about %.3g bytes; %s", e.What, e.Need, e.Fix)
 }
 
+// GeneratedLimit returns a *LimitError when the windows of the generated
+// track of kind k, as its block in b describes them (Kind.GeneratedBytes),
+// need more than maxBytes: the check to make before drawing them, which
+// Data cannot, as the drawing is its first step. nil when they fit,
+// when maxBytes is 0 and for a track read from a file (Data checks its
+// windows from the file).
+func GeneratedLimit(k Kind, b *Blocks, maxBytes float64) error {
+	need := k.GeneratedBytes(b)
+	if maxBytes <= 0 || need <= maxBytes {
+		return nil
+	}
+	// A kind names the fields that size its windows; a registered kind
+	// that does not is told to shrink its block.
+	fix := fmt.Sprintf("shrink the %s block's windows", k.Name())
+	if s, ok := k.(interface{ shrink() string }); ok {
+		fix = s.shrink()
+	}
+	return &LimitError{What: fmt.Sprintf("the %s track's windows", k.Name()), Need: need, Fix: fix}
+}
+
 // kinds is the registry of track kinds, in the order messages list
 // them: one line each.
 var kinds = []Kind{

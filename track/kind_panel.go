@@ -80,6 +80,11 @@ func (panelKind) GeneratedBytes(b *Blocks) float64 {
 	return 2 * windowBytes(c.TrainWindows+c.ValWindows+c.TestWindows, c.T, c.H, 1)
 }
 
+// shrink names the fields that size the windows (GeneratedLimit).
+func (panelKind) shrink() string {
+	return "lower panel.train_windows, panel.val_windows or panel.test_windows, or panel.t"
+}
+
 func (panelKind) Data(_ context.Context, b *Blocks, _ []int, _ float64) (*Dataset, string, error) {
 	if b.Panel == nil {
 		return nil, "", errors.New("track: the panel track needs a panel block")

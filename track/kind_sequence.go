@@ -67,6 +67,11 @@ func (sequenceKind) GeneratedBytes(b *Blocks) float64 {
 	return 2 * windowBytes(c.TrainWindows+c.ValWindows+c.TestWindows, c.T, c.H, 1)
 }
 
+// shrink names the fields that size the windows (GeneratedLimit).
+func (sequenceKind) shrink() string {
+	return "lower sequence.train_windows, sequence.val_windows or sequence.test_windows, or sequence.t"
+}
+
 func (sequenceKind) Data(_ context.Context, b *Blocks, _ []int, _ float64) (*Dataset, string, error) {
 	ds, err := Sequence(b.Sequence)
 	if err != nil {

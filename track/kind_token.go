@@ -24,8 +24,15 @@ type tokenConfig interface {
 	Validate() error
 	length() int       // the sequences' length T
 	sizes() TokenSizes // sequences per split
+	vocab() int        // token ids
 	draw() (*TokenDataset, error)
 }
+
+func (c *MQARConfig) vocab() int             { return c.Vocab }
+func (c *ForgettingMQARConfig) vocab() int   { return c.Vocab }
+func (c *MADRecallConfig) vocab() int        { return c.Vocab }
+func (c *MADFuzzyRecallConfig) vocab() int   { return c.Vocab }
+func (c *MADSelectiveCopyConfig) vocab() int { return c.Vocab }
 
 func (c *MQARConfig) length() int                  { return c.T }
 func (c *MQARConfig) sizes() TokenSizes            { return c.Sizes }
@@ -123,14 +130,26 @@ func (tokenKind[C, P]) LookBacks() bool      { return false }
 func (tokenKind[C, P]) Several(*Blocks) bool { return false }
 func (tokenKind[C, P]) Files(*Blocks) []File { return nil }
 
-// GeneratedBytes counts a token and a label (int32 each) per position.
+// GeneratedBytes counts a token and a label (int32 each) per position
+// of every sequence, and the generator's scratch, bounded by 12 bytes a
+// position of one sequence (MQAR's slot weights and their copy, a
+// float64 each per slot of two positions: 8; MAD's instance and its
+// labels, an int32 each: 8; selective copying's 12 a token to copy)
+// and 12 a token id (the key and value pools and the answers, int32).
+// The scratch matters where the sequences are few and long: 3 sequences
+// of t = 2^28 hold 6 GiB, and MQAR's scratch adds 2 GiB.
 func (k tokenKind[C, P]) GeneratedBytes(b *Blocks) float64 {
 	c := *k.block(b)
 	if c == nil {
 		return 0
 	}
-	z := P(c).sizes()
-	return 8 * float64(z.Train+z.Val+z.Test) * float64(P(c).length())
+	z, t := P(c).sizes(), float64(P(c).length())
+	return 8*float64(z.Train+z.Val+z.Test)*t + 12*t + 12*float64(P(c).vocab())
+}
+
+// shrink names the fields that size the sequences (GeneratedLimit).
+func (k tokenKind[C, P]) shrink() string {
+	return fmt.Sprintf("lower %s.sizes (train, val, test) or %s.t", k.name, k.name)
 }
 
 func (k tokenKind[C, P]) Data(_ context.Context, b *Blocks, _ []int, _ float64) (*Dataset, string, error) {

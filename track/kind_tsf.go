@@ -13,7 +13,10 @@ type TSFConfig struct {
 	Path string `json:"path"`
 	// T is the look-back in steps.
 	T int `json:"t"`
-	// H is the horizon (the archive's is the file's @horizon).
+	// H is the horizon. The archive's is the file's @horizon; another
+	// makes the run another task than the archive's, which the report's
+	// data notes say (NewRealPanel) and beside which the archive's
+	// published MASE is not shown.
 	H int `json:"h"`
 	// Period is the MASE and seasonal naive lag; 0 takes the archive's
 	// for the file's @frequency (MASEPeriod).

@@ -12,7 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/ideabench/ideabench/internal/num"
 )
 
 // KnownKind is the kind of a known data set that names none
@@ -171,11 +174,11 @@ func (k KnownData) Find(dir string) (string, error) {
 			if _, tok := lookUp(dir, k.Pair.Train); tok {
 				if _, sok := lookUp(dir, k.Pair.Test); sok {
 					return "", fmt.Errorf("%w: %s: no %s under %s, but its two text files are there; make it from them with: ideabench datasets --convert %s --data-dir %s",
-						ErrToConvert, k.Name, base, dir, k.Name, dir)
+						ErrToConvert, k.Name, base, dir, k.Name, num.ShellQuote(dir))
 				}
 			}
 			return "", fmt.Errorf("%w: %s: no %s under %s (looked for %s and any %s below it), nor its two text files %s and %s; download those from %s, put them there and make the file with: ideabench datasets --convert %s --data-dir %s",
-				ErrNotFound, k.Name, base, dir, filepath.Join(dir, filepath.FromSlash(k.File)), base, k.Pair.Train, k.Pair.Test, k.Source, k.Name, dir)
+				ErrNotFound, k.Name, base, dir, filepath.Join(dir, filepath.FromSlash(k.File)), base, k.Pair.Train, k.Pair.Test, k.Source, k.Name, num.ShellQuote(dir))
 		}
 		return "", fmt.Errorf("%w: %s: no %s under %s (looked for %s and any %s below it); download it from %s and put it there, or pass its directory with --data-dir",
 			ErrNotFound, k.Name, base, dir, path, base, k.Source)
@@ -185,10 +188,38 @@ func (k KnownData) Find(dir string) (string, error) {
 		return "", fmt.Errorf("track: %s: %w", k.Name, err)
 	}
 	if sum != k.SHA256 {
-		return "", fmt.Errorf("track: %s: %s has SHA-256 %s, not the published file's %s: an edited copy or another version; get the file from %s, or pass this one with --data to use it as it is",
-			k.Name, path, sum, k.SHA256, k.Source)
+		return "", fmt.Errorf("track: %s: %s has SHA-256 %s, not the published file's %s: an edited copy or another version; get the file from %s, or run this copy as it is with the data set's settings: ideabench run %s",
+			k.Name, path, sum, k.SHA256, k.Source, shellLine(k.FileFlags(path)))
 	}
 	return path, nil
+}
+
+// FileFlags are the command-line flags that run the file at path as it
+// is, with k's usual protocol on the track of k's kind: what --dataset
+// stands for, less the checksum. The csv kind's are its track, file,
+// split, target (the only input: the univariate protocol), look-back,
+// horizon and token length; the tsf kind's its track, file, look-back,
+// horizon and token length.
+func (k KnownData) FileFlags(path string) []string {
+	out := []string{"--track", k.TrackKind(), "--data", path}
+	if k.TrackKind() == KnownKind {
+		out = append(out, "--target", k.Target, "--features", k.Target, "--csv-split", k.Split)
+	}
+	out = append(out, "--context", strconv.Itoa(k.T), "--horizon", strconv.Itoa(k.H))
+	if k.Patch > 0 {
+		out = append(out, "--patch", strconv.Itoa(k.Patch))
+	}
+	return out
+}
+
+// shellLine is words as a command line of a POSIX shell, each quoted
+// as it needs (num.ShellQuote).
+func shellLine(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = num.ShellQuote(w)
+	}
+	return strings.Join(q, " ")
 }
 
 // Published is a forecaster's published score on a known data set.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,6 +60,32 @@ func TestKnownFind(t *testing.T) {
 		assert.Equal(t, ChannelsIndependent, m.Channels)
 		require.NoError(t, m.Validate())
 	})
+}
+
+// TestKnownEditedHint: the error of an edited copy prints a command
+// that runs that copy as it is on the track of the set's kind, with the
+// set's usual settings, its path quoted for a shell (cmd/ideabench's
+// TestKnownEditedHintRuns runs it).
+func TestKnownEditedHint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my data")
+	for _, tc := range []struct {
+		name string
+		k    KnownData
+		want string
+	}{
+		{"csv", KnownData{Name: "tiny", File: "tiny.csv", SHA256: "00", Source: "s", Split: "fractions", Target: "OT", T: 24, H: 6, Patch: 4},
+			"ideabench run --track csv --data '" + filepath.Join(dir, "tiny.csv") + "' --target OT --features OT --csv-split fractions --context 24 --horizon 6 --patch 4"},
+		{"tsf", KnownData{Name: "tiny-weekly", Kind: "tsf", File: "tiny.tsf", SHA256: "00", Source: "s", T: 8, H: 4, Patch: 4},
+			"ideabench run --track tsf --data '" + filepath.Join(dir, "tiny.tsf") + "' --context 8 --horizon 4 --patch 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, tc.k.File), []byte("edited"), 0o644))
+			_, err := tc.k.Find(dir)
+			require.ErrorContains(t, err, "not the published file's")
+			require.True(t, strings.HasSuffix(err.Error(), tc.want), "%v", err)
+		})
+	}
 }
 
 // TestKnownShared: the copies beside the project are the published

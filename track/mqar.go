@@ -89,7 +89,11 @@ func mqarChecks(who string, vocab, t, pairs, updates int, a float64, b *badList)
 		b.add("%s: pairs = %d: at least one key-value pair is queried; use e.g. 8", who, pairs)
 	} else {
 		if vocab >= 4 && (vocab/2-1 < pairs || vocab-vocab/2 < pairs) {
-			b.add("%s: pairs = %d needs vocab/2-1 >= pairs distinct keys, vocab = %d has %d; raise vocab to at least %d", who, pairs, vocab, vocab/2-1, 2*pairs+2)
+			if need := 2*pairs + 2; need <= maxTokenCells {
+				b.add("%s: pairs = %d needs vocab/2-1 >= pairs distinct keys, vocab = %d has %d; raise vocab to at least %d", who, pairs, vocab, vocab/2-1, need)
+			} else {
+				b.add("%s: pairs = %d needs a vocab of %d, above vocab's bound %d; lower pairs to at most %d", who, pairs, need, maxTokenCells, min(maxTokenCells/2-1, (maxTokenCells-2*updates)/4))
+			}
 		}
 		if need := 2*(pairs+updates) + 2*pairs; t >= 4 && t < need {
 			b.add("%s: pairs = %d, updates = %d need t >= 2*(pairs+updates) + 2*pairs = %d (the pairs, then a two-token slot per query); raise t or lower pairs", who, pairs, updates, need)

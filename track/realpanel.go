@@ -2,6 +2,7 @@ package track
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -67,7 +68,10 @@ var maseSeasonality = map[string]float64{
 // MASEPeriod is the archive's MASE lag for a @frequency: its largest
 // seasonal period, truncated (weekly 52, daily 7, monthly 12, quarterly
 // 4, yearly 1, hourly 8766); 1 for a file without a frequency, as the
-// archive's code.
+// archive's evaluation takes it (its experiments/fixed_horizon_functions.R
+// sets the seasonality to 1 where the loaded frequency is NULL), so a
+// file without @frequency is scaled by the lag-1 naive forecast and
+// NewRealPanel notes it.
 func MASEPeriod(frequency string) (int, error) {
 	if frequency == "" {
 		return 1, nil
@@ -88,7 +92,11 @@ func MASEPeriod(frequency string) (int, error) {
 // targets. Errors name the file, the series and its line, and the fix: a
 // series with missing values, one too short for its validation window
 // (L < 2H+T), a training part that does not vary, a MASE scale of zero,
-// and a file without a horizon or a training window.
+// and a file without a horizon or a training window. Its Notes, which
+// the report's data notes and summary show, carry f's own (an @-line of
+// no known tag), a horizon other than the file's @horizon (or a file
+// without one), a file without @frequency when c gives no period (MASE
+// then at lag 1), and the series scaled at lag 1 for being short.
 func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 	h, t := c.H, c.T
 	if h == 0 {
@@ -115,11 +123,22 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 	if c.Period == 0 && period > 1 {
 		for _, s := range f.Series {
 			if len(s.Values)-h <= period {
-				short = append(short, fmt.Sprintf("%q (line %d)", s.Attrs[0], s.Line))
+				short = append(short, fmt.Sprintf("%q (line %d)", f.SeriesName(s), s.Line))
 			}
 		}
 	}
-	var notes []string
+	// What the report's data notes say: the file's own notes, then what
+	// makes the run another task than the archive's on this file.
+	notes := slices.Clone(f.Notes)
+	switch {
+	case f.Horizon == 0:
+		notes = append(notes, fmt.Sprintf("%s has no @horizon: the horizon %d is the run's own, not the archive's", f.Name, h))
+	case h != f.Horizon:
+		notes = append(notes, fmt.Sprintf("%s: the run's horizon is %d, not the file's @horizon %d: the run uses another horizon than the archive's, so its MASE is no score of the archive's task and the archive's published MASE is not shown beside it", f.Name, h, f.Horizon))
+	}
+	if f.Frequency == "" && c.Period == 0 {
+		notes = append(notes, fmt.Sprintf("%s: no @frequency: MASE's scale is the lag-1 naive forecast (the archive's evaluation takes seasonality 1 for a file without one); give the period (tsf.period) for a seasonal scale", f.Name))
+	}
 	if len(short) > 0 {
 		list := strings.Join(short[:min(len(short), 5)], ", ")
 		if len(short) > 5 {
@@ -135,7 +154,7 @@ func NewRealPanel(f *TSF, c RealPanelConfig) (*RealPanel, error) {
 		*sp = Split{T: t, H: h, C: 1}
 	}
 	for _, s := range f.Series {
-		name := s.Attrs[0]
+		name := f.SeriesName(s)
 		at := fmt.Sprintf("%s:%d: series %q", f.Name, s.Line, name)
 		y := s.Values
 		if m := s.Missing(); m > 0 {

@@ -166,3 +166,46 @@ func TestAddReferences(t *testing.T) {
 	require.NotEqual(t, -1.0, f.MASE["ses"], "Raw copies the map")
 	require.Equal(t, f.Lambdas, g.Lambdas)
 }
+
+// TestRealPanelNotes: what makes a run another task than the archive's
+// on its file reaches the panel's notes (the report's data notes): a
+// horizon other than the file's @horizon, a file without one, a file
+// without @frequency (MASE at lag 1, as the archive's evaluation takes
+// it) unless the period is given, and the file's own notes (an @-line of
+// no known tag); the archive's task on a complete header has none.
+func TestRealPanelNotes(t *testing.T) {
+	const series = "S1:1,3,2,5,4,6,5,8,7,9,8,11\nS2:2,1,4,3,5,4,7,6,8,7,10,9\n"
+	for _, tc := range []struct {
+		name, header string
+		c            RealPanelConfig
+		want         []string // one a note, in order
+	}{
+		{"archive's task", "@frequency yearly\n@horizon 2\n", RealPanelConfig{T: 3, H: 2}, nil},
+		{"horizon from the file", "@frequency yearly\n@horizon 2\n", RealPanelConfig{T: 3}, nil},
+		{"other horizon", "@frequency yearly\n@horizon 2\n", RealPanelConfig{T: 3, H: 3},
+			[]string{"p.tsf: the run's horizon is 3, not the file's @horizon 2: the run uses another horizon than the archive's"}},
+		{"no horizon", "@frequency yearly\n", RealPanelConfig{T: 3, H: 2},
+			[]string{"p.tsf has no @horizon: the horizon 2 is the run's own"}},
+		{"no frequency", "@horizon 2\n", RealPanelConfig{T: 3},
+			[]string{"p.tsf: no @frequency: MASE's scale is the lag-1 naive forecast"}},
+		{"no frequency, period given", "@horizon 2\n", RealPanelConfig{T: 3, Period: 2}, nil},
+		{"unknown tag", "@frequency yearly\n@horizon 2\n@source by hand\n", RealPanelConfig{T: 3},
+			[]string{`p.tsf:4: "@source" is no tag of the .tsf format`}},
+		{"all of them", "@source by hand\n", RealPanelConfig{T: 3, H: 2},
+			[]string{`"@source" is no tag`, "has no @horizon", "no @frequency"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ReadTSF(strings.NewReader("@attribute series_name string\n"+tc.header+"@data\n"+series), "p.tsf")
+			require.NoError(t, err)
+			p, err := NewRealPanel(f, tc.c)
+			require.NoError(t, err)
+			require.Len(t, p.Notes, len(tc.want), "%q", p.Notes)
+			for i, w := range tc.want {
+				require.Contains(t, p.Notes[i], w)
+			}
+			if tc.c.Period == 0 && !strings.Contains(tc.header, "@frequency") {
+				require.Equal(t, []int{1, 1}, p.Lag, "lag 1 without a frequency")
+			}
+		})
+	}
+}

@@ -607,7 +607,10 @@ func TestTokenValidate(t *testing.T) {
 		{"mqar-ci", CIMQARConfig().Validate(), ""},
 		{"mqar-vocab", mq(func(c *MQARConfig) { c.Vocab = 3 }), "mqar: vocab = 3"},
 		// 4 pairs need 4 keys: vocab 8 has only [1, 4).
-		{"mqar-pairs-keys", mq(func(c *MQARConfig) { c.Vocab = 8 }), "mqar: pairs = 4 needs vocab/2-1 >= pairs"},
+		{"mqar-pairs-keys", mq(func(c *MQARConfig) { c.Vocab = 8 }), "mqar: pairs = 4 needs vocab/2-1 >= pairs distinct keys, vocab = 8 has 3; raise vocab to at least 10"},
+		// A vocab above its own bound is no fix: the hint lowers pairs
+		// to what the bound and t's bound allow.
+		{"mqar-pairs-beyond-vocab", mq(func(c *MQARConfig) { c.Pairs = 1 << 30 }), "mqar: pairs = 1073741824 needs a vocab of 2147483650, above vocab's bound 268435456; lower pairs to at most 67108864"},
 		{"mqar-pairs-t", mq(func(c *MQARConfig) { c.Pairs = 7 }), "mqar: pairs = 7, updates = 0 need t >= 2*(pairs+updates) + 2*pairs = 28"},
 		{"mqar-pairs-zero", mq(func(c *MQARConfig) { c.Pairs = 0 }), "mqar: pairs = 0"},
 		{"mqar-t-odd", mq(func(c *MQARConfig) { c.T = 25 }), "mqar: t = 25"},

@@ -58,6 +58,7 @@ type TSF struct {
 	SHA256 string
 	// Notes say what a user should know that does not stop the file
 	// being used: an @-line the format does not define, kept unread.
+	// NewRealPanel passes them on to the report's data notes.
 	Notes []string
 
 	missingTag bool // the header had @missing
@@ -113,10 +114,17 @@ func ReadTSF(r io.Reader, name string) (*TSF, error) {
 // header line with too few or too many values, an attribute value of the
 // wrong type, a series line with too few or too many fields (truncated),
 // a value that is no number, '?' under @missing false, lengths that
-// differ under @equallength true, a series with no value present, a
-// data line before @data, no @data, no attributes, or no series.
-// Reading stops, with an error wrapping ctx's, once ctx is done.
+// differ under @equallength true, a series with no value present, two
+// series of one name (SeriesName; the error names both lines), a data
+// line before @data, no @data, no attributes, or no series. Reading
+// stops, with an error wrapping ctx's, once ctx is done.
 func ReadTSFContext(ctx context.Context, r io.Reader, name string) (*TSF, error) {
+	return readTSF(ctx, r, name, false)
+}
+
+// readTSF is ReadTSFContext; with headerOnly it stops at @data and
+// returns the header alone (no series, no SHA256).
+func readTSF(ctx context.Context, r io.Reader, name string, headerOnly bool) (*TSF, error) {
 	h := sha256.New()
 	br := &boundedReader{ctx: ctx, r: r, line: 1}
 	sc := bufio.NewScanner(io.TeeReader(br, h))
@@ -126,6 +134,7 @@ func ReadTSFContext(ctx context.Context, r io.Reader, name string) (*TSF, error)
 		line        int
 		inData      bool
 		sawEqualLen bool
+		named       map[string]int // a series' name -> its line
 	)
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("track: %s:%d: %s", name, line, fmt.Sprintf(format, a...))
@@ -160,6 +169,12 @@ func ReadTSFContext(ctx context.Context, r io.Reader, name string) (*TSF, error)
 				known = false
 			}
 			if !known {
+				// The archive's own loader (convert_tsf_to_dataframe in
+				// its utils) reads past an @-line of a tag it does not
+				// know, so refusing one would refuse files the archive
+				// reads; skipping it without a word would hide a tag the
+				// writer meant (a misspelt @horizon), so it is noted, and
+				// the note reaches the report (NewRealPanel).
 				f.Notes = append(f.Notes, fmt.Sprintf("%s:%d: %s is no tag of the .tsf format (@relation, @attribute, @frequency, @horizon, @missing, @equallength, @data); the line is skipped", name, line, num.Quote(fields[0])))
 				continue
 			}
@@ -172,6 +187,9 @@ func ReadTSFContext(ctx context.Context, r io.Reader, name string) (*TSF, error)
 					return nil, bad("@data before any @attribute: a series line starts with its attributes' values; add the @attribute lines (e.g. @attribute series_name string) above @data")
 				}
 				inData = true
+				if headerOnly {
+					return f, nil
+				}
 			case "@attribute":
 				typ := strings.ToLower(fields[2])
 				if typ != "string" && typ != "numeric" && typ != "date" {
@@ -213,6 +231,19 @@ func ReadTSFContext(ctx context.Context, r io.Reader, name string) (*TSF, error)
 		if err != nil {
 			return nil, err
 		}
+		if at := f.nameAttr(); at >= 0 {
+			// The archive's evaluation takes each series by its name
+			// (unique(series_name), then the rows of that name), so two
+			// lines of one name would be read as one series there.
+			if named == nil {
+				named = map[string]int{}
+			}
+			n := s.Attrs[at]
+			if first, ok := named[n]; ok {
+				return nil, bad("series %s (attribute %s) is named as the series of line %d: the archive's evaluation takes one series a name, so the two lines would be read as one; give each series its own name, or drop one of them", num.Quote(n), f.Attributes[at].Name, first)
+			}
+			named[n] = line
+		}
 		f.Series = append(f.Series, s)
 	}
 	if err := sc.Err(); err != nil {
@@ -249,6 +280,33 @@ func ReadTSFContext(ctx context.Context, r io.Reader, name string) (*TSF, error)
 	}
 	f.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return f, nil
+}
+
+// nameAttr is the index of the attribute that names a series: the one
+// called series_name, as the archive's files and loader call it, else
+// the first string attribute; -1 when there is neither (a date or a
+// number names no series: many series share a start).
+func (f *TSF) nameAttr() int {
+	first := -1
+	for i, a := range f.Attributes {
+		if a.Name == "series_name" {
+			return i
+		}
+		if a.Type == "string" && first < 0 {
+			first = i
+		}
+	}
+	return first
+}
+
+// SeriesName is the name of series s of f: its value of the naming
+// attribute (series_name, else the first string attribute), or of its
+// first attribute when f has no such attribute.
+func (f *TSF) SeriesName(s TSFSeries) string {
+	if at := f.nameAttr(); at >= 0 {
+		return s.Attrs[at]
+	}
+	return s.Attrs[0]
 }
 
 // tsfTagUsage is each tag's form, for the error of a wrong count.
@@ -346,4 +404,15 @@ func LoadTSF(path string) (*TSF, error) { return LoadTSFContext(context.Backgrou
 // LoadTSFContext reads the .tsf file at path (see ReadTSFContext).
 func LoadTSFContext(ctx context.Context, path string) (*TSF, error) {
 	return loadFile(ctx, path, ReadTSFContext)
+}
+
+// LoadTSFHeader reads the header of the .tsf file at path, up to its
+// @data line, with ReadTSFContext's checks of the header: the returned
+// TSF has its tags, attributes and notes, and no series and no SHA256.
+// It is what a command line reads to fill the settings the header
+// gives (the horizon) without reading every series.
+func LoadTSFHeader(path string) (*TSF, error) {
+	return loadFile(context.Background(), path, func(ctx context.Context, r io.Reader, name string) (*TSF, error) {
+		return readTSF(ctx, r, name, true)
+	})
 }

@@ -63,6 +63,11 @@ func TestReadTSFErrors(t *testing.T) {
 		{"wrong count", head + "S1:2020-01-05 00-00-00:1,2,3\nS2:2020-01-05 00-00-00:1,2\n", []string{"x.tsf:9:", "2 values where the series of line 8 has 3", "@equallength false"}},
 		{"header after data", head + "S1:2020-01-05 00-00-00:1,2\n@horizon 3\n", []string{"x.tsf:9:", "after @data"}},
 		{"attribute twice", "@attribute a string\n@attribute a date\n", []string{"x.tsf:2:", "given twice"}},
+		// The archive's evaluation groups values by series_name: two
+		// lines of one name would be one series there.
+		{"name twice", head + "S1:2020-01-05 00-00-00:1,2\nS2:2020-01-05 00-00-00:3,4\nS1:2020-01-12 00-00-00:5,6\n", []string{"x.tsf:10:", `series "S1" (attribute series_name)`, "the series of line 8", "its own name"}},
+		// Without series_name, the first string attribute names them.
+		{"name twice, first string attribute", "@attribute start date\n@attribute id string\n@data\n2020-01-05 00-00-00:A:1,2\n2020-01-05 00-00-00:A:3\n", []string{"x.tsf:5:", `series "A" (attribute id)`, "line 4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadTSF(strings.NewReader(tc.in), "x.tsf")
@@ -87,6 +92,61 @@ func TestReadTSFLenient(t *testing.T) {
 	require.Len(t, f.Notes, 1)
 	require.Contains(t, f.Notes[0], "y.tsf:2:")
 	require.Equal(t, []float64{1, 2, 3}, f.Series[1].Values)
+}
+
+// TestReadTSFNames: a series is named by its series_name attribute,
+// else by its first string attribute, else by its first attribute; a
+// date or a number names none, so series may share one.
+func TestReadTSFNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"series_name after another string", "@attribute kind string\n@attribute series_name string\n@data\nx:A:1\nx:B:2\n", []string{"A", "B"}},
+		{"first string attribute", "@attribute start date\n@attribute id string\n@data\n2020-01-05 00-00-00:A:1\n2020-01-05 00-00-00:B:2\n", []string{"A", "B"}},
+		{"dates only", "@attribute start date\n@data\n2020-01-05 00-00-00:1\n2020-01-05 00-00-00:2\n", []string{"2020-01-05 00-00-00", "2020-01-05 00-00-00"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ReadTSF(strings.NewReader(tc.in), "n.tsf")
+			require.NoError(t, err)
+			var got []string
+			for _, s := range f.Series {
+				got = append(got, f.SeriesName(s))
+			}
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestLoadTSFHeader: the header alone is read, with its checks, and
+// reading stops at @data (the series after it are not looked at).
+func TestLoadTSFHeader(t *testing.T) {
+	f, err := LoadTSFHeader(filepath.Join("testdata", "tiny.tsf"))
+	require.NoError(t, err)
+	require.Equal(t, 2, f.Horizon)
+	require.Equal(t, "weekly", f.Frequency)
+	require.Len(t, f.Attributes, 2)
+	require.Empty(t, f.Series)
+	require.Empty(t, f.SHA256, "no digest of a part of the file")
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, in, err string }{
+		{"series not read", "@attribute a string\n@horizon 3\n@data\nnot a series\n", ""},
+		{"bad horizon", "@attribute a string\n@horizon x\n@data\n", `h.tsf:2: @horizon "x"`},
+		{"no data", "@attribute a string\n", "h.tsf: no @data line"},
+		{"not tsf", "date,OT\n2020-01-01,1\n", "h.tsf:1: a series line before @data"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "h.tsf")
+			require.NoError(t, os.WriteFile(path, []byte(tc.in), 0o644))
+			f, err := LoadTSFHeader(path)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, 3, f.Horizon)
+		})
+	}
 }
 
 // TestReadTSFStops: a done context stops the reading with its error,

@@ -1,7 +1,6 @@
 package trial
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,13 +10,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ideabench/ideabench/internal/jsonstrict"
+	"github.com/ideabench/ideabench/internal/lease"
 )
 
 // Several processes may run one protocol into one results directory at
 // once (without --shard): before training a trial, a process claims it
 // with a lease file, trials/ID.lease, created exclusively and whole
-// (createLease), which names the owner (pid and host) and whose
+// (lease.Create), which names the owner (pid and host) and whose
 // modification time the owner renews every LeaseTTL/4 while it trains. The other processes skip a
 // claimed trial, train the rest, and then wait for the claimed ones'
 // records. A lease is stale, and taken over, when its owner is a process
@@ -33,25 +32,13 @@ var LeaseTTL = 2 * time.Minute
 // looks for their records.
 var LeasePoll = 250 * time.Millisecond
 
-// lease is the content of a lease file.
-type lease struct {
-	PID   int       `json:"pid"`
-	Host  string    `json:"host"`
-	Since time.Time `json:"since"`
-}
-
 // leases is the set of leases a Store holds, renewed by renewLeases.
 type leases struct {
 	mu   sync.Mutex
-	held map[string]lease // trial id -> the lease written
+	held map[string]lease.Lease // trial id -> the lease written
 }
 
 func (s *Store) leasePath(id string) string { return filepath.Join(s.Dir, "trials", id+".lease") }
-
-func thisLease() lease {
-	host, _ := os.Hostname()
-	return lease{PID: os.Getpid(), Host: host, Since: time.Now().UTC()}
-}
 
 // Claim tries to take the lease of trial id: false when another live
 // process holds it. The caller trains the trial, saves it, then calls
@@ -59,12 +46,12 @@ func thisLease() lease {
 func (s *Store) Claim(id string) (bool, error) {
 	path := s.leasePath(id)
 	for range 3 {
-		me := thisLease()
-		err := createLease(path, me)
+		me := lease.Mine("")
+		err := lease.Create(path, me)
 		if err == nil {
 			s.leases.mu.Lock()
 			if s.leases.held == nil {
-				s.leases.held = map[string]lease{}
+				s.leases.held = map[string]lease.Lease{}
 			}
 			s.leases.held[id] = me
 			s.leases.mu.Unlock()
@@ -73,9 +60,9 @@ func (s *Store) Claim(id string) (bool, error) {
 		if !errors.Is(err, fs.ErrExist) {
 			return false, fmt.Errorf("trial: claiming trial %s: %w", id, err)
 		}
-		stale, err := leaseStale(path)
+		stale, err := lease.Stale(path, LeaseTTL)
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("trial: %w", err)
 		}
 		if !stale {
 			return false, nil
@@ -91,69 +78,9 @@ func (s *Store) Claim(id string) (bool, error) {
 	return false, nil
 }
 
-// createLease writes lease l to path only if path does not exist, and
-// whole: the lease is written to a temporary file that is then linked to
-// path (link fails when path exists, as O_EXCL would), so a process killed
-// while claiming leaves no half-written lease for the others to wait on
-// (its temporary file is removed later by removeStale). The error wraps
-// fs.ErrExist when another lease is there.
-func createLease(path string, l lease) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	err = json.NewEncoder(f).Encode(l)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("trial: writing lease %s: %w", path, err)
-	}
-	return os.Link(tmp, path)
-}
-
-// leaseStale reports whether the lease file at path may be taken over: not
-// renewed for LeaseTTL, or held by a process of this host that is gone. A
-// lease that vanished meanwhile counts as stale (claim again).
-func leaseStale(path string) (bool, error) {
-	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("trial: lease %s: %w", path, err)
-	}
-	if time.Since(st.ModTime()) > LeaseTTL {
-		return true, nil
-	}
-	l, err := readLease(path)
-	if err != nil {
-		// Gone: free. Not a lease of this harness: wait out LeaseTTL.
-		return errors.Is(err, fs.ErrNotExist), nil
-	}
-	if host, _ := os.Hostname(); l.Host == host && l.PID > 0 && !processAlive(l.PID) {
-		return true, nil
-	}
-	return false, nil
-}
-
 // Holder says who holds the lease of trial id, as "pid 4242 on host
 // h, renewed 3s ago"; "" when there is no lease or it cannot be read.
-func (s *Store) Holder(id string) string {
-	path := s.leasePath(id)
-	st, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	raw, err := os.ReadFile(path)
-	var l lease
-	if err != nil || json.Unmarshal(raw, &l) != nil {
-		return ""
-	}
-	return fmt.Sprintf("pid %d on host %s, renewed %s ago", l.PID, l.Host, time.Since(st.ModTime()).Round(time.Second))
-}
+func (s *Store) Holder(id string) string { return lease.Holder(s.leasePath(id)) }
 
 // Release gives up the lease of trial id, if it is still the one Claim
 // wrote.
@@ -166,15 +93,9 @@ func (s *Store) Release(id string) {
 		return
 	}
 	path := s.leasePath(id)
-	if l, err := readLease(path); err == nil && l.PID == me.PID && l.Host == me.Host && l.Since.Equal(me.Since) {
+	if l, err := lease.Read(path); err == nil && l.PID == me.PID && l.Host == me.Host && l.Since.Equal(me.Since) {
 		os.Remove(path)
 	}
-}
-
-// readLease reads the lease file path strictly (jsonstrict).
-func readLease(path string) (lease, error) {
-	var l lease
-	return l, jsonstrict.ReadFile(path, "lease", &l)
 }
 
 // RenewLeases touches every lease s holds each LeaseTTL/4 until stop is
@@ -209,7 +130,7 @@ func (s *Store) removeStale() {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if !(strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-")) && !strings.Contains(n, ".lease.stale-") {
+		if !lease.IsTemp(n) && !strings.Contains(n, ".lease.stale-") {
 			continue
 		}
 		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > LeaseTTL {

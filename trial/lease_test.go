@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ideabench/ideabench/internal/lease"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,7 +16,7 @@ import (
 // it for LeaseTTL; Release removes only the lease its Store wrote.
 func TestLease(t *testing.T) {
 	host, _ := os.Hostname()
-	write := func(t *testing.T, s *Store, id string, l lease, age time.Duration) {
+	write := func(t *testing.T, s *Store, id string, l lease.Lease, age time.Duration) {
 		t.Helper()
 		raw, err := json.Marshal(l)
 		require.NoError(t, err)
@@ -26,15 +27,15 @@ func TestLease(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		held  *lease // a lease already there, nil for none
+		held  *lease.Lease // a lease already there, nil for none
 		age   time.Duration
 		claim bool
 	}{
 		{"free", nil, 0, true},
-		{"live owner here", &lease{PID: os.Getpid(), Host: host}, 0, false},
-		{"live owner elsewhere", &lease{PID: 1, Host: "another-host"}, LeaseTTL / 2, false},
-		{"dead owner here", &lease{PID: 1<<31 - 1, Host: host}, 0, true},
-		{"not renewed", &lease{PID: 1, Host: "another-host"}, 2 * LeaseTTL, true},
+		{"live owner here", &lease.Lease{PID: os.Getpid(), Host: host}, 0, false},
+		{"live owner elsewhere", &lease.Lease{PID: 1, Host: "another-host"}, LeaseTTL / 2, false},
+		{"dead owner here", &lease.Lease{PID: 1<<31 - 1, Host: host}, 0, true},
+		{"not renewed", &lease.Lease{PID: 1, Host: "another-host"}, 2 * LeaseTTL, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := OpenStore(t.TempDir())

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ideabench/ideabench/internal/jsonstrict/stricttest"
 	"github.com/ideabench/ideabench/internal/testkit"
@@ -123,7 +122,7 @@ func TestOpenStoreUnwritable(t *testing.T) {
 }
 
 // TestReadStrict: a trial record (also inside its result), a manifest, an
-// external trainer's result and a lease with trailing data or an unknown
+// external trainer's result with trailing data or an unknown
 // key are refused where the fault is.
 func TestReadStrict(t *testing.T) {
 	p := testkit.TinyProtocol()
@@ -151,15 +150,6 @@ func TestReadStrict(t *testing.T) {
 
 	stricttest.Refuses(t, []byte(`{"val_curve": [0.5, 0.4], "epoch_loss": [1, 0.9], "best_epoch": 2}`), func(raw []byte) error {
 		_, err := readTrainerResult(raw)
-		return err
-	})
-
-	l, err := json.Marshal(lease{PID: 1, Host: "h", Since: time.Unix(0, 0).UTC()})
-	require.NoError(t, err)
-	path := filepath.Join(dir, "x.lease")
-	stricttest.Refuses(t, l, func(raw []byte) error {
-		require.NoError(t, os.WriteFile(path, raw, 0o644))
-		_, err := readLease(path)
 		return err
 	})
 }

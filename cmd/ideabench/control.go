@@ -38,7 +38,8 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "trials run in parallel (results do not depend on it)")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse an experiment whose every epoch of every trial would take longer than this even at the fastest core's peak rate")
-	suiteName := fs.String("suite", "", "run the control at the suite level instead: default, ci or a suite file; every block runs every track and the suite's aggregate (the protocol flags do not apply; --data-dir finds its data sets)")
+	dry := fs.Bool("dry-run", false, dryRunDoc+" (one block's)")
+	suiteName := fs.String("suite", "", "run the control at the suite level instead: a built-in suite ("+strings.Join(suite.Names(), ", ")+") or a suite file; every block runs every track and the suite's aggregate (the protocol flags do not apply; --data-dir finds its data sets)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -49,7 +50,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		var protoSet []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "suite", "idea", "blocks", "seed-base", "out", "results", "workers", "quiet", "max-hours", "data-dir":
+			case "suite", "idea", "blocks", "seed-base", "out", "results", "workers", "quiet", "max-hours", "data-dir", "dry-run":
 			default:
 				protoSet = append(protoSet, "--"+f.Name)
 			}
@@ -57,7 +58,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		if len(protoSet) > 0 {
 			return fmt.Errorf("%w: control --suite takes each track's protocol from the suite; %s does not apply (put it in a suite file's protocol)", errUsage, strings.Join(protoSet, ", "))
 		}
-		return suiteControl(ctx, *suiteName, *pf.dataDir, *spec, *blocks, *base, *out, *results, *workers, *quiet, *maxHours, stdout, stderr)
+		return suiteControl(ctx, *suiteName, *pf.dataDir, *spec, *blocks, *base, *out, *results, *workers, *quiet, *maxHours, *dry, stdout, stderr)
 	}
 	p, err := pf.protocol()
 	if err != nil {
@@ -80,6 +81,9 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	dir := resultsDir(*results, *out)
 	if err := checkRunOutputs(*out, dir, *results != "", "", protocolInputs(*pf.config, p)); err != nil {
 		return err
+	}
+	if *dry {
+		return dryRun(ctx, stdout, harness.ControlProtocol(p, ic, *base, 0), harness.Options{Workers: *workers, Limits: limits})
 	}
 	// An experiment refused before its first trial leaves no directory
 	// it made.
@@ -148,7 +152,7 @@ func cmdControl(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 func parseIdea(s string) (idea.Config, error) { return idea.Parse(s) }
 
 // suiteControl is control --suite (suite.Control).
-func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks int, base uint64, out, results string, workers int, quiet bool, maxHours float64, stdout, stderr io.Writer) (err error) {
+func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks int, base uint64, out, results string, workers int, quiet bool, maxHours float64, dry bool, stdout, stderr io.Writer) (err error) {
 	spec, err := loadSuite(name)
 	if err != nil {
 		return err
@@ -169,6 +173,10 @@ func suiteControl(ctx context.Context, name, dataDir, ideaSpec string, blocks in
 	}
 	if err := checkRunOutputs(out, resultsDir(results, out), results != "", "", suiteInputs(name)); err != nil {
 		return err
+	}
+	if dry {
+		return drySuite(ctx, stdout, spec, suite.Options{DataDir: dataDir, Workers: workers, Limits: limits,
+			Warn: func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }})
 	}
 	var made madeDirs
 	defer made.undoOnError(&err)

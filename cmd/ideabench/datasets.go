@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ideabench/ideabench/internal/num"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -77,11 +78,6 @@ func cmdDatasets(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
-// shellQuote is s as one word of a POSIX shell: as it is when it holds
-// only characters no shell treats specially, else in single quotes.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote is s as one word of a POSIX shell (num.ShellQuote, which
+// the track package's messages quote paths by too).
+var shellQuote = num.ShellQuote

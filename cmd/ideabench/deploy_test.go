@@ -1,13 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/ideabench/ideabench/protocol"
 
 	"github.com/stretchr/testify/require"
 )
@@ -40,14 +40,19 @@ func TestDeployFiles(t *testing.T) {
 	require.True(t, strings.Contains(job, "backoffLimitPerIndex"), "a failed pod is retried with its index")
 }
 
-// TestExamples: the example configs parse and validate.
+// TestExamples: the example configs build a valid protocol, each with
+// the flags its page gives it (etth1.json leaves the file to --data).
 func TestExamples(t *testing.T) {
 	names, err := filepath.Glob("../../examples/*.json")
 	require.NoError(t, err)
 	require.NotEmpty(t, names)
+	flags := map[string][]string{"etth1.json": {"--data", "../../track/testdata/tiny.csv"}}
 	for _, name := range names {
 		t.Run(filepath.Base(name), func(t *testing.T) {
-			_, err := protocol.Load(name, protocol.DefaultProtocol())
+			fs := newFlags("run")
+			pf := protocolFlags(fs, &bytes.Buffer{})
+			require.NoError(t, fs.Parse(append([]string{"--config", name}, flags[filepath.Base(name)]...)))
+			_, err := pf.protocol()
 			require.NoError(t, err)
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ideabench/ideabench/idea"
+	"github.com/ideabench/ideabench/suite"
 	"github.com/ideabench/ideabench/track"
 )
 
@@ -17,16 +18,16 @@ var errHelp = errors.New("help printed")
 // synopses is each command's usage line and what it does, in usage's
 // order.
 var synopses = []struct{ name, args, does string }{
-	{"run", "[protocol flags] [--idea NAME[:k=v,...]] [--ideas 'A;B;...'] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--until-decided MAX]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
-	{"suite", "[--suite default|ci|recall|recall-ci|FILE.json] [--data-dir DIR] [--confirm] [--ideas 'A;B;...'] [--out FILE] [--workers N] [--shard I/N] [--plots DIR]", "run the comparison on every track of a suite and give one verdict over them (each track's report beside it)"},
+	{"run", "[protocol flags] [--idea NAME[:k=v,...]] [--ideas 'A;B;...'] [--out FILE] [--results DIR] [--workers N] [--shard I/N] [--plots DIR] [--max-hours H] [--until-decided MAX] [--dry-run] [--quiet]", "run the seeded protocol and write the JSON report (finished trials are kept in --results and reused)"},
+	{"suite", "[--suite " + strings.Join(suite.Names(), "|") + "|FILE.json] [--data-dir DIR] [--confirm] [--ideas 'A;B;...'] [--out FILE] [--workers N] [--shard I/N] [--plots DIR] [--max-hours H] [--dry-run] [--quiet]", "run the comparison on every track of a suite and give one verdict over them (each track's report beside it)"},
 	{"merge", "[--out FILE] DIR...", "merge the results directories of a sharded run into one report"},
 	{"plot", "REPORT.json [--out DIR] [--unverified]", "verify a report (or a suite report) and draw its figures"},
 	{"train", "[protocol flags] [--arm idea|baseline] [--cfg I] [--seed S] [--out FILE.safetensors]", "train one trial and save its checkpoint"},
 	{"data", "[protocol flags] [--split train|val|test] [--out FILE.csv]", "export a split's windows as CSV, stamped with the protocol's hash"},
-	{"eval", "--checkpoint FILE --data FILE.csv", "score a checkpoint on exported windows"},
+	{"eval", "--checkpoint FILE --data FILE.csv [--any-data]", "score a checkpoint on exported windows"},
 	{"compare", "[--baseline NAME] [--higher-is-better] [--alpha A] [--min-effect-pct P] [--out FILE] METRICS.csv|METRICS.json|NAME=REPORT.json[#ARM]...", "compare arms trained elsewhere from their per-seed metrics (rows arm,cfg,seed,val,test; cfg and val optional), or arms of verified run reports on one track and seeds (a run's baseline, or #idea or an idea arm: e.g. two settings of the model), with the protocol's statistics, into a report verify accepts"},
 	{"verify", "[--results DIR] REPORT.json", "rebuild a report (or a suite report and its tracks') from its inputs and compare it leaf by leaf (with --results, from the trial records)"},
-	{"control", "[protocol flags | --suite default|ci|FILE.json] [--idea aa|NAME:k=v,...] [--blocks N] [--seed-base B] [--out FILE] [--results DIR] [--workers N]", "rerun the comparison (or a suite's) on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
+	{"control", "[protocol flags | --suite " + strings.Join(suite.Names(), "|") + "|FILE.json] [--idea aa|NAME:k=v,...] [--blocks N] [--seed-base B] [--out FILE] [--results DIR] [--workers N] [--max-hours H] [--dry-run] [--quiet]", "rerun the comparison (or a suite's) on disjoint seed blocks: the false-positive rate (aa) or the power of an idea"},
 	{"datasets", "[--data-dir DIR] [--convert NAME]", "list the known data sets (--dataset NAME): source, licence, protocol, and whether each is found and verified under DIR; or make a set's .tsf file from its two text files"},
 	{"version", "", "print the version"},
 	{"help", "[COMMAND]", "print this, or a command's flags"},

@@ -145,6 +145,40 @@ func TestPrintedCommandsWork(t *testing.T) {
 	})
 }
 
+// TestRefusalHintsWork: a refusal that prints a command to run instead
+// prints one that works: pasted in the repository's root (its
+// examples/), it gets through every check (--dry-run).
+func TestRefusalHintsWork(t *testing.T) {
+	examples, err := filepath.Abs(filepath.Join(repoRoot, "examples"))
+	require.NoError(t, err)
+	panel, err := filepath.Abs(filepath.Join(repoRoot, "track", "testdata", "tiny-panel.tsf"))
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"until-decided on a growing grid", []string{"run", "--profile", "ci", "--until-decided", "16"}},
+		{"tsf file on the csv track", []string{"run", "--track", "csv", "--data", panel}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.Symlink(examples, filepath.Join(dir, "examples")))
+			t.Chdir(dir)
+			err := run(context.Background(), c.args, &bytes.Buffer{}, &bytes.Buffer{})
+			require.ErrorIs(t, err, errUsage)
+			cmds := printedCommands(t, err.Error())
+			require.NotEmpty(t, cmds, "the refusal prints a command: %v", err)
+			for _, cmd := range cmds {
+				if cmd[0] == "run" && slices.Contains(cmd, "--data") && !slices.Contains(cmd, "--profile") {
+					cmd = append(cmd, "--profile", "ci")
+				}
+				var stderr bytes.Buffer
+				require.NoError(t, run(context.Background(), append(cmd, "--dry-run"), &bytes.Buffer{}, &stderr), "%q: %s", cmd, stderr.String())
+			}
+		})
+	}
+}
+
 func dirExists(dir string) bool {
 	st, err := os.Stat(dir)
 	return err == nil && st.IsDir()

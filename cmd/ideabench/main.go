@@ -41,6 +41,8 @@ import (
 
 	"github.com/ideabench/ideabench/harness"
 	"github.com/ideabench/ideabench/internal/atomicfile"
+	"github.com/ideabench/ideabench/internal/inputfile"
+	"github.com/ideabench/ideabench/internal/lease"
 	"github.com/ideabench/ideabench/suitereport"
 )
 
@@ -143,6 +145,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	plotDir := fs.String("plots", "", "also draw the report's figures (PNG and SVG) into this directory")
 	maxHours := fs.Float64("max-hours", defaultMaxHours, "refuse a protocol whose every epoch of every trial would take longer than this even at the fastest core's peak rate (the estimate is printed)")
+	dry := fs.Bool("dry-run", false, dryRunDoc)
 	until := fs.Int("until-decided", 0, "MAX: run the seeds in looks of the protocol's seed count and stop once the comparison is decided, at most MAX seeds (the protocol's sequential block, O'Brien-Fleming spending unless it says otherwise)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -153,6 +156,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	p, err := pf.protocol()
 	if err != nil {
 		return err
+	}
+	if *until != 0 && p.ExtendGrid != nil {
+		// The full and ci profiles grow their grids; a sequential design
+		// adds seeds to grids that stay as they are.
+		fix := fmt.Sprintf("run the grids as given with --config examples/fixed-grids.json, e.g. ideabench run --profile %s --config examples/fixed-grids.json --until-decided %d", *pf.profile, *until)
+		if *pf.config != "" {
+			fix = fmt.Sprintf(`add "extend_grid": null to %s`, *pf.config)
+		}
+		return fmt.Errorf("%w: --until-decided: the protocol grows its grids (extend_grid), and a sequential design adds seeds to grids that stay as they are; %s", errUsage, fix)
 	}
 	if *until != 0 {
 		seq := protocol.Sequential{MaxSeeds: *until}
@@ -194,6 +206,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if err := checkRunOutputs(reportOut, dir, *results != "", *plotDir, protocolInputs(*pf.config, p)); err != nil {
 		return err
 	}
+	if *dry {
+		return dryRun(ctx, stdout, p, harness.Options{Workers: *workers, Shards: sn, Limits: limits})
+	}
 	// Fail before training if the report, its figures or the trials
 	// cannot be written; a run refused before its first trial leaves no
 	// directory it made.
@@ -208,6 +223,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 				return err
 			}
 		}
+		release, err := claimOut(*out, p.ID())
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	if err := made.mkdirAll(filepath.Join(dir, "trials")); err != nil {
 		return fmt.Errorf("harness: results directory %s: %w", dir, err)
@@ -251,6 +271,39 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		return writePlots(o.Report, *plotDir, plots.Options{}, stdout)
 	}
 	return nil
+}
+
+// dryRunDoc is --dry-run's description.
+const dryRunDoc = "check everything the command needs (the protocol, its files and outputs, its memory and time on this machine), print what it would train and its estimate, and stop: nothing is trained or written"
+
+// dryRun is --dry-run: everything before p's first trial
+// (harness.Preflight), then what would train and its estimate.
+func dryRun(ctx context.Context, w io.Writer, p protocol.Protocol, opt harness.Options) error {
+	e, err := harness.Preflight(ctx, p, opt)
+	if errors.Is(err, protocol.ErrBeyondLimits) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "dry run: nothing trained or written\n  %s\n  %s\n", describeProtocol(p), e.Text(opt.Workers))
+	if g := p.ExtendGrid; g != nil {
+		fmt.Fprintf(w, "  a grid extension may add up to %d rounds of cfgs where a chosen rate is its grid's edge\n", g.MaxRounds)
+	}
+	if s := p.Sequential; s != nil {
+		fmt.Fprintf(w, "  a sequential design may add seeds up to %d\n", s.MaxSeeds)
+	}
+	return nil
+}
+
+// describeProtocol says in one line what p trains: its id, track,
+// profile, seeds and arms.
+func describeProtocol(p protocol.Protocol) string {
+	arms := []string{fmt.Sprintf("baseline (%d cfgs)", len(p.Baseline)), fmt.Sprintf("idea %s (%d cfgs)", p.Idea[0].IdeaConfig().Name, len(p.Idea))}
+	for _, a := range p.Ideas {
+		arms = append(arms, fmt.Sprintf("%s (%d cfgs)", a.Name, len(a.Grid)))
+	}
+	return fmt.Sprintf("protocol %s: track %s, profile %s, %d seeds; arms %s", p.ID(), p.Track, p.Profile, len(p.Seeds), strings.Join(arms, ", "))
 }
 
 // defaultMaxHours is --max-hours: a week.
@@ -393,6 +446,18 @@ func checkWritable(made *madeDirs, path string) error {
 	return os.Remove(name)
 }
 
+// claimOut claims the report path out for the work of (lease.ClaimOutput)
+// until release: a second process writing another protocol's report to
+// the same path is refused before its first trial (errUsage), so
+// neither replaces the other's report.
+func claimOut(out, of string) (release func(), err error) {
+	release, err = lease.ClaimOutput(out, of, trial.LeaseTTL)
+	if errors.Is(err, lease.ErrBusy) {
+		return nil, fmt.Errorf("%w: --out: %v", errUsage, err)
+	}
+	return release, err
+}
+
 // checkDir checks that the --plots directory can be created (recorded
 // in made) and written.
 func checkDir(made *madeDirs, dir string) error {
@@ -487,6 +552,12 @@ func (p *progress) finish() {
 // (plots.ReadingOf), the one its page shows.
 func printSummary(w io.Writer, r *report.Report) error { return plots.ReadingOf(r).WriteText(w) }
 
+// maxPeekBytes bounds the read that tells what a report file is (a
+// suite's, a comparison's or a run's) before verify or plot reads it as
+// one: the largest of their bounds. A larger file is refused by the
+// bound of a run's report (report.Read).
+const maxPeekBytes = max(report.MaxFileBytes, report.MaxComparedBytes, suitereport.MaxBytes)
+
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify")
 	results := fs.String("results", "", "the run's results directories, comma-separated (a merged run's shards): read every trial's raw values from its record there, by the key the report's protocol gives, so an edited protocol or raw value is named leaf by leaf")
@@ -512,7 +583,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	if raw, err := os.ReadFile(file); err == nil && suitereport.IsReport(raw) {
+	if raw, err := inputfile.Read(file, maxPeekBytes); err == nil && suitereport.IsReport(raw) {
 		return verifySuite(file, dirs, stdout)
 	} else if err == nil && report.IsCompared(raw) {
 		return verifyCompared(file, stdout)
@@ -521,7 +592,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res := derive.Verify(r, derive.VerifyOptions{Rerun: true, Results: dirs})
+	res := derive.Verify(r, derive.VerifyOptions{Rerun: true, Results: dirs, Limits: protocol.Limits{MaxBytes: availableBytes()}})
 	for _, f := range res.Findings {
 		kind := "MISMATCH"
 		if f.Note != "" {

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/ideabench/ideabench/derive"
+	"github.com/ideabench/ideabench/internal/inputfile"
 	"github.com/ideabench/ideabench/report"
 
 	"github.com/ideabench/ideabench/plots"
@@ -13,13 +16,20 @@ import (
 	"github.com/ideabench/ideabench/suitereport"
 )
 
+// plotsDir is plot's default --out for the report file: its path with
+// .plots in place of its extension, beside it (never the repository's
+// plots/ package, nor a folder an earlier report's page went into).
+func plotsDir(file string) string {
+	return strings.TrimSuffix(file, filepath.Ext(file)) + ".plots"
+}
+
 // cmdPlot draws a report's figures: ideabench plot REPORT.json [--out DIR].
 // Flags go before or after the report (the flags are parsed, then the
 // report is taken, then the flags after it), so "plot r.json --out d" and
 // "plot --out d r.json" are the same.
 func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("plot")
-	out := fs.String("out", "plots", "directory for the PNG and SVG files")
+	out := fs.String("out", "", "directory for the page (report.html) and the PNG and SVG files (default: the report's path with .plots for .json, beside it)")
 	unverified := fs.Bool("unverified", false, "draw a report that does not verify (its figures would show numbers that contradict each other)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -35,11 +45,16 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: plot takes one report file (got also %q)", errUsage, fs.Args())
 	}
+	if *out == "" {
+		*out = plotsDir(file)
+	}
 	if err := checkOutputs([]output{{named: named{"--out", *out}, dir: true, plots: true}}, []named{{"the report", file}}, nil); err != nil {
 		return err
 	}
-	if raw, err := os.ReadFile(file); err == nil && suitereport.IsReport(raw) {
+	if raw, err := inputfile.Read(file, maxPeekBytes); err == nil && suitereport.IsReport(raw) {
 		return plotSuite(file, *out, *unverified, stdout, stderr)
+	} else if err == nil && report.IsCompared(raw) {
+		return plotCompared(file, *out, *unverified, stdout, stderr)
 	}
 	r, err := report.Read(file)
 	if err != nil {
@@ -88,7 +103,8 @@ func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) er
 		return err
 	}
 	var opt plots.Options
-	if bad, _ := suite.Verify(r, report, derive.VerifyOptions{}); len(bad) > 0 {
+	fs, _ := suite.Verify(r, report, derive.VerifyOptions{})
+	if bad := suite.Mismatches(fs); len(bad) > 0 {
 		if !unverified {
 			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], shellQuote(report))
 		}
@@ -111,6 +127,38 @@ func writeSuitePlots(r *suitereport.Report, dir string, opt plots.Options, stdou
 	}
 	page := plots.HTMLPath(dir)
 	if err := plots.WriteSuiteHTML(r, page, opt); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "page:", page)
+	return nil
+}
+
+// plotCompared writes the page of a comparison report (ideabench
+// compare) after verifying it as verify does, its sources included
+// (checkCompared); a comparison has no figures, only its page.
+func plotCompared(file, dir string, unverified bool, stdout, stderr io.Writer) error {
+	c, f, err := checkCompared(file)
+	if err != nil {
+		return err
+	}
+	for _, n := range f.Findings {
+		if n.Note != "" {
+			printNote(stderr, n)
+		}
+	}
+	var opt plots.Options
+	if bad := f.Mismatches(); len(bad) > 0 {
+		if !unverified {
+			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], shellQuote(file))
+		}
+		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on the page\n", file, len(bad))
+		opt.Unverified = &plots.Unverified{Mismatches: len(bad), First: bad[0].Field}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("plots: creating %s: %w", dir, err)
+	}
+	page := plots.HTMLPath(dir)
+	if err := plots.WriteComparedHTML(c, page, opt); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "page:", page)

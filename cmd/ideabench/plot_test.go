@@ -55,13 +55,12 @@ func TestPlot(t *testing.T) {
 		{"flags-after", []string{out, "--out", filepath.Join(dir, "a")}, filepath.Join(dir, "a")},
 		{"flags-before", []string{"--out", filepath.Join(dir, "b"), out}, filepath.Join(dir, "b")},
 		{"flag-equals", []string{out, "--out=" + filepath.Join(dir, "c")}, filepath.Join(dir, "c")},
-		// No --out: ./plots.
-		{"default-out", []string{out}, "plots"},
+		// No --out: the report's path with .plots, beside it (never the
+		// plots/ package of the folder it runs in).
+		{"default-out", []string{out}, filepath.Join(dir, "r.plots")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.dir == "plots" {
-				t.Chdir(t.TempDir())
-			}
+			t.Chdir(t.TempDir())
 			var stdout, stderr bytes.Buffer
 			require.NoError(t, cmdPlot(tc.args, &stdout, &stderr), stderr.String())
 			require.Equal(t, figureFiles, plotLines(t, stdout.String()))
@@ -213,4 +212,59 @@ func TestPlotUnverified(t *testing.T) {
 		texts := svgTexts(t, filepath.Join(sd, "forest.svg"))
 		require.True(t, strings.HasPrefix(texts[0], "UNVERIFIED"), "forest.svg opens with %q", texts[0])
 	})
+}
+
+// TestPlotCompared: plot of a comparison report (ideabench compare)
+// verifies it as verify does, its source read again, and writes its page
+// (no figures: those need a run's report): the source with its SHA-256,
+// the verdict and the sweeps. An edited comparison is refused unless
+// --unverified, which marks the page; a source absent here is a note on
+// stderr, and the page is drawn.
+func TestPlotCompared(t *testing.T) {
+	dir := t.TempDir()
+	csvText, err := os.ReadFile("testdata/compare.csv")
+	require.NoError(t, err)
+	src := filepath.Join(dir, "m.csv")
+	require.NoError(t, os.WriteFile(src, csvText, 0o644))
+	out := filepath.Join(dir, "c.json")
+	require.NoError(t, run(context.Background(), []string{"compare", src, "--out", out}, &bytes.Buffer{}, &bytes.Buffer{}))
+	c, err := report.ReadCompared(out)
+	require.NoError(t, err)
+	sum := c.Sources[0].SHA256
+
+	pd := filepath.Join(dir, "p")
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, cmdPlot([]string{out, "--out", pd}, &stdout, &stderr))
+	require.Equal(t, "page: "+filepath.Join(pd, "report.html")+"\n", stdout.String(), "the page only")
+	require.Empty(t, stderr.String())
+	raw, err := os.ReadFile(filepath.Join(pd, "report.html"))
+	require.NoError(t, err)
+	page := html.UnescapeString(string(raw))
+	require.Contains(t, page, `id="verdict">`+c.Comparison.VerdictLine()+"<")
+	require.Contains(t, page, `<span title="`+sum+`">`+src+", SHA-256 "+sum[:12]+"… (trained elsewhere")
+	require.Contains(t, page, "<td>gated</td><td>lr=0.001</td>")
+	require.NotContains(t, page, "UNVERIFIED")
+	require.NotContains(t, page, "Figures", "no heading without figures")
+
+	c.Comparison.IdeaWins--
+	edited := filepath.Join(dir, "edited.json")
+	require.NoError(t, c.WriteFile(edited))
+	err = cmdPlot([]string{edited, "--out", pd}, &bytes.Buffer{}, &bytes.Buffer{})
+	require.ErrorContains(t, err, "edited.json does not verify (1 mismatches, the first comparison.idea_wins")
+	stderr.Reset()
+	require.NoError(t, cmdPlot([]string{edited, "--unverified", "--out", pd}, &bytes.Buffer{}, &stderr))
+	require.Contains(t, stderr.String(), "edited.json does not verify (1 mismatches); drawing it unverified")
+	raw, err = os.ReadFile(filepath.Join(pd, "report.html"))
+	require.NoError(t, err)
+	page = string(raw)
+	banner := strings.Index(page, "UNVERIFIED: this report does not re-derive (1 mismatches, first: comparison.idea_wins)")
+	require.GreaterOrEqual(t, banner, 0)
+	require.Less(t, banner, strings.Index(page, "<h1"))
+
+	require.NoError(t, os.Remove(src))
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, cmdPlot([]string{out, "--out", filepath.Join(dir, "q")}, &stdout, &stderr))
+	require.Equal(t, "note sources[0]: "+src+" is absent here: the arms' per-seed values are checked against each other only, not against their source\n", stderr.String())
+	require.FileExists(t, filepath.Join(dir, "q", "report.html"))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -77,4 +78,15 @@ func isDecimal(s string) bool {
 		}
 	}
 	return i == n
+}
+
+// ShellQuote is s as one word of a POSIX shell: as it is when it holds
+// only characters no shell treats specially, else in single quotes (a
+// single quote inside closed, escaped and reopened), so a command
+// printed for a user to paste runs as printed whatever the path it names.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -6,11 +6,14 @@ package testkit
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/track"
@@ -110,4 +113,72 @@ func Names(f, field string) bool {
 		return strings.HasPrefix(a, b) && (len(a) == len(b) || a[len(b)] == '.' || a[len(b)] == '[')
 	}
 	return under(f, field) || under(field, f)
+}
+
+// SparseFile creates a file of size zero bytes in a temporary folder
+// and returns its path: a file larger than a read's bound that takes no
+// disk (the file system holds no blocks of it).
+func SparseFile(t testing.TB, size int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "big.json")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(size))
+	require.NoError(t, f.Close())
+	return path
+}
+
+// KnownShapedFiles makes every known data set (track.Known) findable
+// under a temporary directory, which it returns, as a file shaped like
+// the published one, so that a protocol on it builds its track: a csv
+// set as a date column, its target and one other column, over as many
+// rows as its split takes (ett-hour 14400 hourly rows, ett-minute 57600
+// quarter-hours, fractions 6000); a real panel as six weekly series of
+// 160 values with its horizon. The values are a seasonal wave with a
+// fixed jitter, no randomness. Each set's checksum stands in for the
+// published one until the test ends.
+func KnownShapedFiles(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	saved := slices.Clone(track.Known)
+	t.Cleanup(func() { track.Known = saved })
+	value := func(i, series int) float64 {
+		return 10 + float64(series) + 3*math.Sin(2*math.Pi*float64(i)/24) + 0.5*math.Sin(float64(i*i%97+series))
+	}
+	for i, k := range track.Known {
+		var b strings.Builder
+		if k.TrackKind() == "tsf" {
+			fmt.Fprintf(&b, "@relation Shaped\n@attribute series_name string\n@frequency weekly\n@horizon %d\n@missing false\n@equallength true\n@data\n", k.H)
+			for s := range 6 {
+				fmt.Fprintf(&b, "S%d:", s)
+				for j := range 160 {
+					if j > 0 {
+						b.WriteByte(',')
+					}
+					fmt.Fprintf(&b, "%.3f", value(j, s))
+				}
+				b.WriteByte('\n')
+			}
+		} else {
+			rows, step := 6000, time.Hour
+			switch k.Split {
+			case "ett-hour":
+				rows = 14400
+			case "ett-minute":
+				rows, step = 57600, 15*time.Minute
+			}
+			fmt.Fprintf(&b, "date,X,%s\n", k.Target)
+			at := time.Date(2016, 7, 1, 0, 0, 0, 0, time.UTC)
+			for j := range rows {
+				fmt.Fprintf(&b, "%s,%.3f,%.3f\n", at.Add(time.Duration(j)*step).Format("2006-01-02 15:04:05"), value(j, 1), value(j, 0))
+			}
+		}
+		raw := []byte(b.String())
+		sum := sha256.Sum256(raw)
+		path := filepath.Join(dir, filepath.FromSlash(k.File))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, raw, 0o644))
+		track.Known[i].SHA256 = hex.EncodeToString(sum[:])
+	}
+	return dir
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package trial
+package lease
 
 import (
 	"errors"
