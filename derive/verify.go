@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
@@ -642,8 +643,8 @@ func (v *verifier) digests(got, want map[string]string) {
 }
 
 // run checks the run block (volatile; nothing derives from it): its
-// digest, counts and time non-negative, and the trials reused and run
-// making up the report's n trials.
+// digest, counts and time non-negative, the trials reused and run
+// making up the report's n trials, and the time it finished a time.
 func (v *verifier) run(r *report.Report, n int) {
 	ri := r.Run
 	if ri == nil {
@@ -660,6 +661,12 @@ func (v *verifier) run(r *report.Report, n int) {
 		v.add("run.workers", fmt.Sprint(ri.Workers), "a count >= 0", "")
 	case ri.TrialsReused < 0 || ri.TrialsRun < 0 || ri.TrialsReused+ri.TrialsRun != n:
 		v.add("run.trials_run", fmt.Sprintf("%d run + %d reused", ri.TrialsRun, ri.TrialsReused), fmt.Sprintf("%d in all, the report's trials", n), "")
+	}
+	if ri.Finished != "" {
+		v.checked++
+		if _, err := time.Parse(time.RFC3339, ri.Finished); err != nil {
+			v.add("run.finished", show(ri.Finished), "a time as RFC 3339 (2006-01-02T15:04:05Z)", "")
+		}
 	}
 }
 

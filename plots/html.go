@@ -41,7 +41,9 @@ func WriteHTML(r *report.Report, path string, opt Options) error {
 	if err != nil {
 		return err
 	}
-	return writePage(path, ReadingOf(r), inline, opt.Unverified)
+	rd := ReadingOf(r)
+	rd.Provenance = append(rd.Provenance, pageLines(r.Run, opt)...)
+	return writePage(path, rd, inline, opt.Unverified)
 }
 
 // inlineFigures draws each figure as SVG at the default size, for a page:
@@ -170,7 +172,9 @@ func WriteSuiteHTML(r *suitereport.Report, path string, opt Options) error {
 	if err != nil {
 		return err
 	}
-	return writePage(path, SuiteReading(r), figs, opt.Unverified)
+	rd := SuiteReading(r)
+	rd.Provenance = append(rd.Provenance, pageLines(nil, opt)...)
+	return writePage(path, rd, figs, opt.Unverified)
 }
 
 // WriteComparedHTML writes one self-contained HTML page of a comparison
@@ -188,5 +192,7 @@ func WriteComparedHTML(c *report.Compared, path string, opt Options) error {
 	case len(c.Ideas) > len(c.Arms)-2:
 		return fmt.Errorf("plots: ideas: %d comparisons for %d arms beyond the first idea arm", len(c.Ideas), len(c.Arms)-2)
 	}
-	return writePage(path, ComparedReading(c), nil, opt.Unverified)
+	rd := ComparedReading(c)
+	rd.Provenance = append(rd.Provenance, pageLines(nil, opt)...)
+	return writePage(path, rd, nil, opt.Unverified)
 }

@@ -40,6 +40,41 @@ type Options struct {
 	// caller verifies (derive.Verify, suite.Verify); plots shows what it
 	// is told and never verifies on its own.
 	Unverified *Unverified
+	// Verified, when set, is what a verification that passed checked:
+	// a page says so with what made its numbers.
+	Verified *Verified
+}
+
+// Verified is what a verification that passed checked.
+type Verified struct {
+	// Fields is the number of values re-derived and compared; Reports
+	// the track reports a suite's verification covered (0 for a run's).
+	Fields, Reports int
+}
+
+// pageLines are what a page adds to a reading's provenance: whether the
+// report verified, and when and on what it ran (the run block), when
+// known.
+func pageLines(run *report.RunInfo, opt Options) []Line {
+	var out []Line
+	switch v := opt.Verified; {
+	case opt.Unverified != nil:
+		// The banner says it.
+	case v != nil && v.Reports > 0:
+		out = append(out, Line{Label: "verified", Text: fmt.Sprintf("yes: %d values re-derived from the track reports' inputs and compared, over %d track reports (ideabench verify)", v.Fields, v.Reports)})
+	case v != nil:
+		out = append(out, Line{Label: "verified", Text: fmt.Sprintf("yes: %d values re-derived from the report's inputs and compared (ideabench verify)", v.Fields)})
+	default:
+		out = append(out, Line{Label: "verified", Alert: true, Text: "not checked: the page was drawn without verifying the report; run ideabench verify on it"})
+	}
+	if run != nil {
+		text := fmt.Sprintf("%.0f s at %d workers, %d trials trained and %d reused, ideabench %s (%s)", run.WallSeconds, run.Workers, run.TrialsRun, run.TrialsReused, run.Version, run.GoVersion)
+		if run.Finished != "" {
+			text = fmt.Sprintf("finished %s on %s; %s", run.Finished, cmp.Or(run.Machine, "a machine not recorded"), text)
+		}
+		out = append(out, Line{Label: "ran", Text: text})
+	}
+	return out
 }
 
 // Unverified is what a failed verification found, as a page and the
@@ -1221,6 +1256,15 @@ func metricName(r *report.Report) string {
 		return k.Metric()
 	}
 	return "MSE"
+}
+
+// metricScope says what the report's metric is taken over
+// (track.Kind.MetricScope); the last position's on an unknown track.
+func metricScope(r *report.Report) string {
+	if k, ok := track.LookupKind(r.Track); ok {
+		return k.MetricScope()
+	}
+	return "of the last position"
 }
 
 // metricAxis is the metric's name with its unit, for an axis: a

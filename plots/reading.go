@@ -108,14 +108,14 @@ func ReadingOf(r *report.Report) Reading {
 		Title:      fmt.Sprintf("%s on the %s track", ideaName(r), r.Track),
 		Provenance: provenance(r),
 		Verdict:    c.VerdictLine(),
-		Headline: fmt.Sprintf("p = %.4g%s, alpha %g; idea - baseline %+.4g on test over %d seeds, the idea better on %d; system worked: %v",
-			c.PValue, method(c), alphaOf(c), c.DeltaMean, c.NPairs, c.IdeaWins, c.SystemWorked),
+		Headline: fmt.Sprintf("%s; p = %.4g%s at alpha %g; idea - baseline %+.4g on test over %d seeds, the idea better on %d",
+			relativeEffect("the idea", c, r.Baseline.Full.Mean, r.MetricDirection), c.PValue, method(c), alphaOf(c), c.DeltaMean, c.NPairs, c.IdeaWins),
 		Notes: verdictNotes(r),
 	}
 	cmps := Section{Heading: headComparisons}
-	cmps.Lines = append(cmps.Lines, comparisonLine("idea", c, r.Baseline.Full.Mean))
+	cmps.Lines = append(cmps.Lines, comparisonLine("idea", c, r.Baseline.Full.Mean, r.MetricDirection))
 	for _, a := range r.Ideas {
-		cmps.Lines = append(cmps.Lines, comparisonLine("idea "+a.Name, a.Comparison, r.Baseline.Full.Mean))
+		cmps.Lines = append(cmps.Lines, comparisonLine("idea "+a.Name, a.Comparison, r.Baseline.Full.Mean, r.MetricDirection))
 	}
 	rd.Sections = append(rd.Sections, cmps, Section{Heading: "How far to trust it", Lines: trustLines(r)})
 	if w := warningLines(c.Warnings); len(w) > 0 {
@@ -149,7 +149,7 @@ func ideaName(r *report.Report) string {
 // provenance is what made a report's numbers: its setup, profile, data,
 // protocol, trials and versions.
 func provenance(r *report.Report) []Line {
-	setup := Line{Label: "setup", Text: fmt.Sprintf("track %s, model %s, %d seeds, metric: test %s of the last position (%s)", r.Track, r.Model, r.NSeeds, metricName(r), r.MetricDirection)}
+	setup := Line{Label: "setup", Text: fmt.Sprintf("track %s, model %s, %d seeds, metric: test %s %s (%s)", r.Track, r.Model, r.NSeeds, metricName(r), metricScope(r), r.MetricDirection)}
 	s := r.Setup
 	if s == nil {
 		return []Line{setup, {Label: "provenance", Alert: true,
@@ -262,7 +262,7 @@ func verdictNotes(r *report.Report) []Line {
 // and MDE, and under it the verdict's marks, the intervals at the
 // comparison's level, what its seeds can rule out and how many seeds
 // would give it power.
-func comparisonLine(name string, c report.Comparison, baseMean float64) Line {
+func comparisonLine(name string, c report.Comparison, baseMean float64, dir string) Line {
 	l := Line{Label: name + " - baseline", Text: fmt.Sprintf("%s: delta %+.4g, wins %d/%d, p = %.4g%s, MDE %.4g (%.3g%%)",
 		c.VerdictTag(), c.DeltaMean, c.IdeaWins, c.NPairs, c.PValue, method(c), c.MDE, c.MDERelPct)}
 	if c.PValueHolm != nil {
@@ -271,6 +271,7 @@ func comparisonLine(name string, c report.Comparison, baseMean float64) Line {
 	for _, m := range c.Marks {
 		l.Sub = append(l.Sub, Line{Label: "marked", Text: m, Alert: true})
 	}
+	l.Sub = append(l.Sub, Line{Label: "relative effect", Text: relativeEffect(name, c, baseMean, dir)})
 	if iv := c.Intervals; iv != nil {
 		l.Sub = append(l.Sub, Line{Label: Level(iv.Level) + " interval of delta",
 			Text: fmt.Sprintf("[%+.4g, %+.4g] (paired t), [%+.4g, %+.4g] (bootstrap); P(%s better on a random seed) %.2f [%.2f, %.2f]",
@@ -291,6 +292,51 @@ func comparisonLine(name string, c report.Comparison, baseMean float64) Line {
 		l.Sub = append(l.Sub, Line{Label: fmt.Sprintf("seeds for %.0f%% power", 100*pw.Target), Text: text})
 	}
 	return l
+}
+
+// relativeEffect says a comparison's effect as a percentage of the
+// baseline's test mean, with its paired-t interval where the comparison
+// has one: "the idea 2.45% worse than the baseline (95% interval: 0.87%
+// to 4.0% worse)". dir is the metric's direction (report's
+// metric_direction); "" on a zero baseline mean, which no percentage
+// describes.
+func relativeEffect(name string, c report.Comparison, baseMean float64, dir string) string {
+	if baseMean == 0 {
+		return fmt.Sprintf("%s - baseline %+.4g", name, c.DeltaMean)
+	}
+	// better is the idea's improvement in percent of the baseline's
+	// mean: the drop of a lower-is-better metric, the rise of another.
+	sign := -1.0
+	if dir == stats.HigherIsBetter.String() {
+		sign = 1
+	}
+	better := func(d float64) float64 { return sign * 100 * d / math.Abs(baseMean) }
+	word := func(v float64) string {
+		if v >= 0 {
+			return fmt.Sprintf("%.3g%% better", v)
+		}
+		return fmt.Sprintf("%.3g%% worse", -v)
+	}
+	text := fmt.Sprintf("%s %s than the baseline", name, word(better(c.DeltaMean)))
+	if iv := c.Intervals; iv != nil {
+		lo, hi := better(iv.TLo), better(iv.THi)
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		text += fmt.Sprintf(" (%s interval: %s to %s)", Level(iv.Level), word(lo), word(hi))
+	}
+	return text
+}
+
+// systemWorked is whether the system worked (comparison.system_worked):
+// all of a significant win, the mechanism confirmed and the math check
+// confirmed, with what each was, so that "false" beside a significant
+// result reads as what it is.
+func systemWorked(r *report.Report) Line {
+	c, ms := r.Comparison, r.MechanismSignature
+	yes := map[bool]string{true: "yes", false: "no"}[c.SystemWorked]
+	return Line{Label: "system worked", Text: fmt.Sprintf("%s: it needs all three of a significant win (here: %s), the mechanism confirmed (%v) and the math check confirmed (%v)",
+		yes, c.Verdict, ms.MechanismSignature.Confirmed, ms.MathCheck.Confirmed)}
 }
 
 // ruleOut says plainly which effects a comparison's seeds can tell from
@@ -373,7 +419,7 @@ func trustLines(r *report.Report) []Line {
 	} else {
 		out = append(out, Line{Label: "math check", Alert: !mc.Confirmed, Text: fmt.Sprintf("the closed forms against simulation: confirmed %v", mc.Confirmed)})
 	}
-	out = append(out, Line{Label: "system worked", Text: fmt.Sprintf("%v (a significant win, with the mechanism and the math check confirmed)", r.Comparison.SystemWorked)})
+	out = append(out, systemWorked(r))
 	if e := r.External; e != nil {
 		l := Line{Label: "external trainers", Text: strings.Join(e.Arms, ", ")}
 		switch m := e.Rerun; {
@@ -702,14 +748,14 @@ func ComparedReading(c *report.Compared) Reading {
 			{Label: "versions", Text: "derive " + cmp.Or(c.DeriveVersion, "(not recorded)")},
 		},
 		Verdict: x.VerdictLine(),
-		Headline: fmt.Sprintf("p = %.4g%s, alpha %g; %s - %s %+.4g over %d seeds, %s better on %d",
-			x.PValue, method(x), alphaOf(x), c.Arms[1].Name, base.Name, x.DeltaMean, x.NPairs, c.Arms[1].Name, x.IdeaWins),
+		Headline: fmt.Sprintf("%s; p = %.4g%s at alpha %g; %s - %s %+.4g over %d seeds, %s better on %d",
+			relativeEffect(c.Arms[1].Name, x, base.Result.Mean, c.MetricDirection), x.PValue, method(x), alphaOf(x), c.Arms[1].Name, base.Name, x.DeltaMean, x.NPairs, c.Arms[1].Name, x.IdeaWins),
 	}
 	cmps := Section{Heading: headComparisons}
-	cmps.Lines = append(cmps.Lines, comparisonLine(c.Arms[1].Name, x, base.Result.Mean))
+	cmps.Lines = append(cmps.Lines, comparisonLine(c.Arms[1].Name, x, base.Result.Mean, c.MetricDirection))
 	ws := x.Warnings
 	for k, y := range c.Ideas {
-		cmps.Lines = append(cmps.Lines, comparisonLine(c.Arms[k+2].Name, y.Comparison, base.Result.Mean))
+		cmps.Lines = append(cmps.Lines, comparisonLine(c.Arms[k+2].Name, y.Comparison, base.Result.Mean, c.MetricDirection))
 		ws = append(ws, y.Comparison.Warnings...)
 	}
 	rd.Sections = append(rd.Sections, cmps)

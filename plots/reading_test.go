@@ -75,6 +75,40 @@ func TestPageProvenance(t *testing.T) {
 	inOrder(t, page(t, seed), `<li class="alert"><b>provenance</b>: none recorded`, `id="verdict"`)
 }
 
+// TestPageVerifiedRan: a page says whether its report verified (what
+// the caller's verification checked, or that it was not checked), and
+// when and on what machine it ran; the verdict's headline gives the
+// effect relative to the baseline with its interval, the words and the
+// numbers agreeing in direction.
+func TestPageVerifiedRan(t *testing.T) {
+	r := readReport(t, "../golden/ci_1.snap.json")
+	r.SetRun(report.RunInfo{WallSeconds: 4.9, Workers: 2, GoVersion: "go1.26.8", Version: "(devel)", TrialsRun: 96,
+		Finished: "2026-12-07T21:10:00Z", Machine: "linux/amd64, AMD EPYC, 2 cores, kernels avx512"})
+	for _, c := range []struct {
+		name string
+		opt  Options
+		want string
+	}{
+		{"verified", Options{Verified: &Verified{Fields: 553}}, "<b>verified</b>: yes: 553 values re-derived from the report's inputs and compared"},
+		{"suite", Options{Verified: &Verified{Fields: 3301, Reports: 3}}, "<b>verified</b>: yes: 3301 values re-derived from the track reports' inputs and compared, over 3 track reports"},
+		{"not checked", Options{}, `<li class="alert"><b>verified</b>: not checked`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := HTMLPath(t.TempDir())
+			require.NoError(t, WriteHTML(r, path, c.opt))
+			raw, err := os.ReadFile(path)
+			require.NoError(t, err)
+			p := html.UnescapeString(string(raw))
+			inOrder(t, p, "<b>versions</b>", c.want,
+				"<b>ran</b>: finished 2026-12-07T21:10:00Z on linux/amd64, AMD EPYC, 2 cores, kernels avx512; 5 s at 2 workers, 96 trials trained and 0 reused",
+				`id="verdict"`,
+				"the idea 0.06% worse than the baseline (95% interval: 0.161% worse to 0.0411% better); p = 0.2109")
+		})
+	}
+	unverified := page(t, r)
+	require.NotContains(t, unverified, "<b>verified</b>: yes")
+}
+
 // TestPageTrust: the page shows the mechanism check (laws held of all,
 // each failed one, system_worked) and says plainly what effect the seeds
 // can rule out, and what they cannot.
@@ -84,7 +118,7 @@ func TestPageTrust(t *testing.T) {
 		"<b>mechanism laws</b>: 4 of 6 hold (confirmed: false)",
 		"<b>failed</b>: block0.gain_drop: got -9.008e-05, want >= 0.01",
 		"<b>failed</b>: block1.gain_drop",
-		"<b>system worked</b>: false")
+		"<b>system worked</b>: no: it needs all three of a significant win (here: no significant win), the mechanism confirmed (false) and the math check confirmed (true)")
 	inOrder(t, p, "<b>what these seeds can rule out</b>: these 8 seeds would detect an effect of 0.0006888 (0.101% of the baseline's mean) or more",
 		"smaller effects cannot be ruled out",
 		"at min_effect, 0.006814 (1%), their power is 1.00")

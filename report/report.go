@@ -482,6 +482,13 @@ type RunInfo struct {
 	TrialsRun    int    `json:"trials_run"`    // trained by this process
 	Results      string `json:"results"`       // the results directory (merge: the directories, comma-separated)
 
+	// Finished is when the report was written, UTC, as RFC 3339, and
+	// Machine what wrote it: the OS and architecture, the CPU, its cores
+	// and the path the kernels took (harness.Machine). Both are shown on
+	// the page; absent in reports written before they were recorded.
+	Finished string `json:"finished,omitempty"`
+	Machine  string `json:"machine,omitempty"`
+
 	// Digest is the digest of the fields above (Report.SetRun), which
 	// verify recomputes.
 	Digest string `json:"digest,omitempty"`

@@ -122,7 +122,7 @@ func Run(ctx context.Context, s suitereport.Spec, opt Options) (*suitereport.Rep
 		}
 		o.Report.SetRun(report.RunInfo{
 			WallSeconds: time.Since(t0).Seconds(), Workers: min(max(opt.Workers, 1), len(o.Trials)),
-			GoVersion: runtime.Version(), Version: opt.Version,
+			GoVersion: runtime.Version(), Version: opt.Version, Finished: harness.Now(), Machine: harness.Machine(),
 			TrialsReused: o.Reused, TrialsRun: o.Computed, Results: store.Dir,
 		})
 		rel := filepath.Join(filepath.Base(dir), pl.Spec.Name+".json")

@@ -71,6 +71,10 @@ type Kind interface {
 	Loss() string
 	// Metric is the name of the test metric in labels ("MSE").
 	Metric() string
+	// MetricScope says what the metric is taken over, after its name in
+	// a sentence: "of the last position" (the H forecasts of each
+	// window's last position), "over the labelled positions".
+	MetricScope() string
 	// LowerIsBetter reports the metric's direction.
 	LowerIsBetter() bool
 	// Tokens reports whether the track's models read token ids (the

@@ -8,8 +8,11 @@ package track
 // (Forecasters.Judge).
 type forecastKind struct{}
 
-func (forecastKind) Loss() string        { return "MSE" }
-func (forecastKind) Metric() string      { return "MSE" }
+func (forecastKind) Loss() string   { return "MSE" }
+func (forecastKind) Metric() string { return "MSE" }
+func (forecastKind) MetricScope() string {
+	return "of the last position (its H forecasts), on the normalized scale"
+}
 func (forecastKind) LowerIsBetter() bool { return true }
 func (forecastKind) Tokens() bool        { return false }
 

@@ -164,8 +164,11 @@ func (k tokenKind[C, P]) Data(_ context.Context, b *Blocks, _ []int, _ float64) 
 	return &Dataset{Name: k.name, Tokens: td}, "", nil
 }
 
-func (tokenKind[C, P]) Loss() string        { return "cross-entropy" }
-func (tokenKind[C, P]) Metric() string      { return "cross-entropy" }
+func (tokenKind[C, P]) Loss() string   { return "cross-entropy" }
+func (tokenKind[C, P]) Metric() string { return "cross-entropy" }
+func (tokenKind[C, P]) MetricScope() string {
+	return "in nats, the mean over every labelled position of every sequence"
+}
 func (tokenKind[C, P]) LowerIsBetter() bool { return true }
 func (tokenKind[C, P]) Tokens() bool        { return true }
 

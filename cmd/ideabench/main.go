@@ -262,13 +262,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		return nil
 	}
 	if err := writeReport(stdout, o, *out, report.RunInfo{
-		WallSeconds: time.Since(start).Seconds(), Workers: min(*workers, len(o.Trials)), GoVersion: runtime.Version(), Version: version(),
+		WallSeconds: time.Since(start).Seconds(), Workers: min(*workers, len(o.Trials)), GoVersion: runtime.Version(), Version: version(), Finished: harness.Now(), Machine: harness.Machine(),
 		TrialsReused: o.Reused, TrialsRun: o.Computed, Results: dir,
 	}); err != nil {
 		return err
 	}
 	if *plotDir != "" {
-		return writePlots(o.Report, *plotDir, plots.Options{}, stdout)
+		opt, err := reportOptions(o.Report, *out, false, stderr)
+		if err != nil {
+			return err
+		}
+		return writePlots(o.Report, *plotDir, opt, stdout)
 	}
 	return nil
 }
@@ -422,7 +426,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	return writeReport(stdout, o, *out, report.RunInfo{
-		WallSeconds: time.Since(start).Seconds(), GoVersion: runtime.Version(), Version: version(),
+		WallSeconds: time.Since(start).Seconds(), GoVersion: runtime.Version(), Version: version(), Finished: harness.Now(), Machine: harness.Machine(),
 		TrialsReused: len(o.Trials), Results: strings.Join(fs.Args(), ","),
 	})
 }

@@ -63,13 +63,9 @@ func cmdPlot(args []string, stdout, stderr io.Writer) error {
 	// Draw only what re-derives: a figure of an edited report would
 	// show numbers that contradict each other. Drawn on request, the
 	// page and every figure say first that it did not verify.
-	var opt plots.Options
-	if bad := derive.Verify(r, derive.VerifyOptions{}).Mismatches(); len(bad) > 0 {
-		if !*unverified {
-			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], shellQuote(file))
-		}
-		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on the page and every figure\n", file, len(bad))
-		opt.Unverified = &plots.Unverified{Mismatches: len(bad), First: bad[0].Field}
+	opt, err := reportOptions(r, file, *unverified, stderr)
+	if err != nil {
+		return err
 	}
 	return writePlots(r, *out, opt, stdout)
 }
@@ -95,6 +91,51 @@ func writePlots(r *report.Report, dir string, opt plots.Options, stdout io.Write
 	return nil
 }
 
+// drawOptions are the options of a page and its figures from what
+// verifying the report in file found: checked values compared (over
+// reports track reports for a suite), and the mismatches, each "FIELD:
+// what" (FIELD the JSON path the page names). A report that verified
+// says so on its page (plots.Verified); one that did not is refused
+// unless unverified, then drawn marked (plots.Unverified) with a
+// warning.
+func drawOptions(file string, checked, reports int, mismatches []string, unverified, figures bool, stderr io.Writer) (plots.Options, error) {
+	if len(mismatches) == 0 {
+		return plots.Options{Verified: &plots.Verified{Fields: checked, Reports: reports}}, nil
+	}
+	if !unverified {
+		return plots.Options{}, fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(mismatches), mismatches[0], shellQuote(file))
+	}
+	where := "the page"
+	if figures {
+		where = "the page and every figure"
+	}
+	fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on %s\n", file, len(mismatches), where)
+	first, _, _ := strings.Cut(mismatches[0], ": ")
+	return plots.Options{Unverified: &plots.Unverified{Mismatches: len(mismatches), First: first}}, nil
+}
+
+// reportOptions verifies the run report r, read from file, before it is
+// drawn (drawOptions).
+func reportOptions(r *report.Report, file string, unverified bool, stderr io.Writer) (plots.Options, error) {
+	res := derive.Verify(r, derive.VerifyOptions{})
+	var bad []string
+	for _, m := range res.Mismatches() {
+		bad = append(bad, m.Field+": "+m.String())
+	}
+	return drawOptions(file, res.Checked, 0, bad, unverified, true, stderr)
+}
+
+// suiteOptions verifies the suite report r, read from file, before it
+// is drawn (drawOptions).
+func suiteOptions(r *suitereport.Report, file string, unverified bool, stderr io.Writer) (plots.Options, error) {
+	fs, n := suite.Verify(r, file, derive.VerifyOptions{})
+	var bad []string
+	for _, m := range suite.Mismatches(fs) {
+		bad = append(bad, m.Path+": "+m.Note)
+	}
+	return drawOptions(file, n, len(r.Tracks), bad, unverified, true, stderr)
+}
+
 // plotSuite draws a suite report's forest plot after verifying it (as
 // plot does a report).
 func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) error {
@@ -102,14 +143,9 @@ func plotSuite(report, dir string, unverified bool, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	var opt plots.Options
-	fs, _ := suite.Verify(r, report, derive.VerifyOptions{})
-	if bad := suite.Mismatches(fs); len(bad) > 0 {
-		if !unverified {
-			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", report, len(bad), bad[0], shellQuote(report))
-		}
-		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on the page and every figure\n", report, len(bad))
-		opt.Unverified = &plots.Unverified{Mismatches: len(bad), First: bad[0].Path}
+	opt, err := suiteOptions(r, report, unverified, stderr)
+	if err != nil {
+		return err
 	}
 	return writeSuitePlots(r, dir, opt, stdout)
 }
@@ -146,13 +182,13 @@ func plotCompared(file, dir string, unverified bool, stdout, stderr io.Writer) e
 			printNote(stderr, n)
 		}
 	}
-	var opt plots.Options
-	if bad := f.Mismatches(); len(bad) > 0 {
-		if !unverified {
-			return fmt.Errorf("%s does not verify (%d mismatches, the first %s); `ideabench verify %s` lists them; --unverified draws it anyway", file, len(bad), bad[0], shellQuote(file))
-		}
-		fmt.Fprintf(stderr, "warning: %s does not verify (%d mismatches); drawing it unverified, marked so on the page\n", file, len(bad))
-		opt.Unverified = &plots.Unverified{Mismatches: len(bad), First: bad[0].Field}
+	var bad []string
+	for _, m := range f.Mismatches() {
+		bad = append(bad, m.Field+": "+m.String())
+	}
+	opt, err := drawOptions(file, f.Checked, 0, bad, unverified, false, stderr)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("plots: creating %s: %w", dir, err)

@@ -144,7 +144,11 @@ func cmdSuite(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	fmt.Fprintf(stdout, "\nsuite report: %s (%.1fs); track reports in %s\n", *out, r.WallSeconds, suite.Dir(*out))
 	if *plotDir != "" {
-		return writeSuitePlots(r, *plotDir, plots.Options{}, stdout)
+		opt, err := suiteOptions(r, *out, false, stderr)
+		if err != nil {
+			return err
+		}
+		return writeSuitePlots(r, *plotDir, opt, stdout)
 	}
 	return nil
 }
