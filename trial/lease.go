@@ -101,21 +101,15 @@ func (s *Store) Release(id string) {
 // RenewLeases touches every lease s holds each LeaseTTL/4 until stop is
 // closed.
 func (s *Store) RenewLeases(stop <-chan struct{}) {
-	t := time.NewTicker(LeaseTTL / 4)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			s.leases.mu.Lock()
-			now := time.Now()
-			for id := range s.leases.held {
-				os.Chtimes(s.leasePath(id), now, now)
-			}
-			s.leases.mu.Unlock()
+	lease.Renew(stop, LeaseTTL, func() []string {
+		s.leases.mu.Lock()
+		defer s.leases.mu.Unlock()
+		var out []string
+		for id := range s.leases.held {
+			out = append(out, s.leasePath(id))
 		}
-	}
+		return out
+	})
 }
 
 // removeStale removes what killed processes left in trials/: temporary

@@ -106,5 +106,23 @@ func Holder(path string) string {
 	return fmt.Sprintf("pid %d on host %s, renewed %s ago", l.PID, l.Host, time.Since(st.ModTime()).Round(time.Second))
 }
 
+// Renew touches the leases that held names every ttl/4, renewing them,
+// until stop is closed.
+func Renew(stop <-chan struct{}, ttl time.Duration, held func() []string) {
+	t := time.NewTicker(ttl / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			now := time.Now()
+			for _, path := range held() {
+				os.Chtimes(path, now, now)
+			}
+		}
+	}
+}
+
 // IsTemp reports whether the file name is a temporary file of Create.
 func IsTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") }

@@ -64,17 +64,7 @@ func ClaimOutput(out, of string, ttl time.Duration) (release func(), err error) 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(ttl / 4)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				now := time.Now()
-				os.Chtimes(mine, now, now)
-			}
-		}
+		Renew(stop, ttl, func() []string { return []string{mine} })
 	}()
 	return func() {
 		close(stop)

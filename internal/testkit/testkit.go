@@ -58,10 +58,7 @@ func TinyProtocol() protocol.Protocol {
 // built on every data set without the data.
 func KnownFiles(t testing.TB, tinyCSV string) string {
 	t.Helper()
-	dir := t.TempDir()
-	saved := slices.Clone(track.Known)
-	t.Cleanup(func() { track.Known = saved })
-	for i, k := range track.Known {
+	return knownAs(t, func(k track.KnownData) []byte {
 		fixture := tinyCSV
 		if k.TrackKind() == "tsf" {
 			// The real panels' fixture lies beside the csv one.
@@ -69,6 +66,21 @@ func KnownFiles(t testing.TB, tinyCSV string) string {
 		}
 		raw, err := os.ReadFile(fixture)
 		require.NoError(t, err)
+		return raw
+	})
+}
+
+// knownAs writes each known data set (track.Known) at its path under a
+// temporary directory, which it returns, with the bytes file gives it,
+// and puts the bytes' checksum in place of the published one until the
+// test ends.
+func knownAs(t testing.TB, file func(k track.KnownData) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	saved := slices.Clone(track.Known)
+	t.Cleanup(func() { track.Known = saved })
+	for i, k := range track.Known {
+		raw := file(k)
 		sum := sha256.Sum256(raw)
 		path := filepath.Join(dir, filepath.FromSlash(k.File))
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
@@ -139,13 +151,10 @@ func SparseFile(t testing.TB, size int64) string {
 // published one until the test ends.
 func KnownShapedFiles(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	saved := slices.Clone(track.Known)
-	t.Cleanup(func() { track.Known = saved })
 	value := func(i, series int) float64 {
 		return 10 + float64(series) + 3*math.Sin(2*math.Pi*float64(i)/24) + 0.5*math.Sin(float64(i*i%97+series))
 	}
-	for i, k := range track.Known {
+	return knownAs(t, func(k track.KnownData) []byte {
 		var b strings.Builder
 		if k.TrackKind() == "tsf" {
 			fmt.Fprintf(&b, "@relation Shaped\n@attribute series_name string\n@frequency weekly\n@horizon %d\n@missing false\n@equallength true\n@data\n", k.H)
@@ -159,26 +168,20 @@ func KnownShapedFiles(t testing.TB) string {
 				}
 				b.WriteByte('\n')
 			}
-		} else {
-			rows, step := 6000, time.Hour
-			switch k.Split {
-			case "ett-hour":
-				rows = 14400
-			case "ett-minute":
-				rows, step = 57600, 15*time.Minute
-			}
-			fmt.Fprintf(&b, "date,X,%s\n", k.Target)
-			at := time.Date(2016, 7, 1, 0, 0, 0, 0, time.UTC)
-			for j := range rows {
-				fmt.Fprintf(&b, "%s,%.3f,%.3f\n", at.Add(time.Duration(j)*step).Format("2006-01-02 15:04:05"), value(j, 1), value(j, 0))
-			}
+			return []byte(b.String())
 		}
-		raw := []byte(b.String())
-		sum := sha256.Sum256(raw)
-		path := filepath.Join(dir, filepath.FromSlash(k.File))
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, raw, 0o644))
-		track.Known[i].SHA256 = hex.EncodeToString(sum[:])
-	}
-	return dir
+		rows, step := 6000, time.Hour
+		switch k.Split {
+		case "ett-hour":
+			rows = 14400
+		case "ett-minute":
+			rows, step = 57600, 15*time.Minute
+		}
+		fmt.Fprintf(&b, "date,X,%s\n", k.Target)
+		at := time.Date(2016, 7, 1, 0, 0, 0, 0, time.UTC)
+		for j := range rows {
+			fmt.Fprintf(&b, "%s,%.3f,%.3f\n", at.Add(time.Duration(j)*step).Format("2006-01-02 15:04:05"), value(j, 1), value(j, 0))
+		}
+		return []byte(b.String())
+	})
 }
