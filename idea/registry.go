@@ -96,6 +96,23 @@ func (s Spec) param(name string) (Param, error) {
 	return Param{}, fmt.Errorf("idea: %s has no parameter %q; its parameters are %s", s.Name, name, strings.Join(names, ", "))
 }
 
+// WithDefaults returns c with every parameter of its idea that c leaves
+// out at its default (Spec.Params), as New builds it; c as it is when
+// its idea is not registered.
+func (c Config) WithDefaults() Config {
+	s, ok := Lookup(c.Name)
+	if !ok {
+		return c
+	}
+	full := c.Params.Map()
+	for _, p := range s.Params {
+		if _, set := full[p.Name]; !set {
+			full[p.Name] = p.Default
+		}
+	}
+	return Config{Name: c.Name, Params: NewParams(full)}
+}
+
 // New builds the idea c names: unknown names and parameters, missing ones
 // without a default, and out-of-range values are errors naming the field
 // and the fix.

@@ -124,9 +124,13 @@ func (c Cfg) IdeaConfig() idea.Config {
 func (c Cfg) WithIdea(ic idea.Config) Cfg {
 	c.Idea, c.Params, c.Rho, c.Beta = ic.Name, ic.Params, 0, 0
 	if ic.Name == "gate" {
+		// The gate's parameters are the cfg's rho and beta, where a zero
+		// is a value (beta 0 is the baseline), not a default: the ones
+		// ic leaves out take the gate's defaults here.
+		full := ic.WithDefaults().Params
 		c.Idea, c.Params = "", idea.Params{}
-		c.Rho, _ = ic.Params.Get("rho")
-		c.Beta, _ = ic.Params.Get("beta")
+		c.Rho, _ = full.Get("rho")
+		c.Beta, _ = full.Get("beta")
 	}
 	return c
 }

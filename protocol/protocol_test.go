@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"github.com/ideabench/ideabench/idea"
 	"os"
 	"path/filepath"
 	"testing"
@@ -123,4 +124,27 @@ func TestParseProtocolStrict(t *testing.T) {
 		_, err := Parse(raw, "c.json", CIProfile())
 		return err
 	})
+}
+
+// TestWithIdeaGateDefaults: the gate given without a parameter takes its
+// default, as every idea does (rho 0.9, beta 0.5), not 0: beta 0 would
+// be the baseline.
+func TestWithIdeaGateDefaults(t *testing.T) {
+	for _, c := range []struct {
+		spec      string
+		rho, beta float64
+	}{
+		{"gate", 0.9, 0.5},
+		{"gate:rho=0.8", 0.8, 0.5},
+		{"gate:beta=0", 0.9, 0},
+		{"gate:rho=0.7,beta=2", 0.7, 2},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			ic, err := idea.Parse(c.spec)
+			require.NoError(t, err)
+			cfg := Cfg{LR: 0.001, Epochs: 1}.WithIdea(ic)
+			require.Equal(t, c.rho, cfg.Rho)
+			require.Equal(t, c.beta, cfg.Beta)
+		})
+	}
 }
