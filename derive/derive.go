@@ -46,6 +46,10 @@ type Inputs struct {
 	// out what a look does not read: the comparisons' intervals and power,
 	// informativeness and the early-stop replay.
 	look bool
+	// tune is the tune block of the protocol as given (Derive sets it):
+	// a grid extension's rounds and a sequential design's looks derive
+	// protocols of their own, whose grids are not the draws.
+	tune *protocol.Tune
 }
 
 // Assemble builds the report from finished trials (aligned with
@@ -80,6 +84,7 @@ func Derive(in Inputs) (*report.Report, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("derive: protocol: %w", err)
 	}
+	in.tune = p.Tune
 	if in.References == nil {
 		return nil, errors.New("derive: derive: no reference forecasters")
 	}
@@ -216,6 +221,9 @@ func derive(in Inputs) (*report.Report, error) {
 		return nil, err
 	}
 	mark(p, "idea", &cmp, base, ideaArm, iBest)
+	if !in.look {
+		cmp.Sensitivity = sensitivity(in.tune, "idea", p.Idea, base, ideaArm, iBest, dir, p.Alpha, cmp.Verdict)
+	}
 	r.Comparison = cmp
 	for k, a := range p.Ideas {
 		arm := armTable(trials, results, protocol.IdeasArm(k), len(a.Grid))
@@ -225,6 +233,9 @@ func derive(in Inputs) (*report.Report, error) {
 			return nil, err
 		}
 		mark(p, protocol.IdeasArm(k), &c, base, arm, best)
+		if !in.look {
+			c.Sensitivity = sensitivity(in.tune, protocol.IdeasArm(k), a.Grid, base, arm, best, dir, p.Alpha, c.Verdict)
+		}
 		r.Ideas = append(r.Ideas, report.IdeaReport{Name: a.Name, BestCfg: a.Grid[best], Sweep: sweep, Result: sweep[best].Result, Comparison: c})
 	}
 	if in.TrainSizes != nil {

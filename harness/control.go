@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ideabench/ideabench/protocol"
@@ -95,13 +96,9 @@ const MaxControlSeed = 1 << 62
 const MaxBlocks = 1 << 24
 
 // IdeaGrid returns the baseline's grid with idea ic in each cfg
-// (protocol.Cfg.WithIdea): an idea arm on the baseline's grid.
+// (protocol.IdeaGrid): an idea arm on the baseline's grid.
 func IdeaGrid(baseline []protocol.Cfg, ic idea.Config) []protocol.Cfg {
-	grid := make([]protocol.Cfg, len(baseline))
-	for j, c := range baseline {
-		grid[j] = c.WithIdea(ic)
-	}
-	return grid
+	return protocol.IdeaGrid(baseline, ic)
 }
 
 // ControlProtocol is block k of the control experiment of idea ic on
@@ -109,6 +106,18 @@ func IdeaGrid(baseline []protocol.Cfg, ic idea.Config) []protocol.Cfg {
 // baseline's with ic (IdeaGrid).
 func ControlProtocol(p protocol.Protocol, ic idea.Config, base uint64, k int) protocol.Protocol {
 	p.Idea = IdeaGrid(p.Baseline, ic)
+	if t := p.Tune; t != nil {
+		// The control's idea is searched over its own space (the A/A
+		// idea's stream: as large a space as a real idea's, of nothing).
+		c := *t
+		c.Spaces = maps.Clone(c.Spaces)
+		if c.Spaces == nil {
+			c.Spaces = map[string]idea.Space{}
+		}
+		c.Spaces["idea"] = idea.SpaceOf(ic.Name)
+		p.Tune = &c
+		p = p.Tuned()
+	}
 	p.Seeds = ControlSeeds(p, base, k)
 	return p
 }

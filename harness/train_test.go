@@ -483,3 +483,43 @@ func TestBlownUp(t *testing.T) {
 		require.Equal(t, c.want, derive.BlownUp(c.mean, pers))
 	}
 }
+
+// TestTunedRun: a protocol with a tune block runs end to end: each arm
+// trains its tune.cfgs cfgs (fox over its bias, the baseline over the
+// rate alone), the report records the block with the spaces filled and
+// verifies, and an edit of a drawn cfg in the report is named.
+func TestTunedRun(t *testing.T) {
+	p := testkit.TinyProtocol()
+	p.Tune = &protocol.Tune{Cfgs: 3, Seed: 1}
+	require.NoError(t, p.SetIdea("fox", false))
+	p = p.Tuned()
+	require.NoError(t, p.Validate())
+	o, err := Run(context.Background(), p, Options{Workers: 2})
+	require.NoError(t, err)
+	r := o.Report
+	tu := r.Setup.Protocol.Tune
+	require.NotNil(t, tu)
+	require.Equal(t, idea.Space{"bias": {Lo: 0, Hi: 4}}, tu.Spaces["idea"])
+	require.Len(t, r.Baseline.Sweep, 3)
+	require.Len(t, r.MechanismSignature.IdeaSweep, 3)
+	for j, row := range r.MechanismSignature.IdeaSweep {
+		require.Equal(t, r.Baseline.Sweep[j].Cfg.LR, row.Cfg.LR, "cfg %d: the arms share each rate", j)
+	}
+	sens := r.Comparison.Sensitivity
+	require.NotNil(t, sens, "a tuned arm's effect at each setting drawn")
+	require.Len(t, sens.Settings, 3)
+	for j, e := range sens.Settings {
+		require.Equal(t, r.MechanismSignature.IdeaSweep[j].Cfg, e.Cfg)
+		require.Contains(t, []string{report.SideBetter, report.SideWorse, report.SideNoise}, e.Side)
+		require.LessOrEqual(t, e.Lo, e.DeltaMean)
+		require.GreaterOrEqual(t, e.Hi, e.DeltaMean)
+	}
+	require.Contains(t, sens.Reading, "verdict ("+r.Comparison.Verdict+")")
+	require.Empty(t, derive.Verify(r, derive.VerifyOptions{Rerun: true}).Mismatches())
+	fields := tamperedFields(t, r, func(r *report.Report) {
+		r.Setup.Protocol.Idea[1].Params = idea.NewParams(map[string]float64{"bias": 9})
+	})
+	testkit.RequireNamed(t, fields, "setup.protocol")
+	fields = tamperedFields(t, r, func(r *report.Report) { r.Comparison.Sensitivity.Settings[0].Side = "better and then some" })
+	testkit.RequireNamed(t, fields, "comparison.sensitivity.settings[0].side")
+}

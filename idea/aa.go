@@ -14,7 +14,9 @@ var aaSpec = Spec{
 	Doc:       "A/A control: the baseline model on disjoint initialization and batch-order streams (a difference is noise)",
 	Rationale: "A control: the baseline on other streams, so any difference is noise.",
 	Params: []Param{
-		{"stream", 1, "which disjoint stream pair, an integer >= 1"},
+		{Name: "stream", Default: 1, Doc: "which disjoint stream pair, an integer >= 1",
+			Space:  &Range{Lo: 1, Hi: 1000000, Scale: ScaleInt},
+			Source: "the A/A control: another pair of disjoint random streams, nothing else, so the arm searches a space as large as a real idea's and can gain nothing from it"},
 	},
 	Off: map[string]float64{}, // the model is the baseline's; only its streams differ
 	New: func(p Params) (Idea, error) {

@@ -13,7 +13,9 @@ var alibiSpec = Spec{
 	Doc:       "ALiBi: a fixed bias −scale·m_h·(i−j) on the logit of query i on key j, slopes m_h = 2^(−8(h+1)/H); meant with arch.positions none",
 	Rationale: "ALiBi's fixed bias over distance makes each head prefer recent keys at its own rate, without learned positions.",
 	Params: []Param{
-		{"scale", 1, "a factor on every slope; 0 is the identity"},
+		{Name: "scale", Default: 1, Doc: "a factor on every slope; 0 is the identity",
+			Space:  &Range{Lo: 0.25, Hi: 4, Scale: ScaleLog},
+			Source: "Press et al. 2022 (ALiBi) fix the slopes at 2^(-8h/H), scale 1; the range scales them four times each way"},
 	},
 	New: func(p Params) (Idea, error) {
 		s, _ := p.Get("scale")

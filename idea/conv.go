@@ -14,7 +14,9 @@ var convSpec = Spec{
 	Doc:       "a learnable causal depthwise convolution over the embedded tokens (input site): x_t ← Σ_{k<K} w_k⊙x_{t-k}, starting at the identity",
 	Rationale: "A short causal convolution gives every token its neighbours' inputs before attention mixes them.",
 	Params: []Param{
-		{"width", 3, "K, the number of taps (the token and the K-1 before it), an integer >= 2"},
+		{Name: "width", Default: 3, Doc: "K, the number of taps (the token and the K-1 before it), an integer >= 2",
+			Space:  &Range{Lo: 2, Hi: 8, Scale: ScaleInt},
+			Source: "H3 and Hyena put a short convolution of 3 to 4 taps before their mixers (Fu et al. 2023, Poli et al. 2023); the range runs from the shortest to twice the longest"},
 	},
 	New: func(p Params) (Idea, error) {
 		k, _ := p.Get("width")

@@ -16,7 +16,9 @@ var emaSpec = Spec{
 	Doc:       "a per-channel exponential moving average over tokens added to each block's output: h_t ← h_t + α⊙m_t, m_t = λ·m_{t-1} + (1-λ)·h_t, α starting at 0",
 	Rationale: "A moving average over tokens carries evidence forward that attention would otherwise have to find again at every token.",
 	Params: []Param{
-		{"lambda", 0.8, "decay λ of the average, in [0,1)"},
+		{Name: "lambda", Default: 0.8, Doc: "decay λ of the average, in [0,1)",
+			Space:  &Range{Lo: 0.5, Hi: 0.95},
+			Source: "no paper fixes it: an input's weight in the average halves over 1 to 13 tokens across the range"},
 	},
 	New: func(p Params) (Idea, error) {
 		l, _ := p.Get("lambda")

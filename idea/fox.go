@@ -19,7 +19,9 @@ var foxSpec = Spec{
 	Doc:       "Forgetting Transformer: a forget gate per head and token, f_t = σ(w·x_t + b), biasing the logit of query i on key j by Σ_{l=j+1..i} log f_l",
 	Rationale: "FoX's forget gate lets each head learn how fast attention to older keys decays, a data-dependent recency bias.",
 	Params: []Param{
-		{"bias", 0, "b's start value (σ(b) is the gate's start; 0 gives 1/2)"},
+		{Name: "bias", Default: 0, Doc: "b's start value (σ(b) is the gate's start; 0 gives 1/2)",
+			Space:  &Range{Lo: 0, Hi: 4},
+			Source: "Lin et al. 2025 (the Forgetting Transformer) start b at 0 in their code, f = 1/2; at 4 the gate starts at f = 0.98, nearly no forgetting"},
 	},
 	New: func(p Params) (Idea, error) {
 		b, _ := p.Get("bias")

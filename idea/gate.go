@@ -13,8 +13,12 @@ var gateSpec = Spec{
 	Doc:       "per-token fading-memory gain on the attention branch: s = ρ·s + (1-ρ)·mean(a²), a ← a/(1+β·s)",
 	Rationale: "A per-token fading-memory gate can weigh the evidence it accumulates over the window.",
 	Params: []Param{
-		{"rho", 0.9, "memory factor ρ in [0,1)"},
-		{"beta", 0.5, "gain strength β >= 0; 0 is the identity"},
+		{Name: "rho", Default: 0.9, Doc: "memory factor ρ in [0,1)",
+			Space:  &Range{Lo: 0.5, Hi: 0.99},
+			Source: "the seed report's idea_sweep tries rho 0.85 and 0.9; the range runs from a memory of one token (half-life 1) to one of 69"},
+		{Name: "beta", Default: 0.5, Doc: "gain strength β >= 0; 0 is the identity",
+			Space:  &Range{Lo: 0.1, Hi: 4, Scale: ScaleLog},
+			Source: "the seed report's idea_sweep tries beta 0.5 and 1; the range runs from a gain barely below 1 to a strong damping"},
 	},
 	Off: map[string]float64{"beta": 0},
 	New: func(p Params) (Idea, error) {

@@ -22,7 +22,9 @@ var gatedAttnSpec = Spec{
 	Doc:       "gated attention: each head's output times σ(x·W + b), x the block's normalized input, elementwise, before the output projection",
 	Rationale: "A sigmoid gate on each head's output adds a non-linearity and sparsity after attention, and lets a head say nothing.",
 	Params: []Param{
-		{"bias", 0, "b's start value (the gate starts near σ(bias))"},
+		{Name: "bias", Default: 0, Doc: "b's start value (the gate starts near σ(bias))",
+			Space:  &Range{Lo: -2, Hi: 4},
+			Source: "Qiu et al. 2025 (gated attention) start the gate's bias at 0, σ = 1/2; the range starts it from mostly shut (0.12) to nearly open (0.98)"},
 	},
 	New: func(p Params) (Idea, error) {
 		b, _ := p.Get("bias")

@@ -23,7 +23,9 @@ var gatedConvSpec = Spec{
 	Doc:       "attention removed (a control): the heads' outputs replaced by a short causal depthwise convolution of the block's normalized input, gated by σ(z·W + b) (Zoology's gated-convolution contrast)",
 	Rationale: "A control: without attention, a track that needs content-dependent mixing should be lost.",
 	Params: []Param{
-		{"width", 3, "K, the convolution's taps (the token and the K-1 before it), an integer >= 1"},
+		{Name: "width", Default: 3, Doc: "K, the convolution's taps (the token and the K-1 before it), an integer >= 1",
+			Space:  &Range{Lo: 2, Hi: 8, Scale: ScaleInt},
+			Source: "H3 and Hyena use 3 to 4 taps (Fu et al. 2023, Poli et al. 2023), as for conv"},
 	},
 	New: func(p Params) (Idea, error) {
 		w, _ := p.Get("width")

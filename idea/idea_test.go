@@ -134,3 +134,73 @@ func TestOpGradients(t *testing.T) {
 		})
 	}
 }
+
+// TestSpaces: every declared space is a valid range whose every value
+// (its ends, and values drawn across it) builds the idea, and says where
+// it comes from; a parameter without one says why (its Source), and the
+// ideas without parameters have no space.
+func TestSpaces(t *testing.T) {
+	for _, s := range registry {
+		t.Run(s.Name, func(t *testing.T) {
+			for _, p := range s.Params {
+				if p.Space == nil {
+					continue
+				}
+				require.NoError(t, p.Space.Validate(), p.Name)
+				require.NotEmpty(t, p.Source, "%s: a space says where it comes from", p.Name)
+				for _, u := range []float64{0, 0.25, 0.5, 0.75, 0.999999} {
+					v := p.Space.At(u)
+					_, err := New(Config{Name: s.Name, Params: NewParams(map[string]float64{p.Name: v})})
+					require.NoError(t, err, "%s = %v (u %v)", p.Name, v, u)
+				}
+			}
+			require.Equal(t, len(SpaceOf(s.Name)), countSpaces(s), "SpaceOf lists every declared space")
+		})
+	}
+	require.Equal(t, Space{"bias": {Lo: 0, Hi: 4}}, SpaceOf("fox"))
+	require.Empty(t, SpaceOf("qk-norm"))
+}
+
+func countSpaces(s Spec) int {
+	n := 0
+	for _, p := range s.Params {
+		if p.Space != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRange: a range's quantiles on each scale, by hand, and its text
+// read back.
+func TestRange(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		r    Range
+		at   map[float64]float64
+	}{
+		{"0..4", Range{Lo: 0, Hi: 4}, map[float64]float64{0: 0, 0.5: 2, 0.25: 1}},
+		{"0.25..4/log", Range{Lo: 0.25, Hi: 4, Scale: ScaleLog}, map[float64]float64{0: 0.25, 0.5: 1, 0.75: 2}},
+		{"2..8/int", Range{Lo: 2, Hi: 8, Scale: ScaleInt}, map[float64]float64{0: 2, 0.5: 5, 0.999: 8, 1.0 / 7: 3}},
+		{"1|2|4", Range{Values: []float64{1, 2, 4}}, map[float64]float64{0: 1, 0.34: 2, 0.99: 4}},
+	} {
+		t.Run(c.text, func(t *testing.T) {
+			r, ok, err := ParseRange(c.text)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, c.r, r)
+			require.Equal(t, c.text, r.String())
+			for u, want := range c.at {
+				require.InDelta(t, want, r.At(u), 1e-12, "u %v", u)
+			}
+		})
+	}
+	for _, bad := range []string{"4..0", "0..4/cubic", "-1..1/log", "0.2..0.8/int", "a..b", "1|x"} {
+		_, ok, err := ParseRange(bad)
+		require.True(t, ok)
+		require.Error(t, err, bad)
+	}
+	_, ok, err := ParseRange("2")
+	require.False(t, ok)
+	require.NoError(t, err)
+}

@@ -8,7 +8,9 @@ var layerScaleSpec = Spec{
 	Doc:       "a learnable per-channel scale γ on each block's MLP branch, starting at init (LayerScale): m ← γ⊙m",
 	Rationale: "A learnable per-channel scale on the MLP branch lets training decide how much of each channel enters the residual stream.",
 	Params: []Param{
-		{"init", 0.1, "every γ_c's start value"},
+		{Name: "init", Default: 0.1, Doc: "every γ_c's start value",
+			Space:  &Range{Lo: 1e-6, Hi: 0.1, Scale: ScaleLog},
+			Source: "Touvron et al. 2021 (CaiT) start γ at 0.1 for shallow models down to 1e-6 for deep ones"},
 	},
 	New: func(p Params) (Idea, error) {
 		a, _ := p.Get("init")

@@ -34,6 +34,11 @@ type Param struct {
 	Name    string
 	Default float64
 	Doc     string
+	// Space, when set, is the range a search draws the parameter from
+	// (SpaceOf), and Source where its papers state or tune it; nil for
+	// a parameter its papers fix (it stays at Default).
+	Space  *Range
+	Source string
 }
 
 // registry lists every shipped idea: one line each.

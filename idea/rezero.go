@@ -8,7 +8,8 @@ var rezeroSpec = Spec{
 	Doc:       "a learnable scalar α per block on the attention branch, starting at init (ReZero): a ← α·a",
 	Rationale: "A learnable scale on the attention branch, starting at zero, lets training decide how much attention enters the residual stream.",
 	Params: []Param{
-		{"init", 0, "α's start value"},
+		{Name: "init", Default: 0, Doc: "α's start value",
+			Source: "Bachlechner et al. 2021 (ReZero) start α at 0, the identity, by design: not tuned"},
 	},
 	New: func(p Params) (Idea, error) {
 		a, _ := p.Get("init")

@@ -9,7 +9,9 @@ var sigmoidSpec = Spec{
 	Doc:       "a learnable sigmoid gate per token on the attention branch: a_t ← σ(w·a_t + b)·a_t, b starting at bias",
 	Rationale: "A gate per token on the attention branch can shut out the tokens whose attention output does not help.",
 	Params: []Param{
-		{"bias", 2, "b's start value (σ(2) ≈ 0.88: the gate starts mostly open)"},
+		{Name: "bias", Default: 2, Doc: "b's start value (σ(2) ≈ 0.88: the gate starts mostly open)",
+			Space:  &Range{Lo: -2, Hi: 4},
+			Source: "no paper fixes it: the gate starts from mostly shut (0.12) to nearly open (0.98)"},
 	},
 	New: func(p Params) (Idea, error) {
 		b, _ := p.Get("bias")

@@ -22,7 +22,8 @@ var swiGLUSpec = Spec{
 	Doc:       "SwiGLU in place of each block's GELU MLP (ffn site): y = (silu(x·W1)⊙(x·W3))·W2, no biases, hidden width matching the MLP's parameters unless hidden is set",
 	Rationale: "A gated linear unit in the MLP lets each hidden unit be switched by the input, which is meant to fit better than GELU at the same parameter count.",
 	Params: []Param{
-		{"hidden", 0, "hidden width h; 0 matches the GELU MLP's parameters, ⌊(8D+5)/3⌋"},
+		{Name: "hidden", Default: 0, Doc: "hidden width h; 0 matches the GELU MLP's parameters, ⌊(8D+5)/3⌋",
+			Source: "Shazeer 2020 sets the hidden width so the gated MLP has the GELU one's parameters: not tuned, so the arms compare at one size"},
 	},
 	New: func(p Params) (Idea, error) {
 		h, _ := p.Get("hidden")

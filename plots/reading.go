@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -113,9 +115,13 @@ func ReadingOf(r *report.Report) Reading {
 		Notes: verdictNotes(r),
 	}
 	cmps := Section{Heading: headComparisons}
-	cmps.Lines = append(cmps.Lines, comparisonLine("idea", c, r.Baseline.Full.Mean, r.MetricDirection))
-	for _, a := range r.Ideas {
-		cmps.Lines = append(cmps.Lines, comparisonLine("idea "+a.Name, a.Comparison, r.Baseline.Full.Mean, r.MetricDirection))
+	l := comparisonLine("idea", c, r.Baseline.Full.Mean, r.MetricDirection)
+	l.Sub = append(l.Sub, searchLines(r, "idea", c)...)
+	cmps.Lines = append(cmps.Lines, l)
+	for k, a := range r.Ideas {
+		l := comparisonLine("idea "+a.Name, a.Comparison, r.Baseline.Full.Mean, r.MetricDirection)
+		l.Sub = append(l.Sub, searchLines(r, protocol.IdeasArm(k), a.Comparison)...)
+		cmps.Lines = append(cmps.Lines, l)
 	}
 	rd.Sections = append(rd.Sections, cmps, Section{Heading: "How far to trust it", Lines: trustLines(r)})
 	if w := warningLines(c.Warnings); len(w) > 0 {
@@ -292,6 +298,45 @@ func comparisonLine(name string, c report.Comparison, baseMean float64, dir stri
 		l.Sub = append(l.Sub, Line{Label: fmt.Sprintf("seeds for %.0f%% power", 100*pw.Target), Text: text})
 	}
 	return l
+}
+
+// searchLines say how a tuned report searched arm's space
+// (setup.protocol.tune): over the idea's parameters and the rate, or at
+// the idea's fixed settings, and the effect over the settings drawn
+// (comparison.sensitivity); none for a report without a tune block.
+func searchLines(r *report.Report, arm string, c report.Comparison) []Line {
+	if r.Setup == nil || r.Setup.Protocol.Tune == nil {
+		return nil
+	}
+	t := r.Setup.Protocol.Tune
+	space := t.Spaces[arm]
+	rates := fmt.Sprintf("the learning rate over %s, %d cfgs an arm as the baseline's over the rate alone (tune.seed %d)", t.LR, t.Cfgs, t.Seed)
+	if len(space) == 0 {
+		return []Line{{Label: "search", Alert: true, Text: "the idea at fixed settings, " + rates + ": a verdict about these settings, not about the idea tuned"}}
+	}
+	var parts []string
+	for _, n := range slices.Sorted(maps.Keys(space)) {
+		parts = append(parts, n+" "+space[n].String())
+	}
+	out := []Line{{Label: "search", Text: "tuned over " + strings.Join(parts, ", ") + " and " + rates}}
+	if sn := c.Sensitivity; sn != nil {
+		l := Line{Label: "over the settings drawn", Text: sn.Reading, Alert: strings.Contains(sn.Reading, "flips") || strings.Contains(sn.Reading, "depends")}
+		for _, e := range sn.Settings {
+			mark := ""
+			if e.Chosen {
+				mark = " (chosen)"
+			}
+			l.Sub = append(l.Sub, Line{Label: cfgLabel(e.Cfg), Text: fmt.Sprintf("%s: delta %+.4g [%+.4g, %+.4g], better on %d seeds%s", e.Side, e.DeltaMean, e.Lo, e.Hi, e.Wins, mark)})
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// cfgLabel names a tuned cfg by its rate and its idea's parameters.
+func cfgLabel(c protocol.Cfg) string {
+	ic := c.IdeaConfig()
+	return fmt.Sprintf("lr %g, %s", c.LR, strings.ReplaceAll(ic.Params.String(), ";", ", "))
 }
 
 // relativeEffect says a comparison's effect as a percentage of the

@@ -117,7 +117,8 @@ const csvTrack = track.KnownKind
 //     does not run (a panel protocol with a "csv" block would report a
 //     csv.path it never read; with Warn, the block of the track a config
 //     names itself is left out instead, when Track or Dataset asks for
-//     another), nor csv.path beside a Dataset; then Validate; then the
+//     another), nor csv.path beside a Dataset; then the tune block's
+//     grids (Protocol.Tuned); then Validate; then the
 //     files the protocol reads must be there: the csv file, and each
 //     external trainer's program and files.
 //
@@ -232,6 +233,7 @@ func Build(c Choice) (Protocol, error) {
 			k.Restore(&p.Blocks, &profile.Blocks)
 		}
 	}
+	p = p.Tuned()
 	if err := p.Validate(); err != nil {
 		return p, &buildError{err: err, invalid: true}
 	}

@@ -174,6 +174,9 @@ func (q Protocol) Extend(g *GridExtension, round int, chosen []Pick) (next Proto
 		return out, true
 	}
 	next = q
+	// The tuner drew the grids the extension starts from; its rounds add
+	// cfgs beyond the draws (the report keeps the protocol as given).
+	next.Tune = nil
 	next.Baseline, next.Idea = slices.Clone(q.Baseline), slices.Clone(q.Idea)
 	next.Ideas = slices.Clone(q.Ideas)
 	for k := range next.Ideas {

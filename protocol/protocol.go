@@ -249,6 +249,11 @@ type Protocol struct {
 	// grids above are where it starts.
 	ExtendGrid *GridExtension `json:"extend_grid,omitempty"`
 
+	// Tune, when set, draws every arm's grid from its own search space on
+	// one number of cfgs (see Tune): the grids above are then its draws,
+	// which Validate checks, and Build makes them.
+	Tune *Tune `json:"tune,omitempty"`
+
 	// Trainers names the arms trained by an external command instead of
 	// the built-in model, by arm name ("baseline", "idea" or an idea
 	// arm's name); see Trainer.
@@ -727,6 +732,7 @@ func (p Protocol) Validate() error {
 		if d := p.RecipeDiffs(); len(d) > 0 && !p.DifferentRecipe {
 			errs = append(errs, recipeError(d))
 		}
+		errs = append(errs, p.tuneErrors()...)
 	}
 	if err := stats.CheckAlpha(p.Alpha); err != nil {
 		bad("alpha = %v: %v", p.Alpha, err)

@@ -355,7 +355,47 @@ type Comparison struct {
 	// present from two seeds on.
 	Intervals *stats.Intervals `json:"intervals,omitempty"`
 	Power     *stats.Power     `json:"power,omitempty"`
+
+	// Sensitivity, on an arm the protocol tunes over parameters of its
+	// idea (setup.protocol.tune), is its effect at every setting drawn.
+	Sensitivity *Sensitivity `json:"sensitivity,omitempty"`
 }
+
+// Sensitivity is an idea arm's effect at each setting its tuner drew:
+// its cfg j against the baseline's cfg j, which trains at the same
+// learning rate with the same recipe (protocol.Tune), seed by seed.
+// Each setting's interval is unadjusted: a description of how the
+// effect moves over the idea's space, not a test of each setting.
+type Sensitivity struct {
+	Settings []SettingEffect `json:"settings"`
+	// Reading says in one sentence whether the verdict holds across the
+	// settings drawn or flips with them, and where.
+	Reading string `json:"reading"`
+}
+
+// SettingEffect is an idea arm's effect at one setting (cfg) drawn.
+type SettingEffect struct {
+	Cfg protocol.Cfg `json:"cfg"`
+	// DeltaMean is the mean of the per-seed differences (idea minus
+	// baseline) and Lo, Hi its paired-t interval at 1 - alpha (DeltaMean
+	// ∓ stats.MDE); Wins counts the seeds the idea's cfg is better on.
+	DeltaMean float64 `json:"delta_mean"`
+	Lo        float64 `json:"lo"`
+	Hi        float64 `json:"hi"`
+	Wins      int     `json:"wins"`
+	// Side is where the interval lies: "better" or "worse" (wholly on
+	// that side of no difference) or "within noise".
+	Side string `json:"side"`
+	// Chosen marks the setting the arm chose on validation.
+	Chosen bool `json:"chosen,omitempty"`
+}
+
+// The sides of a setting's interval (SettingEffect.Side).
+const (
+	SideBetter = "better"
+	SideWorse  = "worse"
+	SideNoise  = "within noise"
+)
 
 // The tests a comparison's headline can come from (Comparison.Test,
 // SequentialReport.Test): the protocol's (protocol.Protocol.Test).

@@ -12,8 +12,6 @@ import (
 	"github.com/ideabench/ideabench/internal/jsonstrict"
 	"github.com/ideabench/ideabench/protocol"
 
-	"github.com/ideabench/ideabench/harness"
-	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/suitereport"
 )
 
@@ -200,11 +198,9 @@ func trackChoice(s suitereport.Spec, t suitereport.TrackSpec, dataDir string) pr
 			return fmt.Errorf("alpha = %v: a suite's equivalence test runs at level 1 - 2·alpha, so alpha must be below 0.5; use e.g. 0.05", p.Alpha)
 		}
 		for _, name := range s.Ideas {
-			ic, err := idea.Parse(name)
-			if err != nil {
+			if err := p.SetIdea(name, true); err != nil {
 				return fmt.Errorf("ideas: %q: %w", name, err)
 			}
-			p.Ideas = append(p.Ideas, protocol.IdeaArm{Name: name, Grid: harness.IdeaGrid(p.Baseline, ic)})
 		}
 		return nil
 	}})

@@ -86,7 +86,7 @@ func (s Spec) Validate() error {
 	}
 	seenIdea := map[string]bool{}
 	for i, name := range s.Ideas {
-		switch _, err := idea.Parse(name); {
+		switch _, _, err := idea.ParseSpace(name); {
 		case err != nil:
 			bad("ideas[%d] = %q: %v", i, name, err)
 		case name == "baseline" || name == "idea":

@@ -117,7 +117,7 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 // what it does, its parameters with their defaults, and its identity
 // setting where it has one.
 func writeIdeas(w io.Writer) {
-	fmt.Fprintln(w, "\nideas (--idea NAME:k=v,k=v; a parameter left out takes its default):")
+	fmt.Fprintln(w, "\nideas (--idea NAME:k=v,k=v; a parameter left out takes its default; with --tune N each\nidea's parameters are searched over their space, which --idea NAME:k=lo..hi narrows or\nwidens and NAME:k=v pins):")
 	for _, name := range idea.Names() {
 		spec, _ := idea.Lookup(name)
 		site := "?"
@@ -127,6 +127,15 @@ func writeIdeas(w io.Writer) {
 		fmt.Fprintf(w, "  %s (site %s): %s\n", name, site, spec.Doc)
 		for _, p := range spec.Params {
 			fmt.Fprintf(w, "      %s = %g: %s\n", p.Name, p.Default, p.Doc)
+			switch {
+			case p.Space != nil:
+				fmt.Fprintf(w, "        searched over %s: %s\n", p.Space, p.Source)
+			case p.Source != "":
+				fmt.Fprintf(w, "        not searched: %s\n", p.Source)
+			}
+		}
+		if len(idea.SpaceOf(name)) == 0 {
+			fmt.Fprintln(w, "      tuned over the learning rate alone (no parameter its papers search)")
 		}
 		if len(spec.Off) > 0 {
 			var off []string

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ideabench/ideabench/harness"
-	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/track"
 )
@@ -26,7 +24,7 @@ type protoFlags struct {
 	config, profile, track, data, target *string
 	features, split, seeds               *string
 	dataset, dataDir, channels           *string
-	t, h, patch                          *int
+	t, h, patch, tune                    *int
 	// idea and ideas are run's --idea and --ideas (ideaFlags); nil on
 	// the commands without them.
 	idea, ideas *string
@@ -56,6 +54,7 @@ func protocolFlags(fs *flag.FlagSet, warn io.Writer) *protoFlags {
 		dataDir:  fs.String("data-dir", defaultDataDir(), "where --dataset looks for its file (default $IDEABENCH_DATA, else the current directory)"),
 		channels: fs.String("channels", "", "csv track: target (forecast the target column), independent (forecast every column, each channel alone through one shared model: the multivariate setting) or mixed (every column, through one shared model that sees all of them)"),
 		patch:    fs.Int("patch", 0, "input positions per token, the config's arch.patch (must divide the context; e.g. 12 for --context 36)"),
+		tune:     fs.Int("tune", 0, "search every arm's own space on N cfgs each (the protocol's tune block): the baseline its learning rate, each idea the rate and its parameters over the ranges its papers state (ideabench help run lists them; --idea NAME:k=lo..hi narrows or widens one), so an idea that needs tuning pays for it from the same budget"),
 		seeds:    fs.String("seeds", "", "the training seeds, over the profile's and config's: N (seeds 0..N-1), A-B (A to B), or a list such as 0,1,5-7"),
 	}
 }
@@ -217,21 +216,24 @@ func (f *protoFlags) protocol() (protocol.Protocol, error) {
 		if set["patch"] {
 			p.Arch.Patch = *f.patch
 		}
+		if set["tune"] {
+			t := protocol.Tune{Seed: 1}
+			if p.Tune != nil {
+				t = *p.Tune
+			}
+			t.Cfgs = *f.tune
+			p.Tune = &t
+		}
 		if f.idea != nil && set["idea"] {
-			ic, err := idea.Parse(*f.idea)
-			if err != nil {
+			if err := p.SetIdea(*f.idea, false); err != nil {
 				return fmt.Errorf("--idea %q: %w", *f.idea, err)
 			}
-			p.Idea = harness.IdeaGrid(p.Baseline, ic)
 		}
 		if f.ideas != nil && set["ideas"] {
 			for _, name := range strings.Split(*f.ideas, ";") {
-				name = strings.TrimSpace(name)
-				ic, err := idea.Parse(name)
-				if err != nil {
+				if err := p.SetIdea(strings.TrimSpace(name), true); err != nil {
 					return fmt.Errorf("--ideas: %q: %w", name, err)
 				}
-				p.Ideas = append(p.Ideas, protocol.IdeaArm{Name: name, Grid: harness.IdeaGrid(p.Baseline, ic)})
 			}
 		}
 		return nil
