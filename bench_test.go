@@ -34,11 +34,21 @@ var (
 // runs wherever CI does (harness tests check it against ../shared).
 const seedReport = "report/testdata/seed-report.json"
 
-// TestBenchCI runs the ci profile of the seeded protocol, re-derives every
+// TestBenchCI runs the ci profile of the seeded protocol as the command
+// line builds it (protocol.ProfileFor: its arms tuned), re-derives every
 // number of its report, asserts the math identities and compares the
 // report with golden/ci_1.snap.json.
 func TestBenchCI(t *testing.T) {
-	benchProfile(t, protocol.CIProfile(), "ci")
+	benchProfile(t, mustProfile(t, "ci"), "ci")
+}
+
+// mustProfile is the named profile on its own track, as the command line
+// builds it (protocol.ProfileFor).
+func mustProfile(t *testing.T, name string) protocol.Protocol {
+	t.Helper()
+	p, err := protocol.ProfileFor(name, "")
+	require.NoError(t, err)
+	return p
 }
 
 // TestControlAA pins a small A/A control: the ci profile against the
@@ -48,7 +58,7 @@ func TestBenchCI(t *testing.T) {
 // each block's headline and sign-flip p-values and choices.
 func TestControlAA(t *testing.T) {
 	aa := idea.Config{Name: "aa"}
-	res, err := harness.Control(context.Background(), protocol.CIProfile(), aa, 3, 100000, harness.Options{}, nil)
+	res, err := harness.Control(context.Background(), mustProfile(t, "ci"), aa, 3, 100000, harness.Options{}, nil)
 	require.NoError(t, err)
 	require.Equal(t, report.TestSelection, res.Test)
 	require.Equal(t, []uint64{100000, 100001, 100002, 100003, 100004, 100005, 100006, 100007}, res.PerBlock[0].Seeds)
@@ -92,7 +102,7 @@ func TestBenchFull(t *testing.T) {
 	if !*full {
 		t.Skip("the full protocol takes minutes; run with -full")
 	}
-	benchProfile(t, protocol.DefaultProtocol(), "full")
+	benchProfile(t, mustProfile(t, "full"), "full")
 }
 
 // TestBenchSeed runs the seed profile, the seed report's protocol; it

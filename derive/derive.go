@@ -220,7 +220,7 @@ func derive(in Inputs) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	mark(p, "idea", &cmp, base, ideaArm, iBest)
+	mark(p, in.tune, "idea", &cmp, base, ideaArm, iBest)
 	if !in.look {
 		cmp.Sensitivity = sensitivity(in.tune, "idea", p.Idea, base, ideaArm, iBest, dir, p.Alpha, cmp.Verdict)
 	}
@@ -232,7 +232,7 @@ func derive(in Inputs) (*report.Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		mark(p, protocol.IdeasArm(k), &c, base, arm, best)
+		mark(p, in.tune, protocol.IdeasArm(k), &c, base, arm, best)
 		if !in.look {
 			c.Sensitivity = sensitivity(in.tune, protocol.IdeasArm(k), a.Grid, base, arm, best, dir, p.Alpha, c.Verdict)
 		}

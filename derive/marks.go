@@ -2,7 +2,9 @@ package derive
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ideabench/ideabench/idea"
@@ -40,8 +42,14 @@ func budget(p protocol.Protocol, sizes []protocol.TrainSize) (*report.Budget, er
 // idea changed
 // no trial of its chosen cfg (inert); each with a warning that says what
 // it means.
-func mark(p protocol.Protocol, arm string, c *report.Comparison, b, x stats.Arm, xBest int) {
+func mark(p protocol.Protocol, tune *protocol.Tune, arm string, c *report.Comparison, b, x stats.Arm, xBest int) {
 	name := p.ArmName(arm)
+	if at, space := fixedSettings(tune, arm, p.Grid(arm)); at != "" {
+		c.Marks = append(c.Marks, fmt.Sprintf("idea at fixed settings: %s (its search space %s is not searched)", at, space))
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"idea at fixed settings: the %s arm trains its idea at %s on every cfg, where its papers leave %s open, so the verdict is about these settings, not the idea tuned as the baseline is; tune the arms (--tune N) to judge it over its space",
+			name, at, space))
+	}
 	if d := p.BudgetDiffsOf(arm); len(d) > 0 {
 		c.Marks = append(c.Marks, "unequal budget: "+strings.Join(d, "; "))
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
@@ -63,6 +71,34 @@ func mark(p protocol.Protocol, arm string, c *report.Comparison, b, x stats.Arm,
 	c.Warnings = append(c.Warnings, fmt.Sprintf(
 		"idea inert: on every seed the %s arm's chosen cfg (cfg %d, lr %g) scores within %.2g%% of the baseline's cfg %d, the same training without the idea (largest difference %.3g%%): the idea did not change what the model learned here, so the verdict says nothing about it; judge it on a track where it acts",
 		name, xBest, p.Grid(arm)[xBest].LR, 100*report.InertRelTol, xBest, 100*worst))
+}
+
+// fixedSettings says, for an idea arm whose idea declares a search
+// space (idea.SpaceOf) that the protocol does not search (no tune block,
+// or the arm's space empty: pinned), the one setting every cfg of grid
+// trains ("rho=0.8, beta=0.5") and the space ("rho 0.5..0.99, beta
+// 0.1..4/log"); "" for an arm that searches, varies its settings by
+// hand (the seed profile's sweep), or whose idea has no space or is the
+// baseline itself at its settings (the A/A control).
+func fixedSettings(tune *protocol.Tune, arm string, grid []protocol.Cfg) (at, space string) {
+	if len(grid) == 0 || tune != nil && len(tune.Spaces[arm]) > 0 {
+		return "", ""
+	}
+	ic := grid[0].IdeaConfig()
+	declared := idea.SpaceOf(ic.Name)
+	if in, err := idea.New(ic); len(declared) == 0 || err == nil && in.Identity() {
+		return "", "" // no space, or the baseline itself (the A/A control)
+	}
+	for _, c := range grid[1:] {
+		if c.IdeaConfig() != ic {
+			return "", ""
+		}
+	}
+	var parts []string
+	for _, n := range slices.Sorted(maps.Keys(declared)) {
+		parts = append(parts, n+" "+declared[n].String())
+	}
+	return strings.ReplaceAll(ic.WithDefaults().Params.String(), ";", ", "), strings.Join(parts, ", ")
 }
 
 // inert reports whether the idea arm x (grid xGrid) left its chosen cfg

@@ -54,4 +54,6 @@ func ExampleWrite() {
 	// loss.svg
 	// budget.png 605x378
 	// budget.svg
+	// sensitivity.png 605x378
+	// sensitivity.svg
 }

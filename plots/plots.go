@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/ideabench/ideabench/idea"
 	"image/color"
 	"io"
 	"maps"
@@ -120,12 +121,13 @@ const DPI = 96
 func Pixels(l vg.Length) int { return int(l/vg.Inch*DPI + 0.5) }
 
 // figures are the names of the figures in the order Write draws them.
-var figures = []string{"paired", "sweep", "gate", "loss", "budget"}
+var figures = []string{"paired", "sweep", "gate", "loss", "budget", "sensitivity"}
 
 // builders build each of figures from a report: nil for a figure whose
 // data the report lacks.
 var builders = map[string]func(*report.Report) (*figure, error){
 	"paired": paired, "sweep": sweep, "gate": gate, "loss": loss, "budget": budget,
+	"sensitivity": sensitivityFigure,
 }
 
 // formats are the files written per figure, NAME.FORMAT.
@@ -1016,6 +1018,110 @@ func budget(r *report.Report) (*figure, error) {
 	fig.title = fmt.Sprintf("tuning budget (Dodge et al. 2019): k cfgs drawn from each grid\n%s", verdict)
 	fig.panels = [][]*plot.Plot{{left, right}}
 	return fig, nil
+}
+
+// sensitivityFigure: each tuned idea arm's effect at every setting its
+// tuner drew (comparison.sensitivity), one panel a parameter of its
+// space: the setting's value across, the improvement over the baseline's
+// cfg at the same rate as a percent of the baseline's mean up (positive:
+// the idea better), with its interval; the chosen setting ringed. nil
+// for a report without a tuned arm.
+func sensitivityFigure(r *report.Report) (*figure, error) {
+	type arm struct {
+		name, key string
+		c         report.Comparison
+	}
+	arms := []arm{{"idea", "idea", r.Comparison}}
+	if p := r.Setup; p != nil && len(p.Protocol.Idea) > 0 {
+		arms[0].name = "idea " + p.Protocol.Idea[0].IdeaConfig().Name
+	}
+	for k, a := range r.Ideas {
+		arms = append(arms, arm{a.Name, protocol.IdeasArm(k), a.Comparison})
+	}
+	if r.Setup == nil || r.Setup.Protocol.Tune == nil || r.Baseline.Full.Mean == 0 {
+		return nil, nil
+	}
+	sign := -1.0
+	if r.MetricDirection == stats.HigherIsBetter.String() {
+		sign = 1
+	}
+	pct := func(d float64) float64 { return sign * 100 * d / math.Abs(r.Baseline.Full.Mean) }
+	var panels []*plot.Plot
+	for i, a := range arms {
+		sn := a.c.Sensitivity
+		if sn == nil {
+			continue
+		}
+		space := r.Setup.Protocol.Tune.Spaces[a.key]
+		var col color.Color = colIdea
+		if i > 0 {
+			col = colIdeas[(i-1)%len(colIdeas)]
+		}
+		for _, name := range slices.Sorted(maps.Keys(space)) {
+			if len(panels) == 4 {
+				break // a figure of four panels at most
+			}
+			var pts struct {
+				plotter.XYs
+				plotter.YErrors
+			}
+			var chosen plotter.XYs
+			for j, e := range sn.Settings {
+				v, _ := e.Cfg.IdeaConfig().WithDefaults().Params.Get(name)
+				y, lo, hi := pct(e.DeltaMean), pct(e.Lo), pct(e.Hi)
+				if lo > hi {
+					lo, hi = hi, lo
+				}
+				if !finite(v, y, lo, hi) {
+					return nil, fmt.Errorf("comparison.sensitivity.settings[%d]: %s %v, effect %v [%v, %v]", j, name, v, y, lo, hi)
+				}
+				pts.XYs = append(pts.XYs, plotter.XY{X: v, Y: y})
+				pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{y - lo, hi - y})
+				if e.Chosen {
+					chosen = append(chosen, plotter.XY{X: v, Y: y})
+				}
+			}
+			p := newPanel(a.name, name+" (drawn by the tuner)", "idea better by (% of the baseline's mean)")
+			eb, err := plotter.NewYErrorBars(pts)
+			if err != nil {
+				return nil, err
+			}
+			eb.Color, eb.Width = col, vg.Points(1)
+			zero := line(plotter.XYs{{X: minX(pts.XYs), Y: 0}, {X: maxX(pts.XYs), Y: 0}}, colGray, vg.Points(1), dashed)
+			p.Add(zero, eb, dots(pts.XYs, col, draw.CircleGlyph{}, vg.Points(2.5)))
+			if len(chosen) > 0 {
+				p.Add(dots(chosen, colBlack, draw.RingGlyph{}, vg.Points(6)))
+			}
+			if space[name].Scale == idea.ScaleLog && minX(pts.XYs) > 0 {
+				p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+			}
+			panels = append(panels, p)
+		}
+	}
+	if len(panels) == 0 {
+		return nil, nil
+	}
+	return &figure{
+		title:  "the idea's effect at each setting drawn (each cfg against the baseline's at its rate,\nseed by seed, unadjusted intervals; ringed: the setting chosen on validation)",
+		panels: [][]*plot.Plot{panels},
+	}, nil
+}
+
+// minX and maxX are the smallest and largest x of xys.
+func minX(xys plotter.XYs) float64 {
+	m := math.Inf(1)
+	for _, p := range xys {
+		m = min(m, p.X)
+	}
+	return m
+}
+
+func maxX(xys plotter.XYs) float64 {
+	m := math.Inf(-1)
+	for _, p := range xys {
+		m = max(m, p.X)
+	}
+	return m
 }
 
 func checkRow(field string, rw sweepRow) error {

@@ -144,7 +144,9 @@ func TestWrite(t *testing.T) {
 		{"tiny/8x3in", tinyReport, Options{Width: 8 * vg.Inch, Height: 3 * vg.Inch}, size{8 * vg.Inch, 3 * vg.Inch, 768, 288, "576pt", "216pt"}, all},
 		// A width alone keeps the default height.
 		{"tiny/width-only", tinyReport, Options{Width: 4 * vg.Inch}, size{4 * vg.Inch, 10 * vg.Centimeter, 384, 378, "288pt", "283.46pt"}, all},
-		{"golden-ci", func(t *testing.T) *report.Report { return readReport(t, "../golden/ci_1.snap.json") }, Options{}, defaultSize, all},
+		// A tuned report (the ci profile tunes its arms): the idea's
+		// effect at each setting drawn too.
+		{"golden-ci", func(t *testing.T) *report.Report { return readReport(t, "../golden/ci_1.snap.json") }, Options{}, defaultSize, append(slices.Clone(all), "sensitivity")},
 		// The seed report's schema: no per-position signature, no loss
 		// curves, no validation summaries.
 		{"seed-report", func(t *testing.T) *report.Report { return readReport(t, "../report/testdata/seed-report.json") }, Options{}, defaultSize, []string{"paired", "sweep"}},

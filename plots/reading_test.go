@@ -102,7 +102,7 @@ func TestPageVerifiedRan(t *testing.T) {
 			inOrder(t, p, "<b>versions</b>", c.want,
 				"<b>ran</b>: finished 2026-12-07T21:10:00Z on linux/amd64, AMD EPYC, 2 cores, kernels avx512; 5 s at 2 workers, 96 trials trained and 0 reused",
 				`id="verdict"`,
-				"the idea 0.06% worse than the baseline (95% interval: 0.161% worse to 0.0411% better); p = 0.2109")
+				"the idea 0.0439% better than the baseline (95% interval: 0.378% worse to 0.466% better); p = 0.8203")
 		})
 	}
 	unverified := page(t, r)
@@ -116,12 +116,12 @@ func TestPageTrust(t *testing.T) {
 	p := html.UnescapeString(page(t, readReport(t, "../golden/ci_1.snap.json")))
 	inOrder(t, p, `id="verdict"`, "<h2>How far to trust it</h2>",
 		"<b>mechanism laws</b>: 4 of 6 hold (confirmed: false)",
-		"<b>failed</b>: block0.gain_drop: got -9.008e-05, want >= 0.01",
+		"<b>failed</b>: block0.gain_drop: got -0.002717, want >= 0.01",
 		"<b>failed</b>: block1.gain_drop",
 		"<b>system worked</b>: no: it needs all three of a significant win (here: no significant win), the mechanism confirmed (false) and the math check confirmed (true)")
-	inOrder(t, p, "<b>what these seeds can rule out</b>: these 8 seeds would detect an effect of 0.0006888 (0.101% of the baseline's mean) or more",
+	inOrder(t, p, "<b>what these seeds can rule out</b>: these 8 seeds would detect an effect of 0.002863 (0.422% of the baseline's mean) or more",
 		"smaller effects cannot be ruled out",
-		"at min_effect, 0.006814 (1%), their power is 1.00")
+		"at min_effect, 0.006785 (1%), their power is 1.00")
 	// Too few seeds for any outcome to reach alpha: nothing can be ruled
 	// out, and the page says so instead of quoting an MDE.
 	inOrder(t, html.UnescapeString(page(t, tinyReport(t))), "<b>what these seeds can rule out</b>: nothing: with 3 seeds no outcome reaches p < 0.05")
@@ -153,8 +153,8 @@ func TestPageMarksBudget(t *testing.T) {
 
 	g := page(t, readReport(t, "../golden/ci_1.snap.json"))
 	inOrder(t, g, "<h2>Grid extension",
-		"<b>round 1</b>: chosen: baseline lr 0.005 (smallest), idea lr 0.005 (smallest); added below: 0.00167 (baseline), 0.00167 (idea)",
-		"<b>round 2</b>: chosen: baseline lr 0.005, idea lr 0.005; stopped: interior")
+		"<b>round 1</b>: chosen: baseline lr 0.00762 (smallest), idea lr 0.00762 (smallest); added below: 0.00254 (baseline), 0.00254 (idea)",
+		"<b>round 2</b>: chosen: baseline lr 0.00762, idea lr 0.00762; stopped: interior")
 }
 
 // figureSVG draws r's figure name as SVG and returns it.
@@ -184,7 +184,7 @@ func TestReadingLevel(t *testing.T) {
 	}
 	s := readSuite(t)
 	out := textOf(t, suiteReading(s, 0.1))
-	for _, want := range []string{"idea better by: -0.06% (mean log ratio over tracks), 90% interval", "80% interval", "interquartile mean: -0.06%, 90% interval", "idea better by [90% interval]"} {
+	for _, want := range []string{"idea better by: +0.05% (mean log ratio over tracks), 90% interval", "80% interval", "interquartile mean: +0.00%, 90% interval", "idea better by [90% interval]"} {
 		require.Contains(t, out, want)
 	}
 	require.NotContains(t, out, "95%")

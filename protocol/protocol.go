@@ -389,6 +389,20 @@ func profileOn(name, trk string) Protocol {
 	return p
 }
 
+// withTune is p, a full or ci profile's fixed grids, with its tune block
+// and the grids it draws: every arm searches its own space on one
+// number of cfgs, the full profile twice as many as its rates, so an
+// idea's parameters get draws of their own, the ci profile as many as
+// its rates (a smoke test's).
+func withTune(p Protocol) Protocol {
+	k := 2 * len(p.Baseline)
+	if p.Profile == "ci" {
+		k = len(p.Baseline)
+	}
+	p.Tune = &Tune{Cfgs: k, Seed: 1}
+	return p.Tuned()
+}
+
 // CIProfile is CIProfileFor the panel track.
 func CIProfile() Protocol { return CIProfileFor(DefaultTrack) }
 
@@ -403,20 +417,23 @@ func CIProfileFor(trk string) Protocol { return profileOn("ci", trk) }
 func Profile(name string) (Protocol, error) { return ProfileFor(name, "") }
 
 // ProfileFor returns the named profile on the track trk ("" for the
-// profile's own): full and ci bring the architecture and grids of that
-// track (FullProfile), seed keeps its own and switches the track only.
+// profile's own), as the command line and a suite start from it: full
+// and ci bring the architecture and training of that track
+// (FullProfile, CIProfileFor) with a tune block (Tune: 6 cfgs an arm in
+// the full profile, as many as its rates in ci) and the grids it draws;
+// seed keeps its own fixed grids and switches the track only.
 func ProfileFor(name, trk string) (Protocol, error) {
 	switch name {
 	case "", "full":
 		if trk == "" {
 			trk = DefaultTrack
 		}
-		return FullProfile(trk), nil
+		return withTune(FullProfile(trk)), nil
 	case "ci":
 		if trk == "" {
 			trk = DefaultTrack
 		}
-		return CIProfileFor(trk), nil
+		return withTune(CIProfileFor(trk)), nil
 	case "seed":
 		p := SeedProfile()
 		if trk != "" {
@@ -467,20 +484,28 @@ func decodeProtocol(raw []byte, name string, base Protocol) (Protocol, error) {
 	// encoding/json decodes array elements over the existing ones, so a
 	// grid entry would inherit the profile's fields: given grids replace
 	// the profile's whole.
+	grids, tune := false, false
 	for _, v := range doc.Values() {
 		if len(v.Path) != 1 {
 			continue
 		}
 		switch v.Path[0] {
 		case "baseline":
-			p.Baseline = nil
+			p.Baseline, grids = nil, true
 		case "idea":
-			p.Idea = nil
+			p.Idea, grids = nil, true
 		case "ideas":
 			p.Ideas = nil
 		case "seeds":
 			p.Seeds = nil
+		case "tune":
+			tune = true
 		}
+	}
+	if grids && !tune {
+		// A config's own baseline or idea grid is taken as given: the
+		// profile's tuner would draw over it.
+		p.Tune = nil
 	}
 	if err := doc.Decode(&p); err != nil {
 		return Protocol{}, fmt.Errorf("protocol: %w", err)

@@ -97,8 +97,12 @@ func TestProfiles(t *testing.T) {
 			p, err := ProfileFor(name, trk)
 			require.NoError(t, err)
 			require.NoError(t, p.Validate(), "%s on %q", name, trk)
-			require.Len(t, p.Trials(), 48)
+			// 8 seeds; the full profile tunes 6 cfgs an arm (twice its 3
+			// rates), ci 3 (its rates), seed keeps its 3 fixed ones.
+			want := map[string]int{"full": 96, "ci": 48, "seed": 48}[name]
+			require.Len(t, p.Trials(), want, "%s on %q", name, trk)
 			require.Equal(t, name, p.Profile)
+			require.Equal(t, name != "seed", p.Tune != nil, "full and ci tune, seed does not")
 		}
 	}
 	// The seed profile is the seed report's protocol; full and ci give

@@ -258,6 +258,45 @@ func (p Protocol) tuneErrors() []error {
 	return errs
 }
 
+// Untuned returns p without its tune block, each arm on the fixed grid
+// of p's profile (FullProfile, CIProfileFor: its rates, the idea at the
+// settings its cfgs give): the protocol before the tuner, the idea at
+// fixed settings. p itself when it does not tune.
+func (p Protocol) Untuned() Protocol {
+	if p.Tune == nil {
+		return p
+	}
+	fixed := FullProfile(p.Track)
+	if p.Profile == "ci" {
+		fixed = CIProfileFor(p.Track)
+	}
+	// An arm's idea at its settings before the draws: the parameters
+	// its space drew back at their defaults.
+	ideaOf := func(arm string, grid []Cfg) idea.Config {
+		if len(grid) == 0 {
+			return idea.Config{}
+		}
+		ic := grid[0].IdeaConfig()
+		m := ic.Params.Map()
+		for name := range p.Tune.Spaces[arm] {
+			delete(m, name)
+		}
+		return idea.Config{Name: ic.Name, Params: idea.NewParams(m)}.WithDefaults()
+	}
+	q := p
+	q.Tune = nil
+	q.Baseline = fixed.Baseline
+	q.Idea = IdeaGrid(fixed.Baseline, ideaOf("idea", p.Idea))
+	if len(p.Idea) > 0 && p.Idea[0].IdeaConfig().Name == fixed.Idea[0].IdeaConfig().Name {
+		q.Idea = fixed.Idea // the profile's own idea at the profile's settings
+	}
+	q.Ideas = slices.Clone(p.Ideas)
+	for k := range q.Ideas {
+		q.Ideas[k].Grid = IdeaGrid(fixed.Baseline, ideaOf(IdeasArm(k), p.Ideas[k].Grid))
+	}
+	return q
+}
+
 // IdeaGrid is the baseline's grid with idea ic in each cfg
 // (Cfg.WithIdea): an idea arm on the baseline's grid.
 func IdeaGrid(baseline []Cfg, ic idea.Config) []Cfg {

@@ -132,3 +132,22 @@ func TestSetIdea(t *testing.T) {
 		})
 	}
 }
+
+// TestUntuned: --tune 0 gives the profile's fixed grids back, its own
+// idea at the profile's settings and another at its defaults, whatever
+// the draws were.
+func TestUntuned(t *testing.T) {
+	p, err := ProfileFor("full", "")
+	require.NoError(t, err)
+	require.NotNil(t, p.Tune)
+	require.NoError(t, p.SetIdea("fox", true))
+	q := p.Tuned().Untuned()
+	require.Nil(t, q.Tune)
+	require.Equal(t, FullProfile("panel").Baseline, q.Baseline)
+	require.Equal(t, FullProfile("panel").Idea, q.Idea)
+	for _, c := range q.Ideas[0].Grid {
+		b, _ := c.Params.Get("bias")
+		require.Equal(t, 0.0, b, "fox at its default")
+	}
+	require.NoError(t, q.Validate())
+}

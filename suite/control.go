@@ -117,10 +117,15 @@ func Control(ctx context.Context, s suitereport.Spec, ic idea.Config, blocks int
 		if last := harness.ControlSeeds(p, base, blocks-1); slices.Max(last) > harness.MaxControlSeed || slices.Max(last) < base {
 			return nil, fmt.Errorf("suite: control: track %s: seed base %d and %d blocks reach seeds beyond %d; use a smaller base or fewer blocks", t.Name, base, blocks, uint64(harness.MaxControlSeed))
 		}
-		p.Idea, p.Ideas = nil, nil
-		for _, c := range p.Baseline {
-			p.Idea = append(p.Idea, c.WithIdea(ic))
+		p.Ideas = nil
+		if p.Tune != nil {
+			t := *p.Tune
+			t.Spaces = nil
+			p.Tune = &t
 		}
+		// Block 0 at base 0 keeps the protocol's seeds; each block sets
+		// its own below.
+		p = harness.ControlProtocol(p, ic, 0, 0)
 		store, err := trial.OpenStore(filepath.Join(dir, t.Name+".trials"))
 		if err != nil {
 			return nil, err

@@ -237,11 +237,11 @@ func TestTrackProtocol(t *testing.T) {
 	require.Equal(t, "conv", p.Ideas[0].Grid[0].Idea)
 	require.Equal(t, 0.9, p.Ideas[1].Grid[0].Rho)
 	require.Equal(t, p.Baseline[1].LR, p.Ideas[0].Grid[1].LR)
-	// The full profile's idea arm is the gate at rho 0.8, beta 0.5: the
-	// same arm again is refused.
-	s.Ideas = []string{"gate:rho=0.8,beta=0.5"}
+	// The full profile's idea arm is the gate over its space: the same
+	// arm again is refused.
+	s.Ideas = []string{"gate"}
 	_, err = TrackProtocol(s, s.Tracks[0], "")
-	require.ErrorContains(t, err, "arms gate:rho=0.8,beta=0.5 and idea are one arm")
+	require.ErrorContains(t, err, "arms gate and idea are one arm")
 	s.Ideas = nil
 	// The track's patch over the suite's protocol; its own protocol last.
 	s.Protocol = json.RawMessage(`{"arch": {"patch": 8}}`)

@@ -23,7 +23,7 @@ func Example() {
 	}
 	// Output:
 	// suite ci: practically equivalent
-	//   panel    idea better by -0.060%, can judge true
+	//   panel    idea better by +0.048%, can judge true
 	//   sequence idea better by +0.000%, can judge false
-	// development over [panel]: -0.060%, p = 0.211, P(equivalent) 1.00
+	// development over [panel]: +0.048%, p = 0.797, P(equivalent) 1.00
 }

@@ -54,7 +54,7 @@ func protocolFlags(fs *flag.FlagSet, warn io.Writer) *protoFlags {
 		dataDir:  fs.String("data-dir", defaultDataDir(), "where --dataset looks for its file (default $IDEABENCH_DATA, else the current directory)"),
 		channels: fs.String("channels", "", "csv track: target (forecast the target column), independent (forecast every column, each channel alone through one shared model: the multivariate setting) or mixed (every column, through one shared model that sees all of them)"),
 		patch:    fs.Int("patch", 0, "input positions per token, the config's arch.patch (must divide the context; e.g. 12 for --context 36)"),
-		tune:     fs.Int("tune", 0, "search every arm's own space on N cfgs each (the protocol's tune block): the baseline its learning rate, each idea the rate and its parameters over the ranges its papers state (ideabench help run lists them; --idea NAME:k=lo..hi narrows or widens one), so an idea that needs tuning pays for it from the same budget"),
+		tune:     fs.Int("tune", 0, "search every arm's own space on N cfgs each (the protocol's tune block; the full profile tunes 6, ci as many as its rates): the baseline its learning rate, each idea the rate and its parameters over the ranges its papers state (ideabench help run lists them; --idea NAME:k=lo..hi narrows or widens one), so an idea that needs tuning pays for it from the same budget; 0 runs the profile's fixed grids, the idea at fixed settings"),
 		seeds:    fs.String("seeds", "", "the training seeds, over the profile's and config's: N (seeds 0..N-1), A-B (A to B), or a list such as 0,1,5-7"),
 	}
 }
@@ -216,7 +216,10 @@ func (f *protoFlags) protocol() (protocol.Protocol, error) {
 		if set["patch"] {
 			p.Arch.Patch = *f.patch
 		}
-		if set["tune"] {
+		switch {
+		case set["tune"] && *f.tune == 0:
+			*p = p.Untuned()
+		case set["tune"]:
 			t := protocol.Tune{Seed: 1}
 			if p.Tune != nil {
 				t = *p.Tune
