@@ -203,4 +203,14 @@ func TestRange(t *testing.T) {
 	_, ok, err := ParseRange("2")
 	require.False(t, ok)
 	require.NoError(t, err)
+	for _, c := range []struct {
+		r       Range
+		x, want float64
+	}{
+		{Range{Lo: 0, Hi: 4}, 2, 2}, {Range{Lo: 0, Hi: 4}, -1, 0}, {Range{Lo: 0, Hi: 4}, 9, 4},
+		{Range{Lo: 2, Hi: 8, Scale: ScaleInt}, 3.4, 3}, {Range{Lo: 2.5, Hi: 8, Scale: ScaleInt}, 1, 3},
+		{Range{Values: []float64{1, 2, 4}}, 2.9, 2}, {Range{Values: []float64{1, 2, 4}}, 3.1, 4},
+	} {
+		require.Equal(t, c.want, c.r.Clamp(c.x), "%s clamps %v", c.r, c.x)
+	}
 }

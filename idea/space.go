@@ -97,6 +97,26 @@ func (r Range) At(u float64) float64 {
 	return r.Lo + u*(r.Hi-r.Lo)
 }
 
+// Clamp is the value of r nearest x: x itself where r holds it, else
+// the bound (or listed value) closest to it, a whole number on an int
+// scale.
+func (r Range) Clamp(x float64) float64 {
+	if len(r.Values) > 0 {
+		best := r.Values[0]
+		for _, v := range r.Values[1:] {
+			if math.Abs(v-x) < math.Abs(best-x) {
+				best = v
+			}
+		}
+		return best
+	}
+	x = min(max(x, r.Lo), r.Hi)
+	if r.Scale == ScaleInt {
+		x = min(max(math.Round(x), math.Ceil(r.Lo)), math.Floor(r.Hi))
+	}
+	return x
+}
+
 // String writes r as the command line takes it: lo..hi, with /log or
 // /int after a scale other than linear, or the values as a|b|c.
 func (r Range) String() string {

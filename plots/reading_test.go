@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"fmt"
+	"github.com/ideabench/ideabench/stats"
 	"html"
 	"os"
 	"path/filepath"
@@ -102,11 +103,24 @@ func TestPageVerifiedRan(t *testing.T) {
 			inOrder(t, p, "<b>versions</b>", c.want,
 				"<b>ran</b>: finished 2026-12-07T21:10:00Z on linux/amd64, AMD EPYC, 2 cores, kernels avx512; 5 s at 2 workers, 96 trials trained and 0 reused",
 				`id="verdict"`,
-				"the idea 0.0439% better than the baseline (95% interval: 0.378% worse to 0.466% better); p = 0.8203")
+				relativeEffect("the idea", r.Comparison, r.Baseline.Full.Mean, r.MetricDirection)+"; p = ")
 		})
 	}
 	unverified := page(t, r)
 	require.NotContains(t, unverified, "<b>verified</b>: yes")
+}
+
+// TestRelativeEffect: a comparison's effect as a percentage of the
+// baseline's mean, by hand: a lower-is-better delta of +0.0044 on a mean
+// of 0.1321 is 3.33% worse, its interval [+0.0025, +0.0063] from 4.77%
+// to 1.89% worse; on a higher-is-better metric the same delta is better.
+func TestRelativeEffect(t *testing.T) {
+	c := report.Comparison{DeltaMean: 0.0044, Intervals: &stats.Intervals{Level: 0.95, TLo: 0.0025, THi: 0.0063}}
+	require.Equal(t, "the idea 3.33% worse than the baseline (95% interval: 4.77% worse to 1.89% worse)", relativeEffect("the idea", c, 0.1321, stats.LowerIsBetter.String()))
+	require.Equal(t, "the idea 3.33% better than the baseline (95% interval: 1.89% better to 4.77% better)", relativeEffect("the idea", c, 0.1321, stats.HigherIsBetter.String()))
+	c.Intervals = nil
+	require.Equal(t, "gated 3.33% worse than the baseline", relativeEffect("gated", c, 0.1321, stats.LowerIsBetter.String()))
+	require.Equal(t, "gated - baseline +0.0044", relativeEffect("gated", c, 0, stats.LowerIsBetter.String()), "no percentage of a zero mean")
 }
 
 // TestPageTrust: the page shows the mechanism check (laws held of all,
@@ -151,10 +165,12 @@ func TestPageMarksBudget(t *testing.T) {
 	svg := figureSVG(t, r, "paired")
 	require.Contains(t, svg, html.EscapeString(r.Comparison.VerdictTag()), "the paired figure's title")
 
-	g := page(t, readReport(t, "../golden/ci_1.snap.json"))
-	inOrder(t, g, "<h2>Grid extension",
-		"<b>round 1</b>: chosen: baseline lr 0.00762 (smallest), idea lr 0.00762 (smallest); added below: 0.00254 (baseline), 0.00254 (idea)",
-		"<b>round 2</b>: chosen: baseline lr 0.00762, idea lr 0.00762; stopped: interior")
+	gr := readReport(t, "../golden/ci_1.snap.json")
+	require.Len(t, gr.GridExtension, 2, "the golden ci run grows its grids one round, then stops")
+	r1 := gr.GridExtension[0]
+	inOrder(t, page(t, gr), "<h2>Grid extension",
+		fmt.Sprintf("<b>round 1</b>: chosen: baseline lr %g (smallest), idea lr %g (smallest); added below: %g (baseline), %g (idea)", r1.Chosen[0].LR, r1.Chosen[1].LR, r1.Below[0], r1.Below[1]),
+		"<b>round 2</b>: chosen: ", "stopped: interior")
 }
 
 // figureSVG draws r's figure name as SVG and returns it.

@@ -22,7 +22,12 @@ import (
 // sequence, so cfg j of two arms differ by the idea alone (the pairing
 // the grid extension, the budgets, the recipes and the inert check
 // use), and an idea arm draws its parameters at point j from the
-// sequence's further dimensions, one a parameter in name order: the
+// sequence's further dimensions, one a parameter in name order. Cfg 0
+// is the fixed protocol's centre: the middle rate of the range (on its
+// log scale) and the idea where its papers start it (each parameter at
+// its default, idea.Param.Default, kept within its range), so the
+// search holds the published start at the rate a fixed grid centres
+// on: the
 // baseline spends its cfgs on the learning rate, an idea on the rate and
 // its own settings, so an idea that needs tuning pays for it from the
 // same budget.
@@ -99,6 +104,18 @@ func nthPrime(d int) int {
 	}
 }
 
+// paramDefault is the default of the parameter name of the registered
+// idea ideaName (idea.Param.Default).
+func paramDefault(ideaName, name string) float64 {
+	s, _ := idea.Lookup(ideaName)
+	for _, p := range s.Params {
+		if p.Name == name {
+			return p.Default
+		}
+	}
+	return 0
+}
+
 // tuneRound rounds a drawn value to three significant digits (an int
 // range's values are whole already).
 func tuneRound(x float64, r idea.Range) float64 {
@@ -116,12 +133,20 @@ func (t Tune) draw(base Cfg, ic *idea.Config, space idea.Space) []Cfg {
 	grid := make([]Cfg, t.Cfgs)
 	for j := range grid {
 		u := t.Point(j, 1+len(names))
+		if j == 0 {
+			u[0] = 0.5 // the middle rate: where a fixed grid centres
+		}
 		c := base
 		c.LR = round3(t.LR.At(u[0]))
 		if ic != nil {
 			m := ic.Params.Map()
 			for d, name := range names {
 				m[name] = tuneRound(space[name].At(u[1+d]), space[name])
+				if j == 0 {
+					// The papers' start is one of the settings: cfg 0
+					// takes each parameter's default (in its range).
+					m[name] = space[name].Clamp(paramDefault(ic.Name, name))
+				}
 			}
 			c = c.WithIdea(idea.Config{Name: ic.Name, Params: idea.NewParams(m)})
 		}

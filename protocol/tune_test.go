@@ -62,6 +62,14 @@ func TestTuned(t *testing.T) {
 		require.Equal(t, 2.0, scale, "a fixed parameter stays")
 	}
 	require.Len(t, biases, 6, "the design spreads the bias over its range")
+	require.True(t, biases[0], "cfg 0 starts fox where its code does, bias 0")
+	b0, _ := q.Idea[0].Params.Get("bias")
+	require.Equal(t, 0.0, b0)
+
+	narrow := p
+	narrow.Tune = &Tune{Cfgs: 6, Seed: 1, Spaces: map[string]idea.Space{"idea": {"bias": {Lo: 1, Hi: 3}}, "ideas[0]": {}}}
+	b0, _ = narrow.Tuned().Idea[0].Params.Get("bias")
+	require.Equal(t, 1.0, b0, "a default outside a narrowed range starts at its nearest bound")
 	require.Equal(t, q, q.Tuned(), "drawing again gives the same grids")
 
 	other := p

@@ -25,5 +25,5 @@ func Example() {
 	// suite ci: practically equivalent
 	//   panel    idea better by +0.048%, can judge true
 	//   sequence idea better by +0.000%, can judge false
-	// development over [panel]: +0.048%, p = 0.797, P(equivalent) 1.00
+	// development over [panel]: +0.048%, p = 0.805, P(equivalent) 1.00
 }
