@@ -315,8 +315,8 @@ func derive(in Inputs) (*report.Report, error) {
 			}
 		}
 	}
-	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest)...)
-	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest)...)
+	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("baseline", p.Baseline, bBest, in.tune)...)
+	r.Comparison.Warnings = append(r.Comparison.Warnings, gridEdges("idea", p.Idea, iBest, in.tune)...)
 	for _, a := range []struct {
 		name string
 		ac   report.ArmCurves

@@ -34,12 +34,77 @@ func TestGridEdges(t *testing.T) {
 		}, 1, []string{"params.lambda = 0.9, the largest of its grid {0.5, 0.9}"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := gridEdges("baseline", tc.cs, tc.best)
+			got := gridEdges("baseline", tc.cs, tc.best, nil)
 			require.Len(t, got, len(tc.want), "%q", got)
 			for i, w := range tc.want {
 				require.Contains(t, got[i], w)
 				require.Contains(t, got[i], "the baseline arm's chosen cfg")
 			}
+		})
+	}
+}
+
+// TestSearchEdges: a parameter the tuner draws is no grid: its warning
+// names the draws and their range, and its hint is a range past the
+// choice that the parameter accepts (pasted back through
+// idea.ParseSpace), narrower where the full width would leave the
+// parameter's values.
+func TestSearchEdges(t *testing.T) {
+	arm := func(name, param string, vs ...float64) []protocol.Cfg {
+		var cs []protocol.Cfg
+		for _, v := range vs {
+			cs = append(cs, protocol.Cfg{LR: 0.003, Epochs: 5, Idea: name, Params: idea.NewParams(map[string]float64{param: v})})
+		}
+		return cs
+	}
+	for _, tc := range []struct {
+		name  string
+		cs    []protocol.Cfg
+		best  int
+		space idea.Space
+		want  []string // substrings of the one warning
+		hint  string   // the --idea flag it gives; "" for none
+	}{
+		{"fox up", arm("fox", "bias", 0, 1.2, 3.85, 2.5), 2, idea.Space{"bias": {Lo: 0, Hi: 4}},
+			[]string{"search edge: the idea arm's chosen cfg has params.bias = 3.85, the largest of the values drawn {0, 1.2, 3.85, 2.5} from its range 0..4", "--tune 8"},
+			"fox:bias=3.85..7.85"},
+		{"fox down", arm("fox", "bias", 0.5, 1.2, 3.85), 0, idea.Space{"bias": {Lo: 0, Hi: 4}},
+			[]string{"params.bias = 0.5, the smallest"}, "fox:bias=-3.5..0.5"},
+		// rho < 1: the full width (to 1.46) and its halves down to 1/16
+		// leave the gate's values; 1/32 of the span is taken.
+		{"rho near 1", []protocol.Cfg{{LR: 0.003, Rho: 0.6, Beta: 0.5}, {LR: 0.003, Rho: 0.97, Beta: 0.5}, {LR: 0.003, Rho: 0.8, Beta: 0.5}}, 1,
+			idea.Space{"rho": {Lo: 0.5, Hi: 0.99}}, []string{"has rho = 0.97, the largest"}, "gate:rho=0.97..0.985"},
+		{"log down", arm("layerscale", "init", 1e-6, 0.01), 0, idea.Space{"init": {Lo: 1e-6, Hi: 0.1, Scale: idea.ScaleLog}},
+			[]string{"params.init = 1e-06, the smallest", "range 1e-06..0.1/log"}, "layerscale:init=1e-11..1e-06/log"},
+		{"int up", arm("conv", "width", 2, 8, 5), 1, idea.Space{"width": {Lo: 2, Hi: 8, Scale: idea.ScaleInt}},
+			[]string{"params.width = 8, the largest"}, "conv:width=8..14/int"},
+		// conv's width is at least 2: no range below 2 exists.
+		{"int at bound", arm("conv", "width", 2, 8, 5), 0, idea.Space{"width": {Lo: 2, Hi: 8, Scale: idea.ScaleInt}},
+			[]string{"params.width = 2, the smallest"}, ""},
+		{"values", arm("fox", "bias", 0, 2), 1, idea.Space{"bias": {Values: []float64{0, 2}}},
+			[]string{"from its range 0|2"}, ""},
+		// Not drawn: a grid like any other.
+		{"grid", arm("fox", "bias", 0, 2), 1, idea.Space{},
+			[]string{"grid edge: the idea arm's chosen cfg has params.bias = 2"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tune := &protocol.Tune{Cfgs: 4, Spaces: map[string]idea.Space{"idea": tc.space}}
+			got := gridEdges("idea", tc.cs, tc.best, tune)
+			require.Len(t, got, 1, "%q", got)
+			for _, w := range tc.want {
+				require.Contains(t, got[0], w)
+			}
+			_, flag, has := strings.Cut(got[0], "(--idea ")
+			if tc.hint == "" {
+				require.False(t, has, "no range past the choice: %s", got[0])
+				return
+			}
+			require.True(t, has, got[0])
+			flag = strings.TrimSuffix(flag, ")")
+			require.Equal(t, tc.hint, flag)
+			_, space, err := idea.ParseSpace(flag)
+			require.NoError(t, err, "the hint pasted")
+			require.Len(t, space, 1)
 		})
 	}
 }
