@@ -24,7 +24,7 @@ import (
 // TestDeriveVersionPinned fails until it does. A report of another
 // derivation re-derives from its results directory (ideabench run on
 // it reuses every trial).
-const DeriveVersion = "derive-2026-12-06b"
+const DeriveVersion = "derive-2026-12-07"
 
 // Inputs are everything a report is derived from: its facts (the
 // protocol, the facts of its data and training path, the reference

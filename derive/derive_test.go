@@ -138,6 +138,7 @@ var derivePins = map[string]string{
 	"derive-2026-12-05b": "bd67dbf133de4d45786f3e802ae71e9aadaad8859204c68cbc88358ee6db0d7b",
 	"derive-2026-12-06":  "3d959d52867120731bfc7a924eef15d293be8043d7b0922a504ac6bbbda0eec8",
 	"derive-2026-12-06b": "fbf93917058a5aac4d695be9f0aafbaa5242ae2dfb60c80fcbf0ff5d1c261545", // the rationale of tracks other than the sequence track, per idea
+	"derive-2026-12-07":  "a89caa0968b011558bf704f4e294bc8dbdda79a8470e31756cc576971b006223", // tuned arms: the sensitivity block, the fixed-settings mark, a drawn parameter's search edge
 }
 
 func TestDeriveVersionPinned(t *testing.T) {
