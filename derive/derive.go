@@ -293,6 +293,11 @@ func derive(in Inputs) (*report.Report, error) {
 		if r.Accuracy, err = secondaryBlock(r, p, trials, results, accuracyMetric); err != nil {
 			return nil, err
 		}
+		cs := []*report.Comparison{&r.Comparison}
+		for k := range r.Ideas {
+			cs = append(cs, &r.Ideas[k].Comparison)
+		}
+		r.Accuracy.Solves = solves(r.Accuracy, f.Tokens, cs)
 	case f.MASE != nil:
 		if r.MASE, err = secondaryBlock(r, p, trials, results, maseMetric); err != nil {
 			return nil, err

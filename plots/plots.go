@@ -121,13 +121,13 @@ const DPI = 96
 func Pixels(l vg.Length) int { return int(l/vg.Inch*DPI + 0.5) }
 
 // figures are the names of the figures in the order Write draws them.
-var figures = []string{"paired", "sweep", "gate", "loss", "budget", "sensitivity"}
+var figures = []string{"paired", "sweep", "gate", "loss", "budget", "sensitivity", "solves"}
 
 // builders build each of figures from a report: nil for a figure whose
 // data the report lacks.
 var builders = map[string]func(*report.Report) (*figure, error){
 	"paired": paired, "sweep": sweep, "gate": gate, "loss": loss, "budget": budget,
-	"sensitivity": sensitivityFigure,
+	"sensitivity": sensitivityFigure, "solves": solvesFigure,
 }
 
 // formats are the files written per figure, NAME.FORMAT.
@@ -1104,6 +1104,75 @@ func sensitivityFigure(r *report.Report) (*figure, error) {
 	return &figure{
 		title:  "the idea's effect at each setting drawn (each cfg against the baseline's at its rate,\nseed by seed, unadjusted intervals; ringed: the setting chosen on validation)",
 		panels: [][]*plot.Plot{panels},
+	}, nil
+}
+
+// solvesFigure draws, on a token track where some arm's seeds end in two
+// clusters (accuracy.solves), every arm's test accuracy seed by seed
+// beside the solve target, so that a mean difference that is one of
+// solve rates is seen as one: nil where no arm is bimodal.
+func solvesFigure(r *report.Report) (*figure, error) {
+	a := r.Accuracy
+	if a == nil || a.Solves == nil {
+		return nil, nil
+	}
+	s := a.Solves
+	bimodal := s.Baseline.Bimodal
+	for _, x := range a.Arms {
+		bimodal = bimodal || x.Solves != nil && x.Solves.Bimodal
+	}
+	if !bimodal {
+		return nil, nil
+	}
+	if !finite(s.Target, s.Floor, s.Ceiling) {
+		return nil, fmt.Errorf("accuracy.solves: target %v, floor %v, ceiling %v", s.Target, s.Floor, s.Ceiling)
+	}
+	cols := []string{"baseline"}
+	per := [][]float64{a.Baseline.PerSeed}
+	counts := []string{fmt.Sprintf("baseline %d/%d", s.Baseline.Solved, s.Baseline.N)}
+	for _, x := range a.Arms {
+		cols, per = append(cols, x.Name), append(per, x.Result.PerSeed)
+		if x.Solves != nil {
+			counts = append(counts, fmt.Sprintf("%s %d/%d (McNemar p %.2g)", x.Name, x.Solves.Solved, x.Solves.N, x.Solves.PValue))
+		}
+	}
+	p := newPanel("", "arm", "test accuracy per seed")
+	p.NominalX(cols...)
+	p.X.Min, p.X.Max = -0.5, float64(len(cols))-0.5
+	if len(cols) > 2 {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YTop
+	}
+	p.Y.Min, p.Y.Max = math.Min(s.Floor, 0), s.Ceiling
+	p.Add(line(plotter.XYs{{X: p.X.Min, Y: s.Target}, {X: p.X.Max, Y: s.Target}}, colBlack, vg.Points(1), dashed))
+	p.Add(line(plotter.XYs{{X: p.X.Min, Y: s.Floor}, {X: p.X.Max, Y: s.Floor}}, colGray, vg.Points(1), dashed))
+	for j, vs := range per {
+		if err := checkFinite(fmt.Sprintf("accuracy per_seed of %s", cols[j]), vs); err != nil {
+			return nil, err
+		}
+		var col color.Color = colBaseline
+		if j > 0 {
+			col = colIdea
+			if j > 1 {
+				col = colIdeas[(j-2)%len(colIdeas)]
+			}
+		}
+		xys := make(plotter.XYs, len(vs))
+		for k, v := range vs {
+			// Seeds side by side within the arm's column, so that equal
+			// accuracies do not hide each other.
+			off := 0.0
+			if len(vs) > 1 {
+				off = 0.5 * (float64(k)/float64(len(vs)-1) - 0.5)
+			}
+			xys[k] = plotter.XY{X: float64(j) + off, Y: v}
+		}
+		p.Add(dots(xys, col, draw.CircleGlyph{}, vg.Points(2.5)))
+	}
+	return &figure{
+		title: fmt.Sprintf("seeds solved (test accuracy >= %.3g, dashed; the best reference's %.3g, gray):\n%s",
+			s.Target, s.Floor, strings.Join(counts, ", ")),
+		panels: [][]*plot.Plot{{p}},
 	}, nil
 }
 

@@ -700,6 +700,25 @@ func referenceTable(r *report.Report) *Table {
 				t.Rows = append(t.Rows, []string{fmt.Sprintf("accuracy, %s - baseline (%.0f%% interval)", x.Name, 100*x.Intervals.Level),
 					"", fmt.Sprintf("%+.4f [%+.4f, %+.4f]", x.DeltaMean, x.Intervals.TLo, x.Intervals.THi)})
 			}
+			if s := a.Solves; s != nil {
+				// The seeds solved, so that a mean over two clusters is
+				// read as the solve rate it is.
+				split := func(b bool) string {
+					if b {
+						return ", bimodal"
+					}
+					return ""
+				}
+				t.Rows = append(t.Rows, []string{fmt.Sprintf("seeds solved, baseline (accuracy >= %.3g)", s.Target), "",
+					fmt.Sprintf("%d of %d%s", s.Baseline.Solved, s.Baseline.N, split(s.Baseline.Bimodal))})
+				for _, x := range a.Arms {
+					if x.Solves == nil {
+						continue
+					}
+					t.Rows = append(t.Rows, []string{fmt.Sprintf("seeds solved, %s (paired: %s alone, baseline alone)", x.Name, x.Name), "",
+						fmt.Sprintf("%d of %d%s (%d, %d; McNemar p %.3g)", x.Solves.Solved, x.Solves.N, split(x.Solves.Bimodal), x.Solves.OnlyIdea, x.Solves.OnlyBaseline, x.Solves.PValue)})
+				}
+			}
 		}
 		return t
 	}

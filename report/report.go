@@ -275,6 +275,9 @@ type IdeaRow struct {
 type Accuracy struct {
 	Baseline Summary       `json:"baseline"`
 	Arms     []ArmAccuracy `json:"arms"` // the idea arm, then each of ideas
+	// Solves reads, on a token track, each seed's accuracy as solved or
+	// not (see Solves); nil elsewhere.
+	Solves *Solves `json:"solves,omitempty"`
 }
 
 // ArmAccuracy is one idea arm's accuracy against the baseline's.
@@ -283,6 +286,64 @@ type ArmAccuracy struct {
 	Result    Summary         `json:"result"`
 	DeltaMean float64         `json:"delta_mean"` // mean of idea - baseline, seed by seed
 	Intervals stats.Intervals `json:"intervals"`
+	// Solves is the arm's seeds solved, paired with the baseline's, on a
+	// token track.
+	Solves *PairedSolves `json:"solves,omitempty"`
+}
+
+// Solves is the rule that reads a token track's per-seed test accuracy
+// as solved or not, and the baseline's count. A recall task is learned
+// in a sharp transition (a seed leaves a plateau or does not within the
+// budget), so an arm's seeds can end in two clusters, and the mean of
+// such an arm is a solve rate: the rule names that, so that a difference
+// of solve rates is not read as one of quality.
+type Solves struct {
+	// Rule says how Target is set.
+	Rule string `json:"rule"`
+	// Floor is the best token reference's test accuracy (chance,
+	// majority or bigram, the oracle left out) and Ceiling the oracle's.
+	Floor   float64 `json:"floor"`
+	Ceiling float64 `json:"ceiling"`
+	// Target is the accuracy a seed solves at: Floor +
+	// SolveFraction·(Ceiling − Floor).
+	Target float64 `json:"target"`
+	// Baseline is the baseline's chosen cfg's seeds.
+	Baseline ArmSolves `json:"baseline"`
+}
+
+// SolveFraction is the share of the way from the best reference's
+// accuracy to the ceiling that a seed must reach to count as solved.
+const SolveFraction = 0.75
+
+// SplitFraction is the share of Ceiling − Floor by which an arm's
+// solved seeds must stand above its unsolved ones for the arm's
+// outcomes to count as bimodal: two clusters, not seeds scattered
+// about the target.
+const SplitFraction = 0.25
+
+// ArmSolves is one arm's seeds read by the Solves rule.
+type ArmSolves struct {
+	// Solved is the number of seeds at or above the target, of N.
+	Solved int `json:"solved"`
+	N      int `json:"n"`
+	// Bimodal is set when the arm has solved and unsolved seeds and the
+	// lowest solved accuracy stands at least SplitFraction·(Ceiling −
+	// Floor) above the highest unsolved one (Gap).
+	Bimodal bool `json:"bimodal"`
+	// Gap is the lowest solved accuracy minus the highest unsolved one,
+	// when the arm has both; 0 otherwise.
+	Gap float64 `json:"gap"`
+}
+
+// PairedSolves is an idea arm's ArmSolves beside the baseline's, seed by
+// seed: the seeds only the idea solves, those only the baseline solves,
+// and the exact McNemar p-value on them (stats.McNemarExact), two-sided,
+// unadjusted for the arms.
+type PairedSolves struct {
+	ArmSolves
+	OnlyIdea     int     `json:"only_idea"`
+	OnlyBaseline int     `json:"only_baseline"`
+	PValue       float64 `json:"p_value"`
 }
 
 // Comparison is the paired comparison, idea - baseline, seed by seed.
