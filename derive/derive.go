@@ -298,6 +298,20 @@ func derive(in Inputs) (*report.Report, error) {
 			cs = append(cs, &r.Ideas[k].Comparison)
 		}
 		r.Accuracy.Solves = solves(r.Accuracy, f.Tokens, cs)
+		if f.Val != nil {
+			picks := []chosen{{"baseline", "baseline", bBest}, {"idea", p.ArmName("idea"), iBest}}
+			for k, a := range r.Ideas {
+				picks = append(picks, chosen{protocol.IdeasArm(k), a.Name, slices.Index(p.Ideas[k].Grid, a.BestCfg)})
+			}
+			tt, measured, err := timeToTarget(p, trials, results, f.Val.Tokens, f.Tokens, picks, cs)
+			if err != nil {
+				return nil, err
+			}
+			r.Accuracy.TimeToTarget = tt
+			if !measured {
+				r.Comparison.Warnings = append(r.Comparison.Warnings, "time to target not measured: some trial of a chosen cfg has no val accuracy curve (a record of a build before 2026-12-07); train its trials again (a fresh results directory) to measure how fast each arm learns")
+			}
+		}
 	case f.MASE != nil:
 		if r.MASE, err = secondaryBlock(r, p, trials, results, maseMetric); err != nil {
 			return nil, err

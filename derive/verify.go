@@ -434,6 +434,9 @@ func (v *verifier) inputsOf(raw report.Raw, opt VerifyOptions) (Inputs, bool) {
 		if t.Arm == "idea" && si == 0 {
 			in.Results[i].Signature = sig
 		}
+		if v, ok := raw.ValAcc[t.Arm]; ok && si < len(v.Curves) {
+			in.Results[i].ValAccCurve, in.Results[i].ValEvery, in.Results[i].Steps = v.Curves[si], v.Every, v.Budget
+		}
 		c, ok := raw.Curves[t.Arm]
 		if !ok {
 			continue

@@ -719,6 +719,23 @@ func referenceTable(r *report.Report) *Table {
 						fmt.Sprintf("%d of %d%s (%d, %d; McNemar p %.3g)", x.Solves.Solved, x.Solves.N, split(x.Solves.Bimodal), x.Solves.OnlyIdea, x.Solves.OnlyBaseline, x.Solves.PValue)})
 				}
 			}
+			if tt := a.TimeToTarget; tt != nil {
+				// How fast each arm learns, beside where it ends.
+				reached := func(x report.ArmTimes) string {
+					n := 0
+					for _, r := range x.Reached {
+						if r {
+							n++
+						}
+					}
+					return fmt.Sprintf("%.0f of %d steps (%d of %d seeds there)", x.RestrictedMean, x.Budget, n, len(x.Reached))
+				}
+				t.Rows = append(t.Rows, []string{fmt.Sprintf("steps to val accuracy %.3g, baseline (restricted mean)", tt.Target), "", reached(tt.Baseline)})
+				for _, x := range tt.Arms {
+					t.Rows = append(t.Rows, []string{fmt.Sprintf("steps to val accuracy %.3g, %s", tt.Target, x.Name), "",
+						fmt.Sprintf("%s: %s, p %.3g", reached(x.ArmTimes), x.Reading, x.PValue)})
+				}
+			}
 		}
 		return t
 	}

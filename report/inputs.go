@@ -53,6 +53,10 @@ type Raw struct {
 	// Curves are the chosen cfgs' curves by arm, "baseline" and "idea"
 	// (training.<arm>); nil when the report has no training block.
 	Curves map[string]RawCurves
+	// ValAcc are, on a token track, the chosen cfgs' val accuracy curves
+	// during training by arm, "baseline", "idea" and "ideas[k]"
+	// (accuracy.time_to_target); nil when the report has none.
+	ValAcc map[string]RawValAcc
 	// Signature is what the probe measured on the idea arm's chosen cfg
 	// and first seed: each block's gate (gain and state by position, the
 	// pole fit), or another idea's laws; nil when nothing was.
@@ -61,6 +65,13 @@ type Raw struct {
 	// chosen cfg's starting models and of its skip path alone, seed by
 	// seed (informativeness.start_test, .linear_part_test).
 	StartTest, LinearTest []float64
+}
+
+// RawValAcc is one chosen cfg's val accuracy curves, seed by seed, the
+// steps between their points and the cfg's budget of steps.
+type RawValAcc struct {
+	Curves        [][]float64
+	Every, Budget int
 }
 
 // RawArm is one arm's sweep.
@@ -178,6 +189,27 @@ func (r *Report) ReadInputs() (Raw, []Input) {
 			}
 			c.StartVals = read(rd, "training."+a.name+".start_vals", a.ac.StartVals)
 			in.Curves[a.name] = c
+		}
+	}
+	if a := r.Accuracy; a != nil && a.TimeToTarget != nil {
+		tt := a.TimeToTarget
+		in.ValAcc = map[string]RawValAcc{}
+		add := func(arm, at string, x ArmTimes) {
+			var v RawValAcc
+			for i, c := range x.Curves {
+				v.Curves = append(v.Curves, read(rd, fmt.Sprintf("%s.val_accuracy_curves[%d]", at, i), c))
+			}
+			v.Every = read(rd, at+".every", x.Every)
+			v.Budget = read(rd, at+".budget", x.Budget)
+			in.ValAcc[arm] = v
+		}
+		add("baseline", "accuracy.time_to_target.baseline", tt.Baseline)
+		for k, x := range tt.Arms {
+			arm := "idea"
+			if k > 0 {
+				arm = protocol.IdeasArm(k - 1)
+			}
+			add(arm, fmt.Sprintf("accuracy.time_to_target.arms[%d]", k), x.ArmTimes)
 		}
 	}
 	switch s := r.MechanismSignature.MechanismSignature; {

@@ -278,7 +278,84 @@ type Accuracy struct {
 	// Solves reads, on a token track, each seed's accuracy as solved or
 	// not (see Solves); nil elsewhere.
 	Solves *Solves `json:"solves,omitempty"`
+	// TimeToTarget is, on a token track whose trials recorded their val
+	// accuracy during training, how fast each arm's chosen cfg learns
+	// (see TimeToTarget); nil elsewhere.
+	TimeToTarget *TimeToTarget `json:"time_to_target,omitempty"`
 }
+
+// TimeToTarget is how many training steps each arm's chosen cfg takes to
+// reach a target val accuracy, seed by seed, beside where it ends (the
+// verdict): AlgoPerf's time-to-result (Dahl et al. 2023) on steps. The
+// target is the Solves rule's on val: the best val reference's accuracy
+// plus SolveFraction of the way to the ceiling. A seed that never
+// reaches it within its budget is censored there, and the arms are
+// compared on the restricted time, min(steps to target, budget), whose
+// mean is the restricted mean time to target (the area under the
+// not-yet-reached curve up to the budget; Royston and Parmar 2013,
+// "Restricted mean survival time", BMC Med. Res. Methodol. 13:152): with
+// one censoring time for every seed the restricted time of each seed is
+// observed, so the paired sign-flip test and intervals of the verdict
+// apply to it as they are. The chosen cfgs are each arm's choice on the
+// end val metric: the test is not selection-aware, and informs beside
+// the verdict.
+type TimeToTarget struct {
+	// Rule says how the target and the times are read.
+	Rule string `json:"rule"`
+	// Floor is the best val token reference's accuracy, Ceiling the
+	// oracle's, Target = Floor + SolveFraction·(Ceiling − Floor).
+	Floor   float64 `json:"floor"`
+	Ceiling float64 `json:"ceiling"`
+	Target  float64 `json:"target"`
+	// Baseline is the baseline's chosen cfg's times.
+	Baseline ArmTimes `json:"baseline"`
+	// Arms are the idea arm's, then each of ideas', against the
+	// baseline's.
+	Arms []PairedTimes `json:"arms"`
+}
+
+// ArmTimes are one chosen cfg's times to target, seed by seed.
+type ArmTimes struct {
+	// Every is the number of steps between val checkpoints and Budget
+	// the steps the cfg trains at most, the censoring time.
+	Every  int `json:"every"`
+	Budget int `json:"budget"`
+	// Curves are each seed's val accuracy after every Every steps (an
+	// input: the trial's record).
+	Curves [][]float64 `json:"val_accuracy_curves"`
+	// Steps are each seed's steps to the first checkpoint at or above
+	// the target, Budget where it never gets there (Reached false).
+	Steps   []int  `json:"steps"`
+	Reached []bool `json:"reached"`
+	// RestrictedMean is the mean of Steps: the restricted mean time to
+	// target within Budget.
+	RestrictedMean float64 `json:"restricted_mean"`
+}
+
+// PairedTimes is an idea arm's ArmTimes against the baseline's, seed by
+// seed: the mean of its restricted steps minus the baseline's (negative:
+// it learns faster), the exact two-sided sign-flip p-value on them
+// (stats.Compare) and their intervals (stats.IntervalsOf, lower is
+// better), unadjusted for the arms, and Reading: "learns faster",
+// "learns slower", "learns no faster" (no significant difference),
+// "neither reaches the target" or "budgets differ" (not compared).
+type PairedTimes struct {
+	Name string `json:"name"`
+	ArmTimes
+	DeltaMean float64          `json:"delta_mean"`
+	PValue    float64          `json:"p_value"`
+	Intervals *stats.Intervals `json:"intervals,omitempty"`
+	Reading   string           `json:"reading"`
+}
+
+// The readings of PairedTimes.
+const (
+	TimeFaster     = "learns faster"
+	TimeSlower     = "learns slower"
+	TimeNoFaster   = "learns no faster"
+	TimeNeither    = "neither reaches the target"
+	TimeBudgetsDif = "budgets differ"
+)
 
 // ArmAccuracy is one idea arm's accuracy against the baseline's.
 type ArmAccuracy struct {

@@ -91,6 +91,9 @@ type resultJSON struct {
 	ValAcc       float64        `json:"val_accuracy,omitempty"`
 	TestAcc      float64        `json:"test_accuracy,omitempty"`
 	TestMASE     float64        `json:"test_mase,omitempty"`
+	ValAccCurve  []float64      `json:"val_accuracy_curve,omitempty"`
+	ValEvery     int            `json:"val_every,omitempty"`
+	Steps        int            `json:"steps,omitempty"`
 }
 
 func (s *Store) Path(id string) string { return filepath.Join(s.Dir, "trials", id+".json") }
@@ -171,7 +174,7 @@ func DecodeRecord(raw []byte, name string) (record, Result, error) {
 	rj := file.Result
 	res := Result{EpochLoss: rj.EpochLoss, ValCurve: rj.ValCurve, StartVal: rj.StartVal, StartTest: rj.StartTest, LinearTest: rj.LinearTest, BestEpoch: rj.BestEpoch,
 		Diverged: rj.Diverged, DivergedStep: rj.DivergedStep, Signature: rj.Signature, Forecasts: rj.Forecasts,
-		ValAcc: rj.ValAcc, TestAcc: rj.TestAcc, TestMASE: rj.TestMASE}
+		ValAcc: rj.ValAcc, TestAcc: rj.TestAcc, TestMASE: rj.TestMASE, ValAccCurve: rj.ValAccCurve, ValEvery: rj.ValEvery, Steps: rj.Steps}
 	switch {
 	case rj.Diverged:
 		res.Val, res.Test = math.Inf(1), math.Inf(1)
@@ -202,7 +205,7 @@ func (s *Store) Save(k protocol.TrialKey, r Result) error {
 func encodeRecord(k protocol.TrialKey, r Result) ([]byte, error) {
 	rj := resultJSON{EpochLoss: r.EpochLoss, ValCurve: r.ValCurve, StartVal: r.StartVal, StartTest: r.StartTest, LinearTest: r.LinearTest, BestEpoch: r.BestEpoch,
 		Diverged: r.Diverged, DivergedStep: r.DivergedStep, Signature: r.Signature, Forecasts: r.Forecasts,
-		ValAcc: r.ValAcc, TestAcc: r.TestAcc, TestMASE: r.TestMASE}
+		ValAcc: r.ValAcc, TestAcc: r.TestAcc, TestMASE: r.TestMASE, ValAccCurve: r.ValAccCurve, ValEvery: r.ValEvery, Steps: r.Steps}
 	if !r.Diverged {
 		rj.Val, rj.Test = &r.Val, &r.Test
 	}

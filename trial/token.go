@@ -56,12 +56,24 @@ func TrainTokens(ctx context.Context, mc transformer.Config, batch int, ds *trac
 	if !finite(res.StartVal) || !finite(res.StartTest) {
 		return diverged(0)
 	}
+	// The val accuracy every ValEvery steps (a quarter epoch), for the
+	// time to a target: evaluating val reads the model and the batch
+	// buffers between steps and changes no bit of the training.
+	perEpoch := (epochItems(c, tr.N) + batch - 1) / batch
+	res.ValEvery, res.Steps = ValEvery(perEpoch), c.Epochs*perEpoch
+	res.ValAccCurve = make([]float64, 0, res.Steps/res.ValEvery)
+	steps := 0
 	trainBatch := func(idx []int, lr float64) (float64, bool) {
 		b := gatherTokens(&tb, tr, idx)
 		if b.Labelled() == 0 {
 			return 0, false // no position to score: no step
 		}
-		return m.TrainStepTokens(opt, b, lr), true
+		loss := m.TrainStepTokens(opt, b, lr)
+		if steps++; steps%res.ValEvery == 0 && finite(loss) {
+			_, acc := evaluateTokens(m, &ds.Val, &tb)
+			res.ValAccCurve = append(res.ValAccCurve, acc)
+		}
+		return loss, true
 	}
 	val := func() float64 { v, _ := evaluateTokens(m, &ds.Val, &tb); return v }
 	step, bad, err := fit(ctx, m, c, batch, tr.N, shuffle, &res, trainBatch, val)
@@ -81,6 +93,13 @@ func TrainTokens(ctx context.Context, mc transformer.Config, batch int, ds *trac
 	}
 	return m, res, nil
 }
+
+// ValEvery is the number of training steps between two val accuracy
+// checkpoints of a token trial (Result.ValAccCurve) whose epoch has
+// perEpoch steps: a quarter epoch, at least one step, so that the time
+// to a target resolves within an epoch at about a tenth more compute
+// (a val pass of the track's 512 sequences against 32 steps of 64).
+func ValEvery(perEpoch int) int { return max(1, perEpoch/4) }
 
 // probeTokens feeds the idea's probe every test sequence's state and
 // input at each of its site instances, a batch at a time, as evaluate

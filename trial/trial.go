@@ -44,6 +44,15 @@ type Result struct {
 	// per labelled position) of the kept weights; 0 on a forecasting
 	// track.
 	ValAcc, TestAcc float64
+	// ValAccCurve is, on a token track, the val accuracy after every
+	// ValEvery training steps (checkpoint k at step k·ValEvery), for the
+	// time to a target accuracy: how fast an arm learns, beside where it
+	// ends. Steps is the number of steps the cfg trains at most (its
+	// epochs of batches), the budget a time is censored at. Nil and 0 on
+	// a forecasting track and in records of builds before them.
+	ValAccCurve []float64
+	ValEvery    int
+	Steps       int
 
 	// TestMASE is, on a real panel (the tsf track), the test score in
 	// the Monash archive's metric beside the MSE: the mean over the
@@ -214,10 +223,7 @@ func fit(ctx context.Context, m *transformer.Model[float32], c protocol.Cfg, bat
 	for i := range order {
 		order[i] = i
 	}
-	nItems := n // items per epoch
-	if c.EpochWindows > 0 && c.EpochWindows < n {
-		nItems = c.EpochWindows
-	}
+	nItems := epochItems(c, n)
 	perEpoch := (nItems + batch - 1) / batch
 	total := c.Epochs * perEpoch
 	var best []float32 // the best epoch's weights, under early stopping
@@ -270,6 +276,16 @@ epochs:
 		copy(m.Params.Data, best)
 	}
 	return step, false, nil
+}
+
+// epochItems is the number of the n train items (windows, sequences)
+// an epoch of c trains: c.EpochWindows of them when it is set and
+// smaller, else all.
+func epochItems(c protocol.Cfg, n int) int {
+	if c.EpochWindows > 0 && c.EpochWindows < n {
+		return c.EpochWindows
+	}
+	return n
 }
 
 // streamOffset is the offset a cfg's idea adds to the trial's PCG streams
