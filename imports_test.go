@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +30,9 @@ func goList(t *testing.T, f string, args ...string) []string {
 // and a report is read and written without a trainer: package report
 // depends on no package that trains (trial, harness, the transformer;
 // the protocol takes the model's costs from trial.Costs as a
-// protocol.Coster).
+// protocol.Coster). Drawing a report (plots) compiles the same set and
+// the suite report's reader, no derivation and no trainer: the set is
+// pinned, so a new arrow into it is a decision, not a drift.
 func TestImportGraph(t *testing.T) {
 	for _, line := range goList(t, `{{.ImportPath}} {{join .Imports " "}}`, "./...") {
 		pkg, imports, _ := strings.Cut(line, " ")
@@ -40,5 +43,25 @@ func TestImportGraph(t *testing.T) {
 	}
 	for _, dep := range goList(t, `{{.ImportPath}}`, "-deps", "./report") {
 		require.NotContains(t, []string{module + "trial", module + "harness", module + "transformer"}, dep, "package report depends on the trainer package %s", dep)
+	}
+	// The packages a reader of reports compiles, the module's only.
+	reader := []string{"idea", "gate", "internal/kernel", "internal/vmath", "internal/num", "internal/archname", "internal/inputfile",
+		"internal/jsonstrict", "internal/recent", "internal/atomicfile", "stats", "track", "protocol"}
+	for _, tc := range []struct {
+		pkg  string
+		want []string
+	}{
+		{"report", reader},
+		{"plots", append(slices.Clone(reader), "report", "suitereport")},
+	} {
+		t.Run(tc.pkg, func(t *testing.T) {
+			var got []string
+			for _, dep := range goList(t, `{{.ImportPath}}`, "-deps", "./"+tc.pkg) {
+				if rel, ok := strings.CutPrefix(dep, module); ok && rel != tc.pkg {
+					got = append(got, rel)
+				}
+			}
+			require.ElementsMatch(t, tc.want, got, "the module's packages %s compiles: no derivation (derive), no trainer (trial, transformer, harness)", tc.pkg)
+		})
 	}
 }

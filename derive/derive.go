@@ -685,17 +685,6 @@ func budgetWarning(name string, b, x []stats.BudgetPoint, dir stats.Direction) s
 		name, strings.Join(parts, "; "))
 }
 
-// BlowUpFactor is how many times persistence's test MSE a cfg's test
-// mean may reach before the report calls it blown up: training made the
-// model far worse than repeating the last value, which a working lr never
-// does (on the normalized scale persistence is of order 1).
-const BlowUpFactor = 100
-
-// BlownUp reports whether a test mean is blown up against the reference
-// ref: persistence's test MSE, or on a token track chance's
-// cross-entropy (track.Forecasters.BlowUpReference).
-func BlownUp(mean, ref float64) bool { return mean > BlowUpFactor*ref }
-
 // blownUp warns, for each cfg of each arm whose test mean is blown up
 // (BlownUp), that the arm blew up there: its verdict then compares a
 // broken model, not an idea.
@@ -703,9 +692,9 @@ func blownUp(r *report.Report, f *track.Forecasters) []string {
 	var out []string
 	name, ref := f.BlowUpReference()
 	warn := func(arm string, i int, c protocol.Cfg, mean float64) {
-		if BlownUp(mean, ref) {
+		if report.BlownUp(mean, ref) {
 			out = append(out, fmt.Sprintf("blown up: the %s arm's cfg %d (lr %g) has test mean %.4g, over %dx %s's %.4g: training broke the model (an lr too large?); lower it or drop it from the grid",
-				arm, i, c.LR, mean, BlowUpFactor, name, ref))
+				arm, i, c.LR, mean, report.BlowUpFactor, name, ref))
 		}
 	}
 	for i, row := range r.Baseline.Sweep {

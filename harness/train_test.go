@@ -462,7 +462,7 @@ func TestSkipPerChannel(t *testing.T) {
 	require.NoError(t, q.Validate())
 }
 
-// TestBlownUp: a cfg whose test mean is over derive.BlowUpFactor times
+// TestBlownUp: a cfg whose test mean is over report.BlowUpFactor times
 // persistence's is named in the warnings; a working grid has none.
 func TestBlownUp(t *testing.T) {
 	p := testkit.TinyProtocol()
@@ -472,7 +472,7 @@ func TestBlownUp(t *testing.T) {
 	r := o.Report
 	require.Nil(t, r.Diverged, "blown up, not diverged")
 	pers := r.ReferenceForecasters.Persistence
-	require.Greater(t, r.MechanismSignature.IdeaSweep[0].Result.Mean, derive.BlowUpFactor*pers)
+	require.Greater(t, r.MechanismSignature.IdeaSweep[0].Result.Mean, report.BlowUpFactor*pers)
 	w := strings.Join(r.Comparison.Warnings, "\n")
 	require.Contains(t, w, "blown up: the idea arm's cfg 0 (lr 50)")
 	require.NotContains(t, w, "the baseline arm's cfg", "the baseline's cfgs train")
@@ -480,7 +480,7 @@ func TestBlownUp(t *testing.T) {
 		mean float64
 		want bool
 	}{{99 * pers, false}, {100 * pers, false}, {101 * pers, true}} {
-		require.Equal(t, c.want, derive.BlownUp(c.mean, pers))
+		require.Equal(t, c.want, report.BlownUp(c.mean, pers))
 	}
 }
 

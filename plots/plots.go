@@ -38,7 +38,8 @@ type Options struct {
 	Width, Height vg.Length // default DefaultWidth x DefaultHeight
 	// Unverified, when set, says the report does not re-derive: every
 	// figure's title and the page then open with Unverified.Banner. The
-	// caller verifies (derive.Verify, suite.Verify); plots shows what it
+	// caller verifies (derive.Verify, suite.Verify, which plots does not
+	// import); plots shows what it
 	// is told and never verifies on its own.
 	Unverified *Unverified
 	// Verified, when set, is what a verification that passed checked:

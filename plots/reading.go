@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/ideabench/ideabench/derive"
 	"github.com/ideabench/ideabench/idea"
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
@@ -580,7 +579,7 @@ func extensionLines(rounds []protocol.Extension) []Line {
 // sweepTable is every cfg of every arm: a column for each cfg field that
 // varies between them (lr always), the val and test means, and which
 // cfg each arm chose; a cfg blown up against persistence
-// (derive.BlownUp) says so.
+// (report.BlownUp) says so.
 func sweepTable(r *report.Report) *Table {
 	type row struct {
 		arm    string
@@ -658,8 +657,8 @@ func sweepTable(r *report.Report) *Table {
 			mark = append(mark, "<- chosen")
 		}
 		if f := r.ReferenceForecasters; f != nil {
-			if name, ref := f.BlowUpReference(); derive.BlownUp(x.test, ref) {
-				mark = append(mark, fmt.Sprintf("BLOWN UP (over %dx %s)", derive.BlowUpFactor, name))
+			if name, ref := f.BlowUpReference(); report.BlownUp(x.test, ref) {
+				mark = append(mark, fmt.Sprintf("BLOWN UP (over %dx %s)", report.BlowUpFactor, name))
 			}
 		}
 		cells = append(cells, val, fmt.Sprintf("%.4f", x.test))

@@ -749,3 +749,15 @@ func (r *Report) MissingFields() []string { return r.missing }
 func SummaryOf(s stats.Summary) Summary {
 	return Summary{Mean: s.Mean, Std: s.Std, PerSeed: s.PerSeed, N: s.N}
 }
+
+// BlowUpFactor is how many times persistence's test MSE a cfg's test
+// mean may reach before the report calls it blown up: training made the
+// model far worse than repeating the last value, which a working lr never
+// does (on the normalized scale persistence is of order 1).
+const BlowUpFactor = 100
+
+// BlownUp reports whether a test mean is blown up against the reference
+// ref: persistence's test MSE, or on a token track chance's
+// cross-entropy (track.Forecasters.BlowUpReference). Derive warns by it
+// and a page marks by it, so a reader of a report needs no trainer.
+func BlownUp(mean, ref float64) bool { return mean > BlowUpFactor*ref }

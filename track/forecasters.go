@@ -214,7 +214,7 @@ func bestToken(refs []TokenReference) (name string, ce float64) {
 }
 
 // BlowUpReference is what a cfg's test mean is held against before it is
-// called blown up (derive.BlownUp): persistence's test MSE on a
+// called blown up (report.BlownUp): persistence's test MSE on a
 // forecasting track, chance's cross-entropy on a token track.
 func (f *Forecasters) BlowUpReference() (name string, v float64) {
 	for _, r := range f.Tokens {
