@@ -38,15 +38,14 @@ type Gate struct{ P gate.Params }
 func (g Gate) Config() Config {
 	return Config{Name: "gate", Params: NewParams(map[string]float64{"rho": g.P.Rho, "beta": g.P.Beta})}
 }
-func (Gate) Site() Site                { return SiteAttention }
-func (g Gate) Identity() bool          { return g.P.Identity() }
-func (Gate) Tensors(Shape) []Tensor    { return nil }
-func (Gate) State(s Shape) int         { return s.N }
-func (Gate) Scratch(s Shape) int       { return s.N }
-func (g Gate) Float32() Op[float32]    { return gateOp[float32](g) }
-func (g Gate) Float64() Op[float64]    { return gateOp[float64](g) }
-func (g Gate) GateParams() gate.Params { return g.P }
-func (g Gate) String() string          { return g.Config().Params.String() }
+func (Gate) Site() Site             { return SiteAttention }
+func (g Gate) Identity() bool       { return g.P.Identity() }
+func (Gate) Tensors(Shape) []Tensor { return nil }
+func (Gate) State(s Shape) int      { return s.N }
+func (Gate) Scratch(s Shape) int    { return s.N }
+func (g Gate) Float32() Op[float32] { return gateOp[float32](g) }
+func (g Gate) Float64() Op[float64] { return gateOp[float64](g) }
+func (g Gate) String() string       { return g.Config().Params.String() }
 
 type gateOp[F Float] Gate
 

@@ -87,9 +87,6 @@ const (
 	Constant               // Tensor.Value, not decayed (a scale that starts where the idea says)
 )
 
-// InitStd is the standard deviation of Weight tensors (GPT-2's 0.02).
-const InitStd = 0.02
-
 // Decayed reports whether AdamW's weight decay applies to tensors of
 // kind k.
 func (k Kind) Decayed() bool { return k == Weight || k == ZeroWeight }

@@ -13,10 +13,14 @@
 //
 // The rooms, each importing only those before it:
 //
-//	protocol   what a run is (this package)
-//	trial      one trial trained and evaluated; the store and its leases
-//	reference  the reference forecasters every report quotes
-//	report     the report's schema, reading and digests
-//	derive     every report field from its inputs, and Verify beside it
-//	harness    the run loop, sequential looks, controls and merge
+//	track        the data (generators, readers), its references and kinds
+//	protocol     what a run is (this package)
+//	trial        one trial trained and evaluated; the store and its leases
+//	report       the report's schema, reading and digests
+//	suitereport  the suite report's schema
+//	derive       every report field from its inputs, and Verify beside it
+//	compare      the statistics on per-seed metrics made elsewhere
+//	harness      the run loop, sequential looks, controls and merge
+//	suite        a suite's tracks run and aggregated
+//	plots        figures and pages of a report, without derive or trainer
 package protocol

@@ -1,7 +1,8 @@
 // Package transformer is transformer_tiny: a small pre-LayerNorm causal
-// transformer forecaster with hand-written forward and backward passes, a
-// fading-memory gate on each attention branch, Adam, and safetensors
-// checkpoints.
+// transformer forecaster (and token model) with hand-written forward and
+// backward passes, one idea plugged in at one of its sites (package
+// idea: the fading-memory gate on each attention branch is one of them),
+// AdamW, and safetensors checkpoints.
 //
 // The architecture is fixed so results can be checked against other
 // frameworks:
@@ -10,7 +11,7 @@
 //     plus a learned positional embedding (T,D) (none with Positions
 //     "none").
 //  2. L pre-LayerNorm blocks:
-//     h = h + gate(proj(attn(ln1(h))))
+//     h = h + idea(proj(attn(ln1(h))))     (an idea at the attention site)
 //     h = h + fc2(gelu(fc1(ln2(h))))
 //     attn is causal multi-head scaled dot-product attention with a fused
 //     qkv linear (D->3D) and an output projection proj (D->D). Inside
@@ -21,8 +22,9 @@
 //     its part of d ln1(h) (attentionForward, attentionBackward); one at
 //     the heads site maps each token's heads' outputs (beside ln1(h)) to
 //     the projection's input. The MLP is
-//     D->4D->D with GELU (tanh approximation); LayerNorm ε is 1e-5; gate is
-//     package gate's per-token fading memory (identity when β = 0). An
+//     D->4D->D with GELU (tanh approximation); LayerNorm ε is 1e-5; an
+//     idea at the attention site (the gate: package gate's per-token
+//     fading memory, identity when β = 0) maps the projected branch. An
 //     idea at the norm site replaces every LayerNorm (ln1 and ln2 of each
 //     block, instances 2l and 2l+1, and ln_f, instance 2L), one at the
 //     ffn site each block's fc1, GELU and fc2; both see the tokens as
