@@ -346,14 +346,14 @@ func derive(in Inputs) (*report.Report, error) {
 		r.Comparison.Warnings = append(r.Comparison.Warnings, keptWarnings(a.name, a.ac, p.Arch.Skip)...)
 	}
 	if !in.look {
-		inf, err := informativeness(p, r, trials, results, bBest)
+		inf, tooFew, err := informativeness(p, r, trials, results, bBest)
 		if err != nil {
 			return nil, err
 		}
 		r.Informativeness = inf
 		switch {
 		case inf.CanJudge:
-		case strings.HasPrefix(inf.Reasons[0], "too few seeds"):
+		case tooFew:
 			r.Comparison.Warnings = append(r.Comparison.Warnings, "informativeness unknown: "+inf.Reasons[0])
 		default:
 			r.Comparison.Warnings = append(r.Comparison.Warnings, "uninformative track: "+strings.Join(inf.Reasons, "; ")+
@@ -847,8 +847,10 @@ func keptEpoch(r trial.Result, patience int) int {
 // the skip path, its linear part, seed by seed (Informativeness). A
 // diverged seed counts as the worst against the reference (the
 // protocol's rule) and is left out of the other two gaps: it has no
-// trained model to compare with its start or its linear part.
-func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Trial, results []trial.Result, bBest int) (*report.Informativeness, error) {
+// trained model to compare with its start or its linear part. tooFew
+// says the seeds are too few for any gap to be significant (the
+// reasons say so), not that the track fails.
+func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Trial, results []trial.Result, bBest int) (inf *report.Informativeness, tooFew bool, err error) {
 	var start, linear, trained, startOK, linearOK []float64
 	for i, t := range trials {
 		if t.Arm != "baseline" || t.Cfg != bBest {
@@ -866,18 +868,17 @@ func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Tr
 	for i := range ref {
 		ref[i] = r.ReferenceForecasters.BestReferenceMSE
 	}
-	inf := &report.Informativeness{StartTest: start}
-	var err error
+	inf = &report.Informativeness{StartTest: start}
 	if inf.BestReference, err = gapOf(ref, b, p.Alpha, p.Direction()); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if inf.Start, err = gapOf(startOK, trained, p.Alpha, p.Direction()); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if p.Arch.Skip && p.TrainerOf("baseline") == nil { // an external trainer reports no skip path alone
 		g, err := gapOf(linearOK, trained, p.Alpha, p.Direction())
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		inf.LinearPart, inf.LinearTest = &g, linear
 	}
@@ -888,7 +889,7 @@ func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Tr
 			k++
 		}
 		inf.Reasons = append(inf.Reasons, fmt.Sprintf("too few seeds to tell: with %d the smallest sign-flip p is %.3g, not below alpha %g; run at least %d", n, math.Ldexp(1, 1-n), p.Alpha, k))
-		return inf, nil
+		return inf, true, nil
 	}
 	why := func(g report.Gap, what string) {
 		how := "does not beat %s significantly"
@@ -908,7 +909,7 @@ func informativeness(p protocol.Protocol, r *report.Report, trials []protocol.Tr
 		why(*inf.LinearPart, "its own skip path alone (what the transformer adds to its linear part)")
 	}
 	inf.CanJudge = len(inf.Reasons) == 0
-	return inf, nil
+	return inf, false, nil
 }
 
 // gapOf is the baseline's improvement on another forecaster, per seed

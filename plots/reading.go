@@ -390,12 +390,14 @@ func systemWorked(r *report.Report) Line {
 // the effect detected half the time); a smaller one cannot be ruled out.
 func ruleOut(c report.Comparison, baseMean float64) Line {
 	l := Line{Label: "what these seeds can rule out"}
-	for _, w := range c.Warnings {
-		if strings.HasPrefix(w, stats.ErrTooFewPairs.Error()) || strings.HasPrefix(w, stats.ErrUnreachableAlpha.Error()) {
-			l.Alert = true
-			l.Text = fmt.Sprintf("nothing: with %d seeds no outcome reaches p < %g, so no effect of any size can be told from seed noise; run more seeds", c.NPairs, alphaOf(c))
-			return l
-		}
+	// The rule of the warnings, read from the numbers, not the words:
+	// fewer than two pairs, or an exact test whose smallest p, 2^(1-n)
+	// (both signs alike), is not below alpha (a Monte Carlo test's is
+	// 1/(1+draws), far below it).
+	if c.NPairs < 2 || c.PValueMethod == stats.MethodExact && math.Ldexp(1, 1-c.NPairs) >= alphaOf(c) {
+		l.Alert = true
+		l.Text = fmt.Sprintf("nothing: with %d seeds no outcome reaches p < %g, so no effect of any size can be told from seed noise; run more seeds", c.NPairs, alphaOf(c))
+		return l
 	}
 	rel := ""
 	if c.MDERelPct > 0 {
