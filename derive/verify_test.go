@@ -32,29 +32,33 @@ func TestParseReportErrors(t *testing.T) {
 }
 
 // TestVerifyMalformed: a report that parses but does not hang together
-// gives mismatches, never a panic.
+// gives mismatches, never a panic, and names the field that is wrong.
 func TestVerifyMalformed(t *testing.T) {
 	one, zero, huge := 1.0, 0, 1<<40
+	// rows is a math check of one row, for an edit to break.
+	const rows = `{"mechanism_signature": {"math_check": {"rows": [{"rho": 0.5}]}}}`
 	for _, tc := range []struct {
-		name string
-		json string
-		edit func(r *report.Report)
+		name  string
+		json  string
+		edit  func(r *report.Report)
+		field string // a field a mismatch names
+		want  string // in that mismatch's re-derived side
 	}{
-		{"empty", `{"bench_version": 1}`, nil},
-		{"nil", "", nil},
-		{"short_per_seed", `{"n_seeds": 3, "baseline": {"full": {"per_seed": [1, 2, 3]}}, "idea": {"per_seed": [1]}}`, nil},
-		{"sweep_without_values", `{"baseline": {"sweep": [{}, {"per_seed": []}]}, "mechanism_signature": {"idea_sweep": [{}]}}`, nil},
-		{"bad_alpha", `{"comparison": {"alpha": 7}, "metric_direction": "lower is better", "baseline": {"full": {"per_seed": [1, 2]}}, "idea": {"per_seed": [2, 1]}}`, nil},
-		{"rho_outside", `{"mechanism_signature": {"math_check": {"rows": [{"rho": 1}, {"rho": -2}]}}}`, nil},
-		{"rho_nan", `{"bench_version": 1}`, func(r *report.Report) { r.MechanismSignature.MathCheck.Rows = []idea.GateMathRow{{Rho: math.NaN()}} }},
-		{"steps_zero", `{"bench_version": 1}`, func(r *report.Report) {
+		{"empty", `{"bench_version": 1}`, nil, "track", "present"},
+		{"nil", "", nil, "metric_direction", "lower is better"},
+		{"short_per_seed", `{"n_seeds": 3, "baseline": {"full": {"per_seed": [1, 2, 3]}}, "idea": {"per_seed": [1]}}`, nil, "n_seeds", "0"},
+		{"sweep_without_values", `{"baseline": {"sweep": [{}, {"per_seed": []}]}, "mechanism_signature": {"idea_sweep": [{}]}}`, nil, "baseline.sweep[1].mean", "present"},
+		{"bad_alpha", `{"comparison": {"alpha": 7}, "metric_direction": "lower is better", "baseline": {"full": {"per_seed": [1, 2]}}, "idea": {"per_seed": [2, 1]}}`, nil, "comparison", "Alpha = 7"},
+		{"rho_outside", `{"mechanism_signature": {"math_check": {"rows": [{"rho": 1}, {"rho": -2}]}}}`, nil, "mechanism_signature.math_check.rows[1].rho", "must be in [0,1)"},
+		{"rho_nan", rows, func(r *report.Report) { r.MechanismSignature.MathCheck.Rows[0].Rho = math.NaN() }, "mechanism_signature.math_check.rows[0].rho", "rho = NaN"},
+		{"steps_zero", rows, func(r *report.Report) {
 			r.MechanismSignature.MathCheck.Rows = []idea.GateMathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &zero}}
-		}},
+		}, "mechanism_signature.math_check.rows (count)", "0"},
 		// 2^40 steps would need 16 TiB to simulate.
-		{"steps_huge", `{"bench_version": 1}`, func(r *report.Report) {
+		{"steps_huge", rows, func(r *report.Report) {
 			r.MechanismSignature.MathCheck.Rows = []idea.GateMathRow{{Rho: 0.5, Beta: &one, Drive: &one, Steps: &huge}}
-		}},
-		{"layers_only", `{"mechanism_signature": {"mechanism_signature": {"layers": [{}, {}]}}}`, nil},
+		}, "mechanism_signature.math_check.rows (count)", "0"},
+		{"layers_only", `{"mechanism_signature": {"mechanism_signature": {"layers": [{}, {}]}}}`, nil, "mechanism_signature.mechanism_signature.predicted_steady_gain", "present"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r *report.Report
@@ -69,9 +73,15 @@ func TestVerifyMalformed(t *testing.T) {
 			var fs Findings
 			require.NotPanics(t, func() { fs = Verify(r, VerifyOptions{}) })
 			require.NotEmpty(t, fs.Mismatches())
-			for _, f := range fs.Findings {
+			var named []string
+			for _, f := range fs.Mismatches() {
 				require.NotEmpty(t, f.String())
+				named = append(named, f.Field)
+				if f.Field == tc.field {
+					require.Contains(t, f.Want, tc.want, f.String())
+				}
 			}
+			require.Contains(t, named, tc.field)
 		})
 	}
 }
