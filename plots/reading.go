@@ -961,7 +961,35 @@ func suiteReading(r *suitereport.Report, alpha float64) Reading {
 			fmt.Sprintf("%+.2f%% [%+.2f%%, %+.2f%%]", tr.EffectPct, tr.EffectLoPct, tr.EffectHiPct), fmt.Sprintf("%s (%.3g)", tr.VerdictTag(), tr.PValue), fmt.Sprint(tr.CanJudge), agg})
 	}
 	rd.Sections = append(rd.Sections, Section{Heading: "Tracks", Table: t})
+	for _, l := range r.Ladders {
+		// Per idea arm its effect up the ladder and the trend.
+		lt := &Table{Header: []string{"idea arm"}}
+		for _, rung := range l.Rungs {
+			lt.Header = append(lt.Header, rung)
+		}
+		lt.Header = append(lt.Header, "last - first (p)", "trend")
+		for _, a := range l.Arms {
+			row := []string{a.Name}
+			for k := range a.EffectPct {
+				row = append(row, fmt.Sprintf("%+.2f%% [%+.2f%%, %+.2f%%]%s", a.EffectPct[k], a.LoPct[k], a.HiPct[k], verdictTag(a.Verdicts[k])))
+			}
+			row = append(row, fmt.Sprintf("%+.2f pp (%.3g)", a.ChangePct, a.ChangeP), a.Trend)
+			lt.Rows = append(lt.Rows, row)
+		}
+		rd.Sections = append(rd.Sections, Section{Heading: fmt.Sprintf("Ladder %s (rungs easiest first; each cell the arm better by, with its track's verdict)", l.Name), Table: lt})
+	}
 	return rd
+}
+
+// verdictTag marks a rung's significant verdict in a ladder's cell.
+func verdictTag(v string) string {
+	switch v {
+	case stats.VerdictWin:
+		return " win"
+	case stats.VerdictLoss:
+		return " loss"
+	}
+	return ""
 }
 
 // ideaArmsLines adds to s the table of the idea arms ia (each against the

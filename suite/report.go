@@ -229,11 +229,82 @@ func assemble(spec suitereport.Spec, specs []suitereport.TrackSpec, reports []*r
 			out.Development = agg
 		}
 	}
+	var err error
+	if out.Ladders, err = ladders(specs, reports, all, names, dir, o.Alpha); err != nil {
+		return nil, fmt.Errorf("suite: %w", err)
+	}
 	out.Verdict = verdict(out)
 	for _, t := range out.Tracks {
 		if t.HeldOutRuns > 1 {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("held-out track %s was reported under %d protocols in this suite's folder: its result was seen before the settings changed, so it confirms nothing; hold out a track nobody has run yet", t.Name, t.HeldOutRuns))
 		}
+	}
+	return out, nil
+}
+
+// ladders reads each difficulty ladder of the tracks run (specs[i].Ladder,
+// rungs in run order): per idea arm its effect and verdict on every rung
+// and the change from the first rung to the last, seed by seed
+// (suitereport.LadderArm). A ladder left with fewer than two rungs (a
+// data set absent) is left out.
+func ladders(specs []suitereport.TrackSpec, reports []*report.Report, all [][]stats.Arm, names [][]string, dir stats.Direction, alpha float64) ([]suitereport.Ladder, error) {
+	var order []string
+	rungs := map[string][]int{}
+	for i, t := range specs {
+		if t.Ladder != "" {
+			if len(rungs[t.Ladder]) == 0 {
+				order = append(order, t.Ladder)
+			}
+			rungs[t.Ladder] = append(rungs[t.Ladder], i)
+		}
+	}
+	opt := stats.DefaultOptions()
+	opt.Alpha = alpha
+	var out []suitereport.Ladder
+	for _, name := range order {
+		idx := rungs[name]
+		if len(idx) < 2 {
+			continue
+		}
+		first := idx[0]
+		l := suitereport.Ladder{Name: name}
+		for _, i := range idx {
+			l.Rungs = append(l.Rungs, specs[i].Name)
+			switch {
+			case !slices.Equal(names[i], names[first]):
+				return nil, fmt.Errorf("ladder %s: rung %s has the arms %v, rung %s %v; a ladder compares the same arms on every rung", name, specs[i].Name, names[i], specs[first].Name, names[first])
+			case !slices.Equal(reports[i].Setup.Protocol.Seeds, reports[first].Setup.Protocol.Seeds):
+				return nil, fmt.Errorf("ladder %s: rung %s ran other seeds than rung %s; a ladder pairs its rungs seed by seed, so give every rung the same seeds", name, specs[i].Name, specs[first].Name)
+			}
+		}
+		for a := 1; a < len(names[first]); a++ {
+			la := suitereport.LadderArm{Name: names[first][a]}
+			var effects [][]float64
+			for _, i := range idx {
+				e, err := stats.TrackEffects(stats.SuiteTrack{Baseline: all[i][0], Idea: all[i][a]}, dir)
+				if err != nil {
+					return nil, fmt.Errorf("ladder %s, rung %s, arm %s: %w", name, specs[i].Name, la.Name, err)
+				}
+				effects = append(effects, e)
+				m, half := stats.Summarize(e).Mean, stats.MDE(e, alpha)
+				la.EffectPct = append(la.EffectPct, stats.Pct(m))
+				la.LoPct, la.HiPct = append(la.LoPct, stats.Pct(m-half)), append(la.HiPct, stats.Pct(m+half))
+				v := reports[i].Comparison.Verdict
+				if a > 1 {
+					v = reports[i].Ideas[a-2].Comparison.Verdict
+				}
+				la.Verdicts = append(la.Verdicts, v)
+			}
+			lo, hi := effects[0], effects[len(effects)-1]
+			c, err := stats.Compare(lo, hi, stats.HigherIsBetter, &opt)
+			if err != nil {
+				return nil, fmt.Errorf("ladder %s, arm %s: %w", name, la.Name, err)
+			}
+			la.ChangePct, la.ChangeP = 100*c.DeltaMean, c.PValue
+			la.Trend = suitereport.LadderTrend(lo, hi, c.PValue, alpha, la.Verdicts)
+			l.Arms = append(l.Arms, la)
+		}
+		out = append(out, l)
 	}
 	return out, nil
 }

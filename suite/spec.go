@@ -67,6 +67,37 @@ func recallTracks() []suitereport.TrackSpec {
 	}
 }
 
+// RecallLadder is the recall tasks at rungs of growing difficulty, each
+// task one ladder along its own axis (TrackSpec.Ladder), run on request:
+// MQAR's pairs at a fixed length and width (2, 4 as the recall suite,
+// 8: Zoology's axis, on which attention holds and a gated convolution
+// falls), forgetting MQAR's updated keys (0: plain recall, 1 as the
+// recall suite, 2), fuzzy recall's motif length (2, 3 as the recall
+// suite) and noisy recall's noise fraction (0.1, 0.2 as the recall
+// suite, 0.4). Every rung trains with its task's recall-suite budget.
+func RecallLadder() suitereport.Spec {
+	rung := func(name, trk, ladder, block string) suitereport.TrackSpec {
+		t := suitereport.TrackSpec{Name: name, Track: trk, Ladder: ladder}
+		if block != "" {
+			t.Protocol = []byte(block)
+		}
+		return t
+	}
+	return suitereport.Spec{Name: "recall-ladder", Profile: "full", MinEffectPct: 1, Tracks: []suitereport.TrackSpec{
+		rung("mqar-pairs2", "mqar", "mqar-pairs", `{"mqar": {"pairs": 2}}`),
+		rung("mqar-pairs4", "mqar", "mqar-pairs", ""),
+		rung("mqar-pairs8", "mqar", "mqar-pairs", `{"mqar": {"pairs": 8}}`),
+		rung("forget-mqar-updates0", "forget-mqar", "forget-mqar-updates", `{"forget-mqar": {"updates": 0}}`),
+		rung("forget-mqar-updates1", "forget-mqar", "forget-mqar-updates", ""),
+		rung("forget-mqar-updates2", "forget-mqar", "forget-mqar-updates", `{"forget-mqar": {"updates": 2}}`),
+		rung("fuzzy-recall-motif2", "fuzzy-recall", "fuzzy-recall-motif", `{"fuzzy-recall": {"key_motif": 2, "value_motif": 2}}`),
+		rung("fuzzy-recall-motif3", "fuzzy-recall", "fuzzy-recall-motif", ""),
+		rung("noisy-recall-noise0.1", "noisy-recall", "noisy-recall-noise", `{"noisy-recall": {"noise": 0.1}}`),
+		rung("noisy-recall-noise0.2", "noisy-recall", "noisy-recall-noise", ""),
+		rung("noisy-recall-noise0.4", "noisy-recall", "noisy-recall-noise", `{"noisy-recall": {"noise": 0.4}}`),
+	}}
+}
+
 // builtin are the built-in suites in the order help lists them, each
 // with what it holds.
 var builtin = []struct {
@@ -77,6 +108,7 @@ var builtin = []struct {
 	{"ci", "the default suite's synthetic tracks at ci size: seconds", CI},
 	{"recall", "the token recall tasks: MQAR, forgetting MQAR, fuzzy and noisy recall; selective copying and MQAR at t 64 held out", Recall},
 	{"recall-ci", "the recall suite at ci size: seconds", RecallCI},
+	{"recall-ladder", "each recall task at two or three rungs of difficulty along its own axis, and the trend of each idea's effect up them: on request (hours)", RecallLadder},
 }
 
 // Names lists the built-in suites (Named).

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -371,6 +372,43 @@ func TestSeveralIdeas(t *testing.T) {
 	require.Equal(t, stats.Holm([]float64{1, want.PValue})[1], conv.PValueHolm)
 	require.Contains(t, got.Verdict, "further idea arms are compared")
 
+	// A ladder over the two tracks: each arm's effect on each rung is
+	// its track effect, and the change the sign-flip test on the
+	// per-seed effects of the last rung minus the first.
+	laddered := r.Spec
+	laddered.Tracks = slices.Clone(r.Spec.Tracks)
+	for i := range laddered.Tracks {
+		laddered.Tracks[i].Ladder = "demo"
+	}
+	require.NoError(t, laddered.Validate())
+	lg, err := assemble(laddered, laddered.Tracks, reports, paths, sums, make([]int, len(reports)), nil, nil)
+	require.NoError(t, err)
+	require.Len(t, lg.Ladders, 1)
+	l := lg.Ladders[0]
+	require.Equal(t, []string{r.Tracks[0].Name, r.Tracks[1].Name}, l.Rungs)
+	require.Len(t, l.Arms, 2)
+	lc := l.Arms[1]
+	require.Equal(t, "conv", lc.Name)
+	var es [][]float64
+	for i, rep := range reports {
+		a, _, err := armsOf(rep)
+		require.NoError(t, err)
+		e, err := stats.TrackEffects(stats.SuiteTrack{Baseline: a[0], Idea: a[2]}, stats.LowerIsBetter)
+		require.NoError(t, err)
+		es = append(es, e)
+		require.Equal(t, stats.Pct(stats.Summarize(e).Mean), lc.EffectPct[i])
+		require.Equal(t, rep.Ideas[0].Comparison.Verdict, lc.Verdicts[i])
+	}
+	change, err := stats.Compare(es[0], es[1], stats.HigherIsBetter, nil)
+	require.NoError(t, err)
+	require.Equal(t, change.PValue, lc.ChangeP)
+	require.InDelta(t, 100*change.DeltaMean, lc.ChangePct, 1e-12)
+	require.Equal(t, suitereport.LadderTrend(es[0], es[1], change.PValue, 0.05, lc.Verdicts), lc.Trend)
+	one := laddered
+	one.Tracks = slices.Clone(laddered.Tracks)
+	one.Tracks[1].Ladder = ""
+	require.ErrorContains(t, one.Validate(), `tracks[0].ladder = "demo": a ladder of one rung`)
+
 	// Arms that differ between the tracks of one aggregate are refused.
 	s.Tracks[1].Protocol = nil
 	_, err = Run(context.Background(), s, Options{Out: filepath.Join(dir, "s.json"), Workers: 2})
@@ -593,4 +631,42 @@ func TestVerdictHeldOut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, verdict(&tc.r)) })
 	}
+}
+
+// TestBuiltinSuites: every built-in suite validates and plans (each
+// track's protocol builds), and the recall ladder gives each task its
+// rungs in order, the recall suite's size among them.
+func TestBuiltinSuites(t *testing.T) {
+	for _, name := range Names() {
+		t.Run(name, func(t *testing.T) {
+			s, err := Named(name)
+			require.NoError(t, err)
+			require.NoError(t, s.Validate())
+			for _, tr := range s.Tracks {
+				if tr.Dataset != "" {
+					continue // found under a data directory, or skipped
+				}
+				_, err := TrackProtocol(s, tr, t.TempDir())
+				require.NoError(t, err, tr.Name)
+			}
+		})
+	}
+	l := RecallLadder()
+	ladders := map[string][]string{}
+	for _, tr := range l.Tracks {
+		ladders[tr.Ladder] = append(ladders[tr.Ladder], tr.Name)
+	}
+	require.Equal(t, map[string][]string{
+		"mqar-pairs":          {"mqar-pairs2", "mqar-pairs4", "mqar-pairs8"},
+		"forget-mqar-updates": {"forget-mqar-updates0", "forget-mqar-updates1", "forget-mqar-updates2"},
+		"fuzzy-recall-motif":  {"fuzzy-recall-motif2", "fuzzy-recall-motif3"},
+		"noisy-recall-noise":  {"noisy-recall-noise0.1", "noisy-recall-noise0.2", "noisy-recall-noise0.4"},
+	}, ladders)
+	// The middle rung of MQAR is the recall suite's track, protocol for
+	// protocol.
+	rec, err := TrackProtocol(Recall(), Recall().Tracks[0], t.TempDir())
+	require.NoError(t, err)
+	mid, err := TrackProtocol(l, l.Tracks[1], t.TempDir())
+	require.NoError(t, err)
+	require.Equal(t, rec.ID(), mid.ID())
 }

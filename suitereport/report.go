@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 
 	"github.com/ideabench/ideabench/internal/atomicfile"
 	"github.com/ideabench/ideabench/internal/inputfile"
@@ -20,7 +22,8 @@ import (
 // (IdeaComparison.LoPct, HiPct). 4: the report records where its spec
 // came from (Source), the data directory (DataDir) and the level its
 // statistics ran at (Alpha, the tracks' own), and verify binds all three.
-const Version = 4
+// 5: difficulty ladders (TrackSpec.Ladder, Ladders).
+const Version = 5
 
 // Report is a suite's result: each track's report (a file beside it) and
 // the aggregates of the development and the confirmation tracks.
@@ -59,6 +62,10 @@ type Report struct {
 	// was inert on each that can.
 	Development  *Aggregate `json:"development,omitempty"`
 	Confirmation *Aggregate `json:"confirmation,omitempty"`
+	// Ladders are the suite's difficulty ladders (TrackSpec.Ladder): per
+	// idea arm, its effect on each rung and how it moves from the first
+	// rung to the last.
+	Ladders []Ladder `json:"ladders,omitempty"`
 	// Verdict is the development aggregate's verdict, then the
 	// confirmation's where there is one ("better; confirmed: better"),
 	// or "; confirmation held out" where its tracks did not run.
@@ -216,6 +223,69 @@ type IdeaComparison struct {
 	PValueHolm  float64  `json:"p_value_holm"`
 	Verdict     string   `json:"verdict"`
 	VerdictHolm string   `json:"verdict_holm"`
+}
+
+// Ladder is one difficulty ladder of a suite: one task at rungs of
+// growing difficulty (the tracks Rungs, easiest first), as MAD scores a
+// task over a range of difficulties and Zoology draws recall against the
+// number of pairs (Poli et al. 2024; Arora et al. 2023).
+type Ladder struct {
+	Name  string   `json:"name"`
+	Rungs []string `json:"rungs"`
+	// Arms are the idea arms, in the tracks' order.
+	Arms []LadderArm `json:"arms"`
+}
+
+// LadderArm is one idea arm up a ladder. Per rung: its effect on the
+// track (the mean over seeds of the log ratio of its chosen cfg's test
+// metric to the baseline's, as a percentage, positive better; the
+// suite's TrackResult.EffectPct for the first arm), the interval the
+// tracks give it (mean ± the MDE half-width), and the track report's
+// verdict for it (its selection-aware test). Change is how the effect
+// moves from the first rung to the last, seed by seed: ChangePct the
+// mean of e_last − e_first (in percentage points of the log ratio),
+// ChangeP the exact sign-flip p-value on those differences (seeds are
+// the same on every rung). Trend reads them (LadderTrend).
+type LadderArm struct {
+	Name      string    `json:"name"`
+	EffectPct []float64 `json:"effect_pct"`
+	LoPct     []float64 `json:"lo_pct"`
+	HiPct     []float64 `json:"hi_pct"`
+	Verdicts  []string  `json:"verdicts"`
+	ChangePct float64   `json:"change_pct"`
+	ChangeP   float64   `json:"change_p"`
+	Trend     string    `json:"trend"`
+}
+
+// The trends of a LadderArm, by rule: flips when the track verdicts
+// call it a significant win on one rung and a significant loss on
+// another; else holds when the change from the first rung to the last
+// is within seed noise (ChangeP >= alpha); else grows when the last
+// rung's effect is the larger in size and on the side the change moves
+// it to, shrinks otherwise (toward zero, or across it without two
+// significant verdicts).
+const (
+	TrendHolds   = "holds"
+	TrendGrows   = "grows"
+	TrendShrinks = "shrinks"
+	TrendFlips   = "flips"
+)
+
+// LadderTrend is the trend of effects first and last (per seed, mean
+// log ratios, positive better) with the change's p-value p at alpha,
+// given the rungs' track verdicts (see the Trend constants).
+func LadderTrend(first, last []float64, p, alpha float64, verdicts []string) string {
+	if slices.Contains(verdicts, stats.VerdictWin) && slices.Contains(verdicts, stats.VerdictLoss) {
+		return TrendFlips
+	}
+	if !(p < alpha) {
+		return TrendHolds
+	}
+	m1, m2 := stats.Summarize(first).Mean, stats.Summarize(last).Mean
+	if math.Abs(m2) > math.Abs(m1) && (m2-m1)*m2 > 0 {
+		return TrendGrows
+	}
+	return TrendShrinks
 }
 
 // WriteFile writes r as indented JSON.

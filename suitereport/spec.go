@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ideabench/ideabench/idea"
@@ -66,6 +68,13 @@ type TrackSpec struct {
 	// once the idea's settings are fixed, and its result is reported
 	// apart from theirs (a confirmation of the development result).
 	Confirm bool `json:"confirm,omitempty"`
+	// Ladder, when set, names a difficulty ladder the track is a rung
+	// of: the tracks of one ladder are one task along one axis of
+	// difficulty (MQAR's pairs, a noise fraction), in the order the
+	// suite lists them, easiest first, and the report says per idea how
+	// its effect moves up the ladder (Report.Ladders). A ladder has at
+	// least two rungs, all development or all held out.
+	Ladder string `json:"ladder,omitempty"`
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
@@ -117,7 +126,33 @@ func (s Spec) Validate() error {
 			bad("%s: neither track nor dataset; give one (track panel, sequence or csv with its protocol's csv block, or a dataset)", at)
 		}
 	}
+	rungs, confirm := map[string][]int{}, map[string]bool{}
+	for i, t := range s.Tracks {
+		if t.Ladder == "" {
+			continue
+		}
+		at := fmt.Sprintf("tracks[%d].ladder", i)
+		switch r := rungs[t.Ladder]; {
+		case !nameRE.MatchString(t.Ladder):
+			bad("%s = %q: use letters, digits, '.', '_' and '-'", at, t.Ladder)
+		case len(r) > 0 && confirm[t.Ladder] != t.Confirm:
+			bad("%s = %q: the ladder's rung %s is %s and this one is not; a ladder's rungs are all development or all held out", at, t.Ladder, s.Tracks[r[0]].Name, heldWord(confirm[t.Ladder]))
+		}
+		rungs[t.Ladder], confirm[t.Ladder] = append(rungs[t.Ladder], i), t.Confirm
+	}
+	for _, name := range slices.Sorted(maps.Keys(rungs)) {
+		if r := rungs[name]; len(r) < 2 {
+			bad("tracks[%d].ladder = %q: a ladder of one rung; give at least two tracks that ladder, or drop it", r[0], name)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+func heldWord(confirm bool) string {
+	if confirm {
+		return "held out"
+	}
+	return "a development track"
 }
 
 // WithDefaults returns s with its defaults in place of unset fields:
