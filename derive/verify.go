@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ideabench/ideabench/protocol"
@@ -66,6 +67,64 @@ type VerifyOptions struct {
 	// report whose protocol names windows beyond them is not rebuilt, and
 	// the finding says so. Zero: no limit.
 	Limits protocol.Limits
+	// Memo, when set, keeps the reports Derive builds by the digests of
+	// their inputs, for a caller that verifies many edits of one report
+	// (a test that edits every leaf): Derive is a function of the inputs
+	// alone, so an edit that moves no input's digest is checked against
+	// the derivation already made. Not used with Rerun or Results, whose
+	// inputs are not the report's. Safe for concurrent use.
+	Memo *Memo
+}
+
+// Memo keeps derived reports by their inputs' digests (VerifyOptions.Memo).
+// The zero value is ready to use.
+type Memo struct {
+	mu sync.Mutex
+	m  map[string]*report.Report
+}
+
+// derive is Derive(in) for the inputs whose digests are key, made once
+// per key; each caller gets its own copy of the top level and of the
+// setup, the parts Verify sets, and the run block in's (no input, taken
+// as it stands).
+func (m *Memo) derive(key string, in Inputs) (*report.Report, error) {
+	if m == nil || key == "" {
+		return Derive(in)
+	}
+	m.mu.Lock()
+	cached, ok := m.m[key]
+	m.mu.Unlock()
+	if !ok {
+		r, err := Derive(in)
+		if err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		if m.m == nil {
+			m.m = map[string]*report.Report{}
+		}
+		m.m[key], cached = r, r
+		m.mu.Unlock()
+	}
+	c := *cached
+	if c.Setup != nil {
+		s := *c.Setup
+		c.Setup = &s
+	}
+	c.Run = in.Run
+	return &c, nil
+}
+
+// memoKey is the key of the inputs whose digests are d.
+func memoKey(d map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(d)) {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(d[k])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // The tolerances of a number derived again, the one policy of Verify,
@@ -138,7 +197,8 @@ func Verify(r *report.Report, opt VerifyOptions) Findings {
 	// when it was written: an edited input is named at its path whatever
 	// else fails.
 	raw, read := r.ReadInputs()
-	v.digests(r.Setup.Digests, report.Digests(read))
+	digests := report.Digests(read)
+	v.digests(r.Setup.Digests, digests)
 	p := raw.Protocol
 	if err := p.Validate(); err != nil {
 		for _, e := range protocol.Unjoin(err) {
@@ -157,7 +217,11 @@ func Verify(r *report.Report, opt VerifyOptions) Findings {
 	if r.Setup.DeriveVersion != DeriveVersion {
 		v.add("setup.derive_version", show(r.Setup.DeriveVersion), fmt.Sprintf("%q, this build's derivation: the differences listed may come from that; `ideabench run` (or merge) on the report's results directory derives it again, without training when the report's training version is this build's", DeriveVersion), "")
 	}
-	want, err := Derive(in)
+	key := ""
+	if !opt.Rerun && len(opt.Results) == 0 {
+		key = memoKey(digests)
+	}
+	want, err := opt.Memo.derive(key, in)
 	if err != nil {
 		v.checked++
 		v.add("report", "present", err.Error(), "")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -181,7 +180,7 @@ func TestVerifyEveryLeaf(t *testing.T) {
 			require.NoError(t, err)
 			var doc any
 			require.NoError(t, json.Unmarshal(raw, &doc))
-			ls := representatives(testkit.Leaves(doc))
+			ls := testkit.Representatives(testkit.Leaves(doc))
 			silent := make([]string, len(ls))
 			var wg sync.WaitGroup
 			sem := make(chan struct{}, 2)
@@ -237,28 +236,6 @@ func sweepLeaf(raw []byte, out string, l testkit.Leaf) string {
 	return fmt.Sprintf("%s: findings %q", l.Path, paths)
 }
 
-// representatives are the first and the last leaf of each path of ls
-// with its indices left out (tracks[*].effects[*]), in document order.
-func representatives(ls []testkit.Leaf) []testkit.Leaf {
-	index := regexp.MustCompile(`\[[0-9]+\]`)
-	first, last := map[string]int{}, map[string]int{}
-	for i, l := range ls {
-		k := index.ReplaceAllString(l.Path, "[*]")
-		if _, ok := first[k]; !ok {
-			first[k] = i
-		}
-		last[k] = i
-	}
-	var out []testkit.Leaf
-	for i, l := range ls {
-		k := index.ReplaceAllString(l.Path, "[*]")
-		if first[k] == i || last[k] == i {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // TestSuiteAlpha: a suite's statistics run at its tracks' alpha, which
 // every track must share, checked before any trial.
 func TestSuiteAlpha(t *testing.T) {
@@ -302,8 +279,9 @@ func TestSuiteAlpha(t *testing.T) {
 }
 
 // verifyOpt are the options the tests verify with: the report's own
-// values, no track rebuilt.
-var verifyOpt = derive.VerifyOptions{}
+// values, no track rebuilt, each derivation made once for the inputs it
+// comes from (derive.Memo: the leaf sweeps edit one leaf at a time).
+var verifyOpt = derive.VerifyOptions{Memo: &derive.Memo{}}
 
 func mustParse(t *testing.T, raw []byte) *suitereport.Report {
 	t.Helper()

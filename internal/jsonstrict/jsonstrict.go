@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -451,7 +452,22 @@ type keyedField struct {
 // by their JSON keys, in field order: a field named by its tag or else
 // its Go name, exported, not "-"; an embedded struct without a tag name
 // gives its own fields in its place (encoding/json promotes them).
+// The list is made once per type (keyedCache): a report has thousands
+// of objects of a few dozen types. Callers must not modify it.
 func keyedFields(t reflect.Type) []keyedField {
+	if v, ok := keyedCache.Load(t); ok {
+		return v.([]keyedField)
+	}
+	out := keyedFieldsOf(t)
+	keyedCache.Store(t, out)
+	return out
+}
+
+// keyedCache holds keyedFields' lists by struct type.
+var keyedCache sync.Map
+
+// keyedFieldsOf is keyedFields, made.
+func keyedFieldsOf(t reflect.Type) []keyedField {
 	var out []keyedField
 	for f := range t.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")

@@ -2,7 +2,9 @@ package testkit
 
 import (
 	"encoding/json"
+	"flag"
 	"math"
+	"regexp"
 	"sort"
 
 	"github.com/ideabench/ideabench/internal/jsonstrict"
@@ -87,4 +89,36 @@ func Tamper(raw []byte, keys []any) ([]byte, error) {
 		a[k] = change(a[k])
 	}
 	return json.Marshal(doc)
+}
+
+// Long is the -long flag of the module's tests: the exhaustive form of
+// a check whose default run samples (every leaf of a report edited, not
+// one of each kind), which .ci/run runs in a step of its own.
+var Long = flag.Bool("long", false, "run the exhaustive form of the slowest checks (every leaf of every report edited); .ci/run runs it in its own step")
+
+// Representatives are, unless -long is set, the first and the last leaf
+// of each path of ls with its indices left out (tracks[*].effects[*]),
+// in document order: every kind of leaf, at both ends of its arrays.
+// With -long, ls itself.
+func Representatives(ls []Leaf) []Leaf {
+	if *Long {
+		return ls
+	}
+	index := regexp.MustCompile(`\[[0-9]+\]`)
+	first, last := map[string]int{}, map[string]int{}
+	for i, l := range ls {
+		k := index.ReplaceAllString(l.Path, "[*]")
+		if _, ok := first[k]; !ok {
+			first[k] = i
+		}
+		last[k] = i
+	}
+	var out []Leaf
+	for i, l := range ls {
+		k := index.ReplaceAllString(l.Path, "[*]")
+		if first[k] == i || last[k] == i {
+			out = append(out, l)
+		}
+	}
+	return out
 }
