@@ -256,6 +256,22 @@ func TestVerifyEveryLeaf(t *testing.T) {
 		total, named := sweepLeaves(t, o.Report)
 		t.Logf("laws and external report: %d of %d leaves named", named, total)
 	})
+	// A token track with a further idea arm: the accuracy block, its
+	// seeds solved and its time to target.
+	t.Run("tokens", func(t *testing.T) {
+		p := protocol.CIProfileFor("mqar")
+		p.Seeds = p.Seeds[:4]
+		p.Baseline, p.Idea = p.Baseline[:2], p.Idea[:2]
+		p.Ideas = []protocol.IdeaArm{{Name: "fox", Grid: protocol.IdeaGrid(p.Baseline, idea.Config{Name: "fox"})}}
+		o, err := Run(context.Background(), p, Options{})
+		require.NoError(t, err)
+		a := o.Report.Accuracy
+		require.NotNil(t, a.Solves)
+		require.NotNil(t, a.TimeToTarget)
+		require.Len(t, a.TimeToTarget.Arms, 2)
+		total, named := sweepLeaves(t, o.Report)
+		t.Logf("tokens report: %d of %d leaves named", named, total)
+	})
 	t.Run("sequential", func(t *testing.T) {
 		p := testkit.TinyProtocol()
 		ema := idea.Config{Name: "ema", Params: idea.NewParams(map[string]float64{"lambda": 0.7})}
