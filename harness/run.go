@@ -79,6 +79,281 @@ func (opt Options) workers() int {
 	return opt.Workers
 }
 
+// plan sorts this shard's trials (every shards-th from opt.Shard): a
+// trial whose record the store holds is read into o.Results (o.Reused),
+// a second trial of an id already planned is trained once for both
+// (dup: the later one to the first), and the rest are todo, in trial
+// order. A corrupt record is retrained, with a warning.
+func (o *Outcome) plan(p protocol.Protocol, d *protocol.Data, opt Options, shards int) (todo []int, dup map[int]int, err error) {
+	first := map[string]int{} // trial id -> the first trial of this shard with it
+	dup = map[int]int{}
+	for i, t := range o.Trials {
+		if i%shards != opt.Shard {
+			continue
+		}
+		id := p.Key(t, d.SHA256).ID()
+		if j, ok := first[id]; ok {
+			dup[i] = j
+			o.Reused++
+			continue
+		}
+		first[id] = i
+		if opt.Store != nil {
+			r, ok, err := opt.Store.Load(p.Key(t, d.SHA256))
+			if err != nil {
+				if !errors.Is(err, trial.ErrCorrupt) {
+					return nil, nil, err
+				}
+				if opt.Warn != nil {
+					opt.Warn(err.Error() + "; recomputing it")
+				}
+			} else if ok {
+				o.Results[i] = r
+				o.Reused++
+				continue
+			}
+		}
+		todo = append(todo, i)
+	}
+	return todo, dup, nil
+}
+
+// runner trains the trials of one Run: its workers share the outcome's
+// results, the errors and the counts under mu.
+type runner struct {
+	p   protocol.Protocol
+	d   *protocol.Data
+	ws  *trial.Workspace // the external trainers' workspace
+	opt Options
+	o   *Outcome
+
+	mu      sync.Mutex
+	errs    []error // aligned with o.Trials
+	workers int
+	done    int // trials finished, reused ones included
+	total   int // trials of this shard
+	// busy counts the trials training now; once every pending trial is
+	// handed out (fedAll), the running ones split their products among
+	// the idle cores (transformer.SetThreads: the same bits).
+	busy   int
+	fedAll bool
+}
+
+// progress reports the counts (Options.Progress).
+func (rn *runner) progress() {
+	if rn.opt.Progress != nil {
+		rn.opt.Progress(rn.done, rn.o.Reused, rn.total)
+	}
+}
+
+// share gives each running trial its share of the workers once no trial
+// waits to start. Under mu.
+func (rn *runner) share() {
+	if rn.fedAll {
+		transformer.SetThreads(rn.workers / max(1, rn.busy))
+	}
+}
+
+// rounds trains the pending trials in rounds: each trains those no other
+// process has claimed (lease.go) and skips the rest; the next round,
+// after a pause, takes up the skipped ones: by then finished (their
+// records are read), still claimed (skipped again), or stale (trained
+// here). It stops at the first error other than an external trainer's,
+// or when ctx is done.
+func (rn *runner) rounds(ctx context.Context, pending []int) {
+	var waited waiting
+	for round := 0; len(pending) > 0; round++ {
+		if round > 0 {
+			rn.wait(ctx, &waited, pending)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		skipped := rn.round(ctx, pending)
+		if slices.ContainsFunc(rn.errs, func(e error) bool { return e != nil && !errors.Is(e, trial.ErrTrainer) }) {
+			return
+		}
+		slices.Sort(skipped)
+		pending = skipped
+	}
+}
+
+// wait notes what another process holds (Options.Note) and pauses for
+// trial.LeasePoll or until ctx is done.
+func (rn *runner) wait(ctx context.Context, waited *waiting, pending []int) {
+	opt := rn.opt
+	if opt.Note != nil {
+		waited.note(opt.Note, func() string {
+			t := rn.o.Trials[pending[0]]
+			holder := ""
+			if h := opt.Store.Holder(rn.p.Key(t, rn.d.SHA256).ID()); h != "" {
+				holder = " (" + h + ")"
+			}
+			what := fmt.Sprintf("%d trials", len(pending))
+			if len(pending) == 1 {
+				what = "1 trial"
+			}
+			return fmt.Sprintf("%s that another process sharing %s trains; the first, %s cfg %d seed %d%s", what, opt.Store.Dir, t.Arm, t.Cfg, t.Seed, holder)
+		})
+	}
+	select {
+	case <-time.After(trial.LeasePoll):
+	case <-ctx.Done():
+	}
+}
+
+// round trains pending on the workers and returns the trials another
+// process had claimed.
+func (rn *runner) round(ctx context.Context, pending []int) (skipped []int) {
+	rn.fedAll = false
+	transformer.SetThreads(1)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(rn.workers, len(pending)) {
+		wg.Go(func() {
+			for i := range next {
+				if !rn.train(ctx, i) {
+					rn.mu.Lock()
+					skipped = append(skipped, i)
+					rn.mu.Unlock()
+				}
+			}
+		})
+	}
+feed:
+	for _, i := range pending {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	rn.mu.Lock()
+	rn.fedAll = true
+	rn.share()
+	rn.mu.Unlock()
+	close(next)
+	wg.Wait()
+	return skipped
+}
+
+// train trains trial i under its lease (or reads the record another
+// process saved meanwhile) and records its result or error; false when
+// another process holds the trial.
+func (rn *runner) train(ctx context.Context, i int) bool {
+	p, opt, t := rn.p, rn.opt, rn.o.Trials[i]
+	k := p.Key(t, rn.d.SHA256)
+	if opt.Store != nil {
+		held, err := opt.Store.Claim(k.ID())
+		if err != nil {
+			rn.mu.Lock()
+			rn.errs[i] = err
+			rn.mu.Unlock()
+			return true
+		}
+		if !held {
+			return false
+		}
+		// Under the lease, look again: another process may have saved
+		// it (and released its lease) since the store was first read. A
+		// record is saved before its lease is released, so it is seen
+		// here.
+		if r, ok, err := opt.Store.Load(k); err == nil && ok {
+			opt.Store.Release(k.ID())
+			rn.mu.Lock()
+			rn.o.Results[i] = r
+			rn.o.Reused++
+			rn.done++
+			rn.progress()
+			rn.mu.Unlock()
+			return true
+		}
+	}
+	rn.mu.Lock()
+	rn.busy++
+	rn.mu.Unlock()
+	var (
+		r   trial.Result
+		err error
+	)
+	if p.TrainerOf(t.Arm) != nil {
+		r, err = trial.RunExternal(ctx, rn.ws, p, rn.o.Data, rn.d.SHA256, t)
+	} else {
+		r, err = trial.RunTrial(ctx, p, rn.o.Data, p.Cfg(t), t.Seed)
+	}
+	rn.mu.Lock()
+	rn.busy--
+	rn.share()
+	rn.mu.Unlock()
+	if errors.Is(err, trial.ErrDiverged) {
+		err = nil
+	}
+	if errors.Is(err, trial.ErrInterrupted) {
+		// Stopped mid-training by ctx: nothing to keep; Run reports the
+		// interruption.
+		if opt.Store != nil {
+			opt.Store.Release(k.ID())
+		}
+		return true
+	}
+	if err == nil && opt.Store != nil {
+		err = opt.Store.Save(k, r)
+	}
+	if opt.Store != nil {
+		opt.Store.Release(k.ID())
+	}
+	rn.mu.Lock()
+	rn.o.Results[i], rn.errs[i] = r, err
+	if err == nil {
+		rn.done++
+		rn.o.Computed++
+	}
+	rn.progress()
+	rn.mu.Unlock()
+	return true
+}
+
+// failures gives each duplicate trial its first's result, then reports
+// what failed: a trial's error other than an external trainer's ends the
+// run with no outcome; an interruption (ctx) says how far it got, and
+// external trainers' failures are listed together after every other
+// trial finished, both with the outcome so far (partial).
+func (rn *runner) failures(ctx context.Context, dup map[int]int) (partial bool, err error) {
+	o := rn.o
+	for i, j := range dup {
+		o.Results[i], rn.errs[i] = o.Results[j], rn.errs[j]
+	}
+	var failed []error
+	for i, err := range rn.errs {
+		if err == nil {
+			continue
+		}
+		t := o.Trials[i]
+		err = fmt.Errorf("trial %s cfg %d seed %d: %w", t.Arm, t.Cfg, t.Seed, err)
+		if !errors.Is(err, trial.ErrTrainer) {
+			return false, fmt.Errorf("harness: %w", err)
+		}
+		if _, dup := dup[i]; !dup {
+			failed = append(failed, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		if len(failed) > 0 {
+			err = fmt.Errorf("%w; %d trials failed in their external trainer before:\n%w", err, len(failed), errors.Join(failed...))
+		}
+		return true, fmt.Errorf("harness: %w after %d of %d trials: %w", trial.ErrInterrupted, rn.done, rn.total, err)
+	}
+	if len(failed) > 0 {
+		kept := "; a rerun trains them all again (give a results directory to keep finished trials)"
+		if rn.opt.Store != nil {
+			kept = " are stored, and a rerun trains only the failed ones"
+		}
+		return true, fmt.Errorf("harness: %d of %d trials failed in their external trainer; the %d that finished (%d trained now, %d reused)%s:\n%w",
+			len(failed), rn.total, rn.done, o.Computed, o.Reused, kept, errors.Join(failed...))
+	}
+	return false, nil
+}
+
 // WaitNote is the pause before the second note of a wait on other
 // processes' trials (Options.Note); each later pause doubles, up to a
 // minute.
@@ -218,227 +493,25 @@ func Run(ctx context.Context, p protocol.Protocol, opt Options) (*Outcome, error
 			return nil, err
 		}
 	}
-	var todo []int
-	first := map[string]int{} // trial id -> the first trial of this shard with it
-	dup := map[int]int{}      // a trial -> the earlier one with its id, trained once for both
-	for i := range trials {
-		if i%shards != opt.Shard {
-			continue
-		}
-		id := p.Key(trials[i], d.SHA256).ID()
-		if j, ok := first[id]; ok {
-			dup[i] = j
-			o.Reused++
-			continue
-		}
-		first[id] = i
-		if opt.Store != nil {
-			r, ok, err := opt.Store.Load(p.Key(trials[i], d.SHA256))
-			if err != nil {
-				if !errors.Is(err, trial.ErrCorrupt) {
-					return nil, err
-				}
-				if opt.Warn != nil {
-					opt.Warn(err.Error() + "; recomputing it")
-				}
-			} else if ok {
-				results[i] = r
-				o.Reused++
-				continue
-			}
-		}
-		todo = append(todo, i)
+	todo, dup, err := o.plan(p, d, opt, shards)
+	if err != nil {
+		return nil, err
 	}
-	total := o.Reused + len(todo)
-	if opt.Progress != nil {
-		opt.Progress(o.Reused, o.Reused, total)
-	}
-
-	errs := make([]error, len(trials))
-	workers := opt.workers()
-	var mu sync.Mutex
-	done := o.Reused
-	// When fewer trials are left than workers, the running ones split
-	// their products among the idle cores (transformer.SetThreads: the
-	// same bits).
-	busy, fedAll := 0, false
+	rn := &runner{p: p, d: d, ws: ws, opt: opt, o: o, errs: make([]error, len(trials)), workers: opt.workers(),
+		done: o.Reused, total: o.Reused + len(todo)}
+	rn.progress()
 	defer transformer.SetThreads(transformer.SetThreads(1))
-	share := func() {
-		if fedAll {
-			transformer.SetThreads(workers / max(1, busy))
-		}
-	}
-	progress := func() {
-		if opt.Progress != nil {
-			opt.Progress(done, o.Reused, total)
-		}
-	}
 	if opt.Store != nil {
 		stop := make(chan struct{})
 		defer close(stop)
 		go opt.Store.RenewLeases(stop)
 	}
-	// Rounds: each trains the pending trials, skipping those another
-	// process has claimed (lease.go); the next round, after a pause,
-	// takes up the skipped ones: by then finished (their records are
-	// read), still claimed (skipped again), or stale (trained here).
-	pending := todo
-	var waited waiting
-	for round := 0; len(pending) > 0; round++ {
-		if round > 0 {
-			if opt.Note != nil {
-				waited.note(opt.Note, func() string {
-					t := trials[pending[0]]
-					holder := ""
-					if h := opt.Store.Holder(p.Key(t, d.SHA256).ID()); h != "" {
-						holder = " (" + h + ")"
-					}
-					what := fmt.Sprintf("%d trials", len(pending))
-					if len(pending) == 1 {
-						what = "1 trial"
-					}
-					return fmt.Sprintf("%s that another process sharing %s trains; the first, %s cfg %d seed %d%s", what, opt.Store.Dir, t.Arm, t.Cfg, t.Seed, holder)
-				})
-			}
-			select {
-			case <-time.After(trial.LeasePoll):
-			case <-ctx.Done():
-			}
+	rn.rounds(ctx, todo)
+	if partial, err := rn.failures(ctx, dup); err != nil {
+		if !partial {
+			return nil, err
 		}
-		if ctx.Err() != nil {
-			break
-		}
-		var skipped []int
-		fedAll = false
-		transformer.SetThreads(1)
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range min(workers, len(pending)) {
-			wg.Go(func() {
-				for i := range next {
-					t := trials[i]
-					k := p.Key(t, d.SHA256)
-					if opt.Store != nil {
-						held, err := opt.Store.Claim(k.ID())
-						if err != nil || !held {
-							mu.Lock()
-							if err != nil {
-								errs[i] = err
-							} else {
-								skipped = append(skipped, i)
-							}
-							mu.Unlock()
-							continue
-						}
-						// Under the lease, look again: another process may
-						// have saved it (and released its lease) since the
-						// store was first read. A record is saved before
-						// its lease is released, so it is seen here.
-						if r, ok, err := opt.Store.Load(k); err == nil && ok {
-							opt.Store.Release(k.ID())
-							mu.Lock()
-							results[i] = r
-							o.Reused++
-							done++
-							progress()
-							mu.Unlock()
-							continue
-						}
-					}
-					mu.Lock()
-					busy++
-					mu.Unlock()
-					var (
-						r   trial.Result
-						err error
-					)
-					if p.TrainerOf(t.Arm) != nil {
-						r, err = trial.RunExternal(ctx, ws, p, ds, d.SHA256, t)
-					} else {
-						r, err = trial.RunTrial(ctx, p, ds, p.Cfg(t), t.Seed)
-					}
-					mu.Lock()
-					busy--
-					share()
-					mu.Unlock()
-					if errors.Is(err, trial.ErrDiverged) {
-						err = nil
-					}
-					if errors.Is(err, trial.ErrInterrupted) {
-						// Stopped mid-training by ctx: nothing to keep;
-						// Run reports the interruption below.
-						if opt.Store != nil {
-							opt.Store.Release(k.ID())
-						}
-						continue
-					}
-					if err == nil && opt.Store != nil {
-						err = opt.Store.Save(k, r)
-					}
-					if opt.Store != nil {
-						opt.Store.Release(k.ID())
-					}
-					mu.Lock()
-					results[i], errs[i] = r, err
-					if err == nil {
-						done++
-						o.Computed++
-					}
-					progress()
-					mu.Unlock()
-				}
-			})
-		}
-	feed:
-		for _, i := range pending {
-			select {
-			case next <- i:
-			case <-ctx.Done():
-				break feed
-			}
-		}
-		mu.Lock()
-		fedAll = true
-		share()
-		mu.Unlock()
-		close(next)
-		wg.Wait()
-		if slices.ContainsFunc(errs, func(e error) bool { return e != nil && !errors.Is(e, trial.ErrTrainer) }) {
-			break
-		}
-		slices.Sort(skipped)
-		pending = skipped
-	}
-	for i, j := range dup {
-		results[i], errs[i] = results[j], errs[j]
-	}
-	var failed []error
-	for i, err := range errs {
-		if err == nil {
-			continue
-		}
-		t := trials[i]
-		err = fmt.Errorf("trial %s cfg %d seed %d: %w", t.Arm, t.Cfg, t.Seed, err)
-		if !errors.Is(err, trial.ErrTrainer) {
-			return nil, fmt.Errorf("harness: %w", err)
-		}
-		if _, dup := dup[i]; !dup {
-			failed = append(failed, err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		if len(failed) > 0 {
-			err = fmt.Errorf("%w; %d trials failed in their external trainer before:\n%w", err, len(failed), errors.Join(failed...))
-		}
-		return o, fmt.Errorf("harness: %w after %d of %d trials: %w", trial.ErrInterrupted, done, total, err)
-	}
-	if len(failed) > 0 {
-		kept := "; a rerun trains them all again (give a results directory to keep finished trials)"
-		if opt.Store != nil {
-			kept = " are stored, and a rerun trains only the failed ones"
-		}
-		return o, fmt.Errorf("harness: %d of %d trials failed in their external trainer; the %d that finished (%d trained now, %d reused)%s:\n%w",
-			len(failed), total, done, o.Computed, o.Reused, kept, errors.Join(failed...))
+		return o, err
 	}
 	if shards > 1 || opt.round {
 		return o, nil
