@@ -538,6 +538,56 @@ func (p Protocol) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	kind, known := track.LookupKind(p.Track)
+	errs = append(errs, p.headErrors(known)...)
+	ge, gridsValid := p.gridErrors(kind, known)
+	errs = append(errs, ge...)
+	errs = append(errs, p.archErrors(kind, known)...)
+	if known {
+		// The data blocks come after arch in the JSON, and their errors
+		// here.
+		errs = append(errs, kind.Validate(&p.Blocks)...)
+	}
+	switch p.Test {
+	case TestSelection, TestSignFlip:
+	default:
+		bad("test = %q: unknown headline test; use %q (valid when each arm chooses its cfg on val) or %q (the seed report's, on the chosen cfgs, conditional on each arm's choice)", p.Test, TestSelection, TestSignFlip)
+	}
+	if gridsValid { // the budgets of valid grids
+		if d := p.BudgetDiffs(); len(d) > 0 && !p.UnequalBudget {
+			errs = append(errs, budgetError(d))
+		}
+		if d := p.RecipeDiffs(); len(d) > 0 && !p.DifferentRecipe {
+			errs = append(errs, recipeError(d))
+		}
+		errs = append(errs, p.tuneErrors()...)
+	}
+	if err := stats.CheckAlpha(p.Alpha); err != nil {
+		bad("alpha = %v: %v", p.Alpha, err)
+	}
+	if err := stats.CheckMinEffectPct(p.MinEffectPct); err != nil {
+		bad("min_effect_pct = %v: %v", p.MinEffectPct, err)
+	}
+	if !(p.MinEffect >= 0) || math.IsInf(p.MinEffect, 0) {
+		bad("min_effect = %v: must be a finite improvement >= 0 in the metric's units; use e.g. 0.005", p.MinEffect)
+	}
+	errs = append(errs, p.trainerErrors()...)
+	if p.Sequential != nil {
+		errs = append(errs, p.Sequential.errors(p)...)
+	}
+	if p.ExtendGrid != nil {
+		errs = append(errs, p.ExtendGrid.errors(p)...)
+	}
+	if p.MinEffectPct > 0 && p.MinEffect > 0 {
+		bad("min_effect = %v: min_effect_pct = %v is set too; give the smallest effect of interest one way, relative or absolute", p.MinEffect, p.MinEffectPct)
+	}
+	return errors.Join(errs...)
+}
+
+// headErrors validates the track (known: registered), the model and the
+// seeds.
+func (p Protocol) headErrors(known bool) []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if !known {
 		bad("track = %q: unknown track; use %s", p.Track, orList(kindNames()))
 	}
@@ -558,6 +608,15 @@ func (p Protocol) Validate() error {
 		}
 		first[s] = i
 	}
+	return errs
+}
+
+// gridErrors validates the idea arms' names and every cfg of every arm's
+// grid on the track kind (known: registered), then that no two arms are
+// one; valid reports that every cfg passed (the budgets and recipes of
+// the grids are then comparable).
+func (p Protocol) gridErrors(kind track.Kind, known bool) (errs []error, valid bool) {
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	type armGrid struct {
 		name     string
 		cs       []Cfg
@@ -581,7 +640,7 @@ func (p Protocol) Validate() error {
 		}
 		arms = append(arms, armGrid{at + ".grid", a.Grid, `{"lr": 0.001, "epochs": 8, "rho": 0, "beta": 0, "idea": "rezero"}`, p.Trainers[a.Name] != nil})
 	}
-	gridErrs := len(errs)
+	cfgErrs := len(errs)
 	for _, arm := range arms {
 		if len(arm.cs) == 0 {
 			bad("%s = []: empty grid; give at least one cfg such as %s", arm.name, arm.example)
@@ -636,7 +695,7 @@ func (p Protocol) Validate() error {
 			}
 		}
 	}
-	gridsValid := len(errs) == gridErrs
+	valid = len(errs) == cfgErrs
 	// The same idea arm twice (--idea fox --ideas fox, or fox:bias=1 and
 	// fox:bias=1.0) trains the same trials twice and counts one
 	// hypothesis twice in Holm's adjustment. An external trainer is
@@ -648,6 +707,14 @@ func (p Protocol) Validate() error {
 			}
 		}
 	}
+	return errs, valid
+}
+
+// archErrors validates the model's architecture (arch) against the track
+// kind (known: registered).
+func (p Protocol) archErrors(kind track.Kind, known bool) []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	a := p.Arch
 	for _, f := range []struct {
 		name            string
@@ -740,45 +807,7 @@ func (p Protocol) Validate() error {
 	if several && a.Skip && a.Norm == archname.NormRevIN {
 		bad("arch.norm = %q: the skip path's start on a track of several series is fitted in closed form from the series' rows, which each window's own statistics do not allow; use norm %q or none", a.Norm, archname.NormLast)
 	}
-	if known {
-		// The data blocks come after arch in the JSON, and their errors
-		// here.
-		errs = append(errs, kind.Validate(&p.Blocks)...)
-	}
-	switch p.Test {
-	case TestSelection, TestSignFlip:
-	default:
-		bad("test = %q: unknown headline test; use %q (valid when each arm chooses its cfg on val) or %q (the seed report's, on the chosen cfgs, conditional on each arm's choice)", p.Test, TestSelection, TestSignFlip)
-	}
-	if gridsValid { // the budgets of valid grids
-		if d := p.BudgetDiffs(); len(d) > 0 && !p.UnequalBudget {
-			errs = append(errs, budgetError(d))
-		}
-		if d := p.RecipeDiffs(); len(d) > 0 && !p.DifferentRecipe {
-			errs = append(errs, recipeError(d))
-		}
-		errs = append(errs, p.tuneErrors()...)
-	}
-	if err := stats.CheckAlpha(p.Alpha); err != nil {
-		bad("alpha = %v: %v", p.Alpha, err)
-	}
-	if err := stats.CheckMinEffectPct(p.MinEffectPct); err != nil {
-		bad("min_effect_pct = %v: %v", p.MinEffectPct, err)
-	}
-	if !(p.MinEffect >= 0) || math.IsInf(p.MinEffect, 0) {
-		bad("min_effect = %v: must be a finite improvement >= 0 in the metric's units; use e.g. 0.005", p.MinEffect)
-	}
-	errs = append(errs, p.trainerErrors()...)
-	if p.Sequential != nil {
-		errs = append(errs, p.Sequential.errors(p)...)
-	}
-	if p.ExtendGrid != nil {
-		errs = append(errs, p.ExtendGrid.errors(p)...)
-	}
-	if p.MinEffectPct > 0 && p.MinEffect > 0 {
-		bad("min_effect = %v: min_effect_pct = %v is set too; give the smallest effect of interest one way, relative or absolute", p.MinEffect, p.MinEffectPct)
-	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // nearestDivisor is the divisor of t nearest to k, the smaller on a tie.
