@@ -63,9 +63,9 @@ func solves(a *report.Accuracy, refs []track.TokenReference, cs []*report.Compar
 		c.Marks = append(c.Marks, fmt.Sprintf("bimodal outcomes: solves %d of %d seeds, the baseline %d of %d (accuracy >= %.3g)",
 			ps.Solved, ps.N, s.Baseline.Solved, s.Baseline.N, target))
 		c.Warnings = append(c.Warnings, fmt.Sprintf(
-			"bimodal outcomes (accuracy.solves): %s; the %s arm solves %d of %d seeds and the baseline %d of %d (test accuracy >= %.3g, the best reference's %.3g plus %g of the way to the ceiling %.3g), so the mean difference is largely one of solve rates at this budget, not of quality; paired, the %s alone solves %d seeds and the baseline alone %d (exact McNemar p = %.3g)",
+			"bimodal outcomes (accuracy.solves): %s; the %s arm solves %d of %d seeds and the baseline %d of %d (test accuracy >= %.3g, the best reference's %.3g plus %g of the way to the ceiling %.3g), so the mean difference is largely one of solve rates at this budget, not of quality; paired, the %s alone solves %s and the baseline alone %d (exact McNemar p = %.3g)",
 			bimodalWho(arm.Name, ps.Bimodal, s.Baseline.Bimodal), arm.Name, ps.Solved, ps.N, s.Baseline.Solved, s.Baseline.N,
-			target, floor, report.SolveFraction, ceiling, arm.Name, ps.OnlyIdea, ps.OnlyBaseline, ps.PValue))
+			target, floor, report.SolveFraction, ceiling, arm.Name, seedsWord(ps.OnlyIdea), ps.OnlyBaseline, ps.PValue))
 	}
 	return s
 }
@@ -100,4 +100,12 @@ func bimodalWho(name string, idea, baseline bool) string {
 		return fmt.Sprintf("the %s arm's seeds end in two clusters, solved and not", name)
 	}
 	return "the baseline's seeds end in two clusters, solved and not"
+}
+
+// seedsWord is "1 seed" or "n seeds".
+func seedsWord(n int) string {
+	if n == 1 {
+		return "1 seed"
+	}
+	return fmt.Sprintf("%d seeds", n)
 }
