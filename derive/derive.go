@@ -308,7 +308,11 @@ func derive(in Inputs) (*report.Report, error) {
 				return nil, err
 			}
 			r.Accuracy.TimeToTarget = tt
-			if !measured {
+			switch {
+			case measured:
+			case p.External():
+				r.Comparison.Warnings = append(r.Comparison.Warnings, "time to target not measured: an external trainer records no val accuracy during training, so how fast each arm learns is not compared; the verdict is the end metric's")
+			default:
 				r.Comparison.Warnings = append(r.Comparison.Warnings, "time to target not measured: some trial of a chosen cfg has no val accuracy curve (a record of a build before 2026-12-07); train its trials again (a fresh results directory) to measure how fast each arm learns")
 			}
 		}
