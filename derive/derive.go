@@ -973,14 +973,14 @@ func (m secondary) table(trials []protocol.Trial, results []trial.Result, arm st
 // report's block of it: the chosen cfgs' values and each idea arm's
 // paired difference from the baseline's (idea - baseline, seed by
 // seed), with its intervals at the protocol's level in m's direction.
-func secondaryBlock(r *report.Report, p protocol.Protocol, trials []protocol.Trial, results []trial.Result, m secondary) (*report.Accuracy, error) {
+func secondaryBlock(r *report.Report, p protocol.Protocol, trials []protocol.Trial, results []trial.Result, m secondary) (*report.Secondary, error) {
 	sum := func(x []float64) *report.Summary { s := report.SummaryOf(stats.Summarize(x)); return &s }
 	base := m.table(trials, results, "baseline", len(p.Baseline))
 	bBest := slices.Index(p.Baseline, r.Baseline.BestCfg)
 	for i := range r.Baseline.Sweep {
 		*m.sweep(&r.Baseline.Sweep[i]) = sum(base[i])
 	}
-	out := &report.Accuracy{Baseline: *sum(base[bBest])}
+	out := &report.Secondary{Baseline: *sum(base[bBest])}
 	arm := func(name, id string, rows []report.IdeaRow, grid []protocol.Cfg, best protocol.Cfg) error {
 		x := m.table(trials, results, id, len(grid))
 		for i := range rows {
@@ -995,7 +995,7 @@ func secondaryBlock(r *report.Report, p protocol.Protocol, trials []protocol.Tri
 		for s := range xb {
 			d += xb[s] - base[bBest][s]
 		}
-		out.Arms = append(out.Arms, report.ArmAccuracy{Name: name, Result: *sum(xb), DeltaMean: d / float64(len(xb)), Intervals: iv})
+		out.Arms = append(out.Arms, report.ArmSecondary{Name: name, Result: *sum(xb), DeltaMean: d / float64(len(xb)), Intervals: iv})
 		return nil
 	}
 	if err := arm(p.ArmName("idea"), "idea", r.MechanismSignature.IdeaSweep, p.Idea, r.MechanismSignature.ObservedBestCfg); err != nil {

@@ -6,9 +6,10 @@ import (
 	"github.com/ideabench/ideabench/report"
 )
 
-// trainsGate reports whether a cfg's idea is the gate or none: the cfgs
-// with a row in the seed report's math check.
-func trainsGate(c protocol.Cfg) bool { return c.Idea == "" || c.Idea == "gate" }
+// gateOrNone reports whether a cfg trains the gate or no idea at all (rho
+// and beta 0, the baseline): the cfgs with a row in the seed report's
+// math check.
+func gateOrNone(c protocol.Cfg) bool { return c.Idea == "" || c.Idea == "gate" }
 
 // mathCheck runs the gate's math check (idea.GateMath) for every cfg of
 // the idea arm that trains the gate (or nothing: rho and beta 0), and the
@@ -17,7 +18,7 @@ func trainsGate(c protocol.Cfg) bool { return c.Idea == "" || c.Idea == "gate" }
 func mathCheck(arms ...[]protocol.Cfg) (report.MathCheck, error) {
 	mc := report.MathCheck{Confirmed: true}
 	for _, c := range arms[0] {
-		if !trainsGate(c) {
+		if !gateOrNone(c) {
 			continue
 		}
 		r, err := idea.GateMath(c.Rho, c.Beta)

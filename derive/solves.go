@@ -19,7 +19,7 @@ import (
 // gets a mark and a warning, so that its mean difference is read as the
 // difference of solve rates it is. Nil when the references name no
 // ceiling above the floor.
-func solves(a *report.Accuracy, refs []track.TokenReference, cs []*report.Comparison) *report.Solves {
+func solves(a *report.Secondary, refs []track.TokenReference, cs []*report.Comparison) *report.Solves {
 	floor, ceiling := math.Inf(-1), math.Inf(-1)
 	for _, t := range refs {
 		if t.Name == "oracle" {

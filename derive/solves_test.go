@@ -36,7 +36,7 @@ func TestSolves(t *testing.T) {
 		{"scattered", []float64{0.79, 0.81, 0.79, 0.82, 0.8, 0.79, 0.81, 0.8}, 5, false, 0.8 - 0.79, 2, 1, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := &report.Accuracy{Baseline: report.Summary{PerSeed: base, N: 8}, Arms: []report.ArmAccuracy{{Name: "fox", Result: report.Summary{PerSeed: tc.idea, N: 8}}}}
+			a := &report.Secondary{Baseline: report.Summary{PerSeed: base, N: 8}, Arms: []report.ArmSecondary{{Name: "fox", Result: report.Summary{PerSeed: tc.idea, N: 8}}}}
 			var c report.Comparison
 			s := solves(a, refs, []*report.Comparison{&c})
 			require.NotNil(t, s)
@@ -62,7 +62,7 @@ func TestSolves(t *testing.T) {
 	}
 	t.Run("neither bimodal", func(t *testing.T) {
 		solid := []float64{0.95, 0.9, 0.92, 0.97, 0.85, 0.93, 0.99, 0.9}
-		a := &report.Accuracy{Baseline: report.Summary{PerSeed: solid}, Arms: []report.ArmAccuracy{{Name: "fox", Result: report.Summary{PerSeed: base}}, {Name: "alibi", Result: report.Summary{PerSeed: solid}}}}
+		a := &report.Secondary{Baseline: report.Summary{PerSeed: solid}, Arms: []report.ArmSecondary{{Name: "fox", Result: report.Summary{PerSeed: base}}, {Name: "alibi", Result: report.Summary{PerSeed: solid}}}}
 		c := make([]report.Comparison, 2)
 		solves(a, refs, []*report.Comparison{&c[0], &c[1]})
 		require.Len(t, c[0].Marks, 1, "fox's seeds split")
@@ -71,7 +71,7 @@ func TestSolves(t *testing.T) {
 		require.Equal(t, 8, a.Arms[1].Solves.Solved)
 	})
 	t.Run("no ceiling", func(t *testing.T) {
-		a := &report.Accuracy{Baseline: report.Summary{PerSeed: base}}
+		a := &report.Secondary{Baseline: report.Summary{PerSeed: base}}
 		require.Nil(t, solves(a, refs[:2], nil))
 	})
 }

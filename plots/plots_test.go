@@ -167,9 +167,9 @@ func TestWrite(t *testing.T) {
 		// A token track whose baseline's seeds split: the seeds solved.
 		{"bimodal", func(t *testing.T) *report.Report {
 			r := tinyReport(t)
-			r.Accuracy = &report.Accuracy{
+			r.Accuracy = &report.Secondary{
 				Baseline: report.Summary{PerSeed: []float64{0.95, 0.3, 0.9, 0.28}, N: 4},
-				Arms:     []report.ArmAccuracy{{Name: "idea", Result: report.Summary{PerSeed: []float64{0.97, 0.9, 0.95, 0.3}, N: 4}, Solves: &report.PairedSolves{ArmSolves: report.ArmSolves{Solved: 3, N: 4, Bimodal: true, Gap: 0.6}, OnlyIdea: 1, PValue: 1}}},
+				Arms:     []report.ArmSecondary{{Name: "idea", Result: report.Summary{PerSeed: []float64{0.97, 0.9, 0.95, 0.3}, N: 4}, Solves: &report.PairedSolves{ArmSolves: report.ArmSolves{Solved: 3, N: 4, Bimodal: true, Gap: 0.6}, OnlyIdea: 1, PValue: 1}}},
 				Solves:   &report.Solves{Floor: 0.2, Ceiling: 1, Target: 0.8, Baseline: report.ArmSolves{Solved: 2, N: 4, Bimodal: true, Gap: 0.6}},
 			}
 			return r

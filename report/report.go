@@ -37,12 +37,12 @@ type Report struct {
 	ReferenceForecasters *track.Forecasters `json:"reference_forecasters,omitempty"`
 	// Accuracy is, on a token track, each arm's test accuracy beside its
 	// cross-entropy; nil on a forecasting track.
-	Accuracy *Accuracy `json:"accuracy,omitempty"`
+	Accuracy *Secondary `json:"accuracy,omitempty"`
 	// MASE is, on a real panel (the tsf track), each arm's test score
 	// in the Monash archive's metric, the mean MASE over the series,
 	// beside its MSE, in the same block (lower is better: an arm's
 	// delta_mean below 0 is a better MASE); nil elsewhere.
-	MASE     *Accuracy   `json:"mase,omitempty"`
+	MASE     *Secondary  `json:"mase,omitempty"`
 	Setup    *Setup      `json:"setup,omitempty"`
 	Diverged *Divergence `json:"diverged,omitempty"`
 	Training *Training   `json:"training,omitempty"`
@@ -265,16 +265,16 @@ type IdeaRow struct {
 	MASE *Summary `json:"test_mase,omitempty"`
 }
 
-// Accuracy is a test metric beside the one that decides, of each arm's
+// Secondary is a test metric beside the one that decides, of each arm's
 // chosen cfg: on a token track its accuracy beside the cross-entropy
 // (higher is better), on a real panel its MASE beside the MSE (lower is
 // better); with each idea arm's paired difference from the baseline
 // (idea - baseline) and its intervals at the protocol's level in the
 // metric's direction (stats.IntervalsOf, bootstrap seeded by the first
 // seed). It informs; the verdict is the deciding metric's.
-type Accuracy struct {
-	Baseline Summary       `json:"baseline"`
-	Arms     []ArmAccuracy `json:"arms"` // the idea arm, then each of ideas
+type Secondary struct {
+	Baseline Summary        `json:"baseline"`
+	Arms     []ArmSecondary `json:"arms"` // the idea arm, then each of ideas
 	// Solves reads, on a token track, each seed's accuracy as solved or
 	// not (see Solves); nil elsewhere.
 	Solves *Solves `json:"solves,omitempty"`
@@ -357,8 +357,9 @@ const (
 	TimeBudgetsDif = "budgets differ"
 )
 
-// ArmAccuracy is one idea arm's accuracy against the baseline's.
-type ArmAccuracy struct {
+// ArmSecondary is one idea arm's secondary metric against the
+// baseline's.
+type ArmSecondary struct {
 	Name      string          `json:"name"`
 	Result    Summary         `json:"result"`
 	DeltaMean float64         `json:"delta_mean"` // mean of idea - baseline, seed by seed
