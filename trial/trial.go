@@ -23,7 +23,11 @@ const (
 
 // Result is what one trial produced.
 type Result struct {
-	Val, Test float64   // last-position MSE on the val and test windows of the kept weights, normalized scale
+	// Val and Test are the track's metric of the kept weights on the
+	// val and test splits, lower is better: on a forecasting track the
+	// last position's MSE on the normalized scale, on a token track the
+	// mean cross-entropy per labelled position (track.Kind's metric).
+	Val, Test float64
 	EpochLoss []float64 // mean training loss of each epoch trained
 	ValCurve  []float64 // val metric after each epoch trained
 	// StartVal and StartTest are the val and test metrics of the model
