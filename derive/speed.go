@@ -100,7 +100,8 @@ func timeToTarget(p protocol.Protocol, trials []protocol.Trial, results []trial.
 }
 
 // speedMark says whether an arm learns faster and whether it ends better
-// (its verdict), the two readings of a token track.
+// (its verdict), the two readings of a token track: "head: numbers", as
+// every mark, so that a verdict tag shows the head.
 func speedMark(pt report.PairedTimes, b report.ArmTimes, verdict string, target float64) string {
 	end := "ends no better"
 	switch verdict {
@@ -111,12 +112,12 @@ func speedMark(pt report.PairedTimes, b report.ArmTimes, verdict string, target 
 	}
 	switch pt.Reading {
 	case report.TimeFaster, report.TimeSlower, report.TimeNoFaster:
-		return fmt.Sprintf("%s and %s (steps to val accuracy %.3g: %.0f against the baseline's %.0f of %d, p = %.3g; %d of %d seeds get there, the baseline's %d)",
+		return fmt.Sprintf("%s and %s: steps to val accuracy %.3g, %.0f against the baseline's %.0f of %d, p = %.3g; %d of %d seeds get there, the baseline's %d",
 			pt.Reading, end, target, pt.RestrictedMean, b.RestrictedMean, b.Budget, pt.PValue, count(pt.Reached), len(pt.Reached), count(b.Reached))
 	case report.TimeNeither:
 		return fmt.Sprintf("%s: neither arm reaches val accuracy %.3g within %d steps", end, target, pt.Budget)
 	}
-	return fmt.Sprintf("%s; time to target not compared: the budgets differ", end)
+	return fmt.Sprintf("%s: time to target not compared, the budgets differ", end)
 }
 
 // armTimes reads the chosen cfg cfg of arm: each seed's val accuracy
