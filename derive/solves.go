@@ -20,18 +20,10 @@ import (
 // difference of solve rates it is. Nil when the references name no
 // ceiling above the floor.
 func solves(a *report.Secondary, refs []track.TokenReference, cs []*report.Comparison) *report.Solves {
-	floor, ceiling := math.Inf(-1), math.Inf(-1)
-	for _, t := range refs {
-		if t.Name == "oracle" {
-			ceiling = t.Accuracy
-		} else {
-			floor = max(floor, t.Accuracy)
-		}
-	}
-	if !(ceiling > floor) || math.IsInf(floor, 0) {
+	floor, ceiling, target, ok := solveTarget(refs, refs)
+	if !ok {
 		return nil
 	}
-	target := floor + report.SolveFraction*(ceiling-floor)
 	minGap := report.SplitFraction * (ceiling - floor)
 	s := &report.Solves{
 		Rule: fmt.Sprintf("a seed solves when its test accuracy reaches the best reference's plus %g of the way to the ceiling; an arm is bimodal when its solved seeds stand at least %g of that way above its unsolved ones",
@@ -68,6 +60,30 @@ func solves(a *report.Secondary, refs []track.TokenReference, cs []*report.Compa
 			target, floor, report.SolveFraction, ceiling, arm.Name, seedsWord(ps.OnlyIdea), ps.OnlyBaseline, ps.PValue))
 	}
 	return s
+}
+
+// solveTarget is the solve rule's target (report.SolveFraction of the
+// way from the floor to the ceiling): the floor is the best accuracy of
+// the references of floorRefs (the oracle left out), the ceiling the
+// oracle's among ceilRefs (the test references hold it; the task's
+// definition is the same on val). ok false when there is no ceiling
+// above the floor.
+func solveTarget(floorRefs, ceilRefs []track.TokenReference) (floor, ceiling, target float64, ok bool) {
+	floor, ceiling = math.Inf(-1), math.Inf(-1)
+	for _, t := range floorRefs {
+		if t.Name != "oracle" {
+			floor = max(floor, t.Accuracy)
+		}
+	}
+	for _, t := range ceilRefs {
+		if t.Name == "oracle" {
+			ceiling = t.Accuracy
+		}
+	}
+	if !(ceiling > floor) || math.IsInf(floor, 0) {
+		return 0, 0, 0, false
+	}
+	return floor, ceiling, floor + report.SolveFraction*(ceiling-floor), true
 }
 
 // armSolves reads one arm's per-seed accuracies x against target: the

@@ -2,7 +2,6 @@ package derive
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/ideabench/ideabench/protocol"
 	"github.com/ideabench/ideabench/report"
@@ -29,23 +28,10 @@ type chosen struct {
 // (a record of an earlier build); nil with ok true when the references
 // give no target.
 func timeToTarget(p protocol.Protocol, trials []protocol.Trial, results []trial.Result, val, test []track.TokenReference, picks []chosen, cs []*report.Comparison) (tt *report.TimeToTarget, ok bool, err error) {
-	// The ceiling is the oracle's, a reader of the task's definition,
-	// which the test references hold: the same on val.
-	floor, ceiling := math.Inf(-1), math.Inf(-1)
-	for _, t := range val {
-		if t.Name != "oracle" {
-			floor = max(floor, t.Accuracy)
-		}
-	}
-	for _, t := range test {
-		if t.Name == "oracle" {
-			ceiling = t.Accuracy
-		}
-	}
-	if !(ceiling > floor) || math.IsInf(floor, 0) {
+	floor, ceiling, target, ok := solveTarget(val, test)
+	if !ok {
 		return nil, true, nil
 	}
-	target := floor + report.SolveFraction*(ceiling-floor)
 	times := make([]report.ArmTimes, len(picks))
 	for i, c := range picks {
 		var ok bool
